@@ -1,0 +1,188 @@
+/**
+ * Shared vocabulary of the resolution pipeline. Pure data: no I/O here.
+ * Stages (files under workflow/pipeline/, in order): read → discover → ask → challenge → evaluate → resolve → write.
+ */
+
+export type Address = `0x${string}`;
+export type Hex = `0x${string}`;
+
+/** One seat of a market's frozen worker set, as read from the chain. */
+export interface WorkerSeat {
+  address: Address;
+  agentId: bigint;
+  stake: bigint;
+}
+
+/** What the pipeline needs to know about a market (read stage). */
+export interface MarketSnapshot {
+  chainId: number;
+  marketAddress: Address;
+  marketId: bigint;
+  question: string;
+  /** Unix seconds. */
+  deadline: number;
+  /** Extra context for workers (optional, may be empty). */
+  context: string;
+  /** The frozen worker set, in on-chain order. n for the quorum is its length. */
+  workers: WorkerSeat[];
+}
+
+/** Where and how to reach a worker (discover stage). */
+export interface WorkerEndpoint {
+  url: string;
+  /** Protocol named in the registration file's service entry, e.g. "cresolver". */
+  protocol: string;
+}
+
+/** Why a worker produced nothing usable. Recorded in the bundle; never thrown out of the pipeline. */
+export type FailureKind =
+  | "registration"
+  | "destination-refused"
+  | "timeout"
+  | "http-status"
+  | "network"
+  | "too-large"
+  | "invalid-response"
+  | "unsupported-protocol"
+  | "auth";
+
+export interface WorkerFailure {
+  kind: FailureKind;
+  /** Human-readable, sanitized (no secrets, capped length). */
+  message: string;
+}
+
+/** The canonical finding of a worker, whatever protocol it speaks. */
+export interface WorkerAnswer {
+  /** true = YES, false = NO. */
+  determination: boolean;
+  /** In [0, 1]. */
+  confidence: number;
+  evidence: string;
+  sources: string[];
+  /** Protocol-specific extras kept for the bundle (sanitized JSON). */
+  extras?: Record<string, unknown>;
+}
+
+/** Result of one outbound call to a worker. */
+export type CallResult<T> =
+  | { ok: true; value: T; latencyMs: number; attempts: number }
+  | { ok: false; failure: WorkerFailure; latencyMs: number; attempts: number };
+
+/** The resolver's question to a worker (ask stage). */
+export interface AskRequest {
+  marketId: bigint;
+  question: string;
+  deadline: number;
+  context: string;
+}
+
+/**
+ * Speaks one worker protocol. One implementation per file in workflow/adapters/.
+ * Implementations never throw for worker misbehaviour: they return a failed CallResult.
+ */
+export interface WorkerProtocolAdapter {
+  readonly protocol: string;
+  ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>>;
+  challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, challenges: string[]): Promise<CallResult<string[]>>;
+}
+
+/** Everything known about one worker after ask and challenge. */
+export interface WorkerRecord {
+  seat: WorkerSeat;
+  endpoint?: WorkerEndpoint;
+  discoveryFailure?: WorkerFailure;
+  answer?: WorkerAnswer;
+  askFailure?: WorkerFailure;
+  askLatencyMs?: number;
+  challenges?: string[];
+  /** Same length as `challenges` when the worker answered fully; shorter or absent otherwise. */
+  challengeReplies?: string[];
+  challengeFailure?: WorkerFailure;
+  challengeLatencyMs?: number;
+}
+
+/** The 8 scoring dimensions of the CRE agent protocol, each 0-100. */
+export const DIMENSIONS = [
+  "resolutionQuality",
+  "sourceQuality",
+  "analysisDepth",
+  "reasoningClarity",
+  "evidenceStrength",
+  "biasAwareness",
+  "timeliness",
+  "collaboration",
+] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export interface DimensionScore {
+  score: number;
+  explanation: string;
+}
+export type DimensionScores = Record<Dimension, DimensionScore>;
+
+/** The 3 on-chain scores, integers 0-100. */
+export interface AggregateScores {
+  resQuality: number;
+  srcQuality: number;
+  analysisDepth: number;
+}
+
+export interface EvaluatorIdentity {
+  kind: "rubric" | "llm";
+  /** Model name for "llm", rubric version for "rubric". */
+  model: string;
+  promptVersion: string;
+  seed: number;
+}
+
+export interface EvaluationInput {
+  market: MarketSnapshot;
+  /** Only workers with an answer are evaluated. */
+  workers: WorkerRecord[];
+}
+
+export interface WorkerEvaluation {
+  address: Address;
+  dimensions: DimensionScores;
+  aggregate: AggregateScores;
+  /** Set when an LLM evaluation failed for this worker and the rubric was used instead. */
+  fallbackReason?: string;
+}
+
+export interface EvaluationResult {
+  evaluator: EvaluatorIdentity;
+  evaluations: WorkerEvaluation[];
+  /** Set when the whole evaluation fell back to the rubric. */
+  fallbackReason?: string;
+}
+
+/** Scores 8 dimensions per answering worker. Pure given its inputs (LLM: given the model's replies). */
+export interface Evaluator {
+  readonly identity: EvaluatorIdentity;
+  evaluate(input: EvaluationInput): Promise<EvaluationResult>;
+}
+
+/** Past reputation of an agent, from the market's on-chain averages (count 0 = new agent). */
+export interface PastReputation {
+  count: number;
+  resQuality: number;
+  srcQuality: number;
+  analysisDepth: number;
+}
+
+export type ResolutionOutcome =
+  | { kind: "resolved"; resolution: boolean }
+  | { kind: "no-quorum"; answered: number; required: number }
+  | { kind: "no-margin"; yesWeight: number; noWeight: number; margin: number };
+
+/** Input of the write stage: matches IResolutionMarket.resolveMarket. */
+export interface SettlementPlan {
+  marketId: bigint;
+  workers: Address[];
+  weights: bigint[];
+  /** 3 per worker, flattened: resQuality, srcQuality, analysisDepth. */
+  scores: number[];
+  resolution: boolean;
+  bundleHash: Hex;
+}
