@@ -160,8 +160,18 @@ export async function decodeAgentUri(uri: string, options: DecodeAgentUriOptions
   return parseRegistrationJson(body);
 }
 
+/**
+ * Index loops, not a /…+$/ regex: an end-anchored regex retries at every position of a long
+ * internal whitespace run, which is quadratic on hostile input. (String.prototype.trim would also
+ * strip non-ASCII spaces, which URL parsing does not.)
+ */
 function trimAsciiWhitespace(s: string): string {
-  return s.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "");
+  const isWs = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
+  let start = 0;
+  let end = s.length;
+  while (start < end && isWs(s.charCodeAt(start))) start++;
+  while (end > start && isWs(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 /** Media types a registration data: URI may declare (none means text/plain per RFC 2397). */
