@@ -89,6 +89,8 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
       ? (Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, loggerInstance: logger }) as unknown as FastifyInstance)
       : Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: logger ?? false });
 
+  // JSON only: without this, fastify would also parse text/plain bodies.
+  app.removeContentTypeParser("text/plain");
   installErrorHandling(app);
   app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
   app.register(async (scope) => {
