@@ -86,10 +86,13 @@ export function encodeData(value: unknown): string {
   return JSON.stringify(value, null, 2).replaceAll(BEGIN, "BEGIN\\u005fMARKET\\u005fDATA").replaceAll(END, "END\\u005fMARKET\\u005fDATA");
 }
 
+/** Latest instant printed as a date: 9999-12-31T23:59:59.999Z (later deadlines are treated as unknown). */
+const MAX_DATE_MS = 253_402_300_799_999;
+
 function isoOrNull(unixSeconds: number | undefined): string | null {
   if (unixSeconds === undefined) return null;
   const ms = unixSeconds * 1000;
-  return Number.isFinite(ms) && ms >= 0 && ms <= 8.64e15 ? new Date(ms).toISOString() : null;
+  return Number.isFinite(ms) && ms >= 0 && ms <= MAX_DATE_MS ? new Date(ms).toISOString() : null;
 }
 
 function systemPrompt(persona: Persona): string {

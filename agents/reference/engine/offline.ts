@@ -40,9 +40,12 @@ function strengthWord(strength: number): string {
   return "strong";
 }
 
+/** Latest instant printed as a date: 9999-12-31T23:59:59.999Z (later deadlines are treated as unknown). */
+const MAX_DATE_MS = 253_402_300_799_999;
+
 function isoDate(unixSeconds: number): string | undefined {
   const ms = unixSeconds * 1000;
-  if (!Number.isFinite(ms) || ms < 0 || ms > 8.64e15) return undefined;
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_DATE_MS) return undefined;
   return new Date(ms).toISOString().slice(0, 10);
 }
 
