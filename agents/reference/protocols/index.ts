@@ -1,0 +1,9 @@
+/** Registry of the wire protocols the reference agent can serve. Issue 7 adds the other four here. */
+import { cresolverProtocol } from "./cresolver.js";
+import type { ProtocolModule } from "./types.js";
+
+export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {
+  cresolver: cresolverProtocol,
+};
+
+export type { ProtocolModule, ProtocolContext, AgentInfo } from "./types.js";
