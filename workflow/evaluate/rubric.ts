@@ -12,7 +12,7 @@
  * Hence injected text scores exactly like the same answer without it, and never more than neutral
  * filler of the same length appended instead.
  *
- * Dimension formulas (each clamped to 0..100 and rounded half up):
+ * Dimension formulas (each clamped to 0..100, snapped to 1e-6, then rounded half up):
  *   SQ  40·min(U,5)/5 + 30·min(D,4)/4 + 20·httpsShare + 10·U/total      (0 with no sources)
  *       U = plausible unique sources (http(s) URL, public-looking hostname, not an IP literal,
  *       localhost/.local/.internal/reserved example domains, no credentials, not a duplicate),
@@ -238,7 +238,8 @@ export function scoreWorker(
   const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
   const scores = {} as DimensionScores;
   const put = (k: Dimension, value: number, explanation: string): void => {
-    scores[k] = { score: toIntScore(value), explanation: sanitizeString(explanation, 600) };
+    // Snap to 1e-6 first so floating-point noise (0.9² = 0.8100000000000001) cannot flip a .5 rounding.
+    scores[k] = { score: toIntScore(Math.round(value * 1e6) / 1e6), explanation: sanitizeString(explanation, 600) };
   };
 
   // Source quality
