@@ -23,6 +23,7 @@
  *   off), never put in prompts, identities or results, and redacted from any error text.
  */
 import OpenAI from "openai";
+import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
 import { sanitizeString } from "../core/text.js";
@@ -103,16 +104,30 @@ function redact(text: string, secret: string): string {
   return sanitizeString(s.replace(/\s+/g, " "), 300);
 }
 
+class ResponseTooLargeError extends Error {}
+
+/** "fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the innermost causes are the informative ones. */
+function causeChain(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = (err as { cause?: unknown })?.cause ?? err;
+  for (let i = 0; i < 4 && e; i++) {
+    const msg = e instanceof Error ? e.message : String(e);
+    if (msg && !parts.includes(msg)) parts.push(msg);
+    e = (e as { cause?: unknown })?.cause;
+  }
+  return parts.join(": ") || "unknown";
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
-function cappedFetch(limit: number): typeof fetch {
+function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as Response;
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limit) {
       await res.body?.cancel().catch(() => undefined);
-      throw new Error(`response body too large (${declared} bytes > ${limit})`);
+      throw new ResponseTooLargeError(`response body too large (${declared} bytes > ${limit})`);
     }
     if (!res.body) return res;
     const reader = res.body.getReader();
@@ -124,7 +139,7 @@ function cappedFetch(limit: number): typeof fetch {
       size += value.byteLength;
       if (size > limit) {
         await reader.cancel().catch(() => undefined);
-        throw new Error(`response body too large (> ${limit} bytes)`);
+        throw new ResponseTooLargeError(`response body too large (> ${limit} bytes)`);
       }
       chunks.push(value);
     }
@@ -160,7 +175,8 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
     maxRetries: 0,
     timeout: timeoutMs,
     logLevel: "off",
-    fetch: cappedFetch(maxBytes),
+    // Own connection pool (undici Agent): no sockets shared with, or poisoned by, other clients.
+    fetch: cappedFetch(maxBytes, new Agent({ keepAliveTimeout: 1_000, connect: { timeout: timeoutMs } })),
   });
   const identity: EvaluatorIdentity = { kind: "llm", model, promptVersion: PROMPT_VERSION, seed: LLM_SEED };
 
@@ -198,12 +214,16 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
     } catch (err) {
       if (err instanceof AttemptError) throw err;
       if (timedOut) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
+      const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
+      if (err instanceof ResponseTooLargeError || cause instanceof ResponseTooLargeError) {
+        throw new AttemptError((cause instanceof ResponseTooLargeError ? cause : (err as Error)).message, false);
+      }
       if (err instanceof OpenAI.APIConnectionTimeoutError) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
       if (err instanceof OpenAI.APIError && typeof err.status === "number") {
         const s = err.status;
         throw new AttemptError(`HTTP ${s}`, s === 408 || s === 409 || s === 429 || s >= 500);
       }
-      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(String(err.cause ?? err.message), apiKey)}`, true);
+      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true);
       if (err instanceof SyntaxError) throw new AttemptError("malformed output: response is not JSON", false);
       throw new AttemptError(`request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`, false);
     } finally {
@@ -227,7 +247,7 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
         const e = err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false);
         last = e.message;
         if (!e.retryable) break;
-        if (i === maxRetries) last = `${e.message} (after ${maxRetries + 1} attempts)`;
+        if (i === maxRetries && maxRetries > 0) last = `${e.message} (after ${maxRetries + 1} attempts)`;
       }
     }
     return { error: redact(last, apiKey) };
