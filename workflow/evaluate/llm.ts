@@ -15,7 +15,9 @@
  *   deterministic exponential backoff retryBaseDelayMs·2^i capped at retryMaxDelayMs. Malformed or
  *   out-of-schema output is not retried (at temperature 0 the same prompt gives the same output).
  * - Timeout: `timeoutMs` per attempt covers the whole exchange (headers and body), via an
- *   AbortSignal. Response bodies over `maxResponseBytes` (default 1 MiB) are refused.
+ *   AbortSignal. Response bodies over `maxResponseBytes` (default 1 MiB) are refused. Redirects are
+ *   never followed (a 3xx is a non-retryable HTTP error). The endpoint is operator configuration, so
+ *   it is not subject to the agent destination guard (loopback is fine for tests and local models).
  * - Any failure → the `fallback` evaluator's scores for that worker, with `fallbackReason`
  *   recorded; the result then carries `fallbackEvaluator`. If every worker fell back, the result's
  *   `fallbackReason` is set as well.
@@ -123,7 +125,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 /** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
 function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
   return async (input, init) => {
-    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as Response;
+    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher, redirect: "manual" })) as unknown as Response;
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limit) {
       await res.body?.cancel().catch(() => undefined);

@@ -2,6 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIMENSIONS, type Dimension, type EvaluationInput } from "../../../workflow/core/types.js";
+import { buildBundle } from "../../../workflow/core/bundle.js";
+import { quorumStatus } from "../../../workflow/core/quorum.js";
+import { decideResolution } from "../../../workflow/core/vote.js";
 import { createLlmEvaluator, parseLlmOutput } from "../../../workflow/evaluate/llm.js";
 import { PROMPT_VERSION, buildPrompt } from "../../../workflow/evaluate/prompt.js";
 import { createRubricEvaluator, rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
@@ -247,6 +250,33 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     handler = (_s, res) => sendJson(res, 200, completion(GOOD + " ".repeat(40_000)));
     const r = await evaluator({ maxResponseBytes: 10_000, maxRetries: 0 }).evaluate(input());
     for (const e of r.evaluations) expect(e.fallbackReason).toMatch(/too large/);
+  });
+
+  it("yields byte-identical bundles for two runs, with the evaluator identity and fallbacks recorded", async () => {
+    handler = (s, res) => sendJson(res, 200, completion(userOf(s).includes("WORKER-A") ? GOOD : "oops"));
+    const run = async () => {
+      const inp = input();
+      const evaluation = await evaluator({ maxRetries: 0 }).evaluate(inp);
+      const decision = decideResolution(evaluation.evaluations, inp.workers, new Map());
+      return buildBundle({ market: inp.market, records: inp.workers, quorum: quorumStatus(3, 2), evaluation, decision });
+    };
+    const a = await run();
+    const b = await run();
+    expect(b.json).toBe(a.json);
+    expect(b.hash).toBe(a.hash);
+    const doc = a.document as any;
+    expect(doc.evaluator).toEqual({ kind: "llm", model: "test-model", promptVersion: PROMPT_VERSION, seed: 42 });
+    expect(doc.fallbackEvaluator).toEqual({ kind: "rubric", model: "rubric-v1", promptVersion: "rubric-v1", seed: 42 });
+    expect(doc.workers[0].evaluation.fallbackReason).toBeUndefined();
+    expect(doc.workers[1].evaluation.fallbackReason).toBe("llm evaluation failed: malformed output: not JSON");
+    expect(a.json).not.toContain(API_KEY);
+  });
+
+  it("does not follow redirects", async () => {
+    handler = (_s, res) => sendJson(res, 307, "{}", { location: "http://169.254.169.254/latest/meta-data/" });
+    const r = await evaluator({ maxRetries: 2 }).evaluate(input());
+    expect(seen).toHaveLength(2);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: HTTP 307");
   });
 
   it("validates its configuration", () => {
