@@ -28,7 +28,7 @@
  *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
  *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
  *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
- *       duplicated replies count as empty.
+ *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
  *   (words = distinct words; sent = well-formed sentences of 4-40 words; par = paragraphs;
  *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
  */
@@ -390,10 +390,10 @@ export function scoreWorker(
       const extra = replies.length > k ? replies.length - k : 0;
       put(
         "collaboration",
-        (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k,
+        (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k - (extra ? 10 : 0),
         `${answered}/${k} challenges answered` +
           (duplicates ? `, ${duplicates} duplicated repl${duplicates === 1 ? "y" : "ies"}` : "") +
-          (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored` : "") +
+          (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored (count mismatch, -10)` : "") +
           `, substance ${Math.round((100 * lengthSum) / k)}%, on-topic ${Math.round((100 * topicSum) / k)}%` +
           (worker.challengeFailure ? `; challenge call failed (${worker.challengeFailure.kind})` : "") +
           injectionNote(removed, [...flags].sort()),

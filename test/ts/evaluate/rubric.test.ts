@@ -21,6 +21,11 @@ describe("rubric evaluator", () => {
     const b = await ev.evaluate({ market: m, workers: recs });
     expect(a).toEqual(b);
     expect(a.evaluations.map((e) => e.address)).toEqual([m.workers[0].address, m.workers[1].address]);
+    // a worker's scores depend on the others only through the YES/NO counts, not their order or text
+    const reordered = await ev.evaluate({ market: m, workers: [...recs].reverse() });
+    expect(reordered.evaluations.find((e) => e.address === m.workers[0].address)).toEqual(a.evaluations[0]);
+    const otherText = records(m, [answer(true), answer(false, 0.4, { evidence: "Completely different text 12345.", sources: [] }), undefined]);
+    expect((await ev.evaluate({ market: m, workers: otherText })).evaluations[0]).toEqual(a.evaluations[0]);
     for (const e of a.evaluations) {
       for (const d of DIMENSIONS) {
         expect(Number.isInteger(e.dimensions[d].score)).toBe(true);
@@ -103,7 +108,8 @@ describe("rubric evaluator", () => {
     expect(c(["ok", "ok", "ok"]).score).toBeLessThan(c(good).score);
     expect(c([good[0], good[0], good[0]]).score).toBeLessThan(c(good).score);
     expect(c(["Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore.", "Lorem ipsum dolor sit amet again and again with words that mean nothing here.", "Quick brown foxes jump over lazy dogs in the meadow every single morning."]).score).toBeLessThan(c(good).score);
-    expect(c([...good, "extra"]).explanation).toMatch(/1 extra reply ignored/);
+    expect(c([...good, "extra"]).explanation).toMatch(/1 extra reply ignored \(count mismatch/);
+    expect(c([...good, "extra"]).score).toBe(c(good).score - 10);
     expect(score(answer(true)).collaboration).toEqual({ score: 50, explanation: "not challenged: neutral score" });
   });
 });
