@@ -7,9 +7,13 @@ import {IReputationRegistry} from "./interfaces/IReputationRegistry.sol";
 /// @title ReputationRegistry
 /// @notice ERC-8004 Reputation Registry with the canonical v2.0.0 ABI, deployed without a proxy: the identity
 ///         registry is fixed at construction. Clients rate agents with a signed fixed-point value and two tags.
-/// @dev Storage is laid out for cheap writes: each distinct tag string is stored once and referred to by a
-///      small id, so one feedback record fits in a single slot; the per-(agent, client) header slot holds the
-///      last index and a link to the previous client, which replaces the canonical clients array + flag.
+/// @dev Storage is laid out for cheap writes (a market writes three feedbacks per worker per resolution):
+///      - each distinct tag string is stored once and referred to by a small id ("" is id 0);
+///      - a feedback is an 85-bit lane and three lanes share one slot, so feedbacks 1-3 of an (agent, client)
+///        pair cost one new slot; a value outside int32 or a tag id >= 2**23 marks the lane "wide" and puts the
+///        value and tag ids in a side slot (costlier, same behaviour);
+///      - the per-(agent, client) header slot holds the last index and a link to the previous client, which
+///        replaces the canonical clients array and its membership flag.
 ///      Reverts use custom errors where the canonical contract uses revert strings.
 contract ReputationRegistry is IReputationRegistry {
     /// @notice The identity registry address given to the constructor was zero.
@@ -31,7 +35,7 @@ contract ReputationRegistry is IReputationRegistry {
     /// @notice `getSummary` needs an explicit, non-empty client list.
     error ClientAddressesRequired();
 
-    /// @dev One feedback, packed into one slot (128 + 8 + 8 + 32 + 32 bits). Tag id 0 is the empty tag.
+    /// @dev One feedback, decoded (memory only). Tag id 0 is the empty tag.
     struct Record {
         int128 value;
         uint8 valueDecimals;
@@ -46,11 +50,21 @@ contract ReputationRegistry is IReputationRegistry {
         mapping(address responder => uint64) countOf;
     }
 
+    /// @dev The part of a wide feedback that does not fit its lane.
+    struct Wide {
+        int128 value;
+        uint32 tag1;
+        uint32 tag2;
+    }
+
     /// @dev Everything one client wrote about one agent. `lastIndex` and `previousClient` share a slot.
+    ///      Feedback `i` is lane `(i - 1) % 3` of `lanes[(i - 1) / 3]`; lane bits, from the lowest:
+    ///      value as int32 (32) | valueDecimals (5) | revoked (1) | wide (1) | tag1 id (23) | tag2 id (23).
     struct ClientLog {
         uint64 lastIndex;
         address previousClient; // link in the agent's client list (newest first)
-        mapping(uint64 feedbackIndex => Record) records;
+        mapping(uint256 slotIndex => uint256) lanes;
+        mapping(uint64 feedbackIndex => Wide) wide;
         mapping(uint64 feedbackIndex => Responses) responses;
     }
 
@@ -78,6 +92,15 @@ contract ReputationRegistry is IReputationRegistry {
         string[] tag2s;
         bool[] revokedStatuses;
     }
+
+    uint256 private constant LANE_BITS = 85;
+    uint256 private constant LANE_MASK = (1 << 85) - 1;
+    uint256 private constant DECIMALS_SHIFT = 32;
+    uint256 private constant REVOKED_BIT = 1 << 37;
+    uint256 private constant WIDE_BIT = 1 << 38;
+    uint256 private constant TAG1_SHIFT = 39;
+    uint256 private constant TAG2_SHIFT = 62;
+    uint256 private constant TAG_ID_LIMIT = 1 << 23;
 
     uint8 private constant MAX_DECIMALS = 18;
     int128 private constant MAX_ABS_VALUE = 1e38;
@@ -150,9 +173,10 @@ contract ReputationRegistry is IReputationRegistry {
         ClientLog storage log = _logs[agentId][msg.sender];
         uint64 lastIndex = log.lastIndex;
         if (feedbackIndex > lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, lastIndex);
-        Record storage record = log.records[feedbackIndex];
-        if (record.isRevoked) revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
-        record.isRevoked = true;
+        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
+        uint256 word = log.lanes[slotIndex];
+        if (word & (REVOKED_BIT << shift) != 0) revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
+        log.lanes[slotIndex] = word | (REVOKED_BIT << shift);
         emit FeedbackRevoked(agentId, msg.sender, feedbackIndex);
     }
 
@@ -212,7 +236,7 @@ contract ReputationRegistry is IReputationRegistry {
         if (feedbackIndex == 0) revert ZeroFeedbackIndex();
         ClientLog storage log = _logs[agentId][clientAddress];
         if (feedbackIndex > log.lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, log.lastIndex);
-        Record memory record = log.records[feedbackIndex];
+        Record memory record = _load(log, feedbackIndex);
         return (record.value, record.valueDecimals, _tagString(record.tag1), _tagString(record.tag2), record.isRevoked);
     }
 
@@ -323,14 +347,53 @@ contract ReputationRegistry is IReputationRegistry {
             list.count += 1;
         }
         log.lastIndex = feedbackIndex;
-        log.records[feedbackIndex] = Record({
-            value: value,
-            valueDecimals: valueDecimals,
-            isRevoked: false,
-            tag1: _internTag(tag1),
-            tag2: _internTag(tag2)
-        });
+        _store(log, feedbackIndex, value, valueDecimals, _internTag(tag1), _internTag(tag2));
+    }
 
+    /// @dev Writes feedback `feedbackIndex` into its (still empty) lane, or marks it wide.
+    function _store(
+        ClientLog storage log,
+        uint64 feedbackIndex,
+        int128 value,
+        uint8 valueDecimals,
+        uint32 tag1Id,
+        uint32 tag2Id
+    ) private {
+        uint256 lane = uint256(valueDecimals) << DECIMALS_SHIFT;
+        if (
+            value >= type(int32).min && value <= type(int32).max && tag1Id < TAG_ID_LIMIT && tag2Id < TAG_ID_LIMIT
+        ) {
+            lane |= uint256(uint32(int32(value))) | (uint256(tag1Id) << TAG1_SHIFT) | (uint256(tag2Id) << TAG2_SHIFT);
+        } else {
+            lane |= WIDE_BIT;
+            log.wide[feedbackIndex] = Wide({value: value, tag1: tag1Id, tag2: tag2Id});
+        }
+        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
+        // Lane 0 opens a fresh slot: write it without reading it.
+        if (shift == 0) log.lanes[slotIndex] = lane;
+        else log.lanes[slotIndex] |= lane << shift;
+    }
+
+    /// @dev Decodes feedback `feedbackIndex` (which must exist).
+    function _load(ClientLog storage log, uint64 feedbackIndex) private view returns (Record memory record) {
+        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
+        uint256 lane = (log.lanes[slotIndex] >> shift) & LANE_MASK;
+        record.valueDecimals = uint8((lane >> DECIMALS_SHIFT) & 31);
+        record.isRevoked = lane & REVOKED_BIT != 0;
+        if (lane & WIDE_BIT == 0) {
+            record.value = int32(uint32(lane));
+            record.tag1 = uint32((lane >> TAG1_SHIFT) & (TAG_ID_LIMIT - 1));
+            record.tag2 = uint32(lane >> TAG2_SHIFT);
+        } else {
+            Wide memory wide = log.wide[feedbackIndex];
+            (record.value, record.tag1, record.tag2) = (wide.value, wide.tag1, wide.tag2);
+        }
+    }
+
+    /// @dev Slot index and bit offset of feedback `feedbackIndex` (1-based) in `ClientLog.lanes`.
+    function _position(uint64 feedbackIndex) private pure returns (uint256 slotIndex, uint256 shift) {
+        uint256 i = feedbackIndex - 1;
+        return (i / 3, (i % 3) * LANE_BITS);
     }
 
     /// @dev Emits `NewFeedback` from memory copies (the event has too many calldata arguments for the stack).
@@ -402,7 +465,7 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientAddresses[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = log.records[j];
+                Record memory record = _load(log, j);
                 if (!_matches(record, filter)) continue;
                 sumWad += int256(record.value) * int256(10 ** uint256(MAX_DECIMALS - record.valueDecimals));
                 ++perDecimals[record.valueDecimals];
@@ -423,7 +486,7 @@ contract ReputationRegistry is IReputationRegistry {
                 ClientLog storage log = _logs[agentId][clientList[i]];
                 uint64 lastIndex = log.lastIndex;
                 for (uint64 j = 1; j <= lastIndex; ++j) {
-                    if (_matches(log.records[j], filter)) ++total;
+                    if (_matches(_load(log, j), filter)) ++total;
                 }
             }
         }
@@ -441,7 +504,7 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientList[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = log.records[j];
+                Record memory record = _load(log, j);
                 if (!_matches(record, filter)) continue;
                 list.clients[k] = clientList[i];
                 list.feedbackIndexes[k] = j;
