@@ -3,15 +3,16 @@ pragma solidity ^0.8.24;
 
 import {IIdentityRegistry} from "./interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "./interfaces/IReputationRegistry.sol";
+import {FeedbackLanes} from "./libraries/FeedbackLanes.sol";
+import {TagBook} from "./libraries/TagBook.sol";
 
 /// @title ReputationRegistry
 /// @notice ERC-8004 Reputation Registry with the canonical v2.0.0 ABI, deployed without a proxy: the identity
 ///         registry is fixed at construction. Clients rate agents with a signed fixed-point value and two tags.
 /// @dev Storage is laid out for cheap writes (a market writes three feedbacks per worker per resolution):
-///      - each distinct tag string is stored once and referred to by a small id ("" is id 0);
-///      - a feedback is an 85-bit lane and three lanes share one slot, so feedbacks 1-3 of an (agent, client)
-///        pair cost one new slot; a value outside int32 or a tag id >= 2**23 marks the lane "wide" and puts the
-///        value and tag ids in a side slot (costlier, same behaviour);
+///      - each distinct tag string is stored once and referred to by a small id (see TagBook);
+///      - three feedbacks share one slot (see FeedbackLanes), so the three records a market writes per worker
+///        open one new slot; a value outside int32 or a tag id >= 2**23 costs a side slot, same behaviour;
 ///      - the per-(agent, client) header slot holds the last index and a link to the previous client, which
 ///        replaces the canonical clients array and its membership flag.
 ///      Reverts use custom errors where the canonical contract uses revert strings.
@@ -35,36 +36,17 @@ contract ReputationRegistry is IReputationRegistry {
     /// @notice `getSummary` needs an explicit, non-empty client list.
     error ClientAddressesRequired();
 
-    /// @dev One feedback, decoded (memory only). Tag id 0 is the empty tag.
-    struct Record {
-        int128 value;
-        uint8 valueDecimals;
-        bool isRevoked;
-        uint32 tag1;
-        uint32 tag2;
-    }
-
     /// @dev Responses to one feedback: who responded (in first-response order) and how many times.
     struct Responses {
         address[] responders;
         mapping(address responder => uint64) countOf;
     }
 
-    /// @dev The part of a wide feedback that does not fit its lane.
-    struct Wide {
-        int128 value;
-        uint32 tag1;
-        uint32 tag2;
-    }
-
     /// @dev Everything one client wrote about one agent. `lastIndex` and `previousClient` share a slot.
-    ///      Feedback `i` is lane `(i - 1) % 3` of `lanes[(i - 1) / 3]`; lane bits, from the lowest:
-    ///      value as int32 (32) | valueDecimals (5) | revoked (1) | wide (1) | tag1 id (23) | tag2 id (23).
     struct ClientLog {
         uint64 lastIndex;
         address previousClient; // link in the agent's client list (newest first)
-        mapping(uint256 slotIndex => uint256) lanes;
-        mapping(uint64 feedbackIndex => Wide) wide;
+        FeedbackLanes.Book records;
         mapping(uint64 feedbackIndex => Responses) responses;
     }
 
@@ -74,12 +56,11 @@ contract ReputationRegistry is IReputationRegistry {
         uint96 count;
     }
 
-    /// @dev A read filter: tag ids (0 = any) and whether revoked feedback counts.
+    /// @dev A read filter: tag ids (0 = any, TagBook.UNUSED = matches nothing) and whether revoked ones count.
     struct Filter {
         uint32 tag1;
         uint32 tag2;
         bool includeRevoked;
-        bool possible;
     }
 
     /// @dev The columns `readAllFeedback` returns.
@@ -93,15 +74,6 @@ contract ReputationRegistry is IReputationRegistry {
         bool[] revokedStatuses;
     }
 
-    uint256 private constant LANE_BITS = 85;
-    uint256 private constant LANE_MASK = (1 << 85) - 1;
-    uint256 private constant DECIMALS_SHIFT = 32;
-    uint256 private constant REVOKED_BIT = 1 << 37;
-    uint256 private constant WIDE_BIT = 1 << 38;
-    uint256 private constant TAG1_SHIFT = 39;
-    uint256 private constant TAG2_SHIFT = 62;
-    uint256 private constant TAG_ID_LIMIT = 1 << 23;
-
     uint8 private constant MAX_DECIMALS = 18;
     int128 private constant MAX_ABS_VALUE = 1e38;
     string private constant VERSION = "2.0.0";
@@ -110,10 +82,7 @@ contract ReputationRegistry is IReputationRegistry {
 
     mapping(uint256 agentId => mapping(address client => ClientLog)) private _logs;
     mapping(uint256 agentId => ClientList) private _clientLists;
-    /// @dev keccak256(tag) => tag id (1-based); 0 means the tag was never used.
-    mapping(bytes32 tagHash => uint32 tagId) private _tagIds;
-    /// @dev `_tags[id - 1]` is the string of tag id `id`.
-    string[] private _tags;
+    TagBook.Book private _tags;
 
     /// @param identityRegistry_ The ERC-8004 identity registry whose agents are rated.
     constructor(address identityRegistry_) {
@@ -173,10 +142,9 @@ contract ReputationRegistry is IReputationRegistry {
         ClientLog storage log = _logs[agentId][msg.sender];
         uint64 lastIndex = log.lastIndex;
         if (feedbackIndex > lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, lastIndex);
-        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
-        uint256 word = log.lanes[slotIndex];
-        if (word & (REVOKED_BIT << shift) != 0) revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
-        log.lanes[slotIndex] = word | (REVOKED_BIT << shift);
+        if (!FeedbackLanes.revoke(log.records, feedbackIndex)) {
+            revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
+        }
         emit FeedbackRevoked(agentId, msg.sender, feedbackIndex);
     }
 
@@ -236,8 +204,8 @@ contract ReputationRegistry is IReputationRegistry {
         if (feedbackIndex == 0) revert ZeroFeedbackIndex();
         ClientLog storage log = _logs[agentId][clientAddress];
         if (feedbackIndex > log.lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, log.lastIndex);
-        Record memory record = _load(log, feedbackIndex);
-        return (record.value, record.valueDecimals, _tagString(record.tag1), _tagString(record.tag2), record.isRevoked);
+        FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, feedbackIndex);
+        return (record.value, record.valueDecimals, TagBook.name(_tags, record.tag1), TagBook.name(_tags, record.tag2), record.isRevoked);
     }
 
     /// @notice Count and average of the non-revoked feedback of `clientAddresses` matching the tags.
@@ -255,12 +223,9 @@ contract ReputationRegistry is IReputationRegistry {
         returns (uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
     {
         if (clientAddresses.length == 0) revert ClientAddressesRequired();
-        Filter memory filter = _filter(tag1, tag2, false); // copies the two tags to memory
-        if (!filter.possible) return (0, 0, 0);
-
         uint64[19] memory perDecimals;
         int256 sumWad;
-        (sumWad, count) = _sum(agentId, clientAddresses, filter, perDecimals);
+        (sumWad, count) = _sum(agentId, clientAddresses, _filter(tag1, tag2, false), perDecimals);
         if (count == 0) return (0, 0, 0);
 
         uint64 best;
@@ -347,53 +312,7 @@ contract ReputationRegistry is IReputationRegistry {
             list.count += 1;
         }
         log.lastIndex = feedbackIndex;
-        _store(log, feedbackIndex, value, valueDecimals, _internTag(tag1), _internTag(tag2));
-    }
-
-    /// @dev Writes feedback `feedbackIndex` into its (still empty) lane, or marks it wide.
-    function _store(
-        ClientLog storage log,
-        uint64 feedbackIndex,
-        int128 value,
-        uint8 valueDecimals,
-        uint32 tag1Id,
-        uint32 tag2Id
-    ) private {
-        uint256 lane = uint256(valueDecimals) << DECIMALS_SHIFT;
-        if (
-            value >= type(int32).min && value <= type(int32).max && tag1Id < TAG_ID_LIMIT && tag2Id < TAG_ID_LIMIT
-        ) {
-            lane |= uint256(uint32(int32(value))) | (uint256(tag1Id) << TAG1_SHIFT) | (uint256(tag2Id) << TAG2_SHIFT);
-        } else {
-            lane |= WIDE_BIT;
-            log.wide[feedbackIndex] = Wide({value: value, tag1: tag1Id, tag2: tag2Id});
-        }
-        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
-        // Lane 0 opens a fresh slot: write it without reading it.
-        if (shift == 0) log.lanes[slotIndex] = lane;
-        else log.lanes[slotIndex] |= lane << shift;
-    }
-
-    /// @dev Decodes feedback `feedbackIndex` (which must exist).
-    function _load(ClientLog storage log, uint64 feedbackIndex) private view returns (Record memory record) {
-        (uint256 slotIndex, uint256 shift) = _position(feedbackIndex);
-        uint256 lane = (log.lanes[slotIndex] >> shift) & LANE_MASK;
-        record.valueDecimals = uint8((lane >> DECIMALS_SHIFT) & 31);
-        record.isRevoked = lane & REVOKED_BIT != 0;
-        if (lane & WIDE_BIT == 0) {
-            record.value = int32(uint32(lane));
-            record.tag1 = uint32((lane >> TAG1_SHIFT) & (TAG_ID_LIMIT - 1));
-            record.tag2 = uint32(lane >> TAG2_SHIFT);
-        } else {
-            Wide memory wide = log.wide[feedbackIndex];
-            (record.value, record.tag1, record.tag2) = (wide.value, wide.tag1, wide.tag2);
-        }
-    }
-
-    /// @dev Slot index and bit offset of feedback `feedbackIndex` (1-based) in `ClientLog.lanes`.
-    function _position(uint64 feedbackIndex) private pure returns (uint256 slotIndex, uint256 shift) {
-        uint256 i = feedbackIndex - 1;
-        return (i / 3, (i % 3) * LANE_BITS);
+        FeedbackLanes.store(log.records, feedbackIndex, value, valueDecimals, TagBook.intern(_tags, tag1), TagBook.intern(_tags, tag2));
     }
 
     /// @dev Emits `NewFeedback` from memory copies (the event has too many calldata arguments for the stack).
@@ -413,42 +332,11 @@ contract ReputationRegistry is IReputationRegistry {
         );
     }
 
-    /// @dev Id of a tag, assigning the next id on first use; "" is always id 0 and never stored.
-    function _internTag(string calldata tag) private returns (uint32 tagId) {
-        if (bytes(tag).length == 0) return 0;
-        bytes32 tagHash = keccak256(bytes(tag));
-        tagId = _tagIds[tagHash];
-        if (tagId == 0) {
-            _tags.push(tag);
-            // 2**32 distinct tags would cost far more gas than exists; the cast cannot wrap in practice.
-            tagId = uint32(_tags.length);
-            _tagIds[tagHash] = tagId;
-        }
+    function _filter(string memory tag1, string memory tag2, bool includeRevoked) private view returns (Filter memory) {
+        return Filter(TagBook.filterId(_tags, tag1), TagBook.filterId(_tags, tag2), includeRevoked);
     }
 
-    function _tagString(uint32 tagId) private view returns (string memory) {
-        return tagId == 0 ? "" : _tags[tagId - 1];
-    }
-
-    /// @dev Tag filters as ids (0 = any); `possible` is false when a non-empty filter tag was never used.
-    function _filter(string memory tag1, string memory tag2, bool includeRevoked)
-        private
-        view
-        returns (Filter memory filter)
-    {
-        filter.possible = true;
-        filter.includeRevoked = includeRevoked;
-        if (bytes(tag1).length > 0) {
-            filter.tag1 = _tagIds[keccak256(bytes(tag1))];
-            if (filter.tag1 == 0) filter.possible = false;
-        }
-        if (bytes(tag2).length > 0) {
-            filter.tag2 = _tagIds[keccak256(bytes(tag2))];
-            if (filter.tag2 == 0) filter.possible = false;
-        }
-    }
-
-    function _matches(Record memory record, Filter memory filter) private pure returns (bool) {
+    function _matches(FeedbackLanes.Record memory record, Filter memory filter) private pure returns (bool) {
         if (record.isRevoked && !filter.includeRevoked) return false;
         if (filter.tag1 != 0 && record.tag1 != filter.tag1) return false;
         if (filter.tag2 != 0 && record.tag2 != filter.tag2) return false;
@@ -465,7 +353,7 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientAddresses[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = _load(log, j);
+                FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, j);
                 if (!_matches(record, filter)) continue;
                 sumWad += int256(record.value) * int256(10 ** uint256(MAX_DECIMALS - record.valueDecimals));
                 ++perDecimals[record.valueDecimals];
@@ -481,13 +369,11 @@ contract ReputationRegistry is IReputationRegistry {
     {
         address[] memory clientList = clientAddresses.length > 0 ? clientAddresses : getClients(agentId);
         uint256 total;
-        if (filter.possible) {
-            for (uint256 i; i < clientList.length; ++i) {
-                ClientLog storage log = _logs[agentId][clientList[i]];
-                uint64 lastIndex = log.lastIndex;
-                for (uint64 j = 1; j <= lastIndex; ++j) {
-                    if (_matches(_load(log, j), filter)) ++total;
-                }
+        for (uint256 i; i < clientList.length; ++i) {
+            ClientLog storage log = _logs[agentId][clientList[i]];
+            uint64 lastIndex = log.lastIndex;
+            for (uint64 j = 1; j <= lastIndex; ++j) {
+                if (_matches(FeedbackLanes.load(log.records, j), filter)) ++total;
             }
         }
         list.clients = new address[](total);
@@ -504,14 +390,14 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientList[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = _load(log, j);
+                FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, j);
                 if (!_matches(record, filter)) continue;
                 list.clients[k] = clientList[i];
                 list.feedbackIndexes[k] = j;
                 list.values[k] = record.value;
                 list.valueDecimals[k] = record.valueDecimals;
-                list.tag1s[k] = _tagString(record.tag1);
-                list.tag2s[k] = _tagString(record.tag2);
+                list.tag1s[k] = TagBook.name(_tags, record.tag1);
+                list.tag2s[k] = TagBook.name(_tags, record.tag2);
                 list.revokedStatuses[k] = record.isRevoked;
                 ++k;
             }

@@ -15,7 +15,7 @@ interface VmStorage {
 contract ReputationRegistryStorageTest is ReputationTestBase {
     VmStorage internal constant vmStorage = VmStorage(address(uint160(uint256(keccak256("hevm cheat code")))));
 
-    /// @dev Storage slot of `ReputationRegistry._tags` (after `_logs`, `_clientLists`, `_tagIds`).
+    /// @dev Storage slot of the length of `ReputationRegistry._tags.names` (`_logs` 0, `_clientLists` 1, `_tags` 2-3).
     bytes32 internal constant TAGS_SLOT = bytes32(uint256(3));
 
     struct Expect {
