@@ -10,7 +10,7 @@
 import { network } from "hardhat";
 import { keccak256, parseEventLogs, toHex } from "viem";
 
-const { viem } = await network.connect();
+const { viem } = await network.create();
 const publicClient = await viem.getPublicClient();
 const [deployer, ownerA, ownerB, ownerC, client] = await viem.getWalletClients();
 

@@ -104,6 +104,8 @@ contract ReputationRegistry is IReputationRegistry {
     /// @dev Reverts if the agent does not exist (the identity registry's own error bubbles up), if the caller
     ///      owns the agent or is approved/operator for it, if `valueDecimals > 18` or `|value| > 1e38`.
     ///      `endpoint`, `feedbackURI` and `feedbackHash` are only emitted, never stored (as canonical).
+    ///      Odd but canonical: the agent's `agentWallet`, when it is not also owner/approved/operator, may rate
+    ///      its own agent, and the check uses current ownership (a former owner may rate after a transfer).
     /// @param agentId The rated agent.
     /// @param value Signed fixed-point value; `value / 10**valueDecimals` is the rating.
     /// @param valueDecimals Decimals of `value`, 0-18.

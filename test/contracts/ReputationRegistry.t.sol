@@ -123,6 +123,40 @@ contract ReputationRegistryTest is ReputationTestBase {
         assertEq(uint256(rep.getLastIndex(agent, agentOwner)), 1, "former owner rated");
     }
 
+    /// @dev Canonical behaviour, matched: only owner/approved/operators are refused. An agent wallet bound
+    ///      through `setAgentWallet` that is none of those may rate its own agent.
+    function testAgentWalletThatIsNotOperatorMayRate() public {
+        uint256 walletKey = 0xBEEF;
+        address wallet = vm.addr(walletKey);
+        uint256 deadline = block.timestamp + 60;
+        (, string memory name, string memory version, uint256 chainId, address verifying,,) = identity.eip712Domain();
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256(bytes(name)),
+                keccak256(bytes(version)),
+                chainId,
+                verifying
+            )
+        );
+        bytes32 structHash = keccak256(
+            abi.encode(
+                keccak256("AgentWalletSet(uint256 agentId,address newWallet,address owner,uint256 deadline)"),
+                agent,
+                wallet,
+                agentOwner,
+                deadline
+            )
+        );
+        (uint8 v, bytes32 r, bytes32 s) = vm.sign(walletKey, keccak256(abi.encodePacked("\x19\x01", domain, structHash)));
+        vm.prank(agentOwner);
+        identity.setAgentWallet(agent, wallet, deadline, abi.encodePacked(r, s, v));
+        assertEq(identity.getAgentWallet(agent), wallet, "wallet bound");
+
+        _give(wallet, 100, 0, RQ, CR);
+        assertEq(uint256(rep.getLastIndex(agent, wallet)), 1, "agent wallet rated its own agent");
+    }
+
     function testGetClientsInFirstFeedbackOrderAndPerAgent() public {
         assertEq(rep.getClients(agent).length, 0, "no clients");
         _give(bob, 1, 0, "", "");
