@@ -14,7 +14,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export type Handler = (req: IncomingMessage & { bodyText: string }, res: ServerResponse) => void | Promise<void>;
+export type Handler = (req: IncomingMessage & { bodyText: string }, res: ServerResponse) => unknown;
 
 export async function startServer(handler: Handler): Promise<TestServer> {
   const sockets = new Set<Socket>();
