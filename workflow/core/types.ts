@@ -155,6 +155,8 @@ export interface EvaluationResult {
   evaluations: WorkerEvaluation[];
   /** Set when the whole evaluation fell back to the rubric. */
   fallbackReason?: string;
+  /** Identity of the evaluator that produced the scores of workers with a `fallbackReason` (additive, wf-eval). */
+  fallbackEvaluator?: EvaluatorIdentity;
 }
 
 /** Scores 8 dimensions per answering worker. Pure given its inputs (LLM: given the model's replies). */
