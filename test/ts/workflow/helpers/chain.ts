@@ -40,7 +40,8 @@ export function dataUriFor(endpoint: string, name = "Test worker"): string {
 }
 
 export async function deployTestChain(): Promise<TestChain> {
-  const { viem } = await network.connect();
+  // create(): a fresh in-process chain, what the deprecated connect() did.
+  const { viem } = await network.create();
   const publicClient = (await viem.getPublicClient()) as unknown as PublicClient;
   const wallets = (await viem.getWalletClients()) as unknown as WalletClient[];
   const testClient = await viem.getTestClient();
