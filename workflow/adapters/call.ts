@@ -41,7 +41,10 @@ export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise
         await new Promise((r) => setTimeout(r, retryDelayMs));
         continue;
       }
-      return { ok: false, failure: toFailure(error), latencyMs: Math.round(performance.now() - start), attempts };
+      const failure = toFailure(error);
+      // The configured deadline, not the time that happened to remain: failure messages are hashed into the bundle.
+      if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${policy.timeoutMs} ms)`;
+      return { ok: false, failure, latencyMs: Math.round(performance.now() - start), attempts };
     }
   }
 }

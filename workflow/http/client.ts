@@ -32,9 +32,9 @@ export interface SafeHttpConfig extends DestinationPolicy {
   maxJsonDepth?: number;
   /** TCP (+TLS) connect timeout. Default 5,000 ms (never more than the call's own timeout). */
   connectTimeoutMs?: number;
-  /** Time to response headers. Default: the call's timeout. */
+  /** Time to response headers. Default: none below the call's overall deadline. */
   headersTimeoutMs?: number;
-  /** Longest gap between body chunks. Default: the call's timeout. */
+  /** Longest gap between body chunks. Default: none below the call's overall deadline. */
   bodyTimeoutMs?: number;
   /** Sent as User-Agent. */
   userAgent?: string;
@@ -129,8 +129,10 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
         headers,
         body: payload,
         signal,
-        headersTimeout: Math.min(config.headersTimeoutMs ?? timeoutMs, timeoutMs),
-        bodyTimeout: Math.min(config.bodyTimeoutMs ?? timeoutMs, timeoutMs),
+        // Unless configured shorter, undici's own (coarse-grained) timers are only a backstop behind
+        // the deadline, so a hanging server always fails the same way (reproducible bundle text).
+        headersTimeout: config.headersTimeoutMs !== undefined ? Math.min(config.headersTimeoutMs, timeoutMs) : timeoutMs + 1_000,
+        bodyTimeout: config.bodyTimeoutMs !== undefined ? Math.min(config.bodyTimeoutMs, timeoutMs) : timeoutMs + 1_000,
       });
       const status = response.statusCode;
       const body = response.body;
@@ -162,7 +164,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
       }
       return { status, contentType: headerValue(response.headers["content-type"]) ?? "", bytes: Buffer.concat(chunks, total), url };
     } catch (error) {
-      throw classify(error, where, timeoutMs, deadline.signal, callerSignal);
+      throw classify(error, where, deadline.signal, callerSignal);
     } finally {
       clearTimeout(timer);
     }
@@ -268,11 +270,12 @@ const RETRYABLE_CODES = new Set([
 ]);
 
 /** Maps whatever undici/net threw onto an HttpError, using our own words only. */
-function classify(error: unknown, where: string, timeoutMs: number, deadline: AbortSignal, caller: AbortSignal | undefined): HttpError {
+function classify(error: unknown, where: string, deadline: AbortSignal, caller: AbortSignal | undefined): HttpError {
   for (let e: unknown = error, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) {
     if (isHttpError(e)) return e;
   }
-  if (deadline.aborted) return new HttpError("timeout", `${where} gave no complete response within ${timeoutMs} ms`);
+  // No measured or remaining time in the text: messages end up in the bundle and must be reproducible.
+  if (deadline.aborted) return new HttpError("timeout", `${where} gave no complete response before the deadline`);
   if (caller?.aborted === true) return new HttpError("timeout", `request to ${where} cancelled`);
   const code = errorCode(error);
   switch (code) {

@@ -243,10 +243,20 @@ describe("runResolution", () => {
       worker({ resolve: honestAnswer(false, { confidence: 0.55 }) }),
       worker({ resolve: honestAnswer(true, { confidence: 0.95 }) }),
       worker({ rawResolve: (_q, res) => sendJson(res, 200, "not json") }),
+      worker({ rawResolve: () => undefined }), // never answers
+      worker({ resolve: honestAnswer(true), rawChallenge: () => undefined }), // answers, then hangs on the challenge
+      worker({ resolve: honestAnswer(true, { sources: ["https://a.example/x"] }) }),
     ]);
-    const marketId = await chain.frozenMarket(QUESTION, [...ws.map((w) => dataUriFor(w.url)), dataUriFor(await deadUrl())]);
-    const first = await runResolution(marketId, ports(), { bundleExtra: { pipeline: "test" } });
-    const second = await runResolution(marketId, ports(), { bundleExtra: { pipeline: "test" } });
+    // 5 of 7 answer: quorum (⌈14/3⌉ = 5), so challenge, evaluation and vote all run.
+    const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
+    const quick = createSafeHttpClient({ allowLoopback: true });
+    const p = ports({ adapters: createAdapterRegistry(defaultAdapters({ http: quick, resolveTimeoutMs: 700, challengeTimeoutMs: 700, retryDelayMs: 20 })) }, quick);
+    const first = await runResolution(marketId, p, { bundleExtra: { pipeline: "test" } });
+    const second = await runResolution(marketId, p, { bundleExtra: { pipeline: "test" } });
+    await quick.close();
+    expect(byKind(first.records)).toEqual(["answer", "answer", "answer", "invalid-response", "timeout", "answer", "answer"]);
+    expect(first.outcome.kind).toBe("resolved");
+    expect(first.records[5].challengeFailure?.kind).toBe("timeout");
     expect(second.bundle.json).toBe(first.bundle.json);
     expect(second.bundleHash).toBe(first.bundleHash);
     expect(first.bundleHash).toMatch(/^0x[0-9a-f]{64}$/);
