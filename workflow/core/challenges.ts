@@ -9,9 +9,10 @@
  * another worker, so nobody learns who said what. The output depends only on the multiset of
  * determinations and the worker's own answer: reordering the workers does not change it.
  *
- *   1. position   – minority: "most other workers reached the opposite conclusion…";
+ *   1. position   – sides counted over the whole panel, the worker included:
+ *                   minority: "most other workers reached the opposite conclusion…";
  *                   majority with dissent: "some other workers reached the opposite conclusion…";
- *                   even split: "the other workers are evenly divided…";
+ *                   even split: "the other workers are divided…";
  *                   unanimous (or alone): devil's advocate, argue the opposite answer.
  *   2. confidence – "Your confidence is 82%. What would need to change for you to reverse…"
  *                   (variants for very high confidence under dissent, and for low confidence).
@@ -55,11 +56,11 @@ export function challengesFor(answer: WorkerAnswer, view: PanelView): string[] {
       `Suppose your conclusion turns out to be wrong. What evidence or development could everyone ` +
       `investigating this question have missed, and how did you rule it out?`;
   } else {
-    if (disagree > agree) {
+    if (disagree > agree + 1) {
       position =
         `Most other workers reached the opposite conclusion (${opposite}). ` +
         `What specific evidence makes you confident that the answer is ${own}?`;
-    } else if (disagree === agree) {
+    } else if (disagree === agree + 1) {
       position =
         `The other workers are divided and some reached the opposite conclusion (${opposite}). ` +
         `What specific evidence decides the question in favour of ${own}?`;

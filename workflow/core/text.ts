@@ -43,7 +43,8 @@ const INJECTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
   { name: "override-instructions", re: /\b(ignore|disregard|forget|override|bypass)\b(?: \w+){0,5} (instructions?|prompts?|directives?|system|programming)\b/ },
   { name: "override-everything", re: /\b(ignore|disregard|forget)\b (everything|all|anything) ?(said |written |stated )?(above|before|previous|prior|earlier)\b/ },
   { name: "previous-instructions", re: /\b(previous|prior|above|earlier|preceding|original|system) (instructions?|prompts?)\b/ },
-  { name: "score-demand", re: /\b(score|scores|scoring|rating|grade|marks?)\b (of |= |to |at |is |as |should be |must be )?(100|hundred|perfect|maximum|max|full marks?|10 10)\b/ },
+  // "score 100", "rating of 100", "score: 100/100" — but not "a score of 100 points" (sports markets).
+  { name: "score-demand", re: /\b(score|scores|scoring|rating|grade|marks?)\b (of |= |to |at |is |as |should be |must be )?(100|hundred|perfect|maximum|max|full marks?|10 10)\b(?! (points?|pts|runs?|goals?|yards?|percent|basis|bps|kilo|km|miles?|meters?|metres?|users?|people|votes?|seats?))/ },
   { name: "score-imperative", re: /\b(score|rate|grade|mark|rank)\b (this|me|it|my|us|our|these|every|each)\b(?: \w+){0,4} (100|hundred|perfect|maximum|highest|max|top|full)\b/ },
   { name: "award-demand", re: /\b(give|assign|award|output|return)\b(?: \w+){0,4} (scores?|ratings?|grades?|marks)\b(?: \w+){0,2} (100|hundred|perfect|maximum|max|full)\b|\b(give|assign|award)\b(?: \w+){0,3} (perfect|maximum|max|full|top|highest) (scores?|ratings?|grades?|marks)\b/ },
   { name: "role-play", re: /\byou are (now )?(a |an |the |my )?(ai|assistant|evaluator|grader|scorer|language model|llm|chatbot)\b/ },

@@ -12,7 +12,7 @@
  * Hence injected text scores exactly like the same answer without it, and never more than neutral
  * filler of the same length appended instead.
  *
- * Dimension formulas (each clamped to 0..100 and rounded half up):
+ * Dimension formulas (each clamped to 0..100, snapped to 1e-6, then rounded half up):
  *   SQ  40·min(U,5)/5 + 30·min(D,4)/4 + 20·httpsShare + 10·U/total      (0 with no sources)
  *       U = plausible unique sources (http(s) URL, public-looking hostname, not an IP literal,
  *       localhost/.local/.internal/reserved example domains, no credentials, not a duplicate),
@@ -28,7 +28,7 @@
  *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
  *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
  *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
- *       duplicated replies count as empty.
+ *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
  *   (words = distinct words; sent = well-formed sentences of 4-40 words; par = paragraphs;
  *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
  */
@@ -238,7 +238,8 @@ export function scoreWorker(
   const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
   const scores = {} as DimensionScores;
   const put = (k: Dimension, value: number, explanation: string): void => {
-    scores[k] = { score: toIntScore(value), explanation: sanitizeString(explanation, 600) };
+    // Snap to 1e-6 first so floating-point noise (0.9² = 0.8100000000000001) cannot flip a .5 rounding.
+    scores[k] = { score: toIntScore(Math.round(value * 1e6) / 1e6), explanation: sanitizeString(explanation, 600) };
   };
 
   // Source quality
@@ -389,10 +390,10 @@ export function scoreWorker(
       const extra = replies.length > k ? replies.length - k : 0;
       put(
         "collaboration",
-        (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k,
+        (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k - (extra ? 10 : 0),
         `${answered}/${k} challenges answered` +
           (duplicates ? `, ${duplicates} duplicated repl${duplicates === 1 ? "y" : "ies"}` : "") +
-          (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored` : "") +
+          (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored (count mismatch, -10)` : "") +
           `, substance ${Math.round((100 * lengthSum) / k)}%, on-topic ${Math.round((100 * topicSum) / k)}%` +
           (worker.challengeFailure ? `; challenge call failed (${worker.challengeFailure.kind})` : "") +
           injectionNote(removed, [...flags].sort()),
