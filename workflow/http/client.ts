@@ -16,7 +16,7 @@
  *   64 deep; every string (keys too) loses NUL characters and is cut to 50,000 chars.
  * - Errors are HttpError with a FailureKind; messages never contain headers, bodies or query strings.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { lookup as dnsLookup, Resolver, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Agent, request } from "undici";
 import { DestinationRefusedError, HttpError, describeUrl, isHttpError } from "./errors.js";
@@ -38,6 +38,12 @@ export interface SafeHttpConfig extends DestinationPolicy {
   bodyTimeoutMs?: number;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /**
+   * DNS servers ("ip" or "ip:port") to resolve host names with (A and AAAA, via c-ares), instead of
+   * the system resolver (getaddrinfo, which also reads /etc/hosts). Either way every address is checked
+   * and the socket connects only to the checked ones.
+   */
+  dnsServers?: string[];
 }
 
 export interface PostJsonOptions {
@@ -89,7 +95,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     maxDepth: config.maxJsonDepth ?? DEFAULT_SANITIZE_LIMITS.maxDepth,
   };
   const agent = new Agent({
-    connect: { timeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, lookup: guardedLookup(policy) },
+    connect: { timeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, lookup: guardedLookup(policy, config.dnsServers) },
     // Keep-alive sockets were connected to checked addresses; bound how long they live anyway.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 10_000,
@@ -206,24 +212,58 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
 /**
  * `lookup` for the socket: resolves every address of the name, refuses the connection if any of
  * them is not allowed (a name that mixes public and internal answers is treated as hostile), and
- * hands the socket exactly the checked addresses.
+ * hands the socket exactly the checked addresses. Check and connection use the same answer, so a
+ * DNS server that changes its answer between two queries (rebinding) gains nothing.
  */
-export function guardedLookup(policy: DestinationPolicy): LookupFunction {
+export function guardedLookup(policy: DestinationPolicy, dnsServers?: string[]): LookupFunction {
+  const resolve = dnsServers !== undefined && dnsServers.length > 0 ? resolverLookup(dnsServers) : systemLookup;
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, "", 0);
-      try {
-        if (addresses.length === 0) throw new HttpError("network", `${clipHeader(hostname)} has no addresses`, { retryable: false });
-        for (const entry of addresses) assertAddressAllowed(entry.address, policy, hostname);
-      } catch (refused) {
-        return callback(refused as NodeJS.ErrnoException, "", 0);
-      }
-      if (options.all === true) {
-        (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, addresses);
-      } else {
-        callback(null, addresses[0].address, addresses[0].family);
-      }
+    resolve(hostname, options.family).then(
+      (addresses) => {
+        try {
+          if (addresses.length === 0) throw new HttpError("network", `${clipHeader(hostname)} has no addresses`);
+          for (const entry of addresses) assertAddressAllowed(entry.address, policy, hostname);
+        } catch (refused) {
+          return callback(refused as NodeJS.ErrnoException, "", 0);
+        }
+        if (options.all === true) {
+          (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, addresses);
+        } else {
+          callback(null, addresses[0].address, addresses[0].family);
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, "", 0),
+    );
+  };
+}
+
+type Resolve = (hostname: string, family: number | string | undefined) => Promise<LookupAddress[]>;
+
+const systemLookup: Resolve = (hostname, family) =>
+  new Promise((resolve, reject) => {
+    const fam = family === 4 || family === "IPv4" ? 4 : family === 6 || family === "IPv6" ? 6 : 0;
+    dnsLookup(hostname, { all: true, family: fam }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+  });
+
+function resolverLookup(servers: string[]): Resolve {
+  const resolver = new Resolver({ timeout: 2_000, tries: 2 });
+  resolver.setServers(servers);
+  const query = (hostname: string, v: 4 | 6): Promise<LookupAddress[]> =>
+    new Promise((resolve, reject) => {
+      const done = (error: NodeJS.ErrnoException | null, addresses: string[]) => {
+        if (error) return error.code === "ENODATA" || error.code === "ENOTFOUND" ? resolve([]) : reject(error);
+        resolve(addresses.map((address) => ({ address, family: v })));
+      };
+      if (v === 4) resolver.resolve4(hostname, done);
+      else resolver.resolve6(hostname, done);
     });
+  return async (hostname, family) => {
+    const want4 = family !== 6 && family !== "IPv6";
+    const want6 = family !== 4 && family !== "IPv4";
+    const [a, aaaa] = await Promise.all([want4 ? query(hostname, 4) : [], want6 ? query(hostname, 6) : []]);
+    const all = [...a, ...aaaa];
+    if (all.length === 0) throw Object.assign(new Error("name not found"), { code: "ENOTFOUND" });
+    return all;
   };
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classifyAddress, createSafeHttpClient, HttpError, sanitizeJson, stringifyJson, type SafeHttpClient } from "../../../workflow/http/index.js";
+import { startDns } from "./helpers/dns.js";
 import { sendJson, sleep, startServer, type TestServer } from "./helpers/servers.js";
 
 async function failure(p: Promise<unknown>): Promise<HttpError> {
@@ -273,6 +274,36 @@ describe("safe HTTP client", () => {
       expect(e3.kind).toBe("destination-refused");
     } finally {
       await privateClient.close();
+    }
+  });
+
+  it("pins the connection to the address it checked: a rebinding DNS answer is never used", async () => {
+    // The name first resolves to loopback (allowed here), then to cloud metadata. The guard checks
+    // and connects with one and the same answer; the next fresh connection sees the new answer and
+    // is refused before any packet is sent.
+    const dns = await startDns({ "rebind.test": [["127.0.0.1"], ["169.254.169.254"]], "mixed.test": [["127.0.0.1", "10.0.0.7"]] });
+    const client = createSafeHttpClient({ allowLoopback: true, dnsServers: [dns.server] });
+    try {
+      const ok = await client.postJson(`http://rebind.test:${server.port}/ok`, {}, { timeoutMs: 5_000 });
+      expect(ok.status).toBe(200);
+      expect(dns.queries.get("rebind.test")).toBe(1);
+      await client.close();
+      const fresh = createSafeHttpClient({ allowLoopback: true, dnsServers: [dns.server] });
+      try {
+        const e = await failure(fresh.postJson(`http://rebind.test:${server.port}/ok`, {}, { timeoutMs: 5_000 }));
+        expect(e.kind).toBe("destination-refused");
+        expect(e.message).toMatch(/link-local/);
+        // A name with one allowed and one private address is refused as a whole.
+        const e2 = await failure(fresh.postJson(`http://mixed.test:${server.port}/ok`, {}, { timeoutMs: 5_000 }));
+        expect(e2.kind).toBe("destination-refused");
+        const e3 = await failure(fresh.postJson(`http://unknown.test:${server.port}/ok`, {}, { timeoutMs: 5_000 }));
+        expect(e3.kind).toBe("network");
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await client.close().catch(() => undefined);
+      await dns.close();
     }
   });
 
