@@ -18,8 +18,13 @@ export interface MarketReader {
 
 /** ERC-8004 identity registry lookups (discover stage). */
 export interface AgentDirectory {
-  /** The agent's `tokenURI` (its registration file: data:, https:, http: or ipfs:). */
-  agentURI(agentId: bigint): Promise<string>;
+  /**
+   * The agent's `tokenURI` (its registration file: data:, https:, http: or ipfs:), or `undefined`
+   * when the registry has none for it (unknown agent, the call reverted). That makes the worker a
+   * non-responder. Throw only for infrastructure failures (RPC down): the run then stops instead of
+   * turning an outage into a panel of non-responders.
+   */
+  agentURI(agentId: bigint): Promise<string | undefined>;
 }
 
 /** Past reputation per agent (resolve stage). `undefined` = unknown, treated as a new agent. */

@@ -7,7 +7,7 @@
  * step nor ties itself to one deployment's artifacts (the canonical ERC-8004 singletons expose the
  * same `tokenURI`).
  */
-import { parseAbi, type Account, type Address, type Chain, type PublicClient, type WalletClient } from "viem";
+import { BaseError, ContractFunctionRevertedError, parseAbi, type Account, type Address, type Chain, type PublicClient, type WalletClient } from "viem";
 import type { MarketSnapshot, PastReputation, SettlementPlan, WorkerSeat } from "../core/types.js";
 import type { AgentDirectory, MarketReader, ReputationSource, ResolutionWriter, WriteReceipt } from "../ports.js";
 
@@ -103,7 +103,14 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
 
   const directory: AgentDirectory = {
     async agentURI(agentId) {
-      return client.readContract({ address: await identityAddress(), abi: identityRegistryAbi, functionName: "tokenURI", args: [agentId] });
+      const registry = await identityAddress();
+      try {
+        return await client.readContract({ address: registry, abi: identityRegistryAbi, functionName: "tokenURI", args: [agentId] });
+      } catch (error) {
+        // A revert (unknown agent, not a registry) is the agent's problem; transport errors propagate.
+        if (error instanceof BaseError && error.walk((e) => e instanceof ContractFunctionRevertedError) !== null) return undefined;
+        throw error;
+      }
     },
   };
 

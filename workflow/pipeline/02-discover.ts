@@ -2,13 +2,14 @@
  * Stage 2 — discover: for every seat, agentId → tokenURI (AgentDirectory) → registration file
  * (decodeAgentUri with the safe fetcher) → endpoint (pickWorkerEndpoint, restricted to the protocols
  * we have adapters for). All seats concurrently. A seat whose registration is missing, malformed or
- * unusable gets a `discoveryFailure` and is a non-responder; nothing here throws.
+ * unusable gets a `discoveryFailure` and is a non-responder. Only an unreachable AgentDirectory
+ * (infrastructure, not the worker) throws, as a PipelineError.
  */
 import type { MarketSnapshot, WorkerFailure, WorkerRecord, WorkerSeat } from "../core/types.js";
 import { isHttpError } from "../http/errors.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
 import { decodeAgentUri, isRegistrationError, pickWorkerEndpoint, type DecodeAgentUriOptions } from "../registration/index.js";
-import { errorName } from "./errors.js";
+import { errorName, PipelineError } from "./errors.js";
 
 export async function discoverStage(
   market: MarketSnapshot,
@@ -27,11 +28,15 @@ async function discoverOne(
   ports: Pick<PipelinePorts, "directory" | "adapters">,
   options: DecodeAgentUriOptions,
 ): Promise<WorkerRecord> {
-  let uri: string;
+  let uri: string | undefined;
   try {
     uri = await ports.directory.agentURI(seat.agentId);
   } catch (error) {
-    return { seat, discoveryFailure: { kind: "registration", message: `tokenURI(${seat.agentId}) could not be read (${errorName(error)})` } };
+    // The directory could not be asked at all (RPC down): not the worker's fault, stop the run.
+    throw new PipelineError("discover", `tokenURI(${seat.agentId}) could not be read (${errorName(error)})`, error);
+  }
+  if (uri === undefined) {
+    return { seat, discoveryFailure: { kind: "registration", message: `agent ${seat.agentId} has no tokenURI in the identity registry` } };
   }
   try {
     const file = await decodeAgentUri(uri, options);

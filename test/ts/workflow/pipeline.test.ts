@@ -3,6 +3,7 @@
  * Hardhat's in-process chain, real CRE-protocol workers on loopback (node:http), the safe HTTP client
  * with loopback allowed, the rubric evaluator. Nothing is mocked.
  */
+import { createPublicClient, http as viemHttp } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../workflow/adapters/index.js";
 import { createChainPorts, resolutionMarketAbi } from "../../../workflow/chain/viem.js";
@@ -10,6 +11,7 @@ import { DIMENSIONS, type WorkerRecord } from "../../../workflow/core/types.js";
 import { createEvaluator } from "../../../workflow/evaluate/index.js";
 import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
+import { PipelineError } from "../../../workflow/pipeline/errors.js";
 import { runResolution } from "../../../workflow/pipeline/run.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";
@@ -88,6 +90,16 @@ describe("runResolution", () => {
     expect(info.outcome).toBe(true);
     expect(info.bundleHash).toBe(result.bundleHash);
     expect(Object.keys(result.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "write", "total"]);
+  });
+
+  it("stops with a PipelineError when the market cannot be read (unknown id) or is already resolved", async () => {
+    await expect(runResolution(999_999n, ports())).rejects.toMatchObject({ name: "PipelineError", stage: "read" });
+    const ws = await Promise.all([0, 1].map(() => worker({ resolve: honestAnswer(true) })));
+    const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
+    const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, walletClient: chain.resolver });
+    expect((await runResolution(marketId, ports({ writer: chainPorts.writer }))).write.status).toBe("written");
+    await expect(runResolution(marketId, ports())).rejects.toMatchObject({ stage: "read" });
+    expect(ws[0].requests.filter((q) => q.path === "/a2a/resolve")).toHaveLength(1);
   });
 
   it("asks and challenges all workers concurrently (each worker waits until all three have been asked)", async () => {
@@ -304,6 +316,24 @@ describe("discovery", () => {
     expect(result.records.slice(0, 3).every((r) => r.answer !== undefined)).toBe(true);
     // 3 of 8 answered: no quorum (⌈16/3⌉ = 6), whatever the broken seats did.
     expect(result.outcome).toEqual({ kind: "no-quorum", answered: 3, required: 6 });
+  });
+
+  it("an identity registry without a tokenURI for the agent makes it a non-responder; an unreachable one stops the run", async () => {
+    const ws = await Promise.all([0, 1, 2].map(() => worker({ resolve: honestAnswer(true) })));
+    const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
+    // The market contract has no tokenURI: every call reverts.
+    const notARegistry = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, identityRegistry: chain.market });
+    const result = await runResolution(marketId, ports({ directory: notARegistry.directory }));
+    expect(byKind(result.records)).toEqual(["registration", "registration", "registration"]);
+    expect(result.records[0].discoveryFailure?.message).toMatch(/no tokenURI/);
+    expect(result.outcome).toEqual({ kind: "no-quorum", answered: 0, required: 2 });
+    expect(ws.every((w) => w.requests.length === 0)).toBe(true);
+
+    const deadRpc = createPublicClient({ transport: viemHttp(`${await deadUrl()}/rpc`, { retryCount: 0 }) });
+    const unreachable = createChainPorts({ publicClient: deadRpc as never, marketAddress: chain.market, identityRegistry: chain.identity });
+    const run = runResolution(marketId, ports({ directory: unreachable.directory }));
+    await expect(run).rejects.toBeInstanceOf(PipelineError);
+    await expect(run).rejects.toMatchObject({ stage: "discover" });
   });
 
   it("refuses endpoints on internal addresses, and loopback when loopback is not allowed", async () => {
