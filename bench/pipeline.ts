@@ -11,11 +11,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createAdapterRegistry, defaultAdapters } from "../workflow/adapters/index.js";
-import { createChainPorts } from "../workflow/chain/viem.js";
-import { createRubricEvaluator } from "../workflow/evaluate/rubric.js";
-import { createSafeHttpClient } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
+import { createPipelinePorts } from "../workflow/setup.js";
 import { dataUriFor, deployTestChain } from "../test/ts/workflow/helpers/chain.js";
 
 const WORKERS = 10;
@@ -63,16 +60,8 @@ function startDelayedWorker(index: number): Promise<{ url: string; server: Serve
 async function main(): Promise<void> {
   const workers = await Promise.all(Array.from({ length: WORKERS }, (_, i) => startDelayedWorker(i)));
   const chain = await deployTestChain();
-  const http = createSafeHttpClient({ allowLoopback: true });
-  const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market });
-  const ports = {
-    market: chainPorts.market,
-    directory: chainPorts.directory,
-    reputation: chainPorts.reputation,
-    fetcher: http.fetcher,
-    adapters: createAdapterRegistry(defaultAdapters({ http })),
-    evaluator: createRubricEvaluator(),
-  };
+  // Production wiring, except that loopback destinations are allowed (the workers run here). Dry run: no wallet.
+  const { ports, close } = createPipelinePorts({ publicClient: chain.publicClient, marketAddress: chain.market, http: { allowLoopback: true } });
   const runs = [];
   try {
     for (let run = 0; run < RUNS; run++) {
@@ -105,7 +94,7 @@ async function main(): Promise<void> {
       });
     }
   } finally {
-    await http.close();
+    await close();
     await Promise.all(workers.map((w) => new Promise((r) => w.server.close(r))));
   }
   const worst = Math.max(...runs.map((r) => r.ratio));
