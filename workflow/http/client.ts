@@ -111,7 +111,8 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     timeoutMs: number,
     maxBytes: number,
     callerSignal: AbortSignal | undefined,
-  ): Promise<{ status: number; contentType: string; bytes: Buffer; url: URL }> {
+    expectJson: boolean,
+  ): Promise<{ status: number; bytes: Buffer; url: URL }> {
     const url = parseUrl(rawUrl);
     const where = describeUrl(url);
     checkUrlHost(url, policy);
@@ -148,6 +149,11 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
         body.destroy();
         throw statusError(status, where);
       }
+      const contentType = headerValue(response.headers["content-type"]) ?? "";
+      if (expectJson && !isJsonContentType(contentType)) {
+        body.destroy(); // decided on the headers: the body is never read
+        throw new HttpError("invalid-response", `${where} replied with content-type "${clipHeader(contentType)}", not JSON`);
+      }
       const encoding = headerValue(response.headers["content-encoding"]);
       if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
         body.destroy();
@@ -168,7 +174,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
         }
         chunks.push(chunk);
       }
-      return { status, contentType: headerValue(response.headers["content-type"]) ?? "", bytes: Buffer.concat(chunks, total), url };
+      return { status, bytes: Buffer.concat(chunks, total), url };
     } catch (error) {
       throw classify(error, where, deadline.signal, callerSignal);
     } finally {
@@ -180,11 +186,8 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     async postJson(url, body, options) {
       const payload = stringifyJson(body);
       const maxBytes = options.maxBytes ?? maxResponseBytes;
-      const res = await send("POST", url, payload, options.headers, "application/json", options.timeoutMs, maxBytes, options.signal);
+      const res = await send("POST", url, payload, options.headers, "application/json", options.timeoutMs, maxBytes, options.signal, true);
       const where = describeUrl(res.url);
-      if (!isJsonContentType(res.contentType)) {
-        throw new HttpError("invalid-response", `${where} replied with content-type "${clipHeader(res.contentType)}", not JSON`);
-      }
       const text = decodeUtf8(res.bytes, where);
       let parsed: unknown;
       try {
@@ -200,7 +203,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
       }
     },
     async getText(url, options) {
-      const res = await send("GET", url, undefined, options.headers, "application/json, text/plain;q=0.9, */*;q=0.5", options.timeoutMs, options.maxBytes, options.signal);
+      const res = await send("GET", url, undefined, options.headers, "application/json, text/plain;q=0.9, */*;q=0.5", options.timeoutMs, options.maxBytes, options.signal, false);
       return decodeUtf8(res.bytes, describeUrl(res.url));
     },
     fetcher: (url, options) => client.getText(url, options),
