@@ -68,10 +68,14 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     // Storage
     // ------------------------------------------------------------------------------------------------
 
-    /// @dev Packed so that settlement touches two slots: slot 0 creator|deadline|status|outcome|workerCount|
-    ///      feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake; slot 2 requestedAt|gracePeriod;
-    ///      slot 3 bundleHash; slot 4 question. uint40 timestamps last until year 36812; uint8 counts suffice
-    ///      because MAX_WORKERS_CAP <= 255.
+    /// @dev Packed so that settlement reads two slots and writes two: slot 0 creator|deadline|status|outcome|
+    ///      workerCount|feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake|requestedAt (29 bytes);
+    ///      slot 2 `graceOrBundleHash`; slot 3 question. uint40 timestamps last until year 36812; uint8 counts
+    ///      suffice because MAX_WORKERS_CAP <= 255; uint96 amounts hold 79 billion ETH.
+    ///      `graceOrBundleHash` is a status-tagged union: while the market is Open or ResolutionRequested it holds
+    ///      the snapshotted grace period (low 32 bits, never zero); once Resolved or Invalid it holds the bundle
+    ///      hash (the grace period is dead by then). Settlement thus overwrites a non-zero slot instead of
+    ///      paying for a fresh one. Read it only through {_gracePeriodOf} and {_bundleHashOf}.
     struct Market {
         address creator;
         uint40 deadline;
@@ -80,11 +84,10 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint8 workerCount;
         uint8 feedbackCursor;
         uint8 maxWorkers;
-        uint128 rewardPool;
-        uint128 totalStake;
+        uint96 rewardPool;
+        uint96 totalStake;
         uint40 requestedAt;
-        uint32 gracePeriod;
-        bytes32 bundleHash;
+        bytes32 graceOrBundleHash;
         string question;
     }
 
@@ -264,7 +267,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         returns (uint256 marketId)
     {
         if (msg.value == 0) revert EmptyRewardPool();
-        if (msg.value > type(uint128).max) revert RewardPoolTooLarge(msg.value);
+        if (msg.value > type(uint96).max) revert RewardPoolTooLarge(msg.value);
         uint256 qlen = bytes(question).length;
         if (qlen == 0) revert EmptyQuestion();
         if (qlen > MAX_QUESTION_BYTES) revert QuestionTooLong(qlen);
@@ -277,8 +280,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         m.deadline = uint40(deadline);
         m.status = Status.Open;
         m.maxWorkers = maxWorkers;
-        m.gracePeriod = gracePeriod;
-        m.rewardPool = uint128(msg.value);
+        m.graceOrBundleHash = bytes32(uint256(gracePeriod));
+        m.rewardPool = uint96(msg.value);
         m.question = question;
         emit MarketCreated(marketId, msg.sender, question, deadline, msg.value);
     }
@@ -306,7 +309,9 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         _addressSeated[marketId][msg.sender] = true;
         _seats[marketId][count] = Seat({worker: msg.sender, stake: uint96(msg.value), agentId: agentId});
         m.workerCount = count + 1;
-        m.totalStake += uint128(msg.value);
+        uint256 newTotal = uint256(m.totalStake) + msg.value;
+        if (newTotal > type(uint96).max) revert StakeTooLarge(msg.value);
+        m.totalStake = uint96(newTotal);
         emit WorkerJoined(marketId, agentId, msg.sender, msg.value);
     }
 
@@ -352,7 +357,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         // Effects: status first, then every credit.
         m.status = Status.Resolved;
         m.outcome = resolution;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketResolved(marketId, resolution, bundleHash, bundleURI);
         _settle(marketId, m, workers, weights, scores);
 
@@ -375,7 +380,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
         if (bytes(bundleURI).length > MAX_BUNDLE_URI_BYTES) revert BundleURITooLong(bytes(bundleURI).length);
         m.status = Status.Invalid;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketInvalidated(marketId, bundleHash, bundleURI);
         _refundAll(marketId, m);
     }
@@ -385,7 +390,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///      after the grace period as long as nobody has cancelled.
     function cancelStale(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
-        uint256 endsAt = uint256(m.requestedAt) + m.gracePeriod;
+        uint256 endsAt = uint256(m.requestedAt) + _gracePeriodOf(m);
         if (block.timestamp < endsAt) revert GracePeriodNotOver(marketId, endsAt);
         m.status = Status.Cancelled;
         emit MarketCancelled(marketId, msg.sender);
@@ -403,7 +408,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 cursor = m.feedbackCursor;
         if (cursor >= n || maxWorkers_ == 0) return 0;
         uint256 end = n - cursor > maxWorkers_ ? cursor + maxWorkers_ : n;
-        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.bundleHash);
+        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.graceOrBundleHash);
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 start = cursor;
         uint256 chunkIndex = type(uint256).max;
@@ -456,7 +461,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             workerCount: m.workerCount,
             rewardPool: m.rewardPool,
             totalStake: m.totalStake,
-            bundleHash: m.bundleHash,
+            bundleHash: _bundleHashOf(m),
             question: m.question
         });
     }
@@ -525,15 +530,29 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         return (_agentSeated[marketId][agentId], _addressSeated[marketId][worker]);
     }
 
-    /// @notice Grace period and seat limit snapshotted into `marketId` at creation.
+    /// @notice Seat limit and grace period snapshotted into `marketId` at creation (grace reads 0 once the
+    ///         market is Resolved or Invalid: it no longer applies).
     function marketLimits(uint256 marketId) external view returns (uint8 seatLimit, uint32 grace) {
         Market storage m = _markets[marketId];
-        return (m.maxWorkers, m.gracePeriod);
+        return (m.maxWorkers, _gracePeriodOf(m));
     }
 
     // ------------------------------------------------------------------------------------------------
     // Internals
     // ------------------------------------------------------------------------------------------------
+
+    /// @dev The grace period of an Open/ResolutionRequested/Cancelled market (0 once Resolved or Invalid).
+    function _gracePeriodOf(Market storage m) private view returns (uint32) {
+        Status status = m.status;
+        if (status == Status.Resolved || status == Status.Invalid) return 0;
+        return uint32(uint256(m.graceOrBundleHash));
+    }
+
+    /// @dev The bundle hash of a Resolved/Invalid market (0 otherwise).
+    function _bundleHashOf(Market storage m) private view returns (bytes32) {
+        Status status = m.status;
+        return status == Status.Resolved || status == Status.Invalid ? m.graceOrBundleHash : bytes32(0);
+    }
 
     function _requireStatus(uint256 marketId, Status expected) private view returns (Market storage m) {
         m = _markets[marketId];
@@ -678,7 +697,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     /// @dev Encodes `giveFeedback(0, 0, 0, <tag1>, "cresolver", "", uri, hash)` once per transaction. Every
     ///      tag1 is at most 32 bytes, so the layout is identical for all records: {_giveFeedback} only patches
     ///      the agent id, the value and tag1's length and word in place.
-    function _feedbackTemplate(string memory uri, bytes32 hash) private pure returns (bytes memory) {
+    function _feedbackTemplate(string memory uri, bytes32 hash) internal pure returns (bytes memory) {
         return abi.encodeCall(
             IReputationRegistry.giveFeedback,
             (0, int128(0), uint8(0), TAG_RESOLUTION_QUALITY, FEEDBACK_TAG2, "", uri, hash)
@@ -701,7 +720,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///        tag1 length (args+0x100) and tag1 content (args+0x120), where args = data + 0x20 + 4
     /// @param tagIndex 0 resolution_quality, 1 source_quality, 2 analysis_depth
     function _giveFeedback(uint256 marketId, bytes memory data, uint256 agentId, uint256 score, uint256 tagIndex)
-        private
+        internal
     {
         uint256 tagLength;
         bytes32 tagWord;
@@ -727,11 +746,19 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         }
         if (!ok) {
             if (size > MAX_FAILURE_REASON_BYTES) size = MAX_FAILURE_REASON_BYTES;
+            uint256 freePtr;
+            assembly ("memory-safe") {
+                freePtr := mload(0x40)
+            }
             bytes memory reason = new bytes(size);
             assembly ("memory-safe") {
                 returndatacopy(add(reason, 0x20), 0, size)
             }
             emit FeedbackFailed(marketId, agentId, _tag(tagIndex), reason);
+            // Release the scratch allocation: hundreds of failures must not grow memory quadratically.
+            assembly ("memory-safe") {
+                mstore(0x40, freePtr)
+            }
         }
     }
 

@@ -170,7 +170,7 @@ contract ResolutionMarketTest is MarketFixture {
         market.createMarket{value: 1}(QUESTION, far - 1);
         vm.stopPrank();
 
-        uint256 huge = uint256(type(uint128).max) + 1;
+        uint256 huge = uint256(type(uint96).max) + 1;
         vm.deal(creator, huge);
         vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.RewardPoolTooLarge.selector, huge));
         vm.prank(creator);
@@ -289,6 +289,15 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, huge));
         vm.prank(w);
         market.joinMarket{value: huge}(id, agentId);
+        // The running total is bounded too.
+        vm.prank(w);
+        market.joinMarket{value: type(uint96).max}(id, agentId);
+        address w2 = _worker(2);
+        uint256 agent2 = _registerAgent(w2);
+        vm.deal(w2, 1 ether);
+        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, 0.5 ether));
+        vm.prank(w2);
+        market.joinMarket{value: 0.5 ether}(id, agent2);
     }
 
     function testSeatLimitIsSnapshotted() public {
@@ -587,6 +596,8 @@ contract ResolutionMarketTest is MarketFixture {
         market.settleInvalid(id, HASH, URI);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Invalid), "invalid");
         assertEq(market.getMarket(id).bundleHash, HASH, "hash kept");
+        (, uint32 grace) = market.marketLimits(id);
+        assertEq(uint256(grace), 0, "grace no longer applies");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 3; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
         (uint64 count,,,) = market.getReputation(ids[0]);
@@ -619,6 +630,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.prank(stranger);
         market.cancelStale(id);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Cancelled), "cancelled");
+        assertEq(market.getMarket(id).bundleHash, bytes32(0), "no bundle for a cancelled market");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 2; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
         vm.expectRevert(
