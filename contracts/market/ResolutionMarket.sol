@@ -25,9 +25,9 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     // ------------------------------------------------------------------------------------------------
 
     /// @notice Hard upper bound for `maxWorkers` (snapshotted per market at creation).
-    uint32 public constant MAX_WORKERS_CAP = 100;
+    uint8 public constant MAX_WORKERS_CAP = 100;
     /// @notice Default seat limit of new markets.
-    uint32 public constant DEFAULT_MAX_WORKERS = 10;
+    uint8 public constant DEFAULT_MAX_WORKERS = 10;
     /// @notice Bounds and default of the grace period after a resolution request (snapshotted per market).
     uint32 public constant MIN_GRACE_PERIOD = 1 hours;
     uint32 public constant MAX_GRACE_PERIOD = 30 days;
@@ -60,26 +60,34 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     string public constant TAG_SOURCE_QUALITY = "source_quality";
     string public constant TAG_ANALYSIS_DEPTH = "analysis_depth";
     string public constant FEEDBACK_TAG2 = "cresolver";
+    bytes32 private constant TAG_RESOLUTION_QUALITY_WORD = "resolution_quality";
+    bytes32 private constant TAG_SOURCE_QUALITY_WORD = "source_quality";
+    bytes32 private constant TAG_ANALYSIS_DEPTH_WORD = "analysis_depth";
 
     // ------------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------------
 
-    /// @dev Packed: slot 0 creator|deadline|workerCount; slot 1 requestedAt|status|outcome|maxWorkers|
-    ///      gracePeriod|feedbackCursor; slot 2 rewardPool|totalStake; slot 3 bundleHash; slot 4 question.
+    /// @dev Packed so that settlement reads two slots and writes two: slot 0 creator|deadline|status|outcome|
+    ///      workerCount|feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake|requestedAt (29 bytes);
+    ///      slot 2 `graceOrBundleHash`; slot 3 question. uint40 timestamps last until year 36812; uint8 counts
+    ///      suffice because MAX_WORKERS_CAP <= 255; uint96 amounts hold 79 billion ETH.
+    ///      `graceOrBundleHash` is a status-tagged union: while the market is Open or ResolutionRequested it holds
+    ///      the snapshotted grace period (low 32 bits, never zero); once Resolved or Invalid it holds the bundle
+    ///      hash (the grace period is dead by then). Settlement thus overwrites a non-zero slot instead of
+    ///      paying for a fresh one. Read it only through {_gracePeriodOf} and {_bundleHashOf}.
     struct Market {
         address creator;
-        uint64 deadline;
-        uint32 workerCount;
-        uint64 requestedAt;
+        uint40 deadline;
         Status status;
         bool outcome;
-        uint32 maxWorkers;
-        uint32 gracePeriod;
-        uint32 feedbackCursor;
-        uint128 rewardPool;
-        uint128 totalStake;
-        bytes32 bundleHash;
+        uint8 workerCount;
+        uint8 feedbackCursor;
+        uint8 maxWorkers;
+        uint96 rewardPool;
+        uint96 totalStake;
+        uint40 requestedAt;
+        bytes32 graceOrBundleHash;
         string question;
     }
 
@@ -98,7 +106,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     /// @notice Minimum stake to join (owner-settable).
     uint256 public minStake;
     /// @notice Seat limit given to new markets (owner-settable, <= MAX_WORKERS_CAP).
-    uint32 public maxWorkers;
+    uint8 public maxWorkers;
     /// @notice Grace period given to new markets (owner-settable, within the bounds).
     uint32 public gracePeriod;
     /// @notice Number of markets created; ids are 1..marketCount.
@@ -126,7 +134,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event ResolverAdded(address indexed resolver);
     event ResolverRemoved(address indexed resolver);
     event MinStakeUpdated(uint256 minStake);
-    event MaxWorkersUpdated(uint32 maxWorkers);
+    event MaxWorkersUpdated(uint8 maxWorkers);
     event GracePeriodUpdated(uint32 gracePeriod);
     /// @notice A worker's stake and reward were credited at settlement (or the stake alone on refund).
     event WorkerCredited(
@@ -137,7 +145,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event Withdrawal(address indexed account, uint256 amount);
     /// @notice A `giveFeedback` call failed (reverted or ran out of its gas cap); settlement is unaffected.
     event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
-    /// @notice Feedback of a market advanced to `cursor` workers out of `total`.
+    /// @notice Feedback of a market advanced to `cursor` workers out of `total`. Emitted by {resolveMarket}
+    ///         only when feedback remains pending, and by every {publishFeedback} that makes progress.
     event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
 
     // ------------------------------------------------------------------------------------------------
@@ -230,7 +239,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     }
 
     /// @notice Sets the seat limit of markets created from now on (1..MAX_WORKERS_CAP).
-    function setMaxWorkers(uint32 newMaxWorkers) external onlyOwner {
+    function setMaxWorkers(uint8 newMaxWorkers) external onlyOwner {
         if (newMaxWorkers == 0 || newMaxWorkers > MAX_WORKERS_CAP) revert MaxWorkersOutOfRange(newMaxWorkers);
         maxWorkers = newMaxWorkers;
         emit MaxWorkersUpdated(newMaxWorkers);
@@ -258,7 +267,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         returns (uint256 marketId)
     {
         if (msg.value == 0) revert EmptyRewardPool();
-        if (msg.value > type(uint128).max) revert RewardPoolTooLarge(msg.value);
+        if (msg.value > type(uint96).max) revert RewardPoolTooLarge(msg.value);
         uint256 qlen = bytes(question).length;
         if (qlen == 0) revert EmptyQuestion();
         if (qlen > MAX_QUESTION_BYTES) revert QuestionTooLong(qlen);
@@ -268,11 +277,11 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         marketId = ++marketCount;
         Market storage m = _markets[marketId];
         m.creator = msg.sender;
-        m.deadline = deadline;
+        m.deadline = uint40(deadline);
         m.status = Status.Open;
         m.maxWorkers = maxWorkers;
-        m.gracePeriod = gracePeriod;
-        m.rewardPool = uint128(msg.value);
+        m.graceOrBundleHash = bytes32(uint256(gracePeriod));
+        m.rewardPool = uint96(msg.value);
         m.question = question;
         emit MarketCreated(marketId, msg.sender, question, deadline, msg.value);
     }
@@ -290,7 +299,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         if (block.timestamp >= m.deadline) revert JoiningClosed(marketId);
         if (msg.value < minStake) revert StakeTooLow(msg.value, minStake);
         if (msg.value > type(uint96).max) revert StakeTooLarge(msg.value);
-        uint32 count = m.workerCount;
+        uint8 count = m.workerCount;
         if (count >= m.maxWorkers) revert MarketFull(marketId, m.maxWorkers);
         if (_agentSeated[marketId][agentId]) revert AgentAlreadyJoined(marketId, agentId);
         if (_addressSeated[marketId][msg.sender]) revert AddressAlreadyJoined(marketId, msg.sender);
@@ -300,7 +309,9 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         _addressSeated[marketId][msg.sender] = true;
         _seats[marketId][count] = Seat({worker: msg.sender, stake: uint96(msg.value), agentId: agentId});
         m.workerCount = count + 1;
-        m.totalStake += uint128(msg.value);
+        uint256 newTotal = uint256(m.totalStake) + msg.value;
+        if (newTotal > type(uint96).max) revert StakeTooLarge(msg.value);
+        m.totalStake = uint96(newTotal);
         emit WorkerJoined(marketId, agentId, msg.sender, msg.value);
     }
 
@@ -309,8 +320,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///      credited back to the creator (no ResolutionRequested event then).
     function requestResolution(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.Open);
-        if (block.timestamp < m.deadline) revert DeadlineNotReached(marketId, m.deadline);
-        m.requestedAt = uint64(block.timestamp);
+        if (block.timestamp < m.deadline) revert DeadlineNotReached(marketId, uint64(m.deadline));
+        m.requestedAt = uint40(block.timestamp);
         if (m.workerCount == 0) {
             m.status = Status.Cancelled;
             emit MarketCancelled(marketId, msg.sender);
@@ -346,16 +357,18 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         // Effects: status first, then every credit.
         m.status = Status.Resolved;
         m.outcome = resolution;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketResolved(marketId, resolution, bundleHash, bundleURI);
         _settle(marketId, m, workers, weights, scores);
 
         // Interactions: best-effort ERC-8004 feedback. nonReentrant guards every state-changing entry point,
         // so the registry can neither observe nor alter the feedback bookkeeping written after the calls.
         uint256 cursor = _inlineFeedback(marketId, n, scores, bundleURI, bundleHash);
-        if (cursor != 0) m.feedbackCursor = uint32(cursor);
-        if (cursor < n) _storePending(marketId, cursor, n, scores, bundleURI);
-        emit FeedbackProgress(marketId, cursor, n);
+        if (cursor != 0) m.feedbackCursor = uint8(cursor);
+        if (cursor < n) {
+            _storePending(marketId, cursor, n, scores, bundleURI);
+            emit FeedbackProgress(marketId, cursor, n);
+        }
     }
 
     /// @inheritdoc IResolutionMarket
@@ -367,7 +380,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
         if (bytes(bundleURI).length > MAX_BUNDLE_URI_BYTES) revert BundleURITooLong(bytes(bundleURI).length);
         m.status = Status.Invalid;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketInvalidated(marketId, bundleHash, bundleURI);
         _refundAll(marketId, m);
     }
@@ -377,7 +390,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///      after the grace period as long as nobody has cancelled.
     function cancelStale(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
-        uint256 endsAt = uint256(m.requestedAt) + m.gracePeriod;
+        uint256 endsAt = uint256(m.requestedAt) + _gracePeriodOf(m);
         if (block.timestamp < endsAt) revert GracePeriodNotOver(marketId, endsAt);
         m.status = Status.Cancelled;
         emit MarketCancelled(marketId, msg.sender);
@@ -395,8 +408,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 cursor = m.feedbackCursor;
         if (cursor >= n || maxWorkers_ == 0) return 0;
         uint256 end = n - cursor > maxWorkers_ ? cursor + maxWorkers_ : n;
-        string memory uri = _pendingFeedbackURI[marketId];
-        bytes32 hash = m.bundleHash;
+        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.graceOrBundleHash);
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 start = cursor;
         uint256 chunkIndex = type(uint256).max;
@@ -409,12 +421,12 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             }
             uint256 packed = word >> ((cursor % 10) * 24);
             _feedbackForWorker(
-                marketId, seats[cursor].agentId, packed & 0xff, (packed >> 8) & 0xff, (packed >> 16) & 0xff, uri, hash
+                marketId, data, seats[cursor].agentId, packed & 0xff, (packed >> 8) & 0xff, (packed >> 16) & 0xff
             );
         }
         published = cursor - start;
         if (published != 0) {
-            m.feedbackCursor = uint32(cursor);
+            m.feedbackCursor = uint8(cursor);
             if (cursor == n) delete _pendingFeedbackURI[marketId];
             emit FeedbackProgress(marketId, cursor, n);
         }
@@ -449,7 +461,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             workerCount: m.workerCount,
             rewardPool: m.rewardPool,
             totalStake: m.totalStake,
-            bundleHash: m.bundleHash,
+            bundleHash: _bundleHashOf(m),
             question: m.question
         });
     }
@@ -518,15 +530,29 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         return (_agentSeated[marketId][agentId], _addressSeated[marketId][worker]);
     }
 
-    /// @notice Grace period and seat limit snapshotted into `marketId` at creation.
-    function marketLimits(uint256 marketId) external view returns (uint32 seatLimit, uint32 grace) {
+    /// @notice Seat limit and grace period snapshotted into `marketId` at creation (grace reads 0 once the
+    ///         market is Resolved or Invalid: it no longer applies).
+    function marketLimits(uint256 marketId) external view returns (uint8 seatLimit, uint32 grace) {
         Market storage m = _markets[marketId];
-        return (m.maxWorkers, m.gracePeriod);
+        return (m.maxWorkers, _gracePeriodOf(m));
     }
 
     // ------------------------------------------------------------------------------------------------
     // Internals
     // ------------------------------------------------------------------------------------------------
+
+    /// @dev The grace period of an Open/ResolutionRequested/Cancelled market (0 once Resolved or Invalid).
+    function _gracePeriodOf(Market storage m) private view returns (uint32) {
+        Status status = m.status;
+        if (status == Status.Resolved || status == Status.Invalid) return 0;
+        return uint32(uint256(m.graceOrBundleHash));
+    }
+
+    /// @dev The bundle hash of a Resolved/Invalid market (0 otherwise).
+    function _bundleHashOf(Market storage m) private view returns (bytes32) {
+        Status status = m.status;
+        return status == Status.Resolved || status == Status.Invalid ? m.graceOrBundleHash : bytes32(0);
+    }
 
     function _requireStatus(uint256 marketId, Status expected) private view returns (Market storage m) {
         m = _markets[marketId];
@@ -618,12 +644,11 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ) private returns (uint256 cursor) {
         uint256 inlineCount = n < INLINE_FEEDBACK_WORKERS ? n : INLINE_FEEDBACK_WORKERS;
         mapping(uint256 => Seat) storage seats = _seats[marketId];
+        bytes memory data = _feedbackTemplate(bundleURI, bundleHash);
         for (; cursor < inlineCount; ++cursor) {
             if (gasleft() < FEEDBACK_WORKER_MIN_GAS) break;
             uint256 k = 3 * cursor;
-            _feedbackForWorker(
-                marketId, seats[cursor].agentId, scores[k], scores[k + 1], scores[k + 2], bundleURI, bundleHash
-            );
+            _feedbackForWorker(marketId, data, seats[cursor].agentId, scores[k], scores[k + 1], scores[k + 2]);
         }
     }
 
@@ -669,58 +694,77 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         }
     }
 
-    /// @dev The three ERC-8004 records of one worker. Memory used for encoding is released afterwards.
-    function _feedbackForWorker(
-        uint256 marketId,
-        uint256 agentId,
-        uint256 res,
-        uint256 src,
-        uint256 depth,
-        string memory uri,
-        bytes32 hash
-    ) private {
-        _giveFeedback(marketId, agentId, res, TAG_RESOLUTION_QUALITY, uri, hash);
-        _giveFeedback(marketId, agentId, src, TAG_SOURCE_QUALITY, uri, hash);
-        _giveFeedback(marketId, agentId, depth, TAG_ANALYSIS_DEPTH, uri, hash);
+    /// @dev Encodes `giveFeedback(0, 0, 0, <tag1>, "cresolver", "", uri, hash)` once per transaction. Every
+    ///      tag1 is at most 32 bytes, so the layout is identical for all records: {_giveFeedback} only patches
+    ///      the agent id, the value and tag1's length and word in place.
+    function _feedbackTemplate(string memory uri, bytes32 hash) internal pure returns (bytes memory) {
+        return abi.encodeCall(
+            IReputationRegistry.giveFeedback,
+            (0, int128(0), uint8(0), TAG_RESOLUTION_QUALITY, FEEDBACK_TAG2, "", uri, hash)
+        );
+    }
+
+    /// @dev The three ERC-8004 records of one worker.
+    function _feedbackForWorker(uint256 marketId, bytes memory data, uint256 agentId, uint256 res, uint256 src, uint256 depth)
+        private
+    {
+        _giveFeedback(marketId, data, agentId, res, 0);
+        _giveFeedback(marketId, data, agentId, src, 1);
+        _giveFeedback(marketId, data, agentId, depth, 2);
     }
 
     /// @dev One capped, failure-tolerant `giveFeedback`. Reverts (undoing the whole transaction) rather than
     ///      make a call whose callee could get less than FEEDBACK_CALL_GAS: a failure is then always the
     ///      registry's own. At most MAX_FAILURE_REASON_BYTES of revert data are copied (no returndata bomb).
-    function _giveFeedback(
-        uint256 marketId,
-        uint256 agentId,
-        uint256 score,
-        string memory tag,
-        string memory uri,
-        bytes32 hash
-    ) private {
-        uint256 freePtr;
-        assembly ("memory-safe") {
-            freePtr := mload(0x40)
+    /// @param data the template of {_feedbackTemplate}; words patched: agentId (args+0x00), value (args+0x20),
+    ///        tag1 length (args+0x100) and tag1 content (args+0x120), where args = data + 0x20 + 4
+    /// @param tagIndex 0 resolution_quality, 1 source_quality, 2 analysis_depth
+    function _giveFeedback(uint256 marketId, bytes memory data, uint256 agentId, uint256 score, uint256 tagIndex)
+        internal
+    {
+        uint256 tagLength;
+        bytes32 tagWord;
+        if (tagIndex == 0) {
+            (tagLength, tagWord) = (bytes(TAG_RESOLUTION_QUALITY).length, TAG_RESOLUTION_QUALITY_WORD);
+        } else if (tagIndex == 1) {
+            (tagLength, tagWord) = (bytes(TAG_SOURCE_QUALITY).length, TAG_SOURCE_QUALITY_WORD);
+        } else {
+            (tagLength, tagWord) = (bytes(TAG_ANALYSIS_DEPTH).length, TAG_ANALYSIS_DEPTH_WORD);
         }
-        bytes memory data = abi.encodeCall(
-            IReputationRegistry.giveFeedback,
-            (agentId, int128(int256(score)), uint8(0), tag, FEEDBACK_TAG2, "", uri, hash)
-        );
         address registry = address(reputationRegistry);
-        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
         bool ok;
         uint256 size;
+        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
         assembly ("memory-safe") {
+            let args := add(data, 0x24)
+            mstore(args, agentId)
+            mstore(add(args, 0x20), score) // int128 value, 0-100: same word as uint256
+            mstore(add(args, 0x100), tagLength)
+            mstore(add(args, 0x120), tagWord)
             ok := call(FEEDBACK_CALL_GAS, registry, 0, add(data, 0x20), mload(data), 0, 0)
             size := returndatasize()
         }
         if (!ok) {
             if (size > MAX_FAILURE_REASON_BYTES) size = MAX_FAILURE_REASON_BYTES;
+            uint256 freePtr;
+            assembly ("memory-safe") {
+                freePtr := mload(0x40)
+            }
             bytes memory reason = new bytes(size);
             assembly ("memory-safe") {
                 returndatacopy(add(reason, 0x20), 0, size)
             }
-            emit FeedbackFailed(marketId, agentId, tag, reason);
+            emit FeedbackFailed(marketId, agentId, _tag(tagIndex), reason);
+            // Release the scratch allocation: hundreds of failures must not grow memory quadratically.
+            assembly ("memory-safe") {
+                mstore(0x40, freePtr)
+            }
         }
-        assembly ("memory-safe") {
-            mstore(0x40, freePtr)
-        }
+    }
+
+    function _tag(uint256 tagIndex) private pure returns (string memory) {
+        if (tagIndex == 0) return TAG_RESOLUTION_QUALITY;
+        if (tagIndex == 1) return TAG_SOURCE_QUALITY;
+        return TAG_ANALYSIS_DEPTH;
     }
 }
