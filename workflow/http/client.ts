@@ -18,6 +18,7 @@
  */
 import { lookup as dnsLookup, Resolver, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
+import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
 import { DestinationRefusedError, HttpError, describeUrl, isHttpError } from "./errors.js";
 import { assertAddressAllowed, checkUrlHost, type DestinationPolicy } from "./guard.js";
@@ -44,6 +45,8 @@ export interface SafeHttpConfig extends DestinationPolicy {
    * and the socket connects only to the checked ones.
    */
   dnsServers?: string[];
+  /** Extra trusted CA certificates (PEM) for https, e.g. a local demo's own CA. Default: Node's bundle. */
+  ca?: string | string[];
 }
 
 export interface PostJsonOptions {
@@ -95,7 +98,12 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     maxDepth: config.maxJsonDepth ?? DEFAULT_SANITIZE_LIMITS.maxDepth,
   };
   const agent = new Agent({
-    connect: { timeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, lookup: guardedLookup(policy, config.dnsServers) },
+    connect: {
+      timeout: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      lookup: guardedLookup(policy, config.dnsServers),
+      // Node's bundle plus the extra ones (a bare `ca` would replace the bundle).
+      ...(config.ca !== undefined ? { ca: [...rootCertificates, ...[config.ca].flat()] } : {}),
+    },
     // Keep-alive sockets were connected to checked addresses; bound how long they live anyway.
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 10_000,

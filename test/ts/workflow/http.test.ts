@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { classifyAddress, createSafeHttpClient, HttpError, sanitizeJson, stringifyJson, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { startDns } from "./helpers/dns.js";
-import { sendJson, sleep, startServer, type TestServer } from "./helpers/servers.js";
+import { sendJson, sleep, startServer, TEST_TLS, type TestServer } from "./helpers/servers.js";
 
 async function failure(p: Promise<unknown>): Promise<HttpError> {
   try {
@@ -304,6 +304,21 @@ describe("safe HTTP client", () => {
     } finally {
       await client.close().catch(() => undefined);
       await dns.close();
+    }
+  });
+
+  it("speaks https with an extra trusted CA and refuses an untrusted certificate", async () => {
+    const tls = await startServer((req, res) => sendJson(res, 200, { path: req.url }), { tls: true });
+    const trusting = createSafeHttpClient({ allowLoopback: true, ca: TEST_TLS.cert });
+    try {
+      expect((await trusting.postJson(`${tls.url}/a`, {}, { timeoutMs: 5_000 })).body).toEqual({ path: "/a" });
+      expect(await trusting.getText(`https://localhost:${tls.port}/b`, { timeoutMs: 5_000, maxBytes: 1_000 })).toBe('{"path":"/b"}');
+      const e = await failure(loopbackClient.postJson(`${tls.url}/a`, {}, { timeoutMs: 5_000 }));
+      expect(e.kind).toBe("network");
+      expect(e.retryable).toBe(false);
+    } finally {
+      await trusting.close();
+      await tls.close();
     }
   });
 

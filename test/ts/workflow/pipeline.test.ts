@@ -16,7 +16,7 @@ import { runResolution } from "../../../workflow/pipeline/run.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";
 import { dataUriFor, deployTestChain, type TestChain } from "./helpers/chain.js";
-import { honestAnswer, sendJson, startServer, startWorker, type Handler, type TestServer, type WorkerBehaviour } from "./helpers/servers.js";
+import { honestAnswer, sendJson, startServer, startWorker, TEST_TLS, type Handler, type TestServer, type WorkerBehaviour } from "./helpers/servers.js";
 
 const QUESTION = "Will the 2026 official inflation figure exceed 3%?";
 
@@ -316,6 +316,24 @@ describe("discovery", () => {
     expect(result.records.slice(0, 3).every((r) => r.answer !== undefined)).toBe(true);
     // 3 of 8 answered: no quorum (⌈16/3⌉ = 6), whatever the broken seats did.
     expect(result.outcome).toEqual({ kind: "no-quorum", answered: 3, required: 6 });
+  });
+
+  it("reads an https: tokenURI and asks an https endpoint (certificate trusted through the client's ca)", async () => {
+    const w = await startWorker({ resolve: honestAnswer(true) }, { tls: true });
+    servers.push(w);
+    const host = await startServer((_req, res) => sendJson(res, 200, JSON.stringify(buildRegistrationFile({ name: "tls agent", endpoint: w.url }))), { tls: true });
+    servers.push(host);
+    const plain = await Promise.all([0, 1].map(() => worker({ resolve: honestAnswer(true) })));
+    const marketId = await chain.frozenMarket(QUESTION, [`https://localhost:${host.port}/agent.json`, ...plain.map((p) => dataUriFor(p.url))]);
+    const tlsClient = createSafeHttpClient({ allowLoopback: true, ca: TEST_TLS.cert });
+    try {
+      const result = await runResolution(marketId, ports({}, tlsClient));
+      expect(result.records[0].endpoint?.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
+      expect(byKind(result.records)).toEqual(["answer", "answer", "answer"]);
+      expect(w.requests.map((q) => q.path)).toEqual(["/a2a/resolve", "/a2a/challenge"]);
+    } finally {
+      await tlsClient.close();
+    }
   });
 
   it("an identity registry without a tokenURI for the agent makes it a non-responder; an unreachable one stops the run", async () => {

@@ -2,7 +2,9 @@
  * Real HTTP servers on loopback for the workflow tests (node:http, port 0). No function mocks:
  * every worker, registration host, IPFS gateway and LLM in these tests is one of these.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { Socket } from "node:net";
 
 export interface TestServer {
@@ -16,10 +18,16 @@ export interface TestServer {
 
 export type Handler = (req: IncomingMessage & { bodyText: string }, res: ServerResponse) => unknown;
 
-export async function startServer(handler: Handler): Promise<TestServer> {
+/** Test-only certificate for localhost / 127.0.0.1 (see fixtures/README.md). */
+export const TEST_TLS = {
+  cert: readFileSync(new URL("../fixtures/loopback-test.cert.pem", import.meta.url), "utf8"),
+  key: readFileSync(new URL("../fixtures/loopback-test.key.pem", import.meta.url), "utf8"),
+};
+
+export async function startServer(handler: Handler, options: { tls?: boolean } = {}): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const requests: TestServer["requests"] = [];
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -30,7 +38,8 @@ export async function startServer(handler: Handler): Promise<TestServer> {
         res.end();
       });
     });
-  });
+  };
+  const server: Server = options.tls === true ? createTlsServer({ cert: TEST_TLS.cert, key: TEST_TLS.key }, listener) : createServer(listener);
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -40,7 +49,7 @@ export async function startServer(handler: Handler): Promise<TestServer> {
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("no port");
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url: `${options.tls === true ? "https" : "http"}://127.0.0.1:${address.port}`,
     port: address.port,
     requests,
     close: () =>
@@ -72,7 +81,7 @@ export interface WorkerBehaviour {
 }
 
 /** A CRE-protocol worker on loopback. */
-export async function startWorker(b: WorkerBehaviour): Promise<TestServer> {
+export async function startWorker(b: WorkerBehaviour, options: { tls?: boolean } = {}): Promise<TestServer> {
   return startServer(async (req, res) => {
     if (b.delayMs !== undefined) await sleep(b.delayMs);
     const path = (req.url ?? "").split("?")[0];
@@ -98,7 +107,7 @@ export async function startWorker(b: WorkerBehaviour): Promise<TestServer> {
       return sendJson(res, 200, reply);
     }
     sendJson(res, 404, { error: "not found" });
-  });
+  }, options);
 }
 
 export function honestAnswer(determination: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
