@@ -1,0 +1,35 @@
+/**
+ * Adapter registry: one WorkerProtocolAdapter per protocol name (the `protocol` of the worker's
+ * A2A service entry, lower-case). Issue 7 adds factagora, roundtable, agora and ai-olympics here.
+ */
+import type { WorkerProtocolAdapter } from "../core/types.js";
+import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+
+export interface AdapterRegistry {
+  /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
+  readonly protocols: readonly string[];
+  get(protocol: string): WorkerProtocolAdapter | undefined;
+}
+
+export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]): AdapterRegistry {
+  const byName = new Map<string, WorkerProtocolAdapter>();
+  for (const adapter of adapters) {
+    const name = adapter.protocol.toLowerCase();
+    if (byName.has(name)) throw new Error(`two adapters for protocol "${name}"`);
+    byName.set(name, adapter);
+  }
+  return {
+    protocols: [...byName.keys()],
+    get: (protocol) => byName.get(protocol.toLowerCase()),
+  };
+}
+
+/** The adapters available by default (today: the CRE protocol). */
+export function defaultAdapters(config: CresolverAdapterConfig): WorkerProtocolAdapter[] {
+  return [createCresolverAdapter(config)];
+}
+
+export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
+export type { CresolverAdapterConfig } from "./cresolver.js";
+export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";
+export type { RetryPolicy } from "./call.js";
