@@ -14,7 +14,7 @@
  * larger ids stay exact on the wire, and a worker that needs them exactly must parse big integers.
  */
 import { z } from "zod";
-import type { AskRequest, CallResult, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
+import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
 import type { SafeHttpClient } from "../http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
 
@@ -105,7 +105,8 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       );
     },
 
-    async challenge(endpoint: WorkerEndpoint, _seat: WorkerSeat, challenges: string[]): Promise<CallResult<string[]>> {
+    async challenge(endpoint: WorkerEndpoint, _seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
+      const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       let url: string;
       try {
@@ -115,7 +116,10 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       }
       return callWithRetry(
         async (remainingMs) => {
-          const res = await config.http.postJson(url, { challenges }, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
+          // market_id is an addition to the spec's body: it lets an agent serving several markets at once
+          // defend the right answer. Agents that follow the spec strictly ignore unknown fields.
+          const body = { market_id: marketIdForWire(request.ask.marketId), challenges };
+          const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
           const parsed = challengeReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("challenge reply", parsed.error));
           // Fewer replies than challenges is recorded as is (it lowers Collaboration); extra ones are ignored.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, createCresolverAdapter, defaultAdapters } from "../../../workflow/adapters/index.js";
-import type { AskRequest, WorkerProtocolAdapter, WorkerSeat } from "../../../workflow/core/types.js";
+import type { AskRequest, ChallengeRequest, WorkerProtocolAdapter, WorkerSeat } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { honestAnswer, sendJson, startServer, startWorker, type TestServer } from "./helpers/servers.js";
 
@@ -158,27 +158,29 @@ describe("cresolver adapter", () => {
 
   describe("challenge", () => {
     const challenges = ["one?", "two?", "three?"];
+    const own = { determination: true, confidence: 0.8, evidence: "mine", sources: ["https://a.example/1"] };
+    const ask = (c: string[]): ChallengeRequest => ({ ask: request, challenges: c, own, peers: [] });
 
     it("returns all replies", async () => {
       const w = await worker({});
-      const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, challenges);
+      const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, ask(challenges));
       expect(r.ok && r.value.length).toBe(3);
-      expect(JSON.parse(w.requests[0].body)).toEqual({ challenges });
+      expect(JSON.parse(w.requests[0].body)).toEqual({ market_id: 42, challenges });
     });
 
     it("records short replies as is and ignores extra ones", async () => {
       const short = await worker({ challenge: { responses: ["only one"] } });
-      const r = await adapter.challenge({ url: short.url, protocol: "cresolver" }, seat, challenges);
+      const r = await adapter.challenge({ url: short.url, protocol: "cresolver" }, seat, ask(challenges));
       expect(r.ok && r.value).toEqual(["only one"]);
       const long = await worker({ challenge: { responses: ["a", "b", "c", "d"] } });
-      const r2 = await adapter.challenge({ url: long.url, protocol: "cresolver" }, seat, challenges);
+      const r2 = await adapter.challenge({ url: long.url, protocol: "cresolver" }, seat, ask(challenges));
       expect(r2.ok && r2.value).toEqual(["a", "b", "c"]);
     });
 
     it("fails (without throwing) on wrong shapes", async () => {
       for (const reply of [{ responses: [1, 2, 3] }, { answers: ["a"] }, { responses: "a" }, { responses: Array(17).fill("x") }]) {
         const w = await worker({ challenge: reply });
-        const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, challenges);
+        const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, ask(challenges));
         expect(r.ok ? "ok" : r.failure.kind).toBe("invalid-response");
       }
     });
