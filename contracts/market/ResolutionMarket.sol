@@ -113,10 +113,19 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event MinStakeUpdated(uint256 minStake);
     event MaxWorkersUpdated(uint8 maxWorkers);
     event GracePeriodUpdated(uint32 gracePeriod);
-    /// @notice A worker's stake and reward were credited at settlement (or the stake alone on refund).
-    event WorkerCredited(
-        uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 reward, uint256 stake
+    /// @notice A worker was settled: reward + stake credited, reputation updated with these scores.
+    event WorkerSettled(
+        uint256 indexed marketId,
+        uint256 indexed agentId,
+        address indexed worker,
+        uint256 reward,
+        uint256 stake,
+        uint8 resQuality,
+        uint8 srcQuality,
+        uint8 analysisDepth
     );
+    /// @notice A worker's stake was credited back (invalid or cancelled market).
+    event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
     /// @notice The reward pool went back to the market creator (nobody joined, all weights zero, invalid, stale).
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
     event Withdrawal(address indexed account, uint256 amount);
@@ -579,8 +588,19 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 agentId = seat.agentId;
         _reputation[agentId] = _addScores(_reputation[agentId], scores, i);
         uint256 stake = seat.stake;
-        emit WorkerCredited(marketId, agentId, worker, payout, stake);
+        _emitSettled(marketId, agentId, worker, payout, stake, scores[3 * i:3 * i + 3]);
         _credit(worker, payout + stake);
+    }
+
+    function _emitSettled(
+        uint256 marketId,
+        uint256 agentId,
+        address worker,
+        uint256 payout,
+        uint256 stake,
+        uint8[] calldata s
+    ) private {
+        emit WorkerSettled(marketId, agentId, worker, payout, stake, s[0], s[1], s[2]);
     }
 
     /// @dev Reward split of a market; an all-zero weight vector sends the pool back to the creator.
@@ -646,7 +666,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             address worker = seat.worker;
             uint256 stake = seat.stake;
             _credit(worker, stake);
-            emit WorkerCredited(marketId, seat.agentId, worker, 0, stake);
+            emit StakeRefunded(marketId, seat.agentId, worker, stake);
         }
     }
 

@@ -378,7 +378,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectEmit(address(market));
         emit IResolutionMarket.MarketResolved(id, false, HASH, URI);
         vm.expectEmit(address(market));
-        emit ResolutionMarket.WorkerCredited(id, ids[0], ws[0], 34, STAKE);
+        emit ResolutionMarket.WorkerSettled(id, ids[0], ws[0], 34, STAKE, 10, 20, 30);
         vm.prank(resolver);
         market.resolveMarket(id, ws, weights, scores, false, HASH, URI);
 
@@ -592,7 +592,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectEmit(address(market));
         emit ResolutionMarket.CreatorRefunded(id, creator, POOL);
         vm.expectEmit(address(market));
-        emit ResolutionMarket.WorkerCredited(id, ids[0], ws[0], 0, STAKE);
+        emit ResolutionMarket.StakeRefunded(id, ids[0], ws[0], STAKE);
         vm.prank(resolver);
         market.settleInvalid(id, HASH, URI);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Invalid), "invalid");
