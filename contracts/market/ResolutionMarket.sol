@@ -46,7 +46,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     /// @notice Workers whose feedback is written inside {resolveMarket}; the rest goes through {publishFeedback}.
     uint256 public constant INLINE_FEEDBACK_WORKERS = 10;
 
-
     // ------------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------------
