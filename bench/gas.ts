@@ -229,6 +229,7 @@ function printable(r: MarketRun) {
     publishFeedbackTxs: r.publishFeedbackTxs.map(Number),
     resolutionTotal: Number(r.resolutionTotal),
     perWorker: Number(r.perWorker),
+    perWorkerIncludingRequest: Number((r.resolutionTotal + r.requestResolution) / BigInt(r.workers)),
     largestTx: Number(r.largestTx),
     feedbackFailed: r.feedbackFailed,
   };
