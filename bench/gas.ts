@@ -27,7 +27,7 @@ const BUNDLE_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy5
 const STAKE = parseEther("0.01");
 const POOL = parseEther("1");
 
-const { viem } = await network.connect();
+const { viem } = await network.create();
 const publicClient = await viem.getPublicClient();
 const testClient = await viem.getTestClient();
 const [deployer, creatorWallet, resolverWallet] = await viem.getWalletClients();
@@ -229,6 +229,7 @@ function printable(r: MarketRun) {
     publishFeedbackTxs: r.publishFeedbackTxs.map(Number),
     resolutionTotal: Number(r.resolutionTotal),
     perWorker: Number(r.perWorker),
+    perWorkerIncludingRequest: Number((r.resolutionTotal + r.requestResolution) / BigInt(r.workers)),
     largestTx: Number(r.largestTx),
     feedbackFailed: r.feedbackFailed,
   };

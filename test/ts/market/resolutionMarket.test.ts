@@ -11,7 +11,7 @@ const POOL = parseEther("1");
 const URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
 
 describe("ResolutionMarket (viem, in-process chain)", () => {
-  let viem: Awaited<ReturnType<typeof network.connect>>["viem"];
+  let viem: Awaited<ReturnType<typeof network.create>>["viem"];
   let publicClient: Awaited<ReturnType<typeof viem.getPublicClient>>;
   let testClient: Awaited<ReturnType<typeof viem.getTestClient>>;
   let identity: Awaited<ReturnType<typeof viem.deployContract<"IdentityRegistry">>>;
@@ -22,7 +22,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   let nextWorker = 0;
 
   beforeAll(async () => {
-    ({ viem } = await network.connect());
+    ({ viem } = await network.create());
     publicClient = await viem.getPublicClient();
     testClient = await viem.getTestClient();
     const [deployer, c, r] = await viem.getWalletClients();
