@@ -121,9 +121,9 @@ contract BettingMarket is ReentrancyGuard {
     ///      the question's outcome is meant to be knowable and before the worker set can be frozen.
     function bet(uint256 marketId, Side side) external payable nonReentrant {
         if (msg.value == 0) revert ZeroBet();
-        IResolutionMarket.MarketInfo memory info = resolutionMarket.getMarket(marketId);
-        if (info.status != IResolutionMarket.Status.Open) revert MarketNotOpen(marketId, info.status);
-        if (block.timestamp >= info.deadline) revert BettingClosed(marketId, info.deadline);
+        (IResolutionMarket.Status status, uint64 deadline,) = _readMarket(marketId);
+        if (status != IResolutionMarket.Status.Open) revert MarketNotOpen(marketId, status);
+        if (block.timestamp >= deadline) revert BettingClosed(marketId, deadline);
 
         Pool storage pool = _pools[marketId];
         Position storage pos = _positions[marketId][msg.sender];
@@ -239,16 +239,31 @@ contract BettingMarket is ReentrancyGuard {
         view
         returns (Settlement settlement, bool outcome, IResolutionMarket.Status status)
     {
-        IResolutionMarket.MarketInfo memory info = resolutionMarket.getMarket(marketId);
-        status = info.status;
+        bool marketOutcome;
+        (status,, marketOutcome) = _readMarket(marketId);
         if (status == IResolutionMarket.Status.Resolved) {
-            outcome = info.outcome;
+            outcome = marketOutcome;
             uint256 winningPool = outcome ? pool.yesPool : pool.noPool;
             settlement = winningPool == 0 ? Settlement.Refund : Settlement.Payout;
         } else if (status == IResolutionMarket.Status.Invalid || status == IResolutionMarket.Status.Cancelled) {
             settlement = Settlement.Refund;
         } else {
             settlement = Settlement.Pending;
+        }
+    }
+
+    /// @dev Status, deadline and outcome of a resolution market. A market the resolution market does not know
+    ///      (its `getMarket` reverts, as ResolutionMarket does for unknown ids) reads as `Status.None`, so
+    ///      unknown ids behave the same whatever the market implementation: no bets, nothing to claim.
+    function _readMarket(uint256 marketId)
+        private
+        view
+        returns (IResolutionMarket.Status status, uint64 deadline, bool outcome)
+    {
+        try resolutionMarket.getMarket(marketId) returns (IResolutionMarket.MarketInfo memory info) {
+            return (info.status, info.deadline, info.outcome);
+        } catch {
+            return (IResolutionMarket.Status.None, 0, false);
         }
     }
 }
