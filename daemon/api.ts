@@ -65,7 +65,6 @@ export function jobView(job: JobRow) {
 export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: o.logger.child({ component: "api" }) as FastifyBaseLogger,
-    disableRequestLogging: false,
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
     forceCloseConnections: true,
