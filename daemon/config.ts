@@ -46,6 +46,14 @@ export const daemonConfigSchema = z
     jobTimeoutMs: z.number().int().min(100).max(86_400_000).default(600_000),
     /** On shutdown: how long running jobs may finish before they are aborted. */
     shutdownGraceMs: z.number().int().min(0).max(600_000).default(10_000),
+    /**
+     * Several daemons on one chain: this one's index in 0..instanceCount-1. Each market gets a rank per
+     * instance, (marketId + instanceIndex) mod instanceCount, and its first run waits rank × staggerMs, so one
+     * daemon goes first and the others normally find it settled (no wasted transaction) yet take over if it is down.
+     */
+    instanceIndex: z.number().int().min(0).max(1_000).default(0),
+    instanceCount: z.number().int().min(1).max(1_000).default(1),
+    staggerMs: z.number().int().min(0).max(86_400_000).default(30_000),
     apiHost: z.string().min(1).default("127.0.0.1"),
     /** 0 = any free port (tests). */
     apiPort: z.number().int().min(0).max(65_535).default(8_787),
@@ -55,7 +63,8 @@ export const daemonConfigSchema = z
     handleSignals: z.boolean().default(true),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.instanceIndex < c.instanceCount, { message: "instanceIndex must be below instanceCount", path: ["instanceIndex"] });
 
 export type DaemonConfigInput = z.input<typeof daemonConfigSchema>;
 export type DaemonConfig = z.output<typeof daemonConfigSchema>;

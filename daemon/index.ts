@@ -120,6 +120,8 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       logger: logger.child({ component: "trigger" }),
       metrics,
       onJobs: () => runner.poke(),
+      firstRunDelay: (marketId) =>
+        config.instanceCount > 1 ? Number((marketId + BigInt(config.instanceIndex)) % BigInt(config.instanceCount)) * config.staggerMs : 0,
       secrets,
     });
     metrics.setChainStatus(() => trigger.status());
@@ -148,6 +150,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
         markets: markets.map((m) => m.address),
         confirmations: config.confirmations,
         concurrency: config.concurrency,
+        instance: `${config.instanceIndex + 1}/${config.instanceCount}`,
         maxAttempts: config.maxAttempts,
         recoveredRunningJobs: recovered,
         api: `http://${host}:${addr.port}`,

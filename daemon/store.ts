@@ -153,6 +153,8 @@ export interface RequestedEvent {
   marketId: bigint;
   blockNumber: number;
   txHash: string | null;
+  /** Earliest first run (ms since epoch); default now. */
+  notBefore?: number;
 }
 
 export interface FinishUpdate {
@@ -248,7 +250,7 @@ export class Store {
     return this.tx(() => {
       let created = 0;
       for (const ev of events) {
-        if (this.insertJob({ chainId, market: m, marketId: ev.marketId }, "event", ev.blockNumber, ev.txHash)) created++;
+        if (this.insertJob({ chainId, market: m, marketId: ev.marketId }, "event", ev.blockNumber, ev.txHash, ev.notBefore)) created++;
       }
       this.db
         .prepare(
@@ -260,8 +262,9 @@ export class Store {
     });
   }
 
-  private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null): boolean {
+  private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null, notBefore?: number): boolean {
     const now = this.now();
+    const due = Math.max(now, notBefore ?? now);
     const before = this.getJob(key);
     this.db
       .prepare(
@@ -271,7 +274,7 @@ export class Store {
            requested_block = COALESCE(jobs.requested_block, excluded.requested_block),
            requested_tx = COALESCE(jobs.requested_tx, excluded.requested_tx)`,
       )
-      .run(key.chainId, key.market.toLowerCase(), key.marketId.toString(10), source, block, txHash, now, now, now);
+      .run(key.chainId, key.market.toLowerCase(), key.marketId.toString(10), source, block, txHash, now, now, due);
     return before === undefined;
   }
 

@@ -30,6 +30,8 @@ export interface TriggerOptions {
   metrics: DaemonMetrics;
   /** Called after new jobs were recorded. */
   onJobs: () => void;
+  /** Delay of a market's first run on this instance (multi-daemon stagger), ms. */
+  firstRunDelay: (marketId: bigint) => number;
   secrets: readonly string[];
 }
 
@@ -148,7 +150,8 @@ export class Trigger {
         if (log.address.toLowerCase() !== m.address) continue;
         const marketId = log.args.marketId;
         if (marketId === undefined || log.blockNumber === null) continue;
-        events.push({ marketId, blockNumber: Number(log.blockNumber), txHash: log.transactionHash });
+        const delay = this.o.firstRunDelay(marketId);
+        events.push({ marketId, blockNumber: Number(log.blockNumber), txHash: log.transactionHash, notBefore: delay > 0 ? Date.now() + delay : undefined });
       }
       if (this.stopped || this.o.store.isClosed) return false;
       const created = this.o.store.recordRange(this.o.chainId, m.address, to, events);
