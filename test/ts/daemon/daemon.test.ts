@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { Store } from "../../../daemon/index.js";
-import { startTestChain, STAKE, STATUS, waitFor, marketAbi, type TestChain } from "./helpers/chain.js";
+import { startTestChain, STAKE, STATUS, waitFor, getJson, marketAbi, type TestChain } from "./helpers/chain.js";
 import { API_TOKEN, startTestDaemon, tempDbPath, type TestDaemon } from "./helpers/daemon.js";
 
 let chain: TestChain;
@@ -74,7 +74,7 @@ describe("catch-up and restart", () => {
     const requestBlock = await nextBlock() - 1;
     const d = await daemon({ config: { startBlock, confirmations: 3 } });
     // The daemon has seen the head that contains the event, but it is not buried deep enough yet.
-    await waitFor(async () => (await (await fetch(`${d.handle.url}/health`)).json()).head >= requestBlock, "daemon saw the head");
+    await waitFor(async () => (await getJson(`${d.handle.url}/health`)).head >= requestBlock, "daemon saw the head");
     await waitFor(() => d.handle.store.getCursor(chain.chainId, chain.market) === requestBlock - 3, "scanned up to head - 3");
     expect(jobOf(d, id)).toBeUndefined();
     await chain.mine(3);

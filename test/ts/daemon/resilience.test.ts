@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { startTestChain, STATUS, waitFor, type TestChain } from "./helpers/chain.js";
+import { startTestChain, STATUS, waitFor, getJson, type TestChain } from "./helpers/chain.js";
 import { startTestDaemon, type TestDaemon } from "./helpers/daemon.js";
 import { startTcpProxy, type TcpProxy } from "./helpers/proxy.js";
 
@@ -100,10 +100,10 @@ describe("an RPC that drops connections", () => {
     running.push(d);
 
     // 1. The RPC goes away before the markets are requested: the trigger fails and backs off.
-    await waitFor(async () => (await (await fetch(`${d.handle.url}/health`)).json()).lastPollOkAt !== null, "first scan");
+    await waitFor(async () => (await getJson(`${d.handle.url}/health`)).lastPollOkAt !== null, "first scan");
     await proxy.stop();
     const ids = await chain.requestedMarkets(["During the outage?", "Another during the outage?"]);
-    await waitFor(async () => (await (await fetch(`${d.handle.url}/health`)).json()).lastError !== null, "scan errors seen");
+    await waitFor(async () => (await getJson(`${d.handle.url}/health`)).lastError !== null, "scan errors seen");
     const metrics = await (await fetch(`${d.handle.url}/metrics`)).text();
     expect(metrics).toMatch(/cresolver_daemon_rpc_errors_total\{operation="getLogs"\} [1-9]/);
     for (const id of ids) expect(jobOf(d, id)).toBeUndefined();

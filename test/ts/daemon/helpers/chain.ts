@@ -211,3 +211,9 @@ export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeo
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** GET a JSON document from the daemon API. */
+export async function getJson<T = Record<string, any>>(url: string): Promise<T> {
+  const r = await fetch(url);
+  return (await r.json()) as T;
+}
