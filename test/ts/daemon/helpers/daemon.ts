@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { hardhat } from "viem/chains";
-import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle } from "../../../../daemon/index.js";
+import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type ResolveJob } from "../../../../daemon/index.js";
 import type { TestChain } from "./chain.js";
 import { createChainJob, type ChainJobOptions } from "./job.js";
 
@@ -32,6 +32,8 @@ export async function startTestDaemon(
     resolver?: Address;
     config?: Partial<DaemonConfigInput>;
     hooks?: Pick<ChainJobOptions, "beforeWrite" | "afterWrite">;
+    /** Replaces the chain-writing job (benchmarks of the daemon alone). */
+    resolveJob?: ResolveJob;
   } = {},
 ): Promise<TestDaemon> {
   const dbPath = opts.dbPath ?? tempDbPath();
@@ -62,7 +64,7 @@ export async function startTestDaemon(
     },
     {
       publicClient,
-      resolveJob: job.resolveJob,
+      resolveJob: opts.resolveJob ?? job.resolveJob,
       settleInvalid: job.settleInvalid,
       logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
     },
