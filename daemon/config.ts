@@ -64,6 +64,7 @@ export const daemonConfigSchema = z
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .strict()
+  .refine((c) => new Set(c.markets.map((m) => m.address)).size === c.markets.length, { message: "duplicate market address", path: ["markets"] })
   .refine((c) => c.instanceIndex < c.instanceCount, { message: "instanceIndex must be below instanceCount", path: ["instanceIndex"] });
 
 export type DaemonConfigInput = z.input<typeof daemonConfigSchema>;

@@ -52,8 +52,12 @@ export class Trigger {
   private lastPollOkAt: number | undefined;
   private lastError: string | undefined;
   private consecutiveErrors = 0;
+  /** Current getLogs range: halved after a failed call (RPCs cap ranges and result counts), doubled back after successes. */
+  private range: number;
 
-  constructor(private readonly o: TriggerOptions) {}
+  constructor(private readonly o: TriggerOptions) {
+    this.range = o.maxBlockRange;
+  }
 
   start(): void {
     this.loopDone = this.loop();
@@ -137,13 +141,20 @@ export class Trigger {
       const last = this.o.store.getCursor(this.o.chainId, m.address);
       const from = last === undefined ? m.startBlock : last + 1;
       if (from > confirmed) continue;
-      const to = Math.min(confirmed, from + this.o.maxBlockRange - 1);
-      const logs = await this.o.client.getLogs({
-        address: m.address,
-        event: RESOLUTION_REQUESTED,
-        fromBlock: BigInt(from),
-        toBlock: BigInt(to),
-      });
+      const to = Math.min(confirmed, from + this.range - 1);
+      let logs;
+      try {
+        logs = await this.o.client.getLogs({
+          address: m.address,
+          event: RESOLUTION_REQUESTED,
+          fromBlock: BigInt(from),
+          toBlock: BigInt(to),
+        });
+      } catch (err) {
+        this.range = Math.max(1, Math.floor(this.range / 2));
+        throw err;
+      }
+      this.range = Math.min(this.o.maxBlockRange, this.range * 2);
       const events: RequestedEvent[] = [];
       for (const log of logs) {
         if (log.removed) continue;
