@@ -1,7 +1,8 @@
 /**
  * Durable daemon state in one SQLite file (node:sqlite, WAL): scan cursors, one job per market, every bundle,
- * the daemon's signing key. Every multi-row change runs in one transaction. One daemon per database file
- * (several daemons on one chain each keep their own file: idempotence comes from the chain).
+ * the daemon's signing key. Every multi-row change runs in one transaction. One daemon per database file,
+ * enforced with SQLite's exclusive locking mode (several daemons on one chain each keep their own file:
+ * idempotence comes from the chain). Inspect a live daemon through its API, not the file.
  */
 import { closeSync, mkdirSync, openSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
@@ -184,7 +185,17 @@ export class Store {
       chmodSync(path, 0o600);
     }
     this.db = new DatabaseSync(path);
-    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
+    try {
+      // EXCLUSIVE locking: the first write takes a lock held until close (or process death), so a second daemon
+      // pointed at the same file fails at start instead of running the same jobs. WAL then needs no -shm file.
+      this.db.exec("PRAGMA busy_timeout = 1000; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL;");
+      this.db.exec("BEGIN EXCLUSIVE; COMMIT;");
+    } catch (err) {
+      this.db.close();
+      if (/locked|busy/i.test(String(err))) throw new Error(`database ${path} is in use by another daemon (one daemon per database file)`);
+      throw err;
+    }
+    this.db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
     this.migrate();
   }
 

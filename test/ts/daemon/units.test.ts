@@ -31,6 +31,15 @@ describe("store", () => {
     expect(() => new Store(path)).toThrow(/newer than this daemon/);
   });
 
+  it("refuses a second daemon on the same file while the first holds it; a closed (or dead) holder frees it", () => {
+    const path = tempDbPath();
+    const a = new Store(path);
+    expect(() => new Store(path)).toThrow(/in use by another daemon/);
+    a.close();
+    const b = new Store(path);
+    b.close();
+  });
+
   it("ingests an event once however often its range is recorded, and the cursor never moves back", () => {
     const s = new Store(tempDbPath());
     const ev = { marketId: 7n, blockNumber: 10, txHash: "0x01" };
