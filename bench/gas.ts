@@ -122,7 +122,7 @@ async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: 
 
   const publish: bigint[] = [];
   for (;;) {
-    const [, pending] = await market.read.feedbackStatus([marketId]);
+    const [, pending] = (await market.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
     if (pending === 0n) break;
     if (publish.length > 20) throw new Error("publishFeedback makes no progress");
     const hash = await market.write.publishFeedback([marketId, PUBLISH_BATCH], { gas: PUBLISH_GAS_LIMIT });
@@ -156,7 +156,7 @@ function countFailures(logs: readonly { topics: readonly string[] }[]) {
 async function withdrawAll(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string) {
   let first = 0n;
   for (const w of workers) {
-    const g = await gasOf(`withdraw ${tag}`, market.write.withdraw({ account: w.address }));
+    const g = await gasOf(`withdraw ${tag}`, market.write.withdraw([], { account: w.address }));
     if (first === 0n) first = g;
   }
   return first;
