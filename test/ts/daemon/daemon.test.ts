@@ -4,9 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Hex } from "viem";
-import { Store } from "../../../daemon/index.js";
+import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
+import { createChainJob } from "./helpers/job.js";
 import { startTestChain, STAKE, STATUS, waitFor, getJson, marketAbi, type TestChain } from "./helpers/chain.js";
-import { API_TOKEN, startTestDaemon, tempDbPath, type TestDaemon } from "./helpers/daemon.js";
+import { API_TOKEN, rpcClient, startTestDaemon, tempDbPath, type TestDaemon } from "./helpers/daemon.js";
 
 let chain: TestChain;
 const running: TestDaemon[] = [];
@@ -205,5 +206,41 @@ describe("HTTP API", () => {
     await waitFor(() => jobOf(d, id)?.state === "written", "written");
     expect(jobOf(d, id)!.source).toBe("manual");
     await stop(d);
+  });
+});
+
+describe("several market contracts", () => {
+  it("keeps a cursor and jobs per contract (same market id on both), with per-contract seams; the API asks which contract", async () => {
+    const other = await chain.deployMarket();
+    const startBlock = await nextBlock();
+    const [idA] = await chain.requestedMarkets(["Contract A?"]);
+    const [idB] = await other.requestedMarkets(["Contract B?"]);
+    expect(idB).toBe(1n); // a fresh contract starts at 1: the same id may exist on both
+    const publicClient = rpcClient(chain.rpcUrl);
+    const jobs = new Map(
+      [chain, other].map((c) => [c.market.toLowerCase(), createChainJob({ publicClient, wallet: c.wallet(c.resolvers[0]), market: c.market })]),
+    );
+    const handle = await startDaemon(
+      { markets: [chain.market, { address: other.market, startBlock }], startBlock, confirmations: 0, pollIntervalMs: 50, dbPath: tempDbPath(), apiPort: 0, handleSignals: false, backoffMs: 20 },
+      { publicClient, seamsFor: (m) => jobs.get(m)!, logger: createLogger({ level: "silent", pretty: false, destination: process.stderr }) },
+    );
+    try {
+      const state = (market: string, id: bigint) => handle.store.getJob({ chainId: chain.chainId, market, marketId: id })?.state;
+      await waitFor(() => state(chain.market, idA) === "written" && state(other.market, idB) === "written", "both written");
+      expect((await chain.getMarket(idA)).status).toBe(STATUS.Resolved);
+      expect((await other.getMarket(idB)).status).toBe(STATUS.Resolved);
+      expect((await other.settlementLogs()).resolved.get(idB)).toBe(1);
+      expect(handle.store.getCursor(chain.chainId, other.market)).toBeGreaterThanOrEqual(startBlock);
+
+      expect((await fetch(`${handle.url}/markets/${idB}`)).status).toBe(400);
+      const r = await fetch(`${handle.url}/markets/${idB}?market=${other.market}`);
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as { job: { market: string }; bundle: { hash: string } };
+      expect(body.job.market).toBe(other.market.toLowerCase());
+      expect(body.bundle.hash).toBe((await other.getMarket(idB)).bundleHash);
+      expect((await fetch(`${handle.url}/markets/${idB}?market=0x000000000000000000000000000000000000dead`)).status).toBe(404);
+    } finally {
+      await handle.stop();
+    }
   });
 });

@@ -59,6 +59,8 @@ export interface TestChain {
   /** Every MarketResolved / MarketInvalidated log of the market contract. */
   settlementLogs(): Promise<{ resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
   mine(blocks?: number): Promise<void>;
+  /** Deploys another ResolutionMarket on the same chain and registries (same resolvers); helpers bound to it. */
+  deployMarket(): Promise<TestChain>;
   close(): Promise<void>;
 }
 
@@ -91,9 +93,12 @@ export async function startTestChain(): Promise<TestChain> {
   const owner = accounts[0];
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
   const reputation = await deploy("erc8004/ReputationRegistry.sol/ReputationRegistry.json", [identity]);
-  const market = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
   const resolvers: [Address, Address] = [accounts[18], accounts[19]];
-  for (const r of resolvers) await send(owner, { address: market, abi: marketAbi, functionName: "addResolver", args: [r] });
+  const deployMarketAt = async (): Promise<Address> => {
+    const m = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
+    for (const r of resolvers) await send(owner, { address: m, abi: marketAbi, functionName: "addResolver", args: [r] });
+    return m;
+  };
 
   const workers: { address: Address; agentId: bigint }[] = [];
   for (const w of accounts.slice(1, 5)) {
@@ -102,98 +107,102 @@ export async function startTestChain(): Promise<TestChain> {
     workers.push({ address: w, agentId: log.args.agentId });
   }
 
-  const openMarkets = async (questions: string[], workersPerMarket = 2): Promise<bigint[]> => {
-    const ids: bigint[] = [];
-    const block = await publicClient.getBlock();
-    for (const q of questions) {
-      const receipt = await send(owner, {
-        address: market,
-        abi: marketAbi,
-        functionName: "createMarket",
-        args: [q, block.timestamp + 3_600n],
-        value: parseEther("1"),
-      });
-      const [log] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "MarketCreated" });
-      const id = log.args.marketId;
-      for (const w of workers.slice(0, workersPerMarket)) {
-        await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
-      }
-      ids.push(id);
-    }
-    return ids;
-  };
-
-  const requestResolution = async (ids: bigint[], opts: { oneBlock?: boolean } = {}) => {
-    await testClient.increaseTime({ seconds: 3_601 });
-    await testClient.mine({ blocks: 1 });
-    if (opts.oneBlock) {
-      await testClient.setAutomine(false);
-      try {
-        const w = wallet(owner);
-        for (const id of ids) {
-          await w.writeContract({ address: market, abi: marketAbi, functionName: "requestResolution", args: [id], account: owner, chain, gas: 200_000n } as never);
+  const bind = (market: Address): TestChain => {
+    const openMarkets = async (questions: string[], workersPerMarket = 2): Promise<bigint[]> => {
+      const ids: bigint[] = [];
+      const block = await publicClient.getBlock();
+      for (const q of questions) {
+        const receipt = await send(owner, {
+          address: market,
+          abi: marketAbi,
+          functionName: "createMarket",
+          args: [q, block.timestamp + 3_600n],
+          value: parseEther("1"),
+        });
+        const [log] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "MarketCreated" });
+        const id = log.args.marketId;
+        for (const w of workers.slice(0, workersPerMarket)) {
+          await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
         }
-        await testClient.mine({ blocks: 1 });
-      } finally {
-        await testClient.setAutomine(true);
+        ids.push(id);
       }
-      const minedAt = Date.now();
-      return { blockNumber: await publicClient.getBlockNumber({ cacheTime: 0 }), minedAt };
-    }
-    let blockNumber = 0n;
-    for (const id of ids) {
-      const r = await send(owner, { address: market, abi: marketAbi, functionName: "requestResolution", args: [id] });
-      blockNumber = r.blockNumber;
-    }
-    return { blockNumber, minedAt: Date.now() };
-  };
-
-  const getMarket = async (id: bigint) => {
-    const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as {
-      status: number;
-      bundleHash: Hex;
-      outcome: boolean;
-      question: string;
-    };
-    return { status: m.status, bundleHash: m.bundleHash, outcome: m.outcome, question: m.question };
-  };
-
-  const settlementLogs = async () => {
-    const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
-    const resolved = new Map<bigint, number>();
-    const invalidated = new Map<bigint, number>();
-    for (const l of logs) {
-      const args = l.args as { marketId?: bigint };
-      if (l.eventName === "MarketResolved") resolved.set(args.marketId!, (resolved.get(args.marketId!) ?? 0) + 1);
-      if (l.eventName === "MarketInvalidated") invalidated.set(args.marketId!, (invalidated.get(args.marketId!) ?? 0) + 1);
-    }
-    return { resolved, invalidated };
-  };
-
-  return {
-    rpcUrl,
-    chainId,
-    publicClient,
-    testClient,
-    accounts,
-    wallet,
-    market,
-    resolvers,
-    workers,
-    openMarkets,
-    requestResolution,
-    requestedMarkets: async (questions, n) => {
-      const ids = await openMarkets(questions, n);
-      await requestResolution(ids);
       return ids;
-    },
-    getMarket,
-    settlementLogs,
-    mine: async (blocks = 1) => {
-      await testClient.mine({ blocks });
-    },
-    close: () => server.close(),
+    };
+
+    const requestResolution = async (ids: bigint[], opts: { oneBlock?: boolean } = {}) => {
+      await testClient.increaseTime({ seconds: 3_601 });
+      await testClient.mine({ blocks: 1 });
+      if (opts.oneBlock) {
+        await testClient.setAutomine(false);
+        try {
+          const w = wallet(owner);
+          for (const id of ids) {
+            await w.writeContract({ address: market, abi: marketAbi, functionName: "requestResolution", args: [id], account: owner, chain, gas: 200_000n } as never);
+          }
+          await testClient.mine({ blocks: 1 });
+        } finally {
+          await testClient.setAutomine(true);
+        }
+        const minedAt = Date.now();
+        return { blockNumber: await publicClient.getBlockNumber({ cacheTime: 0 }), minedAt };
+      }
+      let blockNumber = 0n;
+      for (const id of ids) {
+        const r = await send(owner, { address: market, abi: marketAbi, functionName: "requestResolution", args: [id] });
+        blockNumber = r.blockNumber;
+      }
+      return { blockNumber, minedAt: Date.now() };
+    };
+
+    const getMarket = async (id: bigint) => {
+      const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as {
+        status: number;
+        bundleHash: Hex;
+        outcome: boolean;
+        question: string;
+      };
+      return { status: m.status, bundleHash: m.bundleHash, outcome: m.outcome, question: m.question };
+    };
+
+    const settlementLogs = async () => {
+      const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
+      const resolved = new Map<bigint, number>();
+      const invalidated = new Map<bigint, number>();
+      for (const l of logs) {
+        const args = l.args as { marketId?: bigint };
+        if (l.eventName === "MarketResolved") resolved.set(args.marketId!, (resolved.get(args.marketId!) ?? 0) + 1);
+        if (l.eventName === "MarketInvalidated") invalidated.set(args.marketId!, (invalidated.get(args.marketId!) ?? 0) + 1);
+      }
+      return { resolved, invalidated };
+    };
+
+    return {
+      rpcUrl,
+      chainId,
+      publicClient,
+      testClient,
+      accounts,
+      wallet,
+      market,
+      resolvers,
+      workers,
+      openMarkets,
+      requestResolution,
+      requestedMarkets: async (questions, n) => {
+        const ids = await openMarkets(questions, n);
+        await requestResolution(ids);
+        return ids;
+      },
+      getMarket,
+      settlementLogs,
+      mine: async (blocks = 1) => {
+        await testClient.mine({ blocks });
+      },
+      deployMarket: async () => bind(await deployMarketAt()),
+      close: () => server.close(),
+    };
   };
+  return bind(await deployMarketAt());
 }
 
 /** Polls `cond` until it returns a truthy value (bounded; no timing assertions). */
