@@ -4,6 +4,8 @@
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { createCredentialStore, type CredentialStore } from "./credentials.js";
+import { createFactagoraAdapter } from "./factagora.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -24,9 +26,13 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
   };
 }
 
-/** The adapters available by default (today: the CRE protocol). */
-export function defaultAdapters(config: CresolverAdapterConfig): WorkerProtocolAdapter[] {
-  return [createCresolverAdapter(config)];
+/** The adapters available by default. `credentials`: per-agent secrets from configuration (none by default). */
+export function defaultAdapters(config: CresolverAdapterConfig & { credentials?: CredentialStore }): WorkerProtocolAdapter[] {
+  const credentials = config.credentials ?? createCredentialStore();
+  return [
+    createCresolverAdapter(config),
+    createFactagoraAdapter({ http: config.http, credentials }),
+  ];
 }
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
