@@ -290,7 +290,7 @@ describe("discovery", () => {
     });
     files.set("/agents/1.json", JSON.stringify(buildRegistrationFile({ name: "http agent", endpoint: ws[1].url })));
     files.set(`/ipfs/${CID}`, JSON.stringify(buildRegistrationFile({ name: "ipfs agent", endpoint: ws[2].url })));
-    files.set("/unsupported.json", JSON.stringify(buildRegistrationFile({ name: "other", endpoint: ws[0].url, protocol: "factagora" })));
+    files.set("/unsupported.json", JSON.stringify(buildRegistrationFile({ name: "other", endpoint: ws[0].url, protocol: "carrier-pigeon" })));
     const uris = [
       dataUriFor(ws[0].url),
       `${host.url}/agents/1.json`,
