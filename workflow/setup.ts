@@ -4,6 +4,7 @@
  * configured evaluator. `close()` releases the HTTP connection pool.
  */
 import type { Address, PublicClient, WalletClient } from "viem";
+import type { CredentialStore } from "./adapters/credentials.js";
 import { createAdapterRegistry, defaultAdapters } from "./adapters/index.js";
 import { createChainPorts } from "./chain/viem.js";
 import { createEvaluator, type EvaluatorConfig } from "./evaluate/index.js";
@@ -22,6 +23,8 @@ export interface PipelineSetup {
   /** Worker call deadlines (defaults 30 s / 15 s, from the spec). */
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
+  /** Per-agent bearer tokens / HMAC secrets (from configuration, never from the chain). */
+  credentials?: CredentialStore;
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
   /** Gas limit for resolveMarket. */
@@ -47,6 +50,7 @@ export function createPipelinePorts(setup: PipelineSetup): { ports: PipelinePort
     adapters: createAdapterRegistry(
       defaultAdapters({
         http,
+        ...(setup.credentials !== undefined ? { credentials: setup.credentials } : {}),
         ...(setup.resolveTimeoutMs !== undefined ? { resolveTimeoutMs: setup.resolveTimeoutMs } : {}),
         ...(setup.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: setup.challengeTimeoutMs } : {}),
       }),
