@@ -4,6 +4,7 @@
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -25,8 +26,8 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
 }
 
 /** The adapters available by default (today: the CRE protocol). */
-export function defaultAdapters(config: CresolverAdapterConfig): WorkerProtocolAdapter[] {
-  return [createCresolverAdapter(config)];
+export function defaultAdapters(config: CresolverAdapterConfig & AgoraRegistryConfig): WorkerProtocolAdapter[] {
+  return [createCresolverAdapter(config), ...agoraAdapters(config)];
 }
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
