@@ -10,10 +10,22 @@ export interface AgentInfo {
   persona: PersonaName;
 }
 
+/** How the agent authenticates the platform's requests (per protocol: bearer, JWT against a JWKS, HMAC). */
+export interface AgentAuth {
+  bearerToken?: string;
+  jwksUrl?: string;
+  hmacSecret?: string;
+}
+
 export interface ProtocolContext {
   engine: AnswerEngine;
   memory: FindingMemory;
   info: AgentInfo;
+  auth?: AgentAuth;
+  /** The agent's own ERC-8004 agent id (decimal), for protocols whose auth names it. */
+  agentId?: string;
+  /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
+  agoraStreamUrl?: string;
 }
 
 export interface ProtocolModule {
