@@ -61,6 +61,7 @@ export const AGORA_LIMITS = {
   maxEventsInBundle: 100,
   maxHealthBytes: 64 * 1024,
   maxPeerEvidenceChars: 1_500,
+  maxToolEntryChars: 2_000,
 } as const;
 
 /** AskRequest plus the panel size, when the caller knows it (opponent_count = workerCount − 1). */
@@ -180,6 +181,12 @@ export function splitChallengeReplies(reasoning: string, count: number): string[
   return starts.map((start, i) => reasoning.slice(start, i + 1 < starts.length ? starts[i + 1] : undefined).trim());
 }
 
+/** Keeps a tools_used entry for the bundle only when its JSON is at most maxToolEntryChars long. */
+function boundedItem(item: unknown): unknown {
+  const json = JSON.stringify(item) ?? "";
+  return json.length <= AGORA_LIMITS.maxToolEntryChars ? item : `[entry dropped: ${json.length} chars > ${AGORA_LIMITS.maxToolEntryChars}]`;
+}
+
 function describeAnswer(determination: boolean, confidence: number): string {
   return `${determination ? "YES" : "NO"} (confidence ${confidence.toFixed(2)})`;
 }
@@ -283,7 +290,9 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
   async function postTask(endpoint: WorkerEndpoint, key: string, body: Record<string, unknown>, token: string, what: string): Promise<CallResult<AgoraReply>> {
     let url: string;
     try {
-      url = new URL(endpoint.url).toString();
+      const u = new URL(endpoint.url);
+      u.hash = "";
+      url = u.toString();
     } catch {
       return registrationFailure();
     }
@@ -398,7 +407,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
             round: 1,
             answer: reply.answer,
             subagents_used: reply.subagents_used ?? [],
-            tools_used: reply.tools_used ?? [],
+            tools_used: (reply.tools_used ?? []).map(boundedItem),
             tokens: reply.tokens ?? null,
             reported_latency_ms: reply.latency_ms ?? null,
             health: health === undefined ? "ok" : `failed (${health.kind})`,

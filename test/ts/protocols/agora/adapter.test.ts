@@ -117,7 +117,7 @@ describe("agora adapter", () => {
       expect(stream.store.events("42", "9", 1)).toHaveLength(7);
     });
 
-    it("surfaces refused tokens as auth: unknown key, expired token, another agent", async () => {
+    it("surfaces refused tokens as auth: unknown key, expired token, another agent, another match, garbage", async () => {
       const { url } = await startAgent({ protocol: "agora", auth: { jwksUrl: jwks.jwksUrl }, agentId: "7" });
       const endpoint = { url: `${url}/agora`, protocol: "agora" };
       const stranger = await testKey();
@@ -127,6 +127,12 @@ describe("agora adapter", () => {
       expect(expired.ok ? "ok" : expired.failure).toMatchObject({ kind: "auth", message: expect.stringContaining("401") });
       const otherAgent = await adapter().ask(endpoint, { ...seat, agentId: 8n }, ask);
       expect(otherAgent.ok ? "ok" : otherAgent.failure).toMatchObject({ kind: "auth", message: expect.stringContaining("403") });
+      // A signer that names the wrong match (a real port implementation, e.g. a misconfigured daemon).
+      const real = key.signer();
+      const wrongMatch = await adapter({ signer: { sign: (c) => real.sign({ ...c, match_id: "43" }) } }).ask(endpoint, seat, ask);
+      expect(wrongMatch.ok ? "ok" : wrongMatch.failure).toMatchObject({ kind: "auth", message: expect.stringContaining("403") });
+      const garbage = await adapter({ signer: { sign: async () => "not-a-jwt" } }).ask(endpoint, seat, ask);
+      expect(garbage.ok ? "ok" : garbage.failure).toMatchObject({ kind: "auth", message: expect.stringContaining("401") });
     });
   });
 
@@ -214,6 +220,9 @@ describe("agora adapter", () => {
     expect(r.ok).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     if (r.ok) expect(r.value.extras?.agora).not.toHaveProperty("polluted");
+    const { endpoint: bloated } = await server({ task: (_n, res) => sendJson(res, 200, { ...REPLY, tools_used: [{ blob: "x".repeat(20_000) }, "https://ok.example/a"] }) });
+    const big = await adapter().ask(bloated, seat, ask);
+    expect(big.ok && (big.value.extras?.agora as { tools_used: unknown[] }).tools_used).toEqual(["[entry dropped: 20011 chars > 2000]", "https://ok.example/a"]);
     const { endpoint: redirecting } = await server({ task: (_n, res) => { res.writeHead(302, { location: "http://169.254.169.254/" }); res.end(); } });
     const red = await adapter().ask(redirecting, seat, ask);
     expect(red.ok ? "ok" : red.failure.kind).toBe("http-status");

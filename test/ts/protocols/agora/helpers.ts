@@ -66,8 +66,8 @@ export interface WsOutcome {
 }
 
 /**
- * Opens a socket, sends `frames` one by one (each after the previous answer, or at once when
- * `waitForAnswers` is false) and resolves when the server has answered all of them or closed.
+ * Opens a socket, sends all `frames`, and resolves once the server has sent `expectAnswers` messages
+ * (then closes), closed the socket, or refused the upgrade (0: wait for the server to close).
  */
 export function wsExchange(url: string, token: string | undefined, frames: Array<string | Buffer>, expectAnswers = frames.length): Promise<WsOutcome> {
   return new Promise((resolve) => {
@@ -94,10 +94,6 @@ export function wsExchange(url: string, token: string | undefined, frames: Array
       finish();
     });
     ws.on("open", () => {
-      if (expectAnswers === 0) {
-        for (const f of frames) ws.send(f, { binary: Buffer.isBuffer(f) });
-        return;
-      }
       for (const f of frames) ws.send(f, { binary: Buffer.isBuffer(f) });
     });
     ws.on("message", (data) => {
