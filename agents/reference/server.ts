@@ -40,6 +40,10 @@ export interface ReferenceAgentOptions {
   memorySize?: number;
   /** Credentials the agent expects from the platform (bearer token, JWKS URL, HMAC secret), per protocol. */
   auth?: AgentAuth;
+  /** The agent's ERC-8004 agent id (decimal), checked against tokens that name it. */
+  agentId?: string;
+  /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
+  agoraStreamUrl?: string;
 }
 
 export interface StartOptions {
@@ -96,7 +100,14 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   installErrorHandling(app);
   app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
   app.register(async (scope) => {
-    await protocol.register(scope, { engine, memory, info, ...(options.auth !== undefined ? { auth: options.auth } : {}) });
+    await protocol.register(scope, {
+      engine,
+      memory,
+      info,
+      ...(options.auth !== undefined ? { auth: options.auth } : {}),
+      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+      ...(options.agoraStreamUrl !== undefined ? { agoraStreamUrl: options.agoraStreamUrl } : {}),
+    });
   });
 
   let closed: Promise<void> | undefined;

@@ -4,6 +4,7 @@
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "./factagora.js";
 
@@ -26,12 +27,13 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
   };
 }
 
-/** The adapters available by default. `credentials`: per-agent secrets from configuration (none by default). */
-export function defaultAdapters(config: CresolverAdapterConfig & { credentials?: CredentialStore }): WorkerProtocolAdapter[] {
+/** The adapters available by default. `credentials`: per-agent secrets from configuration (none by default); Agora needs a signer. */
+export function defaultAdapters(config: CresolverAdapterConfig & AgoraRegistryConfig & { credentials?: CredentialStore }): WorkerProtocolAdapter[] {
   const credentials = config.credentials ?? createCredentialStore();
   return [
     createCresolverAdapter(config),
     createFactagoraAdapter({ http: config.http, credentials }),
+    ...agoraAdapters(config),
   ];
 }
 

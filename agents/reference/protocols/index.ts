@@ -1,4 +1,5 @@
 /** Registry of the wire protocols the reference agent can serve. Issue 7 adds the other four here. */
+import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "./cresolver.js";
 import { factagoraProtocol } from "./factagora.js";
 import type { ProtocolModule } from "./types.js";
@@ -6,6 +7,7 @@ import type { ProtocolModule } from "./types.js";
 export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {
   cresolver: cresolverProtocol,
   factagora: factagoraProtocol,
+  agora: agoraProtocol,
 };
 
 export type { ProtocolModule, ProtocolContext, AgentInfo } from "./types.js";

@@ -26,6 +26,10 @@ export interface ProtocolContext {
   info: AgentInfo;
   /** Auth configured on the agent (optional; protocols that require auth refuse to start without it). */
   auth?: AgentAuth;
+  /** The agent's own ERC-8004 agent id (decimal), for protocols whose auth names it. */
+  agentId?: string;
+  /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
+  agoraStreamUrl?: string;
 }
 
 export interface ProtocolModule {
