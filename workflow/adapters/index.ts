@@ -4,6 +4,7 @@
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -25,11 +26,15 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
 }
 
 /** The adapters available by default (today: the CRE protocol). */
-export function defaultAdapters(config: CresolverAdapterConfig): WorkerProtocolAdapter[] {
-  return [createCresolverAdapter(config)];
+export function defaultAdapters(config: CresolverAdapterConfig & AiOlympicsDefaults): WorkerProtocolAdapter[] {
+  return [createCresolverAdapter(config),
+    createAiOlympicsAdapter({ ...config.aiOlympics, http: config.http, ...(config.credentials !== undefined ? { credentials: config.credentials } : {}) }),
+  ];
 }
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
 export type { CresolverAdapterConfig } from "./cresolver.js";
+export { createAiOlympicsAdapter, AI_OLYMPICS_PROTOCOL } from "./ai-olympics.js";
+export type { AiOlympicsAdapterConfig, AiOlympicsDefaults } from "./ai-olympics.js";
 export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";
 export type { RetryPolicy } from "./call.js";
