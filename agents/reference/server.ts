@@ -38,6 +38,8 @@ export interface ReferenceAgentOptions {
   logger?: boolean | FastifyBaseLogger;
   /** Markets remembered for challenges (default 1,000). */
   memorySize?: number;
+  /** Credentials the protocol checks on incoming requests (e.g. ai-olympics needs `hmacSecret`). */
+  auth?: { bearerToken?: string; jwksUrl?: string; hmacSecret?: string };
 }
 
 export interface StartOptions {
@@ -94,7 +96,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   installErrorHandling(app);
   app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
   app.register(async (scope) => {
-    await protocol.register(scope, { engine, memory, info });
+    await protocol.register(scope, { engine, memory, info, ...(options.auth !== undefined ? { auth: options.auth } : {}) });
   });
 
   let closed: Promise<void> | undefined;

@@ -10,10 +10,18 @@ export interface AgentInfo {
   persona: PersonaName;
 }
 
+/** How the agent authenticates the platform's requests (per protocol: bearer, JWT via JWKS, HMAC). */
+export interface AgentAuth {
+  bearerToken?: string;
+  jwksUrl?: string;
+  hmacSecret?: string;
+}
+
 export interface ProtocolContext {
   engine: AnswerEngine;
   memory: FindingMemory;
   info: AgentInfo;
+  auth?: AgentAuth;
 }
 
 export interface ProtocolModule {
