@@ -28,7 +28,7 @@
  * - Extras (bundle): turns, thinking (capped), every action executed or skipped with the reason, turn
  *   errors. No timings or timestamps: the bundle must be reproducible.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, FailureKind, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../http/client.js";
@@ -147,6 +147,8 @@ export interface TurnRequest {
   availableTools: unknown[];
   /** Extension: what each action of the previous turn returned (agents that follow the spec ignore it). */
   actionResults?: ActionResultView[];
+  /** Extension: a random id per request, so two requests never share a signature (agents may reject duplicates). */
+  requestId: string;
 }
 
 const nonBlank = (max: number) =>
@@ -325,6 +327,7 @@ export function buildTurnRequest(input: TurnRequestInput): TurnRequest {
     previousActions: input.previousActions,
     turnNumber: input.turnNumber,
     availableTools: AVAILABLE_TOOLS,
+    requestId: randomUUID(),
   };
   if (input.actionResults !== undefined && input.actionResults.length > 0) body.actionResults = input.actionResults;
   return body;
