@@ -115,14 +115,14 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
     expect(first.status).toBe(200);
     const again = await post(headers);
     expect(again.status).toBe(401);
-    expect((await again.json()).message).toMatch(/replayed/);
+    expect(((await again.json()) as { message: string }).message).toMatch(/replayed/);
     // Header timestamp moved (still in the window) without re-signing: the signed body's timestamp disagrees.
     const moved = { ...headers, "x-ai-olympics-timestamp": String(body.timestamp + 1_000) };
     const fresh = buildTurnRequest({ ...{ timestamp: body.timestamp, agentId: 7n, marketId: 43n, taskPrompt: askTaskPrompt(request, 5), pageState: initialPageState(), previousActions: [], turnNumber: 1 } });
     const signedFresh = signTurnRequest(SECRET, fresh);
     const mismatch = await post({ ...signedFresh.headers, "x-ai-olympics-timestamp": moved["x-ai-olympics-timestamp"] }, signedFresh.text);
     expect(mismatch.status).toBe(401);
-    expect((await mismatch.json()).message).toMatch(/timestamp differs/);
+    expect(((await mismatch.json()) as { message: string }).message).toMatch(/timestamp differs/);
   });
 
   it("an agent without a webhook secret refuses to start", async () => {
