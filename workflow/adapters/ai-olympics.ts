@@ -59,7 +59,7 @@ export const AI_OLYMPICS_LIMITS = {
   /** Characters of `thinking` kept per turn in the extras. */
   maxThinkingChars: 1_000,
   /** Over-the-limit or after-done actions listed individually per turn (the rest only counted). */
-  maxListedOverflow: 20,
+  maxListedOverflow: 10,
   /** Peers shown in a challenge task, and characters of each peer's evidence. */
   maxPeers: 10,
   maxPeerEvidenceChars: 2_000,
