@@ -7,6 +7,7 @@ import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver
 import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "./factagora.js";
+import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -27,17 +28,25 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
   };
 }
 
-/** The adapters available by default. `credentials`: per-agent secrets from configuration (none by default); Agora needs a signer. */
-export function defaultAdapters(config: CresolverAdapterConfig & AgoraRegistryConfig & { credentials?: CredentialStore }): WorkerProtocolAdapter[] {
+/**
+ * The adapters available by default. `credentials`: per-agent secrets from configuration (none by
+ * default); Agora is added only with a signer; AI Olympics takes its action client from `aiOlympics`.
+ */
+export function defaultAdapters(
+  config: CresolverAdapterConfig & AgoraRegistryConfig & AiOlympicsDefaults & { credentials?: CredentialStore },
+): WorkerProtocolAdapter[] {
   const credentials = config.credentials ?? createCredentialStore();
   return [
     createCresolverAdapter(config),
     createFactagoraAdapter({ http: config.http, credentials }),
     ...agoraAdapters(config),
+    createAiOlympicsAdapter({ ...config.aiOlympics, http: config.http, credentials }),
   ];
 }
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
 export type { CresolverAdapterConfig } from "./cresolver.js";
+export { createAiOlympicsAdapter, AI_OLYMPICS_PROTOCOL } from "./ai-olympics.js";
+export type { AiOlympicsAdapterConfig, AiOlympicsDefaults } from "./ai-olympics.js";
 export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";
 export type { RetryPolicy } from "./call.js";

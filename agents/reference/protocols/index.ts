@@ -2,12 +2,14 @@
 import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "./cresolver.js";
 import { factagoraProtocol } from "./factagora.js";
+import { aiOlympicsProtocol } from "./ai-olympics.js";
 import type { ProtocolModule } from "./types.js";
 
 export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {
   cresolver: cresolverProtocol,
   factagora: factagoraProtocol,
   agora: agoraProtocol,
+  "ai-olympics": aiOlympicsProtocol,
 };
 
 export type { ProtocolModule, ProtocolContext, AgentInfo } from "./types.js";
