@@ -338,7 +338,7 @@ describe("agora adapter", () => {
   });
 
   it("is registered by defaultAdapters only when a signer is configured", () => {
-    expect(createAdapterRegistry(defaultAdapters({ http })).protocols).toEqual(["cresolver"]);
-    expect(createAdapterRegistry(defaultAdapters({ http, agora: { signer: key.signer() } })).protocols).toEqual(["cresolver", "agora"]);
+    expect(createAdapterRegistry(defaultAdapters({ http })).protocols).not.toContain("agora");
+    expect(createAdapterRegistry(defaultAdapters({ http, agora: { signer: key.signer() } })).protocols).toContain("agora");
   });
 });
