@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {RealStackFixture} from "./betting/RealStackFixture.sol";
+import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
+import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
+import {BettingMarket} from "../../contracts/market/BettingMarket.sol";
+
+/// @notice BettingMarket on the real ResolutionMarket: every terminal path of the market pays bettors out.
+contract BettingMarketIntegrationTest is RealStackFixture {
+    address internal alice = address(0xA11CE);
+    address internal bob = address(0xB0B);
+
+    function setUp() public {
+        _deployStack();
+        vm.deal(alice, 100 ether);
+        vm.deal(bob, 100 ether);
+    }
+
+    function _bets(uint256 id) internal {
+        vm.prank(alice);
+        betting.bet{value: 1 ether + 1}(id, BettingMarket.Side.Yes);
+        vm.prank(alice);
+        betting.bet{value: 2}(id, BettingMarket.Side.No);
+        vm.prank(bob);
+        betting.bet{value: 2 ether}(id, BettingMarket.Side.No);
+    }
+
+    function _claimAll(uint256 id, uint256 aliceExpected, uint256 bobExpected) internal {
+        uint256 a0 = alice.balance;
+        uint256 b0 = bob.balance;
+        if (aliceExpected != 0) {
+            vm.prank(alice);
+            betting.claim(id);
+        }
+        if (bobExpected != 0) {
+            vm.prank(bob);
+            betting.claim(id);
+        }
+        assertEq(alice.balance - a0, aliceExpected, "alice");
+        assertEq(bob.balance - b0, bobExpected, "bob");
+        assertEq(address(betting).balance, 0, "drained");
+        assertEq(betting.totalOwed(), 0, "owed");
+    }
+
+    function testBettingClosesExactlyWhenJoiningCloses() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        vm.warp(deadline - 1);
+        _joinWorkers(id, 1);
+        vm.prank(alice);
+        betting.bet{value: 1}(id, BettingMarket.Side.Yes);
+        vm.warp(deadline);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(BettingMarket.BettingClosed.selector, id, deadline));
+        betting.bet{value: 1}(id, BettingMarket.Side.Yes);
+        vm.prank(_worker(9));
+        uint256 agentId = identity.register("ipfs://late");
+        vm.deal(_worker(9), 1 ether);
+        vm.prank(_worker(9));
+        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.JoiningClosed.selector, id));
+        market.joinMarket{value: STAKE}(id, agentId);
+        // Once requested, the status check refuses too.
+        market.requestResolution(id);
+        vm.prank(alice);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                BettingMarket.MarketNotOpen.selector, id, IResolutionMarket.Status.ResolutionRequested
+            )
+        );
+        betting.bet{value: 1}(id, BettingMarket.Side.Yes);
+        vm.prank(alice);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                BettingMarket.MarketNotFinal.selector, id, IResolutionMarket.Status.ResolutionRequested
+            )
+        );
+        betting.claim(id);
+    }
+
+    function testUnknownMarketReadsAsNone() public {
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(BettingMarket.MarketNotOpen.selector, 42, IResolutionMarket.Status.None));
+        betting.bet{value: 1}(42, BettingMarket.Side.Yes);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(BettingMarket.MarketNotFinal.selector, 42, IResolutionMarket.Status.None));
+        betting.claim(42);
+        assertEq(betting.claimable(42, alice), 0, "claimable 0");
+        (BettingMarket.Settlement s,) = betting.settlementOf(42);
+        assertEq(uint256(s), uint256(BettingMarket.Settlement.Pending), "pending");
+    }
+
+    function testResolvedByResolverPaysWinners() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        address[] memory workers = _joinWorkers(id, 2);
+        _bets(id);
+        _request(id, deadline);
+        uint256[] memory w = new uint256[](2);
+        w[0] = 1;
+        w[1] = 1;
+        bytes memory report = _reportFor(id, workers, w, false);
+        (, address[] memory ws, uint256[] memory wts, uint8[] memory sc,) =
+            abi.decode(report, (uint256, address[], uint256[], uint8[], bool));
+        vm.prank(resolverEOA);
+        market.resolveMarket(id, ws, wts, sc, false, keccak256("bundle"), "ipfs://bundle");
+        // NO won: pool 3 ether + 3 wei, NO stakes alice 2 wei, bob 2 ether.
+        uint256 total = 3 ether + 3;
+        uint256 aliceShare = uint256(2) * total / (2 ether + 2);
+        _claimAll(id, aliceShare, total - aliceShare);
+    }
+
+    function testNobodyJoinedCancelsAndRefunds() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        _bets(id);
+        _request(id, deadline); // no workers: Cancelled at once
+        assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Cancelled), "cancelled");
+        _claimAll(id, 1 ether + 3, 2 ether);
+    }
+
+    function testInvalidRefunds() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        _joinWorkers(id, 2);
+        _bets(id);
+        _request(id, deadline);
+        vm.prank(resolverEOA);
+        market.settleInvalid(id, bytes32(0), "");
+        _claimAll(id, 1 ether + 3, 2 ether);
+    }
+
+    function testStaleCancelRefunds() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        _joinWorkers(id, 2);
+        _bets(id);
+        _request(id, deadline);
+        (, uint32 grace) = market.marketLimits(id);
+        vm.warp(uint256(deadline) + grace);
+        market.cancelStale(id);
+        _claimAll(id, 1 ether + 3, 2 ether);
+    }
+
+    function testResolvedWithEmptyWinningSideRefundsThroughCRE() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        address[] memory workers = _joinWorkers(id, 2);
+        vm.prank(bob);
+        betting.bet{value: 2 ether}(id, BettingMarket.Side.No);
+        vm.prank(alice);
+        betting.bet{value: 5}(id, BettingMarket.Side.No);
+        _request(id, deadline);
+        uint256[] memory w = new uint256[](2);
+        w[0] = 3;
+        w[1] = 1;
+        _deliver(_reportFor(id, workers, w, true)); // YES wins, nobody bet YES
+        (BettingMarket.Settlement s,) = betting.settlementOf(id);
+        assertEq(uint256(s), uint256(BettingMarket.Settlement.Refund), "refund");
+        _claimAll(id, 5, 2 ether);
+    }
+}
