@@ -15,7 +15,9 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  custom,
   http,
+  type EIP1193Provider,
   keccak256,
   type Chain,
   type Hex,
@@ -207,4 +209,26 @@ export function requireWallet(ctx: ChainContext): { walletClient: WalletClient<T
     throw new ChainError("precondition", "this command sends a transaction: give a key with --private-key or PRIVATE_KEY");
   }
   return { walletClient: ctx.walletClient, account: ctx.account };
+}
+
+/**
+ * A context over an EIP-1193 provider (e.g. Hardhat's in-process network) instead of an RPC URL.
+ * No retrying: there is no transport to fail.
+ */
+export async function connectProvider(options: { provider: unknown; privateKey?: Hex; pollingIntervalMs?: number }): Promise<ChainContext> {
+  const transport = custom(options.provider as EIP1193Provider, { retryCount: 0 });
+  const chainId = await createPublicClient({ transport }).getChainId();
+  const chain = chainFor(chainId, "http://in-process.invalid");
+  const pollingInterval = options.pollingIntervalMs ?? 50;
+  const publicClient = createPublicClient({ chain, transport, pollingInterval }) as PublicClient<Transport, Chain>;
+  const account = options.privateKey !== undefined ? privateKeyToAccount(options.privateKey) : undefined;
+  const walletClient = account ? createWalletClient({ chain, transport, account, pollingInterval }) : undefined;
+  return { chainId, chain, publicClient, ...(walletClient ? { walletClient } : {}), ...(account ? { account } : {}), nonces: new NonceQueue() };
+}
+
+/** The same chain and clients with another key (its own nonce queue). */
+export function withKey(ctx: ChainContext, privateKey: Hex): ChainContext {
+  const account = privateKeyToAccount(privateKey);
+  const walletClient = createWalletClient({ chain: ctx.chain, transport: custom({ request: (args) => ctx.publicClient.request(args as never) }, { retryCount: 0 }), account, pollingInterval: ctx.publicClient.pollingInterval });
+  return { ...ctx, account, walletClient, nonces: new NonceQueue() };
 }

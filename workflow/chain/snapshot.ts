@@ -147,7 +147,7 @@ export interface ReadMarketOptions {
  * `market` has no code or the market does not exist.
  */
 export async function readMarketState(ctx: ChainContext, market: Address, marketId: bigint, options: ReadMarketOptions = {}): Promise<MarketState> {
-  const blockNumber = options.blockNumber ?? (await ctx.publicClient.getBlockNumber().catch((e: unknown) => {
+  const blockNumber = options.blockNumber ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
     throw toChainError(e, "eth_blockNumber");
   }));
   const abi = resolutionMarketAbi;
