@@ -12,6 +12,7 @@
  * looked up by its hash and, when the node has it, the hash is returned as if the send succeeded.
  */
 import {
+  BaseError,
   createPublicClient,
   createWalletClient,
   defineChain,
@@ -128,7 +129,14 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
       } catch (error) {
         if (init?.signal?.aborted) throw error;
         const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-        reason = typeof cause?.code === "string" ? cause.code : error instanceof Error ? error.name : "network error";
+        reason =
+          typeof cause?.code === "string"
+            ? cause.code
+            : typeof cause?.message === "string"
+              ? cause.message.slice(0, 80)
+              : error instanceof Error
+                ? `${error.name}: ${error.message.slice(0, 80)}`
+                : "network error";
         // Refused connections never reached the node; anything else might have.
         if (cause?.code !== "ECONNREFUSED") ambiguous = true;
       }
@@ -164,6 +172,17 @@ export interface ChainContext {
   nonces: NonceQueue;
 }
 
+/** An RPC URL without credentials, query or path (provider URLs often embed an API key). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const keyed = u.pathname.length > 1 || u.search !== "" || u.username !== "" || u.password !== "";
+    return `${u.protocol}//${u.host}${keyed ? "/…" : ""}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
 export const LOCAL_CHAIN_IDS = new Set([31337, 1337]);
 
 function chainFor(chainId: number, rpcUrl: string): Chain {
@@ -182,8 +201,10 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
   try {
     chainId = await probe.getChainId();
   } catch (error) {
-    const detail = error instanceof ChainError ? error.message : error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new ChainError("rpc", `cannot reach the RPC endpoint: ${detail}`, { cause: error });
+    let inner: unknown = error;
+    while (inner instanceof Error && !(inner instanceof ChainError) && inner.cause !== undefined) inner = inner.cause;
+    const detail = inner instanceof ChainError ? inner.message : error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ChainError("rpc", `cannot reach the RPC endpoint ${redactUrl(options.rpcUrl)}: ${detail}`, { cause: error });
   }
   if (options.expectedChainId !== undefined && options.expectedChainId !== chainId) {
     throw new ChainError("precondition", `the RPC endpoint is on chain ${chainId}, the deployment file is for chain ${options.expectedChainId}`);
