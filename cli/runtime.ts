@@ -33,8 +33,6 @@ export function toJson(value: unknown): string {
 
 export class Runtime {
   readonly json: boolean;
-  readonly rpcUrl: string;
-  readonly privateKey: Hex | undefined;
   private chainPromise?: Promise<ChainContext>;
   private deploymentCache?: { path: string; file: DeploymentFile } | null;
 
@@ -43,8 +41,15 @@ export class Runtime {
     readonly globals: GlobalOptions,
   ) {
     this.json = globals.json === true;
-    this.rpcUrl = parseRpcUrl(globals.rpcUrl ?? io.env[ENV.rpcUrl]);
-    this.privateKey = parsePrivateKey(globals.privateKey ?? io.env[ENV.privateKey]);
+  }
+
+  /** Validated on first use, so commands that need no chain (agent serve) ignore a bad RPC_URL. */
+  get rpcUrl(): string {
+    return parseRpcUrl(this.globals.rpcUrl ?? this.io.env[ENV.rpcUrl]);
+  }
+
+  get privateKey(): Hex | undefined {
+    return parsePrivateKey(this.globals.privateKey ?? this.io.env[ENV.privateKey]);
   }
 
   /** Progress and notes for humans: stderr, and only without --json. */
@@ -58,13 +63,18 @@ export class Runtime {
   }
 
   requireKey(): Hex {
-    if (!this.privateKey) throw new CliError(`this command sends a transaction: pass --private-key or set ${ENV.privateKey}`);
-    return this.privateKey;
+    const key = this.privateKey;
+    if (!key) throw new CliError(`this command sends a transaction: pass --private-key or set ${ENV.privateKey}`);
+    return key;
   }
 
   chain(options: { needsKey?: boolean } = {}): Promise<ChainContext> {
     if (options.needsKey) this.requireKey();
-    this.chainPromise ??= connect({ rpcUrl: this.rpcUrl, ...(this.privateKey ? { privateKey: this.privateKey } : {}) });
+    if (!this.chainPromise) {
+      const rpcUrl = this.rpcUrl;
+      const privateKey = this.privateKey;
+      this.chainPromise = connect({ rpcUrl, ...(privateKey ? { privateKey } : {}) });
+    }
     return this.chainPromise;
   }
 
