@@ -81,6 +81,25 @@ describe("deployAll", () => {
     expect(await owner.publicClient.readContract({ address: d.contracts.ResolutionMarket.address, abi: resolutionMarketAbi, functionName: "isResolver", args: [receiver] })).toBe(true);
   });
 
+  it("uses registries given explicitly and deploys only the markets", async () => {
+    const d = await deployAll(owner, { network: "given", identityRegistry: identity, reputationRegistry: deployment.contracts.ReputationRegistry.address });
+    expect(d.registries).toBe("given");
+    expect(d.contracts.IdentityRegistry).toEqual({ address: identity, source: "existing" });
+    expect(d.contracts.ResolutionMarket.source).toBe("deployed");
+    expect(await owner.publicClient.readContract({ address: d.contracts.ResolutionMarket.address, abi: resolutionMarketAbi, functionName: "identityRegistry" })).toBe(identity);
+  });
+
+  it("detects the canonical registries by code at their addresses, unless told to deploy its own", async () => {
+    // Auto-detection only looks for code: a one-byte contract is enough here (the full Sepolia path is in e2e.test.ts).
+    const { CANONICAL_REGISTRIES, detectCanonicalRegistries } = await import("../../../workflow/chain/deploy.js");
+    expect(await detectCanonicalRegistries(owner)).toBeUndefined();
+    for (const a of Object.values(CANONICAL_REGISTRIES.mainnet)) await provider.request({ method: "hardhat_setCode", params: [a, "0x00"] });
+    expect(await detectCanonicalRegistries(owner)).toEqual({ ...CANONICAL_REGISTRIES.mainnet, kind: "mainnet" });
+    const own = await deployAll(owner, { network: "own", ownRegistries: true, betting: false });
+    expect(own.registries).toBe("own");
+    for (const a of Object.values(CANONICAL_REGISTRIES.mainnet)) await provider.request({ method: "hardhat_setCode", params: [a, "0x"] });
+  });
+
   it("reports a constructor revert with its decoded error", async () => {
     const err = await deployAll(owner, { network: "hardhat", identityRegistry: identity, reputationRegistry: "0x000000000000000000000000000000000000bEEF" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChainError);
