@@ -25,9 +25,9 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     // ------------------------------------------------------------------------------------------------
 
     /// @notice Hard upper bound for `maxWorkers` (snapshotted per market at creation).
-    uint32 public constant MAX_WORKERS_CAP = 100;
+    uint8 public constant MAX_WORKERS_CAP = 100;
     /// @notice Default seat limit of new markets.
-    uint32 public constant DEFAULT_MAX_WORKERS = 10;
+    uint8 public constant DEFAULT_MAX_WORKERS = 10;
     /// @notice Bounds and default of the grace period after a resolution request (snapshotted per market).
     uint32 public constant MIN_GRACE_PERIOD = 1 hours;
     uint32 public constant MAX_GRACE_PERIOD = 30 days;
@@ -60,25 +60,30 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     string public constant TAG_SOURCE_QUALITY = "source_quality";
     string public constant TAG_ANALYSIS_DEPTH = "analysis_depth";
     string public constant FEEDBACK_TAG2 = "cresolver";
+    bytes32 private constant TAG_RESOLUTION_QUALITY_WORD = "resolution_quality";
+    bytes32 private constant TAG_SOURCE_QUALITY_WORD = "source_quality";
+    bytes32 private constant TAG_ANALYSIS_DEPTH_WORD = "analysis_depth";
 
     // ------------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------------
 
-    /// @dev Packed: slot 0 creator|deadline|workerCount; slot 1 requestedAt|status|outcome|maxWorkers|
-    ///      gracePeriod|feedbackCursor; slot 2 rewardPool|totalStake; slot 3 bundleHash; slot 4 question.
+    /// @dev Packed so that settlement touches two slots: slot 0 creator|deadline|status|outcome|workerCount|
+    ///      feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake; slot 2 requestedAt|gracePeriod;
+    ///      slot 3 bundleHash; slot 4 question. uint40 timestamps last until year 36812; uint8 counts suffice
+    ///      because MAX_WORKERS_CAP <= 255.
     struct Market {
         address creator;
-        uint64 deadline;
-        uint32 workerCount;
-        uint64 requestedAt;
+        uint40 deadline;
         Status status;
         bool outcome;
-        uint32 maxWorkers;
-        uint32 gracePeriod;
-        uint32 feedbackCursor;
+        uint8 workerCount;
+        uint8 feedbackCursor;
+        uint8 maxWorkers;
         uint128 rewardPool;
         uint128 totalStake;
+        uint40 requestedAt;
+        uint32 gracePeriod;
         bytes32 bundleHash;
         string question;
     }
@@ -98,7 +103,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     /// @notice Minimum stake to join (owner-settable).
     uint256 public minStake;
     /// @notice Seat limit given to new markets (owner-settable, <= MAX_WORKERS_CAP).
-    uint32 public maxWorkers;
+    uint8 public maxWorkers;
     /// @notice Grace period given to new markets (owner-settable, within the bounds).
     uint32 public gracePeriod;
     /// @notice Number of markets created; ids are 1..marketCount.
@@ -126,7 +131,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event ResolverAdded(address indexed resolver);
     event ResolverRemoved(address indexed resolver);
     event MinStakeUpdated(uint256 minStake);
-    event MaxWorkersUpdated(uint32 maxWorkers);
+    event MaxWorkersUpdated(uint8 maxWorkers);
     event GracePeriodUpdated(uint32 gracePeriod);
     /// @notice A worker's stake and reward were credited at settlement (or the stake alone on refund).
     event WorkerCredited(
@@ -137,7 +142,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event Withdrawal(address indexed account, uint256 amount);
     /// @notice A `giveFeedback` call failed (reverted or ran out of its gas cap); settlement is unaffected.
     event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
-    /// @notice Feedback of a market advanced to `cursor` workers out of `total`.
+    /// @notice Feedback of a market advanced to `cursor` workers out of `total`. Emitted by {resolveMarket}
+    ///         only when feedback remains pending, and by every {publishFeedback} that makes progress.
     event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
 
     // ------------------------------------------------------------------------------------------------
@@ -230,7 +236,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     }
 
     /// @notice Sets the seat limit of markets created from now on (1..MAX_WORKERS_CAP).
-    function setMaxWorkers(uint32 newMaxWorkers) external onlyOwner {
+    function setMaxWorkers(uint8 newMaxWorkers) external onlyOwner {
         if (newMaxWorkers == 0 || newMaxWorkers > MAX_WORKERS_CAP) revert MaxWorkersOutOfRange(newMaxWorkers);
         maxWorkers = newMaxWorkers;
         emit MaxWorkersUpdated(newMaxWorkers);
@@ -268,7 +274,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         marketId = ++marketCount;
         Market storage m = _markets[marketId];
         m.creator = msg.sender;
-        m.deadline = deadline;
+        m.deadline = uint40(deadline);
         m.status = Status.Open;
         m.maxWorkers = maxWorkers;
         m.gracePeriod = gracePeriod;
@@ -290,7 +296,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         if (block.timestamp >= m.deadline) revert JoiningClosed(marketId);
         if (msg.value < minStake) revert StakeTooLow(msg.value, minStake);
         if (msg.value > type(uint96).max) revert StakeTooLarge(msg.value);
-        uint32 count = m.workerCount;
+        uint8 count = m.workerCount;
         if (count >= m.maxWorkers) revert MarketFull(marketId, m.maxWorkers);
         if (_agentSeated[marketId][agentId]) revert AgentAlreadyJoined(marketId, agentId);
         if (_addressSeated[marketId][msg.sender]) revert AddressAlreadyJoined(marketId, msg.sender);
@@ -309,8 +315,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///      credited back to the creator (no ResolutionRequested event then).
     function requestResolution(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.Open);
-        if (block.timestamp < m.deadline) revert DeadlineNotReached(marketId, m.deadline);
-        m.requestedAt = uint64(block.timestamp);
+        if (block.timestamp < m.deadline) revert DeadlineNotReached(marketId, uint64(m.deadline));
+        m.requestedAt = uint40(block.timestamp);
         if (m.workerCount == 0) {
             m.status = Status.Cancelled;
             emit MarketCancelled(marketId, msg.sender);
@@ -353,9 +359,11 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         // Interactions: best-effort ERC-8004 feedback. nonReentrant guards every state-changing entry point,
         // so the registry can neither observe nor alter the feedback bookkeeping written after the calls.
         uint256 cursor = _inlineFeedback(marketId, n, scores, bundleURI, bundleHash);
-        if (cursor != 0) m.feedbackCursor = uint32(cursor);
-        if (cursor < n) _storePending(marketId, cursor, n, scores, bundleURI);
-        emit FeedbackProgress(marketId, cursor, n);
+        if (cursor != 0) m.feedbackCursor = uint8(cursor);
+        if (cursor < n) {
+            _storePending(marketId, cursor, n, scores, bundleURI);
+            emit FeedbackProgress(marketId, cursor, n);
+        }
     }
 
     /// @inheritdoc IResolutionMarket
@@ -395,8 +403,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 cursor = m.feedbackCursor;
         if (cursor >= n || maxWorkers_ == 0) return 0;
         uint256 end = n - cursor > maxWorkers_ ? cursor + maxWorkers_ : n;
-        string memory uri = _pendingFeedbackURI[marketId];
-        bytes32 hash = m.bundleHash;
+        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.bundleHash);
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 start = cursor;
         uint256 chunkIndex = type(uint256).max;
@@ -409,12 +416,12 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             }
             uint256 packed = word >> ((cursor % 10) * 24);
             _feedbackForWorker(
-                marketId, seats[cursor].agentId, packed & 0xff, (packed >> 8) & 0xff, (packed >> 16) & 0xff, uri, hash
+                marketId, data, seats[cursor].agentId, packed & 0xff, (packed >> 8) & 0xff, (packed >> 16) & 0xff
             );
         }
         published = cursor - start;
         if (published != 0) {
-            m.feedbackCursor = uint32(cursor);
+            m.feedbackCursor = uint8(cursor);
             if (cursor == n) delete _pendingFeedbackURI[marketId];
             emit FeedbackProgress(marketId, cursor, n);
         }
@@ -519,7 +526,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     }
 
     /// @notice Grace period and seat limit snapshotted into `marketId` at creation.
-    function marketLimits(uint256 marketId) external view returns (uint32 seatLimit, uint32 grace) {
+    function marketLimits(uint256 marketId) external view returns (uint8 seatLimit, uint32 grace) {
         Market storage m = _markets[marketId];
         return (m.maxWorkers, m.gracePeriod);
     }
@@ -618,12 +625,11 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ) private returns (uint256 cursor) {
         uint256 inlineCount = n < INLINE_FEEDBACK_WORKERS ? n : INLINE_FEEDBACK_WORKERS;
         mapping(uint256 => Seat) storage seats = _seats[marketId];
+        bytes memory data = _feedbackTemplate(bundleURI, bundleHash);
         for (; cursor < inlineCount; ++cursor) {
             if (gasleft() < FEEDBACK_WORKER_MIN_GAS) break;
             uint256 k = 3 * cursor;
-            _feedbackForWorker(
-                marketId, seats[cursor].agentId, scores[k], scores[k + 1], scores[k + 2], bundleURI, bundleHash
-            );
+            _feedbackForWorker(marketId, data, seats[cursor].agentId, scores[k], scores[k + 1], scores[k + 2]);
         }
     }
 
@@ -669,45 +675,53 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         }
     }
 
-    /// @dev The three ERC-8004 records of one worker. Memory used for encoding is released afterwards.
-    function _feedbackForWorker(
-        uint256 marketId,
-        uint256 agentId,
-        uint256 res,
-        uint256 src,
-        uint256 depth,
-        string memory uri,
-        bytes32 hash
-    ) private {
-        _giveFeedback(marketId, agentId, res, TAG_RESOLUTION_QUALITY, uri, hash);
-        _giveFeedback(marketId, agentId, src, TAG_SOURCE_QUALITY, uri, hash);
-        _giveFeedback(marketId, agentId, depth, TAG_ANALYSIS_DEPTH, uri, hash);
+    /// @dev Encodes `giveFeedback(0, 0, 0, <tag1>, "cresolver", "", uri, hash)` once per transaction. Every
+    ///      tag1 is at most 32 bytes, so the layout is identical for all records: {_giveFeedback} only patches
+    ///      the agent id, the value and tag1's length and word in place.
+    function _feedbackTemplate(string memory uri, bytes32 hash) private pure returns (bytes memory) {
+        return abi.encodeCall(
+            IReputationRegistry.giveFeedback,
+            (0, int128(0), uint8(0), TAG_RESOLUTION_QUALITY, FEEDBACK_TAG2, "", uri, hash)
+        );
+    }
+
+    /// @dev The three ERC-8004 records of one worker.
+    function _feedbackForWorker(uint256 marketId, bytes memory data, uint256 agentId, uint256 res, uint256 src, uint256 depth)
+        private
+    {
+        _giveFeedback(marketId, data, agentId, res, 0);
+        _giveFeedback(marketId, data, agentId, src, 1);
+        _giveFeedback(marketId, data, agentId, depth, 2);
     }
 
     /// @dev One capped, failure-tolerant `giveFeedback`. Reverts (undoing the whole transaction) rather than
     ///      make a call whose callee could get less than FEEDBACK_CALL_GAS: a failure is then always the
     ///      registry's own. At most MAX_FAILURE_REASON_BYTES of revert data are copied (no returndata bomb).
-    function _giveFeedback(
-        uint256 marketId,
-        uint256 agentId,
-        uint256 score,
-        string memory tag,
-        string memory uri,
-        bytes32 hash
-    ) private {
-        uint256 freePtr;
-        assembly ("memory-safe") {
-            freePtr := mload(0x40)
+    /// @param data the template of {_feedbackTemplate}; words patched: agentId (args+0x00), value (args+0x20),
+    ///        tag1 length (args+0x100) and tag1 content (args+0x120), where args = data + 0x20 + 4
+    /// @param tagIndex 0 resolution_quality, 1 source_quality, 2 analysis_depth
+    function _giveFeedback(uint256 marketId, bytes memory data, uint256 agentId, uint256 score, uint256 tagIndex)
+        private
+    {
+        uint256 tagLength;
+        bytes32 tagWord;
+        if (tagIndex == 0) {
+            (tagLength, tagWord) = (bytes(TAG_RESOLUTION_QUALITY).length, TAG_RESOLUTION_QUALITY_WORD);
+        } else if (tagIndex == 1) {
+            (tagLength, tagWord) = (bytes(TAG_SOURCE_QUALITY).length, TAG_SOURCE_QUALITY_WORD);
+        } else {
+            (tagLength, tagWord) = (bytes(TAG_ANALYSIS_DEPTH).length, TAG_ANALYSIS_DEPTH_WORD);
         }
-        bytes memory data = abi.encodeCall(
-            IReputationRegistry.giveFeedback,
-            (agentId, int128(int256(score)), uint8(0), tag, FEEDBACK_TAG2, "", uri, hash)
-        );
         address registry = address(reputationRegistry);
-        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
         bool ok;
         uint256 size;
+        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
         assembly ("memory-safe") {
+            let args := add(data, 0x24)
+            mstore(args, agentId)
+            mstore(add(args, 0x20), score) // int128 value, 0-100: same word as uint256
+            mstore(add(args, 0x100), tagLength)
+            mstore(add(args, 0x120), tagWord)
             ok := call(FEEDBACK_CALL_GAS, registry, 0, add(data, 0x20), mload(data), 0, 0)
             size := returndatasize()
         }
@@ -717,10 +731,13 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             assembly ("memory-safe") {
                 returndatacopy(add(reason, 0x20), 0, size)
             }
-            emit FeedbackFailed(marketId, agentId, tag, reason);
+            emit FeedbackFailed(marketId, agentId, _tag(tagIndex), reason);
         }
-        assembly ("memory-safe") {
-            mstore(0x40, freePtr)
-        }
+    }
+
+    function _tag(uint256 tagIndex) private pure returns (string memory) {
+        if (tagIndex == 0) return TAG_RESOLUTION_QUALITY;
+        if (tagIndex == 1) return TAG_SOURCE_QUALITY;
+        return TAG_ANALYSIS_DEPTH;
     }
 }

@@ -202,6 +202,15 @@ contract BettingMarketTest is TestBase {
         }
     }
 
+    function testBetRejectsSideOutOfRange() public {
+        vm.prank(alice);
+        (bool ok,) = address(betting).call{value: 1}(
+            abi.encodeWithSelector(BettingMarket.bet.selector, MARKET, uint256(2))
+        );
+        assertTrue(!ok, "side 2 is not a Side");
+        assertEq(betting.totalOwed(), 0, "nothing taken");
+    }
+
     function testBetRefusedAtAndAfterDeadline() public {
         vm.warp(DEADLINE - 1);
         _bet(alice, BettingMarket.Side.Yes, 1); // last second is fine

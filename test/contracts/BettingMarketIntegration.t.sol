@@ -5,6 +5,7 @@ import {RealStackFixture} from "./betting/RealStackFixture.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {BettingMarket} from "../../contracts/market/BettingMarket.sol";
+import {TestMath} from "./utils/BettingTestUtils.sol";
 
 /// @notice BettingMarket on the real ResolutionMarket: every terminal path of the market pays bettors out.
 contract BettingMarketIntegrationTest is RealStackFixture {
@@ -152,5 +153,56 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         (BettingMarket.Settlement s,) = betting.settlementOf(id);
         assertEq(uint256(s), uint256(BettingMarket.Settlement.Refund), "refund");
         _claimAll(id, 5, 2 ether);
+    }
+
+    /// @dev Random bettors and bets on the real market, then a random terminal path (CRE YES, CRE NO, invalid,
+    ///      stale cancel, nobody joined); claims in random order return every wei that was bet.
+    function testFuzzEveryTerminalPathPaysOutEverything(uint256 seed, uint8 nRaw, uint8 pathRaw) public {
+        uint256 path = pathRaw % 5;
+        uint256 n = TestMath.bound(nRaw, 1, 6);
+        (uint256 id, uint64 deadline) = _createMarket();
+        address[] memory workers;
+        if (path != 4) workers = _joinWorkers(id, 2);
+        uint256 total;
+        for (uint256 i = 0; i < n; ++i) {
+            address who = address(uint160(0x50000 + i));
+            vm.deal(who, 100 ether);
+            uint256 r = TestMath.rand(seed, i);
+            uint256 amount = r % 10 ether + 1;
+            vm.prank(who);
+            betting.bet{value: amount}(id, (r >> 200) % 2 == 0 ? BettingMarket.Side.Yes : BettingMarket.Side.No);
+            total += amount;
+        }
+        _request(id, deadline);
+        if (path <= 1) {
+            uint256[] memory w = new uint256[](2);
+            w[0] = seed % 5;
+            w[1] = 1;
+            _deliver(_reportFor(id, workers, w, path == 0));
+        } else if (path == 2) {
+            vm.prank(resolverEOA);
+            market.settleInvalid(id, bytes32(0), "");
+        } else if (path == 3) {
+            (, uint32 grace) = market.marketLimits(id);
+            vm.warp(uint256(deadline) + grace);
+            market.cancelStale(id);
+        }
+        (BettingMarket.Settlement settlement,) = betting.settlementOf(id);
+        assertTrue(settlement != BettingMarket.Settlement.Pending, "final");
+
+        uint256 paid;
+        uint256[] memory order = TestMath.permutation(n, seed);
+        for (uint256 i = 0; i < n; ++i) {
+            address who = address(uint160(0x50000 + order[i]));
+            uint256 expected = betting.claimable(id, who);
+            if (expected == 0) continue;
+            uint256 before = who.balance;
+            vm.prank(who);
+            betting.claim(id);
+            assertEq(who.balance - before, expected, "claim == claimable");
+            paid += expected;
+        }
+        assertEq(paid, total, "every wei bet is paid out");
+        assertEq(address(betting).balance, 0, "drained");
     }
 }

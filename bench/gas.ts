@@ -1,0 +1,250 @@
+/**
+ * Gas benchmark of the resolution market on our ERC-8004 registries (Hardhat in-process chain).
+ *
+ *   npm run bench:gas      -> writes bench/results/gas.json
+ *
+ * "Full resolution" = resolveMarket + every publishFeedback transaction needed until no feedback is pending
+ * (requestResolution is reported separately). "First market" = the first settlement of a fresh set of agents
+ * (the registry has already been used once, so the four feedback tags are interned; that one-off cost is
+ * reported as `registryWarmup`). "Repeat market" = a second market with the same agents and worker addresses,
+ * after every worker withdrew its first payout.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { network } from "hardhat";
+import { getAddress, keccak256, parseEther, toHex, type Address, type Hash } from "viem";
+
+const SIZES = [1, 3, 10, 32, 100] as const;
+const TARGET_FIRST_PER_WORKER = 340_000n;
+const TARGET_REPEAT_PER_WORKER = 215_000n;
+const TARGET_MAX_TX = 10_000_000n;
+/** Explicit limits: gas estimation may find a cheaper run with feedback deferred, which we do not want here. */
+const SETTLE_GAS_LIMIT = 10_000_000n;
+const PUBLISH_GAS_LIMIT = 10_000_000n;
+const PUBLISH_BATCH = 40n;
+const BUNDLE_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
+const STAKE = parseEther("0.01");
+const POOL = parseEther("1");
+
+const { viem } = await network.connect();
+const publicClient = await viem.getPublicClient();
+const testClient = await viem.getTestClient();
+const [deployer, creatorWallet, resolverWallet] = await viem.getWalletClients();
+
+const txs: { label: string; gas: bigint }[] = [];
+async function gasOf(label: string, hash: Promise<Hash>): Promise<bigint> {
+  const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
+  if (receipt.status !== "success") throw new Error(`${label} reverted`);
+  txs.push({ label, gas: receipt.gasUsed });
+  return receipt.gasUsed;
+}
+
+const identity = await viem.deployContract("IdentityRegistry", []);
+const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
+const market = await viem.deployContract("ResolutionMarket", [
+  identity.address,
+  reputation.address,
+  deployer.account.address,
+]);
+await gasOf("addResolver", market.write.addResolver([resolverWallet.account.address]));
+await gasOf("setMaxWorkers", market.write.setMaxWorkers([100]));
+
+let nextWorker = 0;
+async function makeWorkers(count: number) {
+  const out: { address: Address; agentId: bigint; register: bigint }[] = [];
+  for (let i = 0; i < count; i++) {
+    const address = getAddress(toHex(0xb0000 + nextWorker++, { size: 20 }));
+    await testClient.setBalance({ address, value: parseEther("100") });
+    await testClient.impersonateAccount({ address });
+    const wallet = await viem.getWalletClient(address);
+    const hash = identity.write.register([`ipfs://agent-${nextWorker}`], { account: wallet.account });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
+    const log = receipt.logs.find((l) => l.address.toLowerCase() === identity.address.toLowerCase() && l.topics.length === 4);
+    if (!log || !log.topics[3]) throw new Error("no Transfer log");
+    out.push({ address, agentId: BigInt(log.topics[3]), register: receipt.gasUsed });
+  }
+  return out;
+}
+
+async function latestTimestamp() {
+  return (await publicClient.getBlock()).timestamp;
+}
+
+type MarketRun = {
+  workers: number;
+  createMarket: bigint;
+  joinMarket: bigint;
+  requestResolution: bigint;
+  resolveMarket: bigint;
+  publishFeedbackTxs: bigint[];
+  resolutionTotal: bigint;
+  perWorker: bigint;
+  largestTx: bigint;
+  feedbackFailed: number;
+};
+
+async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string): Promise<MarketRun> {
+  const n = workers.length;
+  const deadline = (await latestTimestamp()) + 3600n;
+  const createGas = await gasOf(
+    `createMarket ${tag}`,
+    market.write.createMarket([`Will benchmark ${tag} settle within the gas targets?`, deadline], {
+      account: creatorWallet.account,
+      value: POOL,
+    }),
+  );
+  const marketId = await market.read.marketCount();
+  let joinGas = 0n;
+  for (const w of workers) {
+    const g = await gasOf(
+      `joinMarket ${tag}`,
+      market.write.joinMarket([marketId, w.agentId], { account: w.address, value: STAKE }),
+    );
+    if (joinGas === 0n) joinGas = g;
+  }
+  await testClient.increaseTime({ seconds: 3601 });
+  await testClient.mine({ blocks: 1 });
+  const requestGas = await gasOf(`requestResolution ${tag}`, market.write.requestResolution([marketId]));
+
+  const addresses = workers.map((w) => w.address);
+  const weights = workers.map((_, i) => (i === 0 ? 7n : BigInt((i * 37) % 11))); // uneven, some zeros
+  const scores = workers.flatMap((_, i) => [(i * 13) % 101, (i * 29) % 101, (i * 47) % 101]);
+  const bundleHash = keccak256(toHex(`bundle ${tag}`));
+  const settleHash = await market.write.resolveMarket(
+    [marketId, addresses, weights, scores, true, bundleHash, BUNDLE_URI],
+    { account: resolverWallet.account, gas: SETTLE_GAS_LIMIT },
+  );
+  const settleReceipt = await publicClient.waitForTransactionReceipt({ hash: settleHash });
+  if (settleReceipt.status !== "success") throw new Error(`resolveMarket ${tag} reverted`);
+  txs.push({ label: `resolveMarket ${tag}`, gas: settleReceipt.gasUsed });
+  let failed = countFailures(settleReceipt.logs);
+
+  const publish: bigint[] = [];
+  for (;;) {
+    const [, pending] = await market.read.feedbackStatus([marketId]);
+    if (pending === 0n) break;
+    if (publish.length > 20) throw new Error("publishFeedback makes no progress");
+    const hash = await market.write.publishFeedback([marketId, PUBLISH_BATCH], { gas: PUBLISH_GAS_LIMIT });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`publishFeedback ${tag} reverted`);
+    txs.push({ label: `publishFeedback ${tag}`, gas: receipt.gasUsed });
+    publish.push(receipt.gasUsed);
+    failed += countFailures(receipt.logs);
+  }
+  const total = settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
+  const largest = [settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
+  return {
+    workers: n,
+    createMarket: createGas,
+    joinMarket: joinGas,
+    requestResolution: requestGas,
+    resolveMarket: settleReceipt.gasUsed,
+    publishFeedbackTxs: publish,
+    resolutionTotal: total,
+    perWorker: total / BigInt(n),
+    largestTx: largest,
+    feedbackFailed: failed,
+  };
+}
+
+const FEEDBACK_FAILED_TOPIC = keccak256(toHex("FeedbackFailed(uint256,uint256,string,bytes)"));
+function countFailures(logs: readonly { topics: readonly string[] }[]) {
+  return logs.filter((l) => l.topics[0] === FEEDBACK_FAILED_TOPIC).length;
+}
+
+async function withdrawAll(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string) {
+  let first = 0n;
+  for (const w of workers) {
+    const g = await gasOf(`withdraw ${tag}`, market.write.withdraw({ account: w.address }));
+    if (first === 0n) first = g;
+  }
+  return first;
+}
+
+// One-off: the registry interns the four feedback tags the first time they are used.
+const warmupWorkers = await makeWorkers(1);
+const warmup = await runMarket(warmupWorkers, "warmup");
+const registerGas = warmupWorkers[0].register;
+
+const results: Record<string, unknown>[] = [];
+let withdrawGas = 0n;
+for (const size of SIZES) {
+  const workers = await makeWorkers(size);
+  const first = await runMarket(workers, `first-${size}`);
+  const w = await withdrawAll(workers, `first-${size}`);
+  if (withdrawGas === 0n) withdrawGas = w;
+  const repeat = await runMarket(workers, `repeat-${size}`);
+  await withdrawAll(workers, `repeat-${size}`);
+  results.push({
+    workers: size,
+    first: printable(first),
+    repeat: printable(repeat),
+    firstPerWorkerOk: first.perWorker <= TARGET_FIRST_PER_WORKER,
+    repeatPerWorkerOk: repeat.perWorker <= TARGET_REPEAT_PER_WORKER,
+  });
+}
+
+const largestTx = txs.reduce((a, b) => (a.gas > b.gas ? a : b));
+const output = {
+  generatedAt: new Date().toISOString(),
+  note:
+    "Gas units on Hardhat/EDR (cancun), our IdentityRegistry/ReputationRegistry. resolutionTotal = resolveMarket + all publishFeedback txs. " +
+    "firstMarket = first settlement of fresh agents; repeat = same agents again after withdrawing.",
+  config: {
+    stakeWei: STAKE.toString(),
+    poolWei: POOL.toString(),
+    bundleURI: BUNDLE_URI,
+    publishBatch: Number(PUBLISH_BATCH),
+    inlineFeedbackWorkers: Number(await market.read.INLINE_FEEDBACK_WORKERS()),
+    feedbackCallGas: Number(await market.read.FEEDBACK_CALL_GAS()),
+  },
+  single: {
+    identityRegister: Number(registerGas),
+    createMarket: Number(warmup.createMarket),
+    joinMarket: Number(results.length ? (results[0].first as { joinMarket: number }).joinMarket : 0),
+    requestResolution: Number(warmup.requestResolution),
+    withdraw: Number(withdrawGas),
+  },
+  registryWarmup: printable(warmup),
+  markets: results,
+  largestSingleTx: { label: largestTx.label, gas: Number(largestTx.gas) },
+  targets: {
+    firstPerWorker: Number(TARGET_FIRST_PER_WORKER),
+    repeatPerWorker: Number(TARGET_REPEAT_PER_WORKER),
+    maxTx: Number(TARGET_MAX_TX),
+    allMet:
+      results.every((r) => r.firstPerWorkerOk && r.repeatPerWorkerOk) && largestTx.gas <= TARGET_MAX_TX,
+    maxTxOk: largestTx.gas <= TARGET_MAX_TX,
+  },
+};
+
+function printable(r: MarketRun) {
+  return {
+    workers: r.workers,
+    createMarket: Number(r.createMarket),
+    joinMarket: Number(r.joinMarket),
+    requestResolution: Number(r.requestResolution),
+    resolveMarket: Number(r.resolveMarket),
+    publishFeedbackTxs: r.publishFeedbackTxs.map(Number),
+    resolutionTotal: Number(r.resolutionTotal),
+    perWorker: Number(r.perWorker),
+    largestTx: Number(r.largestTx),
+    feedbackFailed: r.feedbackFailed,
+  };
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+mkdirSync(join(here, "results"), { recursive: true });
+writeFileSync(join(here, "results", "gas.json"), JSON.stringify(output, null, 2) + "\n");
+
+console.log("workers | first total | first/worker | repeat total | repeat/worker | largest tx");
+for (const r of results) {
+  const f = r.first as ReturnType<typeof printable>;
+  const p = r.repeat as ReturnType<typeof printable>;
+  console.log(
+    `${String(r.workers).padStart(7)} | ${String(f.resolutionTotal).padStart(11)} | ${String(f.perWorker).padStart(12)} | ${String(p.resolutionTotal).padStart(12)} | ${String(p.perWorker).padStart(13)} | ${Math.max(f.largestTx, p.largestTx)}`,
+  );
+}
+console.log("single:", output.single, "warmup per worker:", output.registryWarmup.perWorker);
+console.log("largest tx:", output.largestSingleTx, "all targets met:", output.targets.allMet);
