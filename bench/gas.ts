@@ -27,7 +27,7 @@ const BUNDLE_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy5
 const STAKE = parseEther("0.01");
 const POOL = parseEther("1");
 
-const { viem } = await network.connect();
+const { viem } = await network.create();
 const publicClient = await viem.getPublicClient();
 const testClient = await viem.getTestClient();
 const [deployer, creatorWallet, resolverWallet] = await viem.getWalletClients();
@@ -122,7 +122,7 @@ async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: 
 
   const publish: bigint[] = [];
   for (;;) {
-    const [, pending] = await market.read.feedbackStatus([marketId]);
+    const [, pending] = (await market.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
     if (pending === 0n) break;
     if (publish.length > 20) throw new Error("publishFeedback makes no progress");
     const hash = await market.write.publishFeedback([marketId, PUBLISH_BATCH], { gas: PUBLISH_GAS_LIMIT });
@@ -156,7 +156,7 @@ function countFailures(logs: readonly { topics: readonly string[] }[]) {
 async function withdrawAll(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string) {
   let first = 0n;
   for (const w of workers) {
-    const g = await gasOf(`withdraw ${tag}`, market.write.withdraw({ account: w.address }));
+    const g = await gasOf(`withdraw ${tag}`, market.write.withdraw([], { account: w.address }));
     if (first === 0n) first = g;
   }
   return first;
@@ -229,6 +229,7 @@ function printable(r: MarketRun) {
     publishFeedbackTxs: r.publishFeedbackTxs.map(Number),
     resolutionTotal: Number(r.resolutionTotal),
     perWorker: Number(r.perWorker),
+    perWorkerIncludingRequest: Number((r.resolutionTotal + r.requestResolution) / BigInt(r.workers)),
     largestTx: Number(r.largestTx),
     feedbackFailed: r.feedbackFailed,
   };

@@ -199,20 +199,20 @@ contract IdentityRegistry is ERC721URIStorage, EIP712, IIdentityRegistry {
 
     /// @notice The owner of an agent.
     /// @dev Reverts with `ERC721NonexistentToken` for an unknown agent.
-    /// @param agentId The agent.
+    /// @param tokenId The agent id (named as in ERC-721, which the canonical ABI keeps).
     /// @return The owner's address.
-    function ownerOf(uint256 agentId) public view override(ERC721, IERC721, IIdentityRegistry) returns (address) {
-        return super.ownerOf(agentId);
+    function ownerOf(uint256 tokenId) public view override(ERC721, IERC721, IIdentityRegistry) returns (address) {
+        return super.ownerOf(tokenId);
     }
 
     /// @notice The agent's registration file URI (empty if registered without one).
     /// @dev Reverts with `ERC721NonexistentToken` for an unknown agent.
-    /// @param agentId The agent.
+    /// @param tokenId The agent id (named as in ERC-721, which the canonical ABI keeps).
     /// @return The URI.
     function tokenURI(
-        uint256 agentId
+        uint256 tokenId
     ) public view override(ERC721URIStorage, IIdentityRegistry) returns (string memory) {
-        return super.tokenURI(agentId);
+        return super.tokenURI(tokenId);
     }
 
     // ------------------------------------------------------------------------------------------------------------

@@ -3,13 +3,18 @@ pragma solidity ^0.8.24;
 
 import {IIdentityRegistry} from "./interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "./interfaces/IReputationRegistry.sol";
+import {FeedbackLanes} from "./libraries/FeedbackLanes.sol";
+import {TagBook} from "./libraries/TagBook.sol";
 
 /// @title ReputationRegistry
 /// @notice ERC-8004 Reputation Registry with the canonical v2.0.0 ABI, deployed without a proxy: the identity
 ///         registry is fixed at construction. Clients rate agents with a signed fixed-point value and two tags.
-/// @dev Storage is laid out for cheap writes: each distinct tag string is stored once and referred to by a
-///      small id, so one feedback record fits in a single slot; the per-(agent, client) header slot holds the
-///      last index and a link to the previous client, which replaces the canonical clients array + flag.
+/// @dev Storage is laid out for cheap writes (a market writes three feedbacks per worker per resolution):
+///      - each distinct tag string is stored once and referred to by a small id (see TagBook);
+///      - three feedbacks share one slot (see FeedbackLanes), so the three records a market writes per worker
+///        open one new slot; a value outside int32 or a tag id >= 2**23 costs a side slot, same behaviour;
+///      - the per-(agent, client) header slot holds the last index and a link to the previous client, which
+///        replaces the canonical clients array and its membership flag.
 ///      Reverts use custom errors where the canonical contract uses revert strings.
 contract ReputationRegistry is IReputationRegistry {
     /// @notice The identity registry address given to the constructor was zero.
@@ -31,15 +36,6 @@ contract ReputationRegistry is IReputationRegistry {
     /// @notice `getSummary` needs an explicit, non-empty client list.
     error ClientAddressesRequired();
 
-    /// @dev One feedback, packed into one slot (128 + 8 + 8 + 32 + 32 bits). Tag id 0 is the empty tag.
-    struct Record {
-        int128 value;
-        uint8 valueDecimals;
-        bool isRevoked;
-        uint32 tag1;
-        uint32 tag2;
-    }
-
     /// @dev Responses to one feedback: who responded (in first-response order) and how many times.
     struct Responses {
         address[] responders;
@@ -50,7 +46,7 @@ contract ReputationRegistry is IReputationRegistry {
     struct ClientLog {
         uint64 lastIndex;
         address previousClient; // link in the agent's client list (newest first)
-        mapping(uint64 feedbackIndex => Record) records;
+        FeedbackLanes.Book records;
         mapping(uint64 feedbackIndex => Responses) responses;
     }
 
@@ -60,12 +56,11 @@ contract ReputationRegistry is IReputationRegistry {
         uint96 count;
     }
 
-    /// @dev A read filter: tag ids (0 = any) and whether revoked feedback counts.
+    /// @dev A read filter: tag ids (0 = any, TagBook.UNUSED = matches nothing) and whether revoked ones count.
     struct Filter {
         uint32 tag1;
         uint32 tag2;
         bool includeRevoked;
-        bool possible;
     }
 
     /// @dev The columns `readAllFeedback` returns.
@@ -87,10 +82,7 @@ contract ReputationRegistry is IReputationRegistry {
 
     mapping(uint256 agentId => mapping(address client => ClientLog)) private _logs;
     mapping(uint256 agentId => ClientList) private _clientLists;
-    /// @dev keccak256(tag) => tag id (1-based); 0 means the tag was never used.
-    mapping(bytes32 tagHash => uint32 tagId) private _tagIds;
-    /// @dev `_tags[id - 1]` is the string of tag id `id`.
-    string[] private _tags;
+    TagBook.Book private _tags;
 
     /// @param identityRegistry_ The ERC-8004 identity registry whose agents are rated.
     constructor(address identityRegistry_) {
@@ -112,6 +104,8 @@ contract ReputationRegistry is IReputationRegistry {
     /// @dev Reverts if the agent does not exist (the identity registry's own error bubbles up), if the caller
     ///      owns the agent or is approved/operator for it, if `valueDecimals > 18` or `|value| > 1e38`.
     ///      `endpoint`, `feedbackURI` and `feedbackHash` are only emitted, never stored (as canonical).
+    ///      Odd but canonical: the agent's `agentWallet`, when it is not also owner/approved/operator, may rate
+    ///      its own agent, and the check uses current ownership (a former owner may rate after a transfer).
     /// @param agentId The rated agent.
     /// @param value Signed fixed-point value; `value / 10**valueDecimals` is the rating.
     /// @param valueDecimals Decimals of `value`, 0-18.
@@ -150,9 +144,9 @@ contract ReputationRegistry is IReputationRegistry {
         ClientLog storage log = _logs[agentId][msg.sender];
         uint64 lastIndex = log.lastIndex;
         if (feedbackIndex > lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, lastIndex);
-        Record storage record = log.records[feedbackIndex];
-        if (record.isRevoked) revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
-        record.isRevoked = true;
+        if (!FeedbackLanes.revoke(log.records, feedbackIndex)) {
+            revert FeedbackAlreadyRevoked(agentId, msg.sender, feedbackIndex);
+        }
         emit FeedbackRevoked(agentId, msg.sender, feedbackIndex);
     }
 
@@ -212,8 +206,8 @@ contract ReputationRegistry is IReputationRegistry {
         if (feedbackIndex == 0) revert ZeroFeedbackIndex();
         ClientLog storage log = _logs[agentId][clientAddress];
         if (feedbackIndex > log.lastIndex) revert FeedbackIndexOutOfBounds(feedbackIndex, log.lastIndex);
-        Record memory record = log.records[feedbackIndex];
-        return (record.value, record.valueDecimals, _tagString(record.tag1), _tagString(record.tag2), record.isRevoked);
+        FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, feedbackIndex);
+        return (record.value, record.valueDecimals, TagBook.name(_tags, record.tag1), TagBook.name(_tags, record.tag2), record.isRevoked);
     }
 
     /// @notice Count and average of the non-revoked feedback of `clientAddresses` matching the tags.
@@ -231,12 +225,9 @@ contract ReputationRegistry is IReputationRegistry {
         returns (uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
     {
         if (clientAddresses.length == 0) revert ClientAddressesRequired();
-        Filter memory filter = _filter(tag1, tag2, false); // copies the two tags to memory
-        if (!filter.possible) return (0, 0, 0);
-
         uint64[19] memory perDecimals;
         int256 sumWad;
-        (sumWad, count) = _sum(agentId, clientAddresses, filter, perDecimals);
+        (sumWad, count) = _sum(agentId, clientAddresses, _filter(tag1, tag2, false), perDecimals);
         if (count == 0) return (0, 0, 0);
 
         uint64 best;
@@ -323,14 +314,7 @@ contract ReputationRegistry is IReputationRegistry {
             list.count += 1;
         }
         log.lastIndex = feedbackIndex;
-        log.records[feedbackIndex] = Record({
-            value: value,
-            valueDecimals: valueDecimals,
-            isRevoked: false,
-            tag1: _internTag(tag1),
-            tag2: _internTag(tag2)
-        });
-
+        FeedbackLanes.store(log.records, feedbackIndex, value, valueDecimals, TagBook.intern(_tags, tag1), TagBook.intern(_tags, tag2));
     }
 
     /// @dev Emits `NewFeedback` from memory copies (the event has too many calldata arguments for the stack).
@@ -350,42 +334,11 @@ contract ReputationRegistry is IReputationRegistry {
         );
     }
 
-    /// @dev Id of a tag, assigning the next id on first use; "" is always id 0 and never stored.
-    function _internTag(string calldata tag) private returns (uint32 tagId) {
-        if (bytes(tag).length == 0) return 0;
-        bytes32 tagHash = keccak256(bytes(tag));
-        tagId = _tagIds[tagHash];
-        if (tagId == 0) {
-            _tags.push(tag);
-            // 2**32 distinct tags would cost far more gas than exists; the cast cannot wrap in practice.
-            tagId = uint32(_tags.length);
-            _tagIds[tagHash] = tagId;
-        }
+    function _filter(string memory tag1, string memory tag2, bool includeRevoked) private view returns (Filter memory) {
+        return Filter(TagBook.filterId(_tags, tag1), TagBook.filterId(_tags, tag2), includeRevoked);
     }
 
-    function _tagString(uint32 tagId) private view returns (string memory) {
-        return tagId == 0 ? "" : _tags[tagId - 1];
-    }
-
-    /// @dev Tag filters as ids (0 = any); `possible` is false when a non-empty filter tag was never used.
-    function _filter(string memory tag1, string memory tag2, bool includeRevoked)
-        private
-        view
-        returns (Filter memory filter)
-    {
-        filter.possible = true;
-        filter.includeRevoked = includeRevoked;
-        if (bytes(tag1).length > 0) {
-            filter.tag1 = _tagIds[keccak256(bytes(tag1))];
-            if (filter.tag1 == 0) filter.possible = false;
-        }
-        if (bytes(tag2).length > 0) {
-            filter.tag2 = _tagIds[keccak256(bytes(tag2))];
-            if (filter.tag2 == 0) filter.possible = false;
-        }
-    }
-
-    function _matches(Record memory record, Filter memory filter) private pure returns (bool) {
+    function _matches(FeedbackLanes.Record memory record, Filter memory filter) private pure returns (bool) {
         if (record.isRevoked && !filter.includeRevoked) return false;
         if (filter.tag1 != 0 && record.tag1 != filter.tag1) return false;
         if (filter.tag2 != 0 && record.tag2 != filter.tag2) return false;
@@ -402,7 +355,7 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientAddresses[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = log.records[j];
+                FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, j);
                 if (!_matches(record, filter)) continue;
                 sumWad += int256(record.value) * int256(10 ** uint256(MAX_DECIMALS - record.valueDecimals));
                 ++perDecimals[record.valueDecimals];
@@ -418,13 +371,11 @@ contract ReputationRegistry is IReputationRegistry {
     {
         address[] memory clientList = clientAddresses.length > 0 ? clientAddresses : getClients(agentId);
         uint256 total;
-        if (filter.possible) {
-            for (uint256 i; i < clientList.length; ++i) {
-                ClientLog storage log = _logs[agentId][clientList[i]];
-                uint64 lastIndex = log.lastIndex;
-                for (uint64 j = 1; j <= lastIndex; ++j) {
-                    if (_matches(log.records[j], filter)) ++total;
-                }
+        for (uint256 i; i < clientList.length; ++i) {
+            ClientLog storage log = _logs[agentId][clientList[i]];
+            uint64 lastIndex = log.lastIndex;
+            for (uint64 j = 1; j <= lastIndex; ++j) {
+                if (_matches(FeedbackLanes.load(log.records, j), filter)) ++total;
             }
         }
         list.clients = new address[](total);
@@ -441,14 +392,14 @@ contract ReputationRegistry is IReputationRegistry {
             ClientLog storage log = _logs[agentId][clientList[i]];
             uint64 lastIndex = log.lastIndex;
             for (uint64 j = 1; j <= lastIndex; ++j) {
-                Record memory record = log.records[j];
+                FeedbackLanes.Record memory record = FeedbackLanes.load(log.records, j);
                 if (!_matches(record, filter)) continue;
                 list.clients[k] = clientList[i];
                 list.feedbackIndexes[k] = j;
                 list.values[k] = record.value;
                 list.valueDecimals[k] = record.valueDecimals;
-                list.tag1s[k] = _tagString(record.tag1);
-                list.tag2s[k] = _tagString(record.tag2);
+                list.tag1s[k] = TagBook.name(_tags, record.tag1);
+                list.tag2s[k] = TagBook.name(_tags, record.tag2);
                 list.revokedStatuses[k] = record.isRevoked;
                 ++k;
             }

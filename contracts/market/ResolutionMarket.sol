@@ -8,6 +8,7 @@ import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 import {SettlementMath} from "./libraries/SettlementMath.sol";
+import {ReputationFeedback} from "./ReputationFeedback.sol";
 
 /// @title Resolution market: ERC-8004 agents stake to resolve a question; an authorized resolver settles it
 /// @notice Lifecycle: Open (joining until `deadline`) -> ResolutionRequested (worker set frozen) ->
@@ -19,7 +20,7 @@ import {SettlementMath} from "./libraries/SettlementMath.sol";
 ///      ERC-8004 feedback is best effort: each `giveFeedback` runs with a fixed gas cap inside a failure-tolerant
 ///      low-level call, only when the callee is guaranteed the full cap (EIP-150), and whatever does not fit in
 ///      the settling transaction is published later by anyone through {publishFeedback}.
-contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTransient {
+contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTransient, ReputationFeedback {
     // ------------------------------------------------------------------------------------------------
     // Constants
     // ------------------------------------------------------------------------------------------------
@@ -42,36 +43,21 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     uint256 public constant MAX_DEADLINE_HORIZON = 365 days;
     /// @notice Largest score of one dimension.
     uint8 public constant MAX_SCORE = 100;
-
-    /// @notice Gas forwarded to every `giveFeedback` call.
-    uint256 public constant FEEDBACK_CALL_GAS = 300_000;
-    /// @notice Gas that must be left right before a feedback call so that the callee receives the whole
-    ///         `FEEDBACK_CALL_GAS` despite the 63/64 rule, the cold-account access and the opcodes in between.
-    uint256 public constant FEEDBACK_CALL_MIN_GAS = FEEDBACK_CALL_GAS + FEEDBACK_CALL_GAS / 63 + 2_600 + 1_000;
-    /// @notice Gas that must be left before starting a worker's three feedback records (calls + encoding +
-    ///         a FeedbackFailed event each, and the bookkeeping after the loop).
-    uint256 public constant FEEDBACK_WORKER_MIN_GAS = 3 * (FEEDBACK_CALL_MIN_GAS + 15_000) + 30_000;
     /// @notice Workers whose feedback is written inside {resolveMarket}; the rest goes through {publishFeedback}.
     uint256 public constant INLINE_FEEDBACK_WORKERS = 10;
-    /// @notice At most this many bytes of a failed call's revert data are logged in FeedbackFailed.
-    uint256 public constant MAX_FAILURE_REASON_BYTES = 256;
-
-    string public constant TAG_RESOLUTION_QUALITY = "resolution_quality";
-    string public constant TAG_SOURCE_QUALITY = "source_quality";
-    string public constant TAG_ANALYSIS_DEPTH = "analysis_depth";
-    string public constant FEEDBACK_TAG2 = "cresolver";
-    bytes32 private constant TAG_RESOLUTION_QUALITY_WORD = "resolution_quality";
-    bytes32 private constant TAG_SOURCE_QUALITY_WORD = "source_quality";
-    bytes32 private constant TAG_ANALYSIS_DEPTH_WORD = "analysis_depth";
 
     // ------------------------------------------------------------------------------------------------
     // Storage
     // ------------------------------------------------------------------------------------------------
 
-    /// @dev Packed so that settlement touches two slots: slot 0 creator|deadline|status|outcome|workerCount|
-    ///      feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake; slot 2 requestedAt|gracePeriod;
-    ///      slot 3 bundleHash; slot 4 question. uint40 timestamps last until year 36812; uint8 counts suffice
-    ///      because MAX_WORKERS_CAP <= 255.
+    /// @dev Packed so that settlement reads two slots and writes two: slot 0 creator|deadline|status|outcome|
+    ///      workerCount|feedbackCursor|maxWorkers (30 bytes); slot 1 rewardPool|totalStake|requestedAt (29 bytes);
+    ///      slot 2 `graceOrBundleHash`; slot 3 question. uint40 timestamps last until year 36812; uint8 counts
+    ///      suffice because MAX_WORKERS_CAP <= 255; uint96 amounts hold 79 billion ETH.
+    ///      `graceOrBundleHash` is a status-tagged union: while the market is Open or ResolutionRequested it holds
+    ///      the snapshotted grace period (low 32 bits, never zero); once Resolved or Invalid it holds the bundle
+    ///      hash (the grace period is dead by then). Settlement thus overwrites a non-zero slot instead of
+    ///      paying for a fresh one. Read it only through {_gracePeriodOf} and {_bundleHashOf}.
     struct Market {
         address creator;
         uint40 deadline;
@@ -80,11 +66,10 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint8 workerCount;
         uint8 feedbackCursor;
         uint8 maxWorkers;
-        uint128 rewardPool;
-        uint128 totalStake;
+        uint96 rewardPool;
+        uint96 totalStake;
         uint40 requestedAt;
-        uint32 gracePeriod;
-        bytes32 bundleHash;
+        bytes32 graceOrBundleHash;
         string question;
     }
 
@@ -97,8 +82,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
 
     /// @notice The ERC-8004 identity registry used to authorize joins.
     IIdentityRegistry public immutable identityRegistry;
-    /// @notice The ERC-8004 reputation registry that receives feedback.
-    IReputationRegistry public immutable reputationRegistry;
 
     /// @notice Minimum stake to join (owner-settable).
     uint256 public minStake;
@@ -113,10 +96,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     mapping(uint256 marketId => mapping(uint256 index => Seat)) private _seats;
     mapping(uint256 marketId => mapping(uint256 agentId => bool)) private _agentSeated;
     mapping(uint256 marketId => mapping(address worker => bool)) private _addressSeated;
-    /// @dev Scores of workers whose feedback is still pending: 10 workers x 24 bits per word.
-    mapping(uint256 marketId => mapping(uint256 chunk => uint256)) private _pendingScores;
-    /// @dev Bundle URI of markets with pending feedback (not stored otherwise: it is in MarketResolved).
-    mapping(uint256 marketId => string) private _pendingFeedbackURI;
     /// @dev Credit + 1 once the account was ever credited: the slot never returns to zero, so repeat
     ///      credits cost a non-zero write instead of a fresh one. 0 and 1 both mean "nothing owed".
     mapping(address account => uint256) private _credits;
@@ -133,15 +112,22 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     event MinStakeUpdated(uint256 minStake);
     event MaxWorkersUpdated(uint8 maxWorkers);
     event GracePeriodUpdated(uint32 gracePeriod);
-    /// @notice A worker's stake and reward were credited at settlement (or the stake alone on refund).
-    event WorkerCredited(
-        uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 reward, uint256 stake
+    /// @notice A worker was settled: reward + stake credited, reputation updated with these scores.
+    event WorkerSettled(
+        uint256 indexed marketId,
+        uint256 indexed agentId,
+        address indexed worker,
+        uint256 reward,
+        uint256 stake,
+        uint8 resQuality,
+        uint8 srcQuality,
+        uint8 analysisDepth
     );
+    /// @notice A worker's stake was credited back (invalid or cancelled market).
+    event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
     /// @notice The reward pool went back to the market creator (nobody joined, all weights zero, invalid, stale).
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
     event Withdrawal(address indexed account, uint256 amount);
-    /// @notice A `giveFeedback` call failed (reverted or ran out of its gas cap); settlement is unaffected.
-    event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
     /// @notice Feedback of a market advanced to `cursor` workers out of `total`. Emitted by {resolveMarket}
     ///         only when feedback remains pending, and by every {publishFeedback} that makes progress.
     event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
@@ -151,7 +137,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     // ------------------------------------------------------------------------------------------------
 
     error ZeroAddress();
-    error NotAContract(address account);
     error NotResolver(address account);
     error MaxWorkersOutOfRange(uint256 value);
     error GracePeriodOutOfRange(uint256 value);
@@ -182,7 +167,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     error GracePeriodNotOver(uint256 marketId, uint256 endsAt);
     error NothingToWithdraw();
     error TransferFailed(address account, uint256 amount);
-    error FeedbackGasTooLow();
 
     // ------------------------------------------------------------------------------------------------
     // Construction and admin
@@ -198,11 +182,10 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     /// @param initialOwner admin (two-step transfers)
     constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_, address initialOwner)
         Ownable(initialOwner)
+        ReputationFeedback(reputationRegistry_)
     {
         if (address(identityRegistry_).code.length == 0) revert NotAContract(address(identityRegistry_));
-        if (address(reputationRegistry_).code.length == 0) revert NotAContract(address(reputationRegistry_));
         identityRegistry = identityRegistry_;
-        reputationRegistry = reputationRegistry_;
         minStake = DEFAULT_MIN_STAKE;
         maxWorkers = DEFAULT_MAX_WORKERS;
         gracePeriod = DEFAULT_GRACE_PERIOD;
@@ -264,7 +247,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         returns (uint256 marketId)
     {
         if (msg.value == 0) revert EmptyRewardPool();
-        if (msg.value > type(uint128).max) revert RewardPoolTooLarge(msg.value);
+        if (msg.value > type(uint96).max) revert RewardPoolTooLarge(msg.value);
         uint256 qlen = bytes(question).length;
         if (qlen == 0) revert EmptyQuestion();
         if (qlen > MAX_QUESTION_BYTES) revert QuestionTooLong(qlen);
@@ -277,8 +260,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         m.deadline = uint40(deadline);
         m.status = Status.Open;
         m.maxWorkers = maxWorkers;
-        m.gracePeriod = gracePeriod;
-        m.rewardPool = uint128(msg.value);
+        m.graceOrBundleHash = bytes32(uint256(gracePeriod));
+        m.rewardPool = uint96(msg.value);
         m.question = question;
         emit MarketCreated(marketId, msg.sender, question, deadline, msg.value);
     }
@@ -300,13 +283,16 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         if (count >= m.maxWorkers) revert MarketFull(marketId, m.maxWorkers);
         if (_agentSeated[marketId][agentId]) revert AgentAlreadyJoined(marketId, agentId);
         if (_addressSeated[marketId][msg.sender]) revert AddressAlreadyJoined(marketId, msg.sender);
+        uint256 newTotal = uint256(m.totalStake) + msg.value;
+        if (newTotal > type(uint96).max) revert StakeTooLarge(msg.value);
+        // A view (STATICCALL) into the identity registry: it cannot re-enter or change state.
         _checkAgentControl(msg.sender, agentId);
 
         _agentSeated[marketId][agentId] = true;
         _addressSeated[marketId][msg.sender] = true;
         _seats[marketId][count] = Seat({worker: msg.sender, stake: uint96(msg.value), agentId: agentId});
         m.workerCount = count + 1;
-        m.totalStake += uint128(msg.value);
+        m.totalStake = uint96(newTotal);
         emit WorkerJoined(marketId, agentId, msg.sender, msg.value);
     }
 
@@ -352,7 +338,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         // Effects: status first, then every credit.
         m.status = Status.Resolved;
         m.outcome = resolution;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketResolved(marketId, resolution, bundleHash, bundleURI);
         _settle(marketId, m, workers, weights, scores);
 
@@ -375,7 +361,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
         if (bytes(bundleURI).length > MAX_BUNDLE_URI_BYTES) revert BundleURITooLong(bytes(bundleURI).length);
         m.status = Status.Invalid;
-        m.bundleHash = bundleHash;
+        m.graceOrBundleHash = bundleHash;
         emit MarketInvalidated(marketId, bundleHash, bundleURI);
         _refundAll(marketId, m);
     }
@@ -385,7 +371,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
     ///      after the grace period as long as nobody has cancelled.
     function cancelStale(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
-        uint256 endsAt = uint256(m.requestedAt) + m.gracePeriod;
+        uint256 endsAt = uint256(m.requestedAt) + _gracePeriodOf(m);
         if (block.timestamp < endsAt) revert GracePeriodNotOver(marketId, endsAt);
         m.status = Status.Cancelled;
         emit MarketCancelled(marketId, msg.sender);
@@ -403,7 +389,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 cursor = m.feedbackCursor;
         if (cursor >= n || maxWorkers_ == 0) return 0;
         uint256 end = n - cursor > maxWorkers_ ? cursor + maxWorkers_ : n;
-        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.bundleHash);
+        bytes memory data = _feedbackTemplate(_pendingFeedbackURI[marketId], m.graceOrBundleHash);
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 start = cursor;
         uint256 chunkIndex = type(uint256).max;
@@ -456,7 +442,7 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             workerCount: m.workerCount,
             rewardPool: m.rewardPool,
             totalStake: m.totalStake,
-            bundleHash: m.bundleHash,
+            bundleHash: _bundleHashOf(m),
             question: m.question
         });
     }
@@ -525,15 +511,29 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         return (_agentSeated[marketId][agentId], _addressSeated[marketId][worker]);
     }
 
-    /// @notice Grace period and seat limit snapshotted into `marketId` at creation.
+    /// @notice Seat limit and grace period snapshotted into `marketId` at creation (grace reads 0 once the
+    ///         market is Resolved or Invalid: it no longer applies).
     function marketLimits(uint256 marketId) external view returns (uint8 seatLimit, uint32 grace) {
         Market storage m = _markets[marketId];
-        return (m.maxWorkers, m.gracePeriod);
+        return (m.maxWorkers, _gracePeriodOf(m));
     }
 
     // ------------------------------------------------------------------------------------------------
     // Internals
     // ------------------------------------------------------------------------------------------------
+
+    /// @dev The grace period of an Open/ResolutionRequested/Cancelled market (0 once Resolved or Invalid).
+    function _gracePeriodOf(Market storage m) private view returns (uint32) {
+        Status status = m.status;
+        if (status == Status.Resolved || status == Status.Invalid) return 0;
+        return uint32(uint256(m.graceOrBundleHash));
+    }
+
+    /// @dev The bundle hash of a Resolved/Invalid market (0 otherwise).
+    function _bundleHashOf(Market storage m) private view returns (bytes32) {
+        Status status = m.status;
+        return status == Status.Resolved || status == Status.Invalid ? m.graceOrBundleHash : bytes32(0);
+    }
 
     function _requireStatus(uint256 marketId, Status expected) private view returns (Market storage m) {
         m = _markets[marketId];
@@ -587,8 +587,19 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         uint256 agentId = seat.agentId;
         _reputation[agentId] = _addScores(_reputation[agentId], scores, i);
         uint256 stake = seat.stake;
-        emit WorkerCredited(marketId, agentId, worker, payout, stake);
+        _emitSettled(marketId, agentId, worker, payout, stake, scores[3 * i:3 * i + 3]);
         _credit(worker, payout + stake);
+    }
+
+    function _emitSettled(
+        uint256 marketId,
+        uint256 agentId,
+        address worker,
+        uint256 payout,
+        uint256 stake,
+        uint8[] calldata s
+    ) private {
+        emit WorkerSettled(marketId, agentId, worker, payout, stake, s[0], s[1], s[2]);
     }
 
     /// @dev Reward split of a market; an all-zero weight vector sends the pool back to the creator.
@@ -633,23 +644,6 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
         }
     }
 
-    /// @dev Persists what publishFeedback needs for workers `cursor..n-1`: the URI and packed scores.
-    function _storePending(uint256 marketId, uint256 cursor, uint256 n, uint8[] calldata scores, string calldata uri)
-        private
-    {
-        _pendingFeedbackURI[marketId] = uri;
-        uint256 lastChunk = (n - 1) / 10;
-        for (uint256 c = cursor / 10; c <= lastChunk; ++c) {
-            uint256 word;
-            uint256 first = c * 10;
-            uint256 end = first + 10 < n ? first + 10 : n;
-            for (uint256 i = first; i < end; ++i) {
-                uint256 k = 3 * i;
-                word |= SettlementMath.packScores(scores[k], scores[k + 1], scores[k + 2]) << ((i - first) * 24);
-            }
-            _pendingScores[marketId][c] = word;
-        }
-    }
 
     function _credit(address account, uint256 amount) private {
         uint256 raw = _credits[account];
@@ -671,73 +665,8 @@ contract ResolutionMarket is IResolutionMarket, Ownable2Step, ReentrancyGuardTra
             address worker = seat.worker;
             uint256 stake = seat.stake;
             _credit(worker, stake);
-            emit WorkerCredited(marketId, seat.agentId, worker, 0, stake);
+            emit StakeRefunded(marketId, seat.agentId, worker, stake);
         }
     }
 
-    /// @dev Encodes `giveFeedback(0, 0, 0, <tag1>, "cresolver", "", uri, hash)` once per transaction. Every
-    ///      tag1 is at most 32 bytes, so the layout is identical for all records: {_giveFeedback} only patches
-    ///      the agent id, the value and tag1's length and word in place.
-    function _feedbackTemplate(string memory uri, bytes32 hash) private pure returns (bytes memory) {
-        return abi.encodeCall(
-            IReputationRegistry.giveFeedback,
-            (0, int128(0), uint8(0), TAG_RESOLUTION_QUALITY, FEEDBACK_TAG2, "", uri, hash)
-        );
-    }
-
-    /// @dev The three ERC-8004 records of one worker.
-    function _feedbackForWorker(uint256 marketId, bytes memory data, uint256 agentId, uint256 res, uint256 src, uint256 depth)
-        private
-    {
-        _giveFeedback(marketId, data, agentId, res, 0);
-        _giveFeedback(marketId, data, agentId, src, 1);
-        _giveFeedback(marketId, data, agentId, depth, 2);
-    }
-
-    /// @dev One capped, failure-tolerant `giveFeedback`. Reverts (undoing the whole transaction) rather than
-    ///      make a call whose callee could get less than FEEDBACK_CALL_GAS: a failure is then always the
-    ///      registry's own. At most MAX_FAILURE_REASON_BYTES of revert data are copied (no returndata bomb).
-    /// @param data the template of {_feedbackTemplate}; words patched: agentId (args+0x00), value (args+0x20),
-    ///        tag1 length (args+0x100) and tag1 content (args+0x120), where args = data + 0x20 + 4
-    /// @param tagIndex 0 resolution_quality, 1 source_quality, 2 analysis_depth
-    function _giveFeedback(uint256 marketId, bytes memory data, uint256 agentId, uint256 score, uint256 tagIndex)
-        private
-    {
-        uint256 tagLength;
-        bytes32 tagWord;
-        if (tagIndex == 0) {
-            (tagLength, tagWord) = (bytes(TAG_RESOLUTION_QUALITY).length, TAG_RESOLUTION_QUALITY_WORD);
-        } else if (tagIndex == 1) {
-            (tagLength, tagWord) = (bytes(TAG_SOURCE_QUALITY).length, TAG_SOURCE_QUALITY_WORD);
-        } else {
-            (tagLength, tagWord) = (bytes(TAG_ANALYSIS_DEPTH).length, TAG_ANALYSIS_DEPTH_WORD);
-        }
-        address registry = address(reputationRegistry);
-        bool ok;
-        uint256 size;
-        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
-        assembly ("memory-safe") {
-            let args := add(data, 0x24)
-            mstore(args, agentId)
-            mstore(add(args, 0x20), score) // int128 value, 0-100: same word as uint256
-            mstore(add(args, 0x100), tagLength)
-            mstore(add(args, 0x120), tagWord)
-            ok := call(FEEDBACK_CALL_GAS, registry, 0, add(data, 0x20), mload(data), 0, 0)
-            size := returndatasize()
-        }
-        if (!ok) {
-            if (size > MAX_FAILURE_REASON_BYTES) size = MAX_FAILURE_REASON_BYTES;
-            bytes memory reason = new bytes(size);
-            assembly ("memory-safe") {
-                returndatacopy(add(reason, 0x20), 0, size)
-            }
-            emit FeedbackFailed(marketId, agentId, _tag(tagIndex), reason);
-        }
-    }
-
-    function _tag(uint256 tagIndex) private pure returns (string memory) {
-        if (tagIndex == 0) return TAG_RESOLUTION_QUALITY;
-        if (tagIndex == 1) return TAG_SOURCE_QUALITY;
-        return TAG_ANALYSIS_DEPTH;
-    }
 }

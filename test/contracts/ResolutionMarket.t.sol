@@ -8,6 +8,7 @@ import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityReg
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
+import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {SettlementMath} from "../../contracts/market/libraries/SettlementMath.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
 import {SimpleIdentityRegistry, ResolutionMarketHarness} from "./market/MarketMocks.sol";
@@ -29,9 +30,9 @@ contract ResolutionMarketTest is MarketFixture {
     }
 
     function testConstructorRejectsNonContracts() public {
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(IIdentityRegistry(address(0x1234)), reputation, owner);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NotAContract.selector, address(0x5678)));
+        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x5678)));
         new ResolutionMarket(identity, IReputationRegistry(address(0x5678)), owner);
         vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableInvalidOwner.selector, address(0)));
         new ResolutionMarket(identity, reputation, address(0));
@@ -170,7 +171,7 @@ contract ResolutionMarketTest is MarketFixture {
         market.createMarket{value: 1}(QUESTION, far - 1);
         vm.stopPrank();
 
-        uint256 huge = uint256(type(uint128).max) + 1;
+        uint256 huge = uint256(type(uint96).max) + 1;
         vm.deal(creator, huge);
         vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.RewardPoolTooLarge.selector, huge));
         vm.prank(creator);
@@ -289,6 +290,15 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, huge));
         vm.prank(w);
         market.joinMarket{value: huge}(id, agentId);
+        // The running total is bounded too.
+        vm.prank(w);
+        market.joinMarket{value: type(uint96).max}(id, agentId);
+        address w2 = _worker(2);
+        uint256 agent2 = _registerAgent(w2);
+        vm.deal(w2, 1 ether);
+        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, 0.5 ether));
+        vm.prank(w2);
+        market.joinMarket{value: 0.5 ether}(id, agent2);
     }
 
     function testSeatLimitIsSnapshotted() public {
@@ -368,7 +378,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectEmit(address(market));
         emit IResolutionMarket.MarketResolved(id, false, HASH, URI);
         vm.expectEmit(address(market));
-        emit ResolutionMarket.WorkerCredited(id, ids[0], ws[0], 34, STAKE);
+        emit ResolutionMarket.WorkerSettled(id, ids[0], ws[0], 34, STAKE, 10, 20, 30);
         vm.prank(resolver);
         market.resolveMarket(id, ws, weights, scores, false, HASH, URI);
 
@@ -582,11 +592,13 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectEmit(address(market));
         emit ResolutionMarket.CreatorRefunded(id, creator, POOL);
         vm.expectEmit(address(market));
-        emit ResolutionMarket.WorkerCredited(id, ids[0], ws[0], 0, STAKE);
+        emit ResolutionMarket.StakeRefunded(id, ids[0], ws[0], STAKE);
         vm.prank(resolver);
         market.settleInvalid(id, HASH, URI);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Invalid), "invalid");
         assertEq(market.getMarket(id).bundleHash, HASH, "hash kept");
+        (, uint32 grace) = market.marketLimits(id);
+        assertEq(uint256(grace), 0, "grace no longer applies");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 3; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
         (uint64 count,,,) = market.getReputation(ids[0]);
@@ -619,6 +631,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.prank(stranger);
         market.cancelStale(id);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Cancelled), "cancelled");
+        assertEq(market.getMarket(id).bundleHash, bytes32(0), "no bundle for a cancelled market");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 2; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
         vm.expectRevert(
@@ -704,7 +717,7 @@ contract ResolutionMarketTest is MarketFixture {
 
     function testFeedbackCallRefusesToRunWithoutItsFullGasCap() public {
         ResolutionMarketHarness h = new ResolutionMarketHarness(address(identity), address(reputation), owner);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.FeedbackGasTooLow.selector));
+        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.FeedbackGasTooLow.selector));
         h.exposedGiveFeedback{gas: 250_000}(1);
         // With enough gas the call is made (and fails inside the registry: agent 1 does not exist).
         vmx.recordLogs();

@@ -8,6 +8,7 @@ import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityReg
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
+import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
 import {
     FeedbackSink,
@@ -65,7 +66,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 3);
         vm.expectEmit(address(m));
-        emit ResolutionMarket.FeedbackFailed(
+        emit ReputationFeedback.FeedbackFailed(
             id, 1, "resolution_quality", abi.encodeWithSelector(RevertingReputationRegistry.Nope.selector, 1)
         );
         vmx.recordLogs();
@@ -110,7 +111,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         ReturnBombReputationRegistry rep = new ReturnBombReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 1);
         vm.expectEmit(address(m));
-        emit ResolutionMarket.FeedbackFailed(id, 1, "resolution_quality", new bytes(256));
+        emit ReputationFeedback.FeedbackFailed(id, 1, "resolution_quality", new bytes(256));
         _resolve(m, id, ws, _ones(1));
         _assertFullySettled(m, ws, POOL);
     }
@@ -120,7 +121,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 2);
         rep.arm(m, id);
         vm.expectEmit(address(m));
-        emit ResolutionMarket.FeedbackFailed(
+        emit ReputationFeedback.FeedbackFailed(
             id,
             1,
             "resolution_quality",
@@ -200,7 +201,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         IdentityRegistry(address(identity)).setApprovalForAll(address(market), true);
         _request(market, id);
         vm.expectEmit(address(market));
-        emit ResolutionMarket.FeedbackFailed(
+        emit ReputationFeedback.FeedbackFailed(
             id,
             ids[0],
             "resolution_quality",

@@ -9,7 +9,7 @@ pragma solidity ^0.8.24;
 ///      - The rounding remainder `pool - sum(floor shares)` (always `< n` wei) goes to the worker with the
 ///        largest weight; on ties the lowest index (earliest joiner) wins. Deterministic and cheap.
 ///      - If `W == 0` nothing is paid to workers; the caller returns the whole pool to the market creator.
-///      - Every weight must be `<= MAX_WEIGHT` (2^128 - 1). Pools are stored as uint128, so `pool * w_i`
+///      - Every weight must be `<= MAX_WEIGHT` (2^128 - 1). Pools are at most 2^128 (the market stores uint96), so `pool * w_i`
 ///        is always `< 2^256` and `W` cannot overflow for any realistic worker count; no mulDiv needed.
 library SettlementMath {
     /// @notice Largest accepted settlement weight.
@@ -19,7 +19,7 @@ library SettlementMath {
     error WeightTooLarge(uint256 index, uint256 weight);
 
     /// @notice Splits `pool` in proportion to `weights`.
-    /// @param pool the amount to split; must be `<= type(uint128).max` (the market stores it as uint128)
+    /// @param pool the amount to split; must be `<= type(uint128).max` (the market stores it as uint96)
     /// @param weights one weight per worker, each `<= MAX_WEIGHT`
     /// @return payouts one payout per worker; `sum(payouts) == pool` when some weight is non-zero, else all zero
     /// @return totalWeight the sum of the weights (0 means: the pool goes back to the creator)
