@@ -3,7 +3,7 @@
  * (tag1 resolution_quality / source_quality / analysis_depth, tag2 cresolver, 0 decimals, value 0-100),
  * for a first market (first feedback of this client for each agent) and a repeat market, each in its own
  * transaction, through a probe contract that measures every call with gasleft(). Also prints the receipt
- * gas of a lone giveFeedback sent by an EOA (first and repeat).
+ * gas (intrinsic 21k + calldata included) of lone giveFeedback transactions sent by an EOA.
  *
  *   npx hardhat run scripts/reputation-gas.ts
  */
@@ -44,7 +44,8 @@ await market("first market");
 await market("repeat market");
 await market("third market");
 
-for (const label of ["EOA first", "EOA repeat"]) {
+// Feedback #1 adds the client and opens a slot, #2 and #3 fill that slot, #4 opens the next one.
+for (const label of ["EOA #1 (new client)", "EOA #2", "EOA #3", "EOA #4 (new slot)"]) {
   const hash = await reputation.write.giveFeedback(
     [agentIds[0], 87n, 0, "resolution_quality", "cresolver", "", uri, bundleHash],
     { account: client.account },
