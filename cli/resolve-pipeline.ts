@@ -6,14 +6,23 @@
  * chain layer's resolution writer (resolveMarket or settleInvalid). The pipeline decides; it must
  * not write. `--plan <file>` swaps in a pipeline that returns a precomputed decision.
  *
- * To plug in the workflow (workflow/pipeline/run.ts), replace `defaultResolvePipeline` with:
+ * To plug in the workflow (wf-io: workflow/setup.ts + workflow/pipeline/run.ts), replace
+ * `defaultResolvePipeline` with:
  *
- *   async ({ marketId, ctx, market, identity }) => {
- *     const ports = { ...createChainPorts({ publicClient: ctx.publicClient, marketAddress: market, identityRegistry: identity }),
- *                     fetcher, adapters, evaluator };          // no writer: the CLI writes
- *     const run = await runResolution(marketId, ports, config);
- *     if (run.plan) return { kind: "resolve", plan: run.plan, summary: {...} };
- *     return { kind: "invalid", bundleHash: run.bundleHash, reason: run.outcome.kind, summary: {...} };
+ *   async ({ marketId, ctx, market, identity, options }) => {
+ *     const { ports, close } = createPipelinePorts({
+ *       publicClient: ctx.publicClient, marketAddress: market, identityRegistry: identity,   // no walletClient: the CLI writes
+ *       http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
+ *       evaluator: { kind: options.evaluator },
+ *     });
+ *     try {
+ *       const run = await runResolution(marketId, ports);
+ *       const summary = { outcome: run.outcome, quorum: run.quorum, workers: ... };
+ *       if (run.plan) return { kind: "resolve", plan: run.plan, bundle: run.bundle, summary };
+ *       return { kind: "invalid", bundleHash: run.bundleHash, reason: run.outcome.kind, bundle: run.bundle, summary };
+ *     } finally {
+ *       await close();
+ *     }
  *   }
  */
 import type { Address, Hex } from "viem";
@@ -28,13 +37,24 @@ export interface ResolveInput {
   identity: Address;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
+  /** From `resolve`'s flags. */
+  options: ResolveOptions;
+}
+
+export interface ResolveOptions {
+  /** Let the safe HTTP client reach loopback agents (local demo/testing only). */
+  allowLoopback: boolean;
+  /** Let it reach private-network agents. */
+  allowPrivate: boolean;
+  /** Evaluator kind (the LLM one reads its endpoint from the environment). */
+  evaluator: "rubric" | "llm";
 }
 
 export type ResolveDecision =
   /** Settle with resolveMarket. */
-  | { kind: "resolve"; plan: SettlementPlanLike; bundleURI?: string; summary?: Record<string, unknown> }
+  | { kind: "resolve"; plan: SettlementPlanLike; bundleURI?: string; bundle?: unknown; summary?: Record<string, unknown> }
   /** Settle with settleInvalid (no quorum, no margin, invalid question): full refunds. */
-  | { kind: "invalid"; bundleHash: Hex; reason: string; bundleURI?: string; summary?: Record<string, unknown> };
+  | { kind: "invalid"; bundleHash: Hex; reason: string; bundleURI?: string; bundle?: unknown; summary?: Record<string, unknown> };
 
 export type ResolvePipeline = (input: ResolveInput) => Promise<ResolveDecision>;
 

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { Command } from "commander";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Command, Option } from "commander";
 import { getAddress, isAddress, type Hex } from "viem";
 import { z } from "zod";
 import { createResolutionWriter } from "../../workflow/chain/writer.js";
@@ -61,7 +61,11 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
     .argument("<marketId>", "the market")
     .option("--plan <file>", "write this precomputed decision instead of running the workflow (JSON: workers, weights, scores, resolution, bundleHash[, bundleURI] or {kind:\"invalid\", bundleHash})")
     .option("--dry-run", "decide but do not write")
-    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean }) => {
+    .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
+    .option("--allow-private", "let the workflow reach agents on private networks")
+    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL / OPENAI_API_KEY / model settings from the environment)").choices(["rubric", "llm"]).default("rubric"))
+    .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file")
+    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string }) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
@@ -84,8 +88,19 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
         });
         if (!isResolver) throw new CliError(`${ctx.account!.address} is not a resolver on market contract ${market}`);
       }
-      const decision = await run({ marketId, ctx, market, identity, note: (m) => rt.note(m) });
+      const decision = await run({
+        marketId,
+        ctx,
+        market,
+        identity,
+        note: (m) => rt.note(m),
+        options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator },
+      });
       const summary = decision.summary ?? {};
+      if (opts.bundleOut !== undefined) {
+        if (decision.bundle === undefined) throw new CliError("--bundle-out: this decision carries no bundle");
+        writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), `${JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
+      }
       if (opts.dryRun) {
         rt.emit({ marketId, status: "dry-run", decision: decision.kind, ...(decision.kind === "resolve" ? { plan: decision.plan } : { bundleHash: decision.bundleHash, reason: decision.reason }), ...summary }, `market ${marketId}: would ${decision.kind === "resolve" ? `resolve ${decision.plan.resolution ? "YES" : "NO"}` : `settle invalid (${decision.reason})`}`);
         return;

@@ -4,7 +4,7 @@
  * file rules, and the `resolve` seam with injected pipelines. The subprocess path is covered by
  * e2e.test.ts; this file keeps the many small cases fast.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
@@ -205,18 +205,23 @@ describe("resolve seam", () => {
   it("writes what an injected pipeline decides (resolve, then skip), and settles invalid decisions", async () => {
     const a = await frozenMarket();
     const seen: bigint[] = [];
-    const pipeline: ResolvePipeline = async ({ marketId, ctx, market: m }) => {
+    const options: unknown[] = [];
+    const pipeline: ResolvePipeline = async ({ marketId, ctx, market: m, options: o }) => {
       seen.push(marketId);
+      options.push(o);
       const state = await readMarketState(ctx, m, marketId);
       return {
         kind: "resolve",
         plan: { marketId, workers: state.workers.map((w) => w.address), weights: [1n], scores: [10, 20, 30], resolution: false, bundleHash: `0x${"22".repeat(32)}` },
         bundleURI: "https://bundles.example/a.json",
+        bundle: { version: 1, marketId },
         summary: { answered: 1 },
       };
     };
-    const first = await cresolver(["resolve", String(a)], { key: hardhatKey(0), pipeline });
+    const first = await cresolver(["resolve", String(a), "--allow-loopback", "--bundle-out", "bundle.json"], { key: hardhatKey(0), pipeline });
     expect(first.json).toMatchObject({ status: "written", verdict: "NO", answered: 1 });
+    expect(options[0]).toEqual({ allowLoopback: true, allowPrivate: false, evaluator: "rubric" });
+    expect(JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"))).toEqual({ version: 1, marketId: String(a) });
     const second = await cresolver(["resolve", String(a)], { key: hardhatKey(0), pipeline });
     expect(second.json).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
     expect(seen).toEqual([a]);
