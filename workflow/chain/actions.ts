@@ -100,6 +100,7 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
   if (stake < state.minStake) throw new ChainError("precondition", `insufficient stake: ${stake} wei is below the minimum stake ${state.minStake} wei`);
   if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
   if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
+  await requireAgentControl(ctx, market, agentId, account.address);
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
@@ -109,6 +110,31 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
     label: "ResolutionMarket.joinMarket",
   });
   return { txHash: hash, blockNumber: receipt.blockNumber };
+}
+
+/**
+ * The market's rule for joining: the caller is the agent's owner, approved, an operator of the owner,
+ * or the agent's verified wallet.
+ */
+async function requireAgentControl(ctx: ChainContext, market: Address, agentId: bigint, caller: Address): Promise<void> {
+  const identity = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
+    throw toChainError(e, "ResolutionMarket.identityRegistry");
+  });
+  let authorized: boolean;
+  let wallet: Address;
+  try {
+    [authorized, wallet] = await Promise.all([
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "isAuthorizedOrOwner", args: [caller, agentId] }),
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] }),
+    ]);
+  } catch (error) {
+    const e = toChainError(error, "IdentityRegistry.isAuthorizedOrOwner");
+    if (e.kind === "revert") throw new ChainError("precondition", `unknown agent ${agentId}: no such agent in the identity registry ${identity}`);
+    throw e;
+  }
+  if (!authorized && getAddress(wallet) !== getAddress(caller)) {
+    throw new ChainError("precondition", `${caller} does not control agent ${agentId} (not its owner, approved, operator or agent wallet)`);
+  }
 }
 
 export async function requestResolution(ctx: ChainContext, market: Address, marketId: bigint): Promise<TxInfo & { status: string }> {

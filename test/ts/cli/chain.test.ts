@@ -232,6 +232,10 @@ describe("writes", () => {
     const r = await setAgentWallet(owner, identity, agentId, newKey);
     const bound = await owner.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] });
     expect(bound).toBe(r.wallet);
+    // The bound wallet may now join markets for the agent (the precheck accepts it, so does the market).
+    const { marketId } = await createMarket(owner, market, "Wallet joins?", (await now()) + 600n, 1n);
+    await joinMarket(withKey(owner, newKey), market, marketId, agentId, parseEther("0.001"));
+    expect((await readMarketState(owner, market, marketId)).workers.map((w) => w.address)).toEqual([r.wallet]);
     await expect(setAgentWallet(owner, identity, 12345n, newKey)).rejects.toThrow(/unknown agent 12345/);
     await expect(setAgentWallet(withKey(owner, hardhatKey(8)), identity, agentId, newKey)).rejects.toThrow(/may not manage agent/);
   });

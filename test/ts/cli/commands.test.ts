@@ -165,7 +165,9 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "join", "1", "--agent-id", "-1", "--stake", "0.01"], /--agent-id must be a non-negative integer/, o);
     await refuses(["market", "join", "777", "--agent-id", "0", "--stake", "0.01"], /unknown market 777/, o);
     await refuses(["market", "join", String(open), "--agent-id", "0", "--stake", "0.0009"], /insufficient stake: 900000000000000 wei is below the minimum stake 1000000000000000 wei/, o);
-    await refuses(["market", "join", String(open), "--agent-id", "0", "--stake", "0.01"], /NotAgentOperator|AgentNotFound/, { ...o, code: 1 });
+    await refuses(["market", "join", String(open), "--agent-id", "4242", "--stake", "0.01"], /unknown agent 4242/, o);
+    const { agentId: someoneElses } = await registerAgent(owner, identity, "data:,owned-by-0");
+    await refuses(["market", "join", String(open), "--agent-id", String(someoneElses), "--stake", "0.01"], new RegExp(`does not control agent ${someoneElses}`), o);
     // market request-resolution / status / withdraw
     await refuses(["market", "request-resolution", String(open)], /has not been reached/, o);
     await refuses(["market", "request-resolution", "0"], /unknown market 0/, o);
