@@ -1,6 +1,7 @@
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { Command } from "commander";
+import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
 import { NETWORK_NAME, networkNameFor, parseAddress } from "../config.js";
 import { CliError } from "../errors.js";
@@ -20,7 +21,8 @@ export function deployCommand(runtime: () => Runtime): Command {
     .option("--no-betting", "do not deploy the BettingMarket")
     .option("--network-name <name>", "name for the deployment file (default from the chain id: localhost, sepolia, mainnet, chain-<id>)")
     .option("--out <file>", "where to write the deployment (default deployments/<network>.json)")
-    .action(async (opts: { ownRegistries?: boolean; reputation?: string; resolver: string[]; forwarder?: string; betting: boolean; networkName?: string; out?: string }) => {
+    .option("--force", "overwrite an existing deployment file of a non-local chain")
+    .action(async (opts: { ownRegistries?: boolean; reputation?: string; resolver: string[]; forwarder?: string; betting: boolean; networkName?: string; out?: string; force?: boolean }) => {
       const rt = runtime();
       rt.requireKey();
       const identity = rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
@@ -34,6 +36,9 @@ export function deployCommand(runtime: () => Runtime): Command {
       const ctx = await rt.chain({ needsKey: true });
       const network = opts.networkName ?? networkNameFor(ctx.chainId);
       const out = resolve(rt.io.cwd, opts.out ?? `deployments/${network}.json`);
+      if (existsSync(out) && !LOCAL_CHAIN_IDS.has(ctx.chainId) && !opts.force) {
+        throw new CliError(`${relative(rt.io.cwd, out) || out} already exists for chain ${ctx.chainId}: pass --force to replace it, or choose --network-name / --out`);
+      }
       const deployment = await deployAll(ctx, {
         network,
         ...(opts.ownRegistries ? { ownRegistries: true } : {}),

@@ -150,6 +150,16 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
   };
 }
 
+/** Worst-case time of one request with all its retries: viem's own timeout must not cut the retries short. */
+export function retryBudgetMs(options: RetryOptions = {}): number {
+  const retries = options.retries ?? 4;
+  const base = options.baseDelayMs ?? 200;
+  const cap = options.maxDelayMs ?? 3_000;
+  let total = (options.timeoutMs ?? 30_000) * (retries + 1);
+  for (let i = 0; i < retries; i++) total += Math.min(cap, base * 2 ** i);
+  return total + 1_000;
+}
+
 export interface ConnectOptions {
   rpcUrl: string;
   /** 0x-prefixed 32-byte hex. Never logged. */
@@ -195,7 +205,7 @@ function chainFor(chainId: number, rpcUrl: string): Chain {
 /** Connects to `rpcUrl`, detects the chain id, and builds the clients. */
 export async function connect(options: ConnectOptions): Promise<ChainContext> {
   const fetchFn = createRetryingFetch(options.retry);
-  const transport = http(options.rpcUrl, { retryCount: 0, fetchFn, timeout: (options.retry?.timeoutMs ?? 30_000) + 5_000 });
+  const transport = http(options.rpcUrl, { retryCount: 0, fetchFn, timeout: retryBudgetMs(options.retry) });
   const probe = createPublicClient({ transport });
   let chainId: number;
   try {
