@@ -237,3 +237,28 @@ describe("resolve seam", () => {
     expect((await readMarketState(owner, market, b)).statusName).toBe("Invalid");
   });
 });
+
+describe("deploy on a chain with Sepolia's chain id", () => {
+  it("names the file sepolia, uses the canonical registries found there, and never overwrites it silently", async () => {
+    const sepolia = (await network.create({ override: { chainId: 11155111 } } as never)).provider as unknown as Provider;
+    const sepoliaBridge = await startRpcBridge(sepolia);
+    try {
+      const { CANONICAL_REGISTRIES } = await import("../../../workflow/chain/deploy.js");
+      // Detection only needs code at the addresses; the full flow through real registries there is in e2e.test.ts.
+      for (const a of Object.values(CANONICAL_REGISTRIES.testnet)) await sepolia.request({ method: "hardhat_setCode", params: [a, "0x00"] });
+      const env = { RPC_URL: sepoliaBridge.url };
+      const first = await cresolver(["deploy"], { key: hardhatKey(0), env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.json).toMatchObject({ network: "sepolia", chainId: 11155111, registries: "canonical", file: "deployments/sepolia.json" });
+      expect(first.json!.contracts).toMatchObject({ IdentityRegistry: { address: CANONICAL_REGISTRIES.testnet.identityRegistry, source: "existing" } });
+      await refuses(["deploy"], /deployments\/sepolia.json already exists for chain 11155111: pass --force/, { key: hardhatKey(0), env });
+      const forced = await cresolver(["deploy", "--force", "--own-registries"], { key: hardhatKey(0), env });
+      expect(forced.json).toMatchObject({ network: "sepolia", registries: "own" });
+      // The file now names our registries, and commands pick it for this chain by default.
+      const status = await cresolver(["market", "status", "1"], { env });
+      expect(status.stderr).toMatch(/unknown market 1: the market at 0x[0-9a-fA-F]{40} has 0 markets/);
+    } finally {
+      await sepoliaBridge.close();
+    }
+  });
+});
