@@ -3,7 +3,7 @@
  * reverts decoded to their custom error. The resolution writer re-reads the market first and skips
  * markets that are already settled.
  */
-import { encodeFunctionData, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { encodeFunctionData, formatEther, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
@@ -33,6 +33,14 @@ export async function sendContractTx<R = unknown>(ctx: ChainContext, write: Cont
   const { walletClient, account } = requireWallet(ctx);
   const label = write.label ?? write.functionName;
   const abi = withAllErrors(write.abi);
+  if (write.value !== undefined && write.value > 0n) {
+    const balance = await ctx.publicClient.getBalance({ address: account.address }).catch((e: unknown) => {
+      throw toChainError(e, "eth_getBalance");
+    });
+    if (balance < write.value) {
+      throw new ChainError("precondition", `${label}: insufficient funds, ${account.address} holds ${formatEther(balance)} ETH and this needs ${formatEther(write.value)} ETH plus gas`);
+    }
+  }
   let simulated: { result: unknown };
   try {
     simulated = await ctx.publicClient.simulateContract({

@@ -159,6 +159,7 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+400d", "--reward", "1"], /more than 365 days ahead/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "0"], /--reward must be more than 0/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1e18"], /--reward must be an amount in ETH/, o);
+    await refuses(["market", "create", "--question", "Rich?", "--deadline", "+1h", "--reward", "1000000"], /insufficient funds, 0x[0-9a-fA-F]{40} holds [0-9.]+ ETH and this needs 1000000 ETH plus gas/, o);
     await refuses(["--market", "0x000000000000000000000000000000000000bEEF", "market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1"], /no contract at market address/, o);
     // market join
     await refuses(["market", "join", "x1", "--agent-id", "0", "--stake", "0.01"], /marketId must be a non-negative integer/, o);
