@@ -141,11 +141,17 @@ export function createResolutionWriter(ctx: ChainContext, market: Address, optio
     return undefined;
   }
 
-  /** A settled-by-someone-else race shows up as WrongStatus with a terminal status: report it as skipped. */
-  function raced(error: unknown, marketId: bigint): ResolutionWrite | undefined {
-    if (error instanceof ChainError && error.errorName === "WrongStatus") {
-      const status = Number(error.args?.status);
-      if (isTerminalStatus(status)) return { status: "skipped", reason: `market ${marketId} was settled concurrently`, marketStatus: STATUS_NAMES[status] ?? String(status) };
+  /**
+   * Someone else settled the market between our check and our transaction: the simulation says
+   * WrongStatus, or our transaction reverted on-chain. Either way, if the market is now settled,
+   * report a skip instead of an error.
+   */
+  async function raced(error: unknown, marketId: bigint): Promise<ResolutionWrite | undefined> {
+    if (!(error instanceof ChainError) || error.kind !== "revert") return undefined;
+    if (error.errorName !== undefined && error.errorName !== "WrongStatus") return undefined;
+    const state = await readMarketState(ctx, market, marketId, { reputation: false }).catch(() => undefined);
+    if (state && isTerminalStatus(state.status)) {
+      return { status: "skipped", reason: `market ${marketId} was settled concurrently (now ${state.statusName})`, marketStatus: STATUS_NAMES[state.status] ?? state.statusName };
     }
     return undefined;
   }
@@ -176,7 +182,7 @@ export function createResolutionWriter(ctx: ChainContext, market: Address, optio
         });
         return { status: "written", txHash: hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed };
       } catch (error) {
-        const skipped = raced(error, plan.marketId);
+        const skipped = await raced(error, plan.marketId);
         if (skipped) return skipped;
         throw error;
       }
@@ -196,7 +202,7 @@ export function createResolutionWriter(ctx: ChainContext, market: Address, optio
         });
         return { status: "written", txHash: hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed };
       } catch (error) {
-        const skipped = raced(error, marketId);
+        const skipped = await raced(error, marketId);
         if (skipped) return skipped;
         throw error;
       }

@@ -220,6 +220,15 @@ describe("writes", () => {
     await expect(withdraw(worker1, market)).rejects.toThrow(/nothing to withdraw/);
   });
 
+  it("two resolvers racing: one writes, the other reports a skip", async () => {
+    const marketId = await frozenMarket(1);
+    const state = await readMarketState(owner, market, marketId);
+    const plan = { marketId, workers: [state.workers[0].address], weights: [1n], scores: [1, 2, 3], resolution: true, bundleHash: `0x${"01".repeat(32)}` as Hex };
+    const writer = createResolutionWriter(owner, market);
+    const results = await Promise.all([writer.writeResolution(plan), writer.writeResolution(plan), writer.settleInvalid(marketId, plan.bundleHash)]);
+    expect(results.map((r) => r.status).sort()).toEqual(["skipped", "skipped", "written"]);
+  });
+
   it("refuses to resolve a market that is still open", async () => {
     const { marketId } = await createMarket(owner, market, "Still open?", (await now()) + 600n, 1n);
     const writer = createResolutionWriter(owner, market);
