@@ -44,7 +44,9 @@ export type FailureKind =
   | "too-large"
   | "invalid-response"
   | "unsupported-protocol"
-  | "auth";
+  | "auth"
+  /** The worker answered validly but took no side (e.g. Factagora NEUTRAL): no vote, no quorum credit. */
+  | "abstained";
 
 export interface WorkerFailure {
   kind: FailureKind;
@@ -78,13 +80,36 @@ export interface AskRequest {
 }
 
 /**
+ * Another answering worker's finding as shown to a challenged worker. Carries nothing that identifies
+ * its author (no address, agent id, seat order or protocol extras).
+ */
+export interface PeerFinding {
+  determination: boolean;
+  confidence: number;
+  evidence: string;
+  sources: string[];
+}
+
+/** The resolver's challenge to one worker (challenge stage). */
+export interface ChallengeRequest {
+  /** The same market data the worker was asked about. */
+  ask: AskRequest;
+  /** Exactly the challenges to answer, in order. */
+  challenges: string[];
+  /** The worker's own answer from the ask stage. */
+  own: WorkerAnswer;
+  /** The other answering workers' findings, anonymised, in a deterministic order. */
+  peers: PeerFinding[];
+}
+
+/**
  * Speaks one worker protocol. One implementation per file in workflow/adapters/.
  * Implementations never throw for worker misbehaviour: they return a failed CallResult.
  */
 export interface WorkerProtocolAdapter {
   readonly protocol: string;
   ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>>;
-  challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, challenges: string[]): Promise<CallResult<string[]>>;
+  challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>>;
 }
 
 /** Everything known about one worker after ask and challenge. */
@@ -155,6 +180,8 @@ export interface EvaluationResult {
   evaluations: WorkerEvaluation[];
   /** Set when the whole evaluation fell back to the rubric. */
   fallbackReason?: string;
+  /** Identity of the evaluator that produced the scores of workers with a `fallbackReason` (additive, wf-eval). */
+  fallbackEvaluator?: EvaluatorIdentity;
 }
 
 /** Scores 8 dimensions per answering worker. Pure given its inputs (LLM: given the model's replies). */

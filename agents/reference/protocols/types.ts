@@ -10,10 +10,22 @@ export interface AgentInfo {
   persona: PersonaName;
 }
 
+/** How the agent authenticates the platform's requests (each protocol uses the part it needs). */
+export interface AgentAuth {
+  /** Expected `Authorization: Bearer <token>` (compared in constant time). */
+  bearerToken?: string;
+  /** JWKS URL to verify platform JWTs against. */
+  jwksUrl?: string;
+  /** Shared secret for HMAC-signed requests. */
+  hmacSecret?: string;
+}
+
 export interface ProtocolContext {
   engine: AnswerEngine;
   memory: FindingMemory;
   info: AgentInfo;
+  /** Auth configured on the agent (optional; protocols that require auth refuse to start without it). */
+  auth?: AgentAuth;
 }
 
 export interface ProtocolModule {

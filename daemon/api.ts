@@ -1,0 +1,144 @@
+/**
+ * HTTP API (fastify, 127.0.0.1 by default): health, Prometheus metrics, job + bundle per market, JWKS,
+ * and the bearer-protected manual trigger.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { jwks } from "./keys.js";
+import type { DaemonMetrics } from "./metrics.js";
+import type { JobRow, Store } from "./store.js";
+import type { TriggerStatus } from "./trigger.js";
+
+const UINT256_MAX = 2n ** 256n - 1n;
+
+export interface ApiOptions {
+  store: Store;
+  metrics: DaemonMetrics;
+  logger: Logger;
+  chainId: number;
+  markets: `0x${string}`[];
+  apiToken?: string;
+  pollIntervalMs: number;
+  triggerStatus: () => TriggerStatus;
+  /** A manual request was recorded: wake the runner. */
+  onManual: () => void;
+}
+
+/** Constant-time bearer check: compares SHA-256 digests, so neither content nor length leaks through timing. */
+export function bearerMatches(header: string | undefined, token: string | undefined): boolean {
+  if (!token || typeof header !== "string") return false;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  const given = createHash("sha256").update(m ? m[1] : "").digest();
+  const expected = createHash("sha256").update(token).digest();
+  return timingSafeEqual(given, expected) && m !== null;
+}
+
+function parseMarketId(raw: string): bigint | undefined {
+  if (!/^\d{1,78}$/.test(raw)) return undefined;
+  const id = BigInt(raw);
+  return id <= UINT256_MAX ? id : undefined;
+}
+
+export function jobView(job: JobRow) {
+  return {
+    chainId: job.chainId,
+    market: job.market,
+    marketId: job.marketId.toString(10),
+    state: job.state,
+    attempts: job.attempts,
+    invalidAttempts: job.invalidAttempts,
+    lastOutcome: job.lastOutcome,
+    lastError: job.lastError,
+    txHash: job.txHash,
+    source: job.source,
+    requestedBlock: job.requestedBlock,
+    requestedTx: job.requestedTx,
+    createdAt: new Date(job.createdAt).toISOString(),
+    updatedAt: new Date(job.updatedAt).toISOString(),
+    startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
+    finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
+    nextAttemptAt: new Date(job.nextAttemptAt).toISOString(),
+  };
+}
+
+export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: o.logger.child({ component: "api" }) as FastifyBaseLogger,
+    bodyLimit: 16 * 1024,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+
+  const resolveMarket = (req: FastifyRequest, reply: FastifyReply): `0x${string}` | undefined => {
+    const q = (req.query as { market?: unknown }).market;
+    if (q === undefined) {
+      if (o.markets.length === 1) return o.markets[0];
+      void reply.code(400).send({ error: "several market contracts are configured: pass ?market=0x…" });
+      return undefined;
+    }
+    const addr = typeof q === "string" ? q.toLowerCase() : "";
+    const found = o.markets.find((m) => m === addr);
+    if (!found) {
+      void reply.code(404).send({ error: "market contract not watched by this daemon" });
+      return undefined;
+    }
+    return found;
+  };
+
+  app.get("/health", async (_req, reply) => {
+    const t = o.triggerStatus();
+    const staleAfter = Math.max(10 * o.pollIntervalMs, 30_000);
+    const ok = !o.store.isClosed && t.lastPollOkAt !== undefined && Date.now() - t.lastPollOkAt <= staleAfter;
+    return reply.code(ok ? 200 : 503).send({
+      ok,
+      chainId: o.chainId,
+      head: t.head ?? null,
+      lastPollOkAt: t.lastPollOkAt === undefined ? null : new Date(t.lastPollOkAt).toISOString(),
+      lastError: t.lastError ?? null,
+      markets: t.markets.map((m) => ({ market: m.market, lastProcessedBlock: m.lastProcessedBlock ?? null, lag: m.lag ?? null })),
+    });
+  });
+
+  app.get("/metrics", async (_req, reply) => {
+    const body = await o.metrics.registry.metrics();
+    return reply.header("content-type", o.metrics.registry.contentType).send(body);
+  });
+
+  app.get("/.well-known/jwks.json", async (_req, reply) => {
+    return reply.header("cache-control", "public, max-age=300").send(jwks(o.store));
+  });
+
+  app.get<{ Params: { id: string } }>("/markets/:id", async (req, reply) => {
+    const marketId = parseMarketId(req.params.id);
+    if (marketId === undefined) return reply.code(400).send({ error: "market id must be a decimal uint256" });
+    const market = resolveMarket(req, reply);
+    if (!market) return reply;
+    const job = o.store.getJob({ chainId: o.chainId, market, marketId });
+    if (!job) return reply.code(404).send({ error: "no job for this market" });
+    const bundles = o.store.bundles(job.id);
+    const latest = bundles.at(-1);
+    return reply.send({
+      job: jobView(job),
+      bundle: latest ? { attempt: latest.attempt, hash: latest.hash, json: latest.json, document: JSON.parse(latest.json) as unknown } : null,
+      bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash })),
+    });
+  });
+
+  app.post<{ Params: { id: string } }>("/markets/:id/resolve", async (req, reply) => {
+    if (!bearerMatches(req.headers.authorization, o.apiToken)) {
+      return reply.code(401).header("www-authenticate", 'Bearer realm="cresolver-daemon"').send({ error: "unauthorized" });
+    }
+    const marketId = parseMarketId(req.params.id);
+    if (marketId === undefined) return reply.code(400).send({ error: "market id must be a decimal uint256" });
+    const market = resolveMarket(req, reply);
+    if (!market) return reply;
+    const { job, action } = o.store.manualRequest({ chainId: o.chainId, market, marketId });
+    if (action !== "unchanged") o.onManual();
+    req.log.info({ market, marketId: marketId.toString(10), action, state: job.state }, "manual resolution request");
+    const settled = action === "unchanged" && (job.state === "written" || job.state === "no-quorum" || job.state === "already-settled");
+    return reply.code(settled ? 409 : 202).send({ action, job: jobView(job) });
+  });
+
+  return app;
+}

@@ -1,0 +1,96 @@
+/**
+ * Daemon logging: pino JSON lines, pino-pretty when stdout is a terminal, secrets redacted by path.
+ * `sanitizeError` turns any thrown value into a short message safe to log, store and serve.
+ */
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+
+/** Paths whose values are never written (pino redact syntax; `*` is one level). */
+export const REDACT_PATHS = [
+  "apiToken",
+  "rpcUrl",
+  "privateKey",
+  "apiKey",
+  "token",
+  "secret",
+  "password",
+  "authorization",
+  "key",
+  "d",
+  "*.apiToken",
+  "*.rpcUrl",
+  "*.privateKey",
+  "*.private_jwk",
+  "*.privateJwk",
+  "*.apiKey",
+  "*.api_key",
+  "*.token",
+  "*.secret",
+  "*.password",
+  "*.authorization",
+  "*.Authorization",
+  "*.key",
+  "*.d",
+  "headers.authorization",
+  "headers.cookie",
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "request.headers.authorization",
+  "config.apiToken",
+  "config.rpcUrl",
+];
+
+export interface LogOptions {
+  level?: string;
+  /** Force pretty output on or off; default: pretty when stdout is a TTY. */
+  pretty?: boolean;
+  /** Where JSON lines go (default stdout); ignored when pretty. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(opts: LogOptions = {}): Logger {
+  const options: LoggerOptions = {
+    level: opts.level ?? process.env.LOG_LEVEL ?? "info",
+    base: { service: "cresolver-daemon" },
+    redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+    serializers: { err: (e: unknown) => ({ message: sanitizeError(e) }) },
+  };
+  const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
+  if (pretty) {
+    return pino({ ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard" } } });
+  }
+  return opts.destination ? pino(options, opts.destination as unknown as DestinationStream) : pino(options);
+}
+
+const MAX_ERROR_CHARS = 500;
+
+/**
+ * A short single-line description of `err` with secrets removed: URLs reduced to scheme://host[:port]
+ * (RPC URLs often carry API keys in their path or query), bearer tokens, JWT-like strings, `key=value`
+ * pairs named like secrets, control characters, and every literal in `secrets`; capped at 500 characters.
+ */
+export function sanitizeError(err: unknown, secrets: readonly string[] = []): string {
+  let msg: string;
+  if (err instanceof Error) {
+    // viem errors carry a short message; their full text (details, URL, request body) is in `message` too.
+    const short = (err as { shortMessage?: unknown }).shortMessage;
+    msg = typeof short === "string" && short.length > 0 ? `${err.name}: ${short}` : `${err.name}: ${err.message}`;
+  } else {
+    msg = String(err);
+  }
+  return sanitizeText(msg, secrets);
+}
+
+export function sanitizeText(text: string, secrets: readonly string[] = []): string {
+  let msg = text;
+  for (const s of secrets) {
+    if (s && s.length >= 4) msg = msg.split(s).join("[redacted]");
+  }
+  msg = msg
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/@]*@)?([^\s/?#]+)[^\s"')]*/gi, "$1$2")
+    .replace(/bearer\s+[^\s"',]+/gi, "Bearer [redacted]")
+    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "[jwt]")
+    .replace(/(private[_ ]?key|api[_-]?key|secret|token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1$2[redacted]")
+    .replace(/[\u0000-\u001f\u007f]+/g, " ");
+  if (msg.length > MAX_ERROR_CHARS) msg = msg.slice(0, MAX_ERROR_CHARS) + "…";
+  return msg;
+}

@@ -1,0 +1,36 @@
+import type { Address, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../../../workflow/core/types.js";
+
+export const addr = (i: number): Address => `0x${(0xa0 + i).toString(16).padStart(2, "0").repeat(20)}` as Address;
+
+export function market(n: number, overrides: Partial<MarketSnapshot> = {}): MarketSnapshot {
+  return {
+    chainId: 31337,
+    marketAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    marketId: 42n,
+    question: "Will bitcoin close above 100,000 USD on 31 December 2026?",
+    deadline: Date.UTC(2026, 11, 31) / 1000,
+    context: "Use the daily close on major spot exchanges.",
+    workers: Array.from({ length: n }, (_, i) => ({ address: addr(i), agentId: BigInt(100 + i), stake: 10n ** 16n })),
+    ...overrides,
+  };
+}
+
+export function answer(determination: boolean, confidence = 0.8, extra: Partial<WorkerAnswer> = {}): WorkerAnswer {
+  return {
+    determination,
+    confidence,
+    evidence:
+      "According to exchange data published in November 2026, the price traded near 104,000 USD. " +
+      "However, volatility remains high and a drop of 5% could change the outcome.\n\n" +
+      "Therefore the balance of evidence suggests the close will likely stay above the threshold.",
+    sources: ["https://www.coindesk.com/markets/2026/11/20/btc", "https://www.reuters.com/markets/2026-11-19/"],
+    ...extra,
+  };
+}
+
+export function records(m: MarketSnapshot, answers: Array<WorkerAnswer | undefined>): WorkerRecord[] {
+  return m.workers.map((seat, i) => {
+    const a = answers[i];
+    return a ? { seat, answer: a } : { seat, askFailure: { kind: "timeout", message: "no answer within 30000 ms" } };
+  });
+}

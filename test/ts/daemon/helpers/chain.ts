@@ -1,0 +1,228 @@
+/**
+ * A real chain for daemon tests: Hardhat's in-process EDR chain served over JSON-RPC/HTTP on loopback
+ * (network.createServer), with the real IdentityRegistry + ReputationRegistry + ResolutionMarket deployed
+ * from the compiled artifacts (`npx hardhat build --no-tests`). Everything goes through HTTP, so daemons in
+ * this process, in a child process, or behind a dropping proxy all see the same chain.
+ */
+import { readFileSync } from "node:fs";
+import { network } from "hardhat";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TestClient,
+  type WalletClient,
+} from "viem";
+import { hardhat } from "viem/chains";
+import { marketAbi } from "./job.js";
+
+export { marketAbi, STATUS } from "./job.js";
+
+const registerAbi = parseAbi([
+  "function register(string agentURI) returns (uint256 agentId)",
+  "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
+]);
+
+export const STAKE = parseEther("0.01");
+
+function artifact(path: string): { abi: Abi; bytecode: Hex } {
+  const a = JSON.parse(readFileSync(new URL(`../../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
+  return a;
+}
+
+export interface TestChain {
+  rpcUrl: string;
+  chainId: number;
+  publicClient: PublicClient;
+  testClient: TestClient;
+  /** accounts[0] deploys/owns and creates markets; [1..4] are workers; [18], [19] are resolvers. */
+  accounts: Address[];
+  wallet(account: Address): WalletClient;
+  market: Address;
+  resolvers: [Address, Address];
+  workers: { address: Address; agentId: bigint }[];
+  /** Opens `questions.length` markets (deadline +1h), seats `workersPerMarket` workers in each. */
+  openMarkets(questions: string[], workersPerMarket?: number): Promise<bigint[]>;
+  /** Advances time past the deadlines and calls requestResolution for each (one block each, or all in one block). */
+  requestResolution(ids: bigint[], opts?: { oneBlock?: boolean }): Promise<{ blockNumber: bigint; minedAt: number }>;
+  /** Opens and requests: the common case. */
+  requestedMarkets(questions: string[], workersPerMarket?: number): Promise<bigint[]>;
+  getMarket(id: bigint): Promise<{ status: number; bundleHash: Hex; outcome: boolean; question: string }>;
+  /** Every MarketResolved / MarketInvalidated log of the market contract. */
+  settlementLogs(): Promise<{ resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
+  mine(blocks?: number): Promise<void>;
+  /** Deploys another ResolutionMarket on the same chain and registries (same resolvers); helpers bound to it. */
+  deployMarket(): Promise<TestChain>;
+  close(): Promise<void>;
+}
+
+export async function startTestChain(): Promise<TestChain> {
+  const server = await network.createServer("default", "127.0.0.1", 0);
+  const { address, port } = await server.listen();
+  const rpcUrl = `http://${address}:${port}`;
+  const transport = http(rpcUrl, { retryCount: 0 });
+  const publicClient = createPublicClient({ chain: hardhat, transport, pollingInterval: 50 }) as PublicClient;
+  const testClient = createTestClient({ chain: hardhat, mode: "hardhat", transport }) as unknown as TestClient;
+  const chainId = await publicClient.getChainId();
+  const chain = { ...hardhat, id: chainId };
+  const accounts = (await publicClient.request({ method: "eth_accounts" } as never)) as Address[];
+  const wallet = (account: Address) => createWalletClient({ chain, transport, account }) as WalletClient;
+
+  const send = async (from: Address, req: { address: Address; abi: Abi; functionName: string; args?: readonly unknown[]; value?: bigint }) => {
+    const w = wallet(from);
+    const hash = await w.writeContract({ ...req, account: from, chain } as never);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== "success") throw new Error(`${req.functionName} reverted`);
+    return receipt;
+  };
+  const deploy = async (path: string, args: readonly unknown[]) => {
+    const a = artifact(path);
+    const hash = await wallet(accounts[0]).deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain } as never);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    return receipt.contractAddress!;
+  };
+
+  const owner = accounts[0];
+  const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
+  const reputation = await deploy("erc8004/ReputationRegistry.sol/ReputationRegistry.json", [identity]);
+  const resolvers: [Address, Address] = [accounts[18], accounts[19]];
+  const deployMarketAt = async (): Promise<Address> => {
+    const m = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
+    for (const r of resolvers) await send(owner, { address: m, abi: marketAbi, functionName: "addResolver", args: [r] });
+    return m;
+  };
+
+  const workers: { address: Address; agentId: bigint }[] = [];
+  for (const w of accounts.slice(1, 5)) {
+    const receipt = await send(w, { address: identity, abi: registerAbi, functionName: "register", args: ["ipfs://test-agent"] });
+    const [log] = parseEventLogs({ abi: registerAbi, logs: receipt.logs, eventName: "Registered" });
+    workers.push({ address: w, agentId: log.args.agentId });
+  }
+
+  const bind = (market: Address): TestChain => {
+    const openMarkets = async (questions: string[], workersPerMarket = 2): Promise<bigint[]> => {
+      const ids: bigint[] = [];
+      const block = await publicClient.getBlock();
+      for (const q of questions) {
+        const receipt = await send(owner, {
+          address: market,
+          abi: marketAbi,
+          functionName: "createMarket",
+          args: [q, block.timestamp + 3_600n],
+          value: parseEther("1"),
+        });
+        const [log] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "MarketCreated" });
+        const id = log.args.marketId;
+        for (const w of workers.slice(0, workersPerMarket)) {
+          await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
+        }
+        ids.push(id);
+      }
+      return ids;
+    };
+
+    const requestResolution = async (ids: bigint[], opts: { oneBlock?: boolean } = {}) => {
+      await testClient.increaseTime({ seconds: 3_601 });
+      await testClient.mine({ blocks: 1 });
+      if (opts.oneBlock) {
+        await testClient.setAutomine(false);
+        try {
+          const w = wallet(owner);
+          for (const id of ids) {
+            await w.writeContract({ address: market, abi: marketAbi, functionName: "requestResolution", args: [id], account: owner, chain, gas: 200_000n } as never);
+          }
+          await testClient.mine({ blocks: 1 });
+        } finally {
+          await testClient.setAutomine(true);
+        }
+        const minedAt = Date.now();
+        return { blockNumber: await publicClient.getBlockNumber({ cacheTime: 0 }), minedAt };
+      }
+      let blockNumber = 0n;
+      for (const id of ids) {
+        const r = await send(owner, { address: market, abi: marketAbi, functionName: "requestResolution", args: [id] });
+        blockNumber = r.blockNumber;
+      }
+      return { blockNumber, minedAt: Date.now() };
+    };
+
+    const getMarket = async (id: bigint) => {
+      const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as {
+        status: number;
+        bundleHash: Hex;
+        outcome: boolean;
+        question: string;
+      };
+      return { status: m.status, bundleHash: m.bundleHash, outcome: m.outcome, question: m.question };
+    };
+
+    const settlementLogs = async () => {
+      const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
+      const resolved = new Map<bigint, number>();
+      const invalidated = new Map<bigint, number>();
+      for (const l of logs) {
+        const args = l.args as { marketId?: bigint };
+        if (l.eventName === "MarketResolved") resolved.set(args.marketId!, (resolved.get(args.marketId!) ?? 0) + 1);
+        if (l.eventName === "MarketInvalidated") invalidated.set(args.marketId!, (invalidated.get(args.marketId!) ?? 0) + 1);
+      }
+      return { resolved, invalidated };
+    };
+
+    return {
+      rpcUrl,
+      chainId,
+      publicClient,
+      testClient,
+      accounts,
+      wallet,
+      market,
+      resolvers,
+      workers,
+      openMarkets,
+      requestResolution,
+      requestedMarkets: async (questions, n) => {
+        const ids = await openMarkets(questions, n);
+        await requestResolution(ids);
+        return ids;
+      },
+      getMarket,
+      settlementLogs,
+      mine: async (blocks = 1) => {
+        await testClient.mine({ blocks });
+      },
+      deployMarket: async () => bind(await deployMarketAt()),
+      close: () => server.close(),
+    };
+  };
+  return bind(await deployMarketAt());
+}
+
+/** Polls `cond` until it returns a truthy value (bounded; no timing assertions). */
+export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 30_000, intervalMs = 25): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await cond();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** GET a JSON document from the daemon API. */
+export async function getJson<T = Record<string, any>>(url: string): Promise<T> {
+  const r = await fetch(url);
+  return (await r.json()) as T;
+}

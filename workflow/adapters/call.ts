@@ -1,0 +1,65 @@
+/**
+ * Shared call discipline for protocol adapters: one overall deadline per call, at most one retry
+ * inside it (only for failures the HTTP layer marks retryable: 5xx and connection-level errors),
+ * and every failure returned as a CallResult, never thrown.
+ */
+import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
+import { isHttpError } from "../http/errors.js";
+
+export interface RetryPolicy {
+  /** Overall deadline of the call, retries included. */
+  timeoutMs: number;
+  /** Pause before the single retry. Default 250 ms. */
+  retryDelayMs?: number;
+  /** A retry is only started if at least this much time remains after the pause. Default 500 ms. */
+  minRetryBudgetMs?: number;
+}
+
+/** A reply that arrived but does not match the protocol's schema. */
+export class InvalidReplyError extends Error {
+  readonly kind: FailureKind = "invalid-response";
+  constructor(message: string) {
+    super(message.length > 300 ? message.slice(0, 300) + "…" : message);
+    this.name = "InvalidReplyError";
+  }
+}
+
+export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise<T>, policy: RetryPolicy): Promise<CallResult<T>> {
+  const start = performance.now();
+  const deadline = start + policy.timeoutMs;
+  const retryDelayMs = policy.retryDelayMs ?? 250;
+  const minBudget = policy.minRetryBudgetMs ?? 500;
+  let attempts = 0;
+  for (;;) {
+    attempts++;
+    try {
+      const value = await attempt(Math.max(0, Math.floor(deadline - performance.now())));
+      return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
+    } catch (error) {
+      const retryable = isHttpError(error) && error.retryable;
+      if (attempts === 1 && retryable && deadline - performance.now() - retryDelayMs >= minBudget) {
+        await new Promise((r) => setTimeout(r, retryDelayMs));
+        continue;
+      }
+      const failure = toFailure(error);
+      // The configured deadline, not the time that happened to remain: failure messages are hashed into the bundle.
+      if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${policy.timeoutMs} ms)`;
+      return { ok: false, failure, latencyMs: Math.round(performance.now() - start), attempts };
+    }
+  }
+}
+
+export function toFailure(error: unknown): WorkerFailure {
+  if (isHttpError(error)) return error.toFailure();
+  if (error instanceof InvalidReplyError) return { kind: "invalid-response", message: error.message };
+  // A bug on our side must not take the pipeline down either; say so without echoing details.
+  return { kind: "network", message: `unexpected error (${error instanceof Error ? error.name : typeof error})` };
+}
+
+/** `{endpoint}/<path>`: keeps the endpoint's path (without trailing slashes) and query, drops any fragment. */
+export function joinEndpoint(endpoint: string, path: string): string {
+  const url = new URL(endpoint);
+  url.hash = "";
+  url.pathname = url.pathname.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "");
+  return url.toString();
+}

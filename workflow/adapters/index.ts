@@ -1,0 +1,41 @@
+/**
+ * Adapter registry: one WorkerProtocolAdapter per protocol name (the `protocol` of the worker's
+ * A2A service entry, lower-case). Issue 7 adds factagora, roundtable, agora and ai-olympics here.
+ */
+import type { WorkerProtocolAdapter } from "../core/types.js";
+import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { createCredentialStore, type CredentialStore } from "./credentials.js";
+import { createFactagoraAdapter } from "./factagora.js";
+
+export interface AdapterRegistry {
+  /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
+  readonly protocols: readonly string[];
+  get(protocol: string): WorkerProtocolAdapter | undefined;
+}
+
+export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]): AdapterRegistry {
+  const byName = new Map<string, WorkerProtocolAdapter>();
+  for (const adapter of adapters) {
+    const name = adapter.protocol.toLowerCase();
+    if (byName.has(name)) throw new Error(`two adapters for protocol "${name}"`);
+    byName.set(name, adapter);
+  }
+  return {
+    protocols: [...byName.keys()],
+    get: (protocol) => byName.get(protocol.toLowerCase()),
+  };
+}
+
+/** The adapters available by default. `credentials`: per-agent secrets from configuration (none by default). */
+export function defaultAdapters(config: CresolverAdapterConfig & { credentials?: CredentialStore }): WorkerProtocolAdapter[] {
+  const credentials = config.credentials ?? createCredentialStore();
+  return [
+    createCresolverAdapter(config),
+    createFactagoraAdapter({ http: config.http, credentials }),
+  ];
+}
+
+export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
+export type { CresolverAdapterConfig } from "./cresolver.js";
+export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";
+export type { RetryPolicy } from "./call.js";

@@ -1,0 +1,228 @@
+/**
+ * The resolution bundle: one canonical JSON document whose keccak256 is the on-chain `bundleHash`.
+ *
+ * Canonical form (`canonicalJson`):
+ *   - object keys sorted at every level by UTF-16 code units (JavaScript's default sort, the order
+ *     RFC 8785 uses); arrays keep their order; no whitespace;
+ *   - strings and numbers serialized by JSON.stringify (ECMAScript shortest round-trip for numbers,
+ *     -0 → 0); numbers must be finite;
+ *   - bigint → decimal string; `undefined` object members are omitted; `undefined`, functions,
+ *     symbols, non-plain objects (Map, Date, class instances) and cycles are rejected (TypeError).
+ *
+ * What is hashed: the market, quorum, every seat's sanitized answer, challenges and replies, failure
+ * kind and message, the 8 dimension scores with explanations and the 3 aggregates, the evaluator
+ * identity (and the fallback evaluator's, when used) with fallback reasons, the vote breakdown
+ * (quality, reputation factor, past reputation used, vote weight), the tally, the outcome, the
+ * settlement weights and scores, and the vote configuration.
+ * NOT hashed: latencies, attempt counts, wall-clock times — nothing that varies between two runs on
+ * the same inputs. A caller that wants a timestamp in the document must pass it explicitly in
+ * `BundleInput.extra`, which makes it part of the deterministic input.
+ */
+import { keccak256, stringToBytes } from "viem";
+import type { QuorumStatus } from "./quorum.js";
+import { sanitizeString } from "./text.js";
+import type { EvaluationResult, Hex, MarketSnapshot, WorkerFailure, WorkerRecord } from "./types.js";
+import type { ResolutionDecision } from "./vote.js";
+
+export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v1";
+
+/** Serializes a JSON-like value canonically (see module doc). Throws TypeError on non-JSON input. */
+export function canonicalJson(value: unknown): string {
+  const stack = new Set<object>();
+  const enc = (v: unknown, path: string): string => {
+    switch (typeof v) {
+      case "string":
+        return JSON.stringify(v);
+      case "boolean":
+        return v ? "true" : "false";
+      case "bigint":
+        return JSON.stringify(v.toString(10));
+      case "number":
+        if (!Number.isFinite(v)) throw new TypeError(`canonicalJson: non-finite number at ${path}`);
+        return JSON.stringify(v);
+      case "object": {
+        if (v === null) return "null";
+        if (stack.has(v)) throw new TypeError(`canonicalJson: cycle at ${path}`);
+        stack.add(v);
+        try {
+          if (Array.isArray(v)) {
+            return "[" + v.map((item, i) => {
+              if (item === undefined) throw new TypeError(`canonicalJson: undefined at ${path}[${i}]`);
+              return enc(item, `${path}[${i}]`);
+            }).join(",") + "]";
+          }
+          const proto = Object.getPrototypeOf(v);
+          if (proto !== Object.prototype && proto !== null) throw new TypeError(`canonicalJson: non-plain object at ${path}`);
+          const keys = Object.keys(v).sort();
+          const parts: string[] = [];
+          for (const k of keys) {
+            const item = (v as Record<string, unknown>)[k];
+            if (item === undefined) continue;
+            parts.push(JSON.stringify(k) + ":" + enc(item, `${path}.${k}`));
+          }
+          return "{" + parts.join(",") + "}";
+        } finally {
+          stack.delete(v);
+        }
+      }
+      default:
+        throw new TypeError(`canonicalJson: unsupported ${typeof v} at ${path}`);
+    }
+  };
+  return enc(value, "$");
+}
+
+/** keccak256 of the UTF-8 bytes of the canonical JSON text. */
+export function bundleHash(json: string): Hex {
+  return keccak256(stringToBytes(json));
+}
+
+const MAX_EXTRAS_DEPTH = 6;
+const MAX_ARRAY_ITEMS = 200;
+const MAX_SOURCES = 100;
+const MAX_SOURCE_CHARS = 2_048;
+
+/** Turns arbitrary untrusted JSON-ish data into a canonical-safe value (bounded size and depth). */
+export function sanitizeJsonValue(v: unknown, depth = 0): unknown {
+  if (v === null) return null;
+  switch (typeof v) {
+    case "string":
+      return sanitizeString(v);
+    case "boolean":
+      return v;
+    case "number":
+      return Number.isFinite(v) ? v : null;
+    case "bigint":
+      return v.toString(10);
+    case "object": {
+      if (depth >= MAX_EXTRAS_DEPTH) return "[truncated: too deep]";
+      if (Array.isArray(v)) return v.slice(0, MAX_ARRAY_ITEMS).map((x) => (x === undefined ? null : sanitizeJsonValue(x, depth + 1)));
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) return null;
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort().slice(0, MAX_ARRAY_ITEMS)) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
+        out[sanitizeString(k, 200)] = sanitizeJsonValue(x, depth + 1);
+      }
+      return out;
+    }
+    default:
+      return null;
+  }
+}
+
+function failureDoc(f: WorkerFailure | undefined): unknown {
+  return f ? { kind: f.kind, message: sanitizeString(String(f.message ?? ""), 1_000) } : undefined;
+}
+
+export interface BundleInput {
+  market: MarketSnapshot;
+  /** All seats, in on-chain order (the frozen worker set). */
+  records: ReadonlyArray<WorkerRecord>;
+  quorum: QuorumStatus;
+  /** Absent when the run stopped before evaluation (e.g. no quorum). */
+  evaluation?: EvaluationResult;
+  /** Absent when the run stopped before the vote. */
+  decision?: ResolutionDecision;
+  /** Extra deterministic metadata chosen by the caller (e.g. pipeline version). Hashed as given. */
+  extra?: Record<string, unknown>;
+}
+
+export interface Bundle {
+  /** The document as plain JSON data (what `json` serializes). */
+  document: Record<string, unknown>;
+  /** Canonical JSON text. */
+  json: string;
+  /** keccak256(utf8(json)). */
+  hash: Hex;
+}
+
+/** Builds the canonical bundle. Same inputs → byte-identical `json` and identical `hash`. */
+export function buildBundle(input: BundleInput): Bundle {
+  const { market, records, quorum, evaluation, decision } = input;
+  const evalByAddr = new Map((evaluation?.evaluations ?? []).map((e) => [e.address.toLowerCase(), e]));
+  const voterBySeat = new Map((decision?.voters ?? []).map((v) => [v.seat, v]));
+
+  const workers = records.map((r, i) => {
+    const ev = evalByAddr.get(r.seat.address.toLowerCase());
+    const voter = voterBySeat.get(i);
+    const a = r.answer;
+    return {
+      seat: i,
+      address: r.seat.address,
+      agentId: r.seat.agentId,
+      stake: r.seat.stake,
+      endpoint: r.endpoint ? { url: sanitizeString(r.endpoint.url, 2_048), protocol: sanitizeString(r.endpoint.protocol, 100) } : undefined,
+      status: a ? "answered" : "no-answer",
+      discoveryFailure: failureDoc(r.discoveryFailure),
+      askFailure: failureDoc(r.askFailure),
+      answer: a
+        ? {
+            determination: a.determination === true,
+            confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
+            evidence: sanitizeString(String(a.evidence ?? "")),
+            sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
+            extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
+          }
+        : undefined,
+      challenges: r.challenges?.map((c) => sanitizeString(c)),
+      challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+      challengeFailure: failureDoc(r.challengeFailure),
+      evaluation: ev
+        ? {
+            dimensions: Object.fromEntries(
+              Object.entries(ev.dimensions).map(([k, d]) => [k, { score: d.score, explanation: sanitizeString(d.explanation, 2_000) }]),
+            ),
+            aggregate: { ...ev.aggregate },
+            fallbackReason: ev.fallbackReason !== undefined ? sanitizeString(ev.fallbackReason, 1_000) : undefined,
+          }
+        : undefined,
+      vote: voter
+        ? {
+            answered: voter.answered,
+            determination: voter.determination,
+            quality: voter.quality,
+            reputationFactorBps: voter.reputationFactorBps,
+            pastReputation: voter.pastReputation ? { ...voter.pastReputation } : undefined,
+            voteWeight: voter.voteWeight,
+            settlementWeight: voter.settlementWeight,
+            excludedReason: voter.excludedReason,
+          }
+        : undefined,
+    };
+  });
+
+  const document: Record<string, unknown> = {
+    schema: BUNDLE_SCHEMA,
+    market: {
+      chainId: market.chainId,
+      marketAddress: market.marketAddress,
+      marketId: market.marketId,
+      question: sanitizeString(market.question),
+      deadline: market.deadline,
+      context: sanitizeString(market.context ?? ""),
+      workerCount: market.workers.length,
+    },
+    quorum: { n: quorum.n, required: quorum.required, answered: quorum.answered, reached: quorum.reached },
+    evaluator: evaluation ? { ...evaluation.evaluator } : undefined,
+    fallbackEvaluator: evaluation?.fallbackEvaluator ? { ...evaluation.fallbackEvaluator } : undefined,
+    evaluationFallbackReason: evaluation?.fallbackReason !== undefined ? sanitizeString(evaluation.fallbackReason, 1_000) : undefined,
+    workers,
+    outcome: decision ? { ...decision.outcome } : quorum.reached ? undefined : { kind: "no-quorum", answered: quorum.answered, required: quorum.required },
+    tally: decision ? { ...decision.tally } : undefined,
+    settlement:
+      decision && decision.outcome.kind === "resolved" && decision.weights
+        ? {
+            resolution: decision.outcome.resolution,
+            workers: records.map((r) => r.seat.address),
+            weights: decision.weights,
+            scores: decision.scores,
+          }
+        : undefined,
+    voteConfig: decision ? { ...decision.config } : undefined,
+    extra: input.extra !== undefined ? sanitizeJsonValue(input.extra) : undefined,
+  };
+  const json = canonicalJson(document);
+  return { document: JSON.parse(json) as Record<string, unknown>, json, hash: bundleHash(json) };
+}

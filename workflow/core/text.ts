@@ -1,0 +1,157 @@
+/**
+ * Pure text helpers shared by the challenge generator, the evaluators and the bundle:
+ * sanitizing untrusted strings, normalizing them for analysis, and spotting instruction-like text
+ * (prompt-injection attempts) so that it can be flagged and excluded from scoring.
+ */
+
+/** Default cap for any single untrusted string kept in memory or in the bundle. */
+export const MAX_STRING_CHARS = 50_000;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// C0 controls except \t \n \r, DEL and C1 controls.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+// Zero-width and bidi-control characters used to hide text from pattern matching.
+const INVISIBLE = /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+
+/**
+ * Makes an untrusted string safe to store and hash: removes null bytes and other control characters
+ * (keeps \t \n \r), replaces lone surrogates with U+FFFD (so UTF-8 encoding is well defined) and caps
+ * the length (without splitting a surrogate pair).
+ */
+export function sanitizeString(value: string, maxChars: number = MAX_STRING_CHARS): string {
+  let s = String(value).replace(CONTROL, "").replace(LONE_SURROGATE, "\uFFFD");
+  if (s.length > maxChars) {
+    let cut = maxChars;
+    const code = s.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    s = s.slice(0, cut);
+  }
+  return s;
+}
+
+/** Normalization used before any analysis: sanitize, NFKC (folds full-width letters), drop invisibles. */
+export function normalizeForAnalysis(value: string, maxChars: number = MAX_STRING_CHARS): string {
+  return sanitizeString(value, maxChars).normalize("NFKC").replace(INVISIBLE, "");
+}
+
+/**
+ * Instruction-like patterns aimed at an evaluator. Matching is done on normalized, lower-cased text
+ * with runs of non-letters collapsed to one space, so "I-g-n-o-r-e" style spacing inside words is not
+ * covered but punctuation/spacing between words is.
+ */
+const INJECTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
+  { name: "override-instructions", re: /\b(ignore|disregard|forget|override|bypass)\b(?: \w+){0,5} (instructions?|prompts?|directives?|system|programming)\b/ },
+  { name: "override-everything", re: /\b(ignore|disregard|forget)\b (everything|all|anything) ?(said |written |stated )?(above|before|previous|prior|earlier)\b/ },
+  { name: "previous-instructions", re: /\b(previous|prior|above|earlier|preceding|original|system) (instructions?|prompts?)\b/ },
+  // "score 100", "rating of 100", "score: 100/100" — but not "a score of 100 points" (sports markets).
+  { name: "score-demand", re: /\b(score|scores|scoring|rating|grade|marks?)\b (of |= |to |at |is |as |should be |must be )?(100|hundred|perfect|maximum|max|full marks?|10 10)\b(?! (points?|pts|runs?|goals?|yards?|percent|basis|bps|kilo|km|miles?|meters?|metres?|users?|people|votes?|seats?))/ },
+  { name: "score-imperative", re: /\b(score|rate|grade|mark|rank)\b (this|me|it|my|us|our|these|every|each)\b(?: \w+){0,4} (100|hundred|perfect|maximum|highest|max|top|full)\b/ },
+  { name: "award-demand", re: /\b(give|assign|award|output|return)\b(?: \w+){0,4} (scores?|ratings?|grades?|marks)\b(?: \w+){0,2} (100|hundred|perfect|maximum|max|full)\b|\b(give|assign|award)\b(?: \w+){0,3} (perfect|maximum|max|full|top|highest) (scores?|ratings?|grades?|marks)\b/ },
+  { name: "role-play", re: /\byou are (now )?(a |an |the |my )?(ai|assistant|evaluator|grader|scorer|language model|llm|chatbot)\b/ },
+  { name: "role-marker", re: /(^| )(system|assistant|developer) (prompt|message|instructions?|override|mode)\b/ },
+  { name: "new-instructions", re: /\b(new|updated|real|actual|hidden|secret|additional) (instructions?|prompts?|task for you)\b/ },
+  { name: "evaluator-address", re: /\b(dear|attention|note to|hey|to the) (the )?(evaluator|grader|scorer|reviewer|ai|llm|model|assistant)\b|\b(evaluator|grader|scorer|llm|ai model|language model) (must|should|shall|will|needs to|is required)\b/ },
+  { name: "jailbreak", re: /\b(jailbreak|do anything now|developer mode|prompt injection)\b/ },
+  { name: "raw-role-tag", re: /<\|?\/?(system|assistant|user|im_start|im_end)\|?>|\[\/?(inst|sys)\]/ },
+];
+
+function flatten(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}<>|\[\]\/_]+/gu, " ").trim();
+}
+
+/** Names of the injection patterns found in `text` (empty when clean). Deterministic order. */
+export function detectInjection(text: string): string[] {
+  const normalized = normalizeForAnalysis(text);
+  const flat = flatten(normalized);
+  const raw = normalized.toLowerCase();
+  const found: string[] = [];
+  for (const { name, re } of INJECTION_PATTERNS) {
+    if (re.test(name === "raw-role-tag" ? raw : flat)) found.push(name);
+  }
+  return found;
+}
+
+/** Splits text into paragraphs (blank line or bullet/numbered-line boundaries). */
+export function splitParagraphs(text: string): string[] {
+  return text
+    .split(/\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+}
+
+/** Splits a paragraph into sentences on . ! ? (and ; ) followed by whitespace, or on line breaks. */
+export function splitSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?;])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+export interface CleanedText {
+  /** Paragraphs of sentences that remain after removing instruction-like sentences. */
+  paragraphs: string[][];
+  /** Number of sentences removed because they matched an injection pattern. */
+  removedSentences: number;
+  /** Pattern names that matched (deduplicated, sorted). */
+  flags: string[];
+}
+
+/**
+ * Normalizes untrusted text and removes every sentence that contains instruction-like text.
+ * Removed sentences contribute nothing to scoring, so injected text can never score more than the
+ * same text without it (and, since all rubric features are monotone in added sentences, never more
+ * than neutral filler of the same length).
+ */
+export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHARS): CleanedText {
+  const normalized = normalizeForAnalysis(text, maxChars);
+  const flags = new Set<string>();
+  let removed = 0;
+  const paragraphs: string[][] = [];
+  for (const para of splitParagraphs(normalized)) {
+    const kept: string[] = [];
+    for (const sentence of splitSentences(para)) {
+      const hits = detectInjection(sentence);
+      if (hits.length > 0) {
+        removed += 1;
+        for (const h of hits) flags.add(h);
+      } else {
+        kept.push(sentence);
+      }
+    }
+    if (kept.length > 0) paragraphs.push(kept);
+  }
+  return { paragraphs, removedSentences: removed, flags: [...flags].sort() };
+}
+
+/** Lower-case word tokens (letters/digits, may contain inner apostrophes/hyphens/dots in numbers). */
+export function words(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+(?:['’\-.][\p{L}\p{N}]+)*/gu) ?? [];
+}
+
+const STOPWORDS = new Set(
+  (
+    "a an the and or but if then else of to in on at by for with from as is are was were be been being this that these those " +
+    "it its it's i you your yours we our they them their he she his her what which who whom whose when where why how " +
+    "do does did done not no yes can could would should will shall may might must have has had there here than so such " +
+    "into onto over under about above below up down out off more most less least very just also only other others any all " +
+    "each every some many much few one two own same both either neither nor too again further once"
+  ).split(" "),
+);
+
+/** Content terms (no stopwords, length ≥ 4, not pure numbers), deduplicated, in first-seen order. */
+export function contentTerms(text: string): string[] {
+  const seen = new Set<string>();
+  for (const w of words(normalizeForAnalysis(text))) {
+    if (w.length < 4 || STOPWORDS.has(w) || /^[\d.\-]+$/.test(w)) continue;
+    seen.add(stem(w));
+  }
+  return [...seen];
+}
+
+/** Very small suffix stripper so "reverse"/"reversed"/"reversing" overlap. Deterministic. */
+export function stem(word: string): string {
+  for (const suffix of ["ations", "ation", "ingly", "ings", "ing", "edly", "ed", "es", "s", "ly"]) {
+    if (word.length - suffix.length >= 4 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+  }
+  return word;
+}

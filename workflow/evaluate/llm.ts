@@ -1,0 +1,311 @@
+/**
+ * LLM evaluator through the `openai` SDK against any OpenAI-compatible endpoint.
+ *
+ * - One request per answering worker (bounded concurrency, default 4): a worker's text can only
+ *   ever influence its own scores, one bad reply costs one worker's fallback, not the panel's, and
+ *   prompts stay small. The panel is summarized as YES/NO counts only.
+ * - Request: temperature 0, seed 42, response_format json_schema (strict), system + user messages
+ *   from prompt.ts (agent text only as fenced, JSON-encoded data).
+ * - Output: JSON.parse + zod. Every dimension must be present with a finite number `score` and a
+ *   string `explanation` (non-numbers, e.g. "100" or null, are rejected → fallback). Scores outside
+ *   0..100 are clamped (and rounded half up to integers); the explanation then notes
+ *   "(clamped from X)". Unknown extra keys are ignored. Explanations are sanitized and capped.
+ * - Retries: our own bounded loop (the SDK's retry is disabled so server Retry-After headers cannot
+ *   stretch it): up to `maxRetries` retries on connection errors, timeouts, 408/409/429/5xx, with
+ *   deterministic exponential backoff retryBaseDelayMs·2^i capped at retryMaxDelayMs. Malformed or
+ *   out-of-schema output is not retried (at temperature 0 the same prompt gives the same output).
+ * - Timeout: `timeoutMs` per attempt covers the whole exchange (headers and body), via an
+ *   AbortSignal. Response bodies over `maxResponseBytes` (default 1 MiB) are refused. Redirects are
+ *   never followed (a 3xx is a non-retryable HTTP error). The endpoint is operator configuration, so
+ *   it is not subject to the agent destination guard (loopback is fine for tests and local models).
+ * - Any failure → the `fallback` evaluator's scores for that worker, with `fallbackReason`
+ *   recorded; the result then carries `fallbackEvaluator`. If every worker fell back, the result's
+ *   `fallbackReason` is set as well.
+ * - The API key is only given to the SDK (Authorization header). It is never logged (SDK logging is
+ *   off), never put in prompts, identities or results, and redacted from any error text.
+ */
+import OpenAI from "openai";
+import { Agent, fetch as undiciFetch } from "undici";
+import { z } from "zod";
+import { aggregateScores, toIntScore } from "../core/aggregate.js";
+import { sanitizeString } from "../core/text.js";
+import {
+  DIMENSIONS,
+  type Address,
+  type DimensionScores,
+  type EvaluationInput,
+  type EvaluationResult,
+  type Evaluator,
+  type EvaluatorIdentity,
+  type WorkerEvaluation,
+  type WorkerRecord,
+} from "../core/types.js";
+import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema } from "./prompt.js";
+import { rubricEvaluate } from "./rubric.js";
+
+export const LLM_SEED = 42;
+
+export interface LlmEvaluatorOptions {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Per-attempt timeout covering the whole request and response. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** Retries after the first attempt (0..10). Default 2. */
+  maxRetries?: number;
+  /** Evaluator used for workers whose LLM evaluation failed (normally the rubric). */
+  fallback: Evaluator;
+  /** Parallel requests. Default 4. */
+  concurrency?: number;
+  /** First backoff delay. Default 500 ms. */
+  retryBaseDelayMs?: number;
+  /** Backoff cap. Default 4 000 ms. */
+  retryMaxDelayMs?: number;
+  /** Response body cap. Default 1 MiB. */
+  maxResponseBytes?: number;
+}
+
+const scoreSchema = z.object({ score: z.number().refine(Number.isFinite, "score must be finite"), explanation: z.string() });
+export const llmOutputSchema = z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, scoreSchema])) as Record<(typeof DIMENSIONS)[number], typeof scoreSchema>);
+
+/** Validates and normalizes one model reply (the message content). Throws with a short reason. */
+export function parseLlmOutput(content: string): DimensionScores {
+  let json: unknown;
+  try {
+    json = JSON.parse(content);
+  } catch {
+    throw new Error("malformed output: not JSON");
+  }
+  const parsed = llmOutputSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`out-of-schema output: ${issue ? `${issue.path.join(".") || "(root)"} ${issue.message}` : "invalid"}`);
+  }
+  const out = {} as DimensionScores;
+  for (const d of DIMENSIONS) {
+    const { score, explanation } = parsed.data[d];
+    const clamped = toIntScore(score);
+    const note = score < 0 || score > 100 ? ` (clamped from ${score})` : "";
+    out[d] = { score: clamped, explanation: sanitizeString(explanation.replace(/\s+/g, " ").trim(), 500) + note };
+  }
+  return out;
+}
+
+class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+function redact(text: string, secret: string): string {
+  let s = String(text);
+  if (secret && secret.length >= 4) s = s.split(secret).join("[redacted]");
+  return sanitizeString(s.replace(/\s+/g, " "), 300);
+}
+
+class ResponseTooLargeError extends Error {}
+
+/** "fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the innermost causes are the informative ones. */
+function causeChain(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = (err as { cause?: unknown })?.cause ?? err;
+  for (let i = 0; i < 4 && e; i++) {
+    const msg = e instanceof Error ? e.message : String(e);
+    if (msg && !parts.includes(msg)) parts.push(msg);
+    e = (e as { cause?: unknown })?.cause;
+  }
+  return parts.join(": ") || "unknown";
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
+function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
+  return async (input, init) => {
+    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher, redirect: "manual" })) as unknown as Response;
+    const declared = Number(res.headers.get("content-length"));
+    if (Number.isFinite(declared) && declared > limit) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new ResponseTooLargeError(`response body too large (${declared} bytes > ${limit})`);
+    }
+    if (!res.body) return res;
+    const reader = res.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new ResponseTooLargeError(`response body too large (> ${limit} bytes)`);
+      }
+      chunks.push(value);
+    }
+    const headers = new Headers(res.headers);
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+    return new Response(Buffer.concat(chunks), { status: res.status, statusText: res.statusText, headers });
+  };
+}
+
+function intOption(value: number | undefined, fallback: number, lo: number, hi: number, name: string): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`createLlmEvaluator: ${name} must be an integer in [${lo}, ${hi}]`);
+  return v;
+}
+
+export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
+  const { baseURL, apiKey, model, fallback } = options;
+  if (typeof baseURL !== "string" || !/^https?:\/\//i.test(baseURL)) throw new TypeError("createLlmEvaluator: baseURL must be an http(s) URL");
+  if (typeof model !== "string" || model.length === 0) throw new TypeError("createLlmEvaluator: model is required");
+  if (typeof apiKey !== "string") throw new TypeError("createLlmEvaluator: apiKey must be a string");
+  if (!fallback || typeof fallback.evaluate !== "function") throw new TypeError("createLlmEvaluator: fallback evaluator is required");
+  const timeoutMs = intOption(options.timeoutMs, 60_000, 1, 600_000, "timeoutMs");
+  const maxRetries = intOption(options.maxRetries, 2, 0, 10, "maxRetries");
+  const concurrency = intOption(options.concurrency, 4, 1, 64, "concurrency");
+  const baseDelay = intOption(options.retryBaseDelayMs, 500, 0, 60_000, "retryBaseDelayMs");
+  const maxDelay = intOption(options.retryMaxDelayMs, 4_000, 0, 60_000, "retryMaxDelayMs");
+  const maxBytes = intOption(options.maxResponseBytes, 1 << 20, 1_024, 64 << 20, "maxResponseBytes");
+
+  const client = new OpenAI({
+    baseURL,
+    apiKey: apiKey.length > 0 ? apiKey : "unused",
+    maxRetries: 0,
+    timeout: timeoutMs,
+    logLevel: "off",
+    // Own connection pool (undici Agent): no sockets shared with, or poisoned by, other clients.
+    fetch: cappedFetch(maxBytes, new Agent({ keepAliveTimeout: 1_000, connect: { timeout: timeoutMs } })),
+  });
+  const identity: EvaluatorIdentity = { kind: "llm", model, promptVersion: PROMPT_VERSION, seed: LLM_SEED };
+
+  async function attempt(system: string, user: string): Promise<DimensionScores> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    let content: string;
+    try {
+      const completion = await client.chat.completions.create(
+        {
+          model,
+          temperature: 0,
+          seed: LLM_SEED,
+          messages: [
+            { role: "system", content: system },
+            { role: "user", content: user },
+          ],
+          response_format: {
+            type: "json_schema",
+            json_schema: { name: RESPONSE_FORMAT_NAME, strict: true, schema: responseJsonSchema() },
+          },
+        },
+        { signal: controller.signal, maxRetries: 0, timeout: timeoutMs },
+      );
+      const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+      const message = choice?.message;
+      if (!message) throw new AttemptError("malformed output: no choices", false);
+      if (typeof message.refusal === "string" && message.refusal.length > 0) throw new AttemptError("model refused", false);
+      if (typeof message.content !== "string") throw new AttemptError("malformed output: no content", false);
+      content = message.content;
+    } catch (err) {
+      if (err instanceof AttemptError) throw err;
+      if (timedOut) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
+      const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
+      if (err instanceof ResponseTooLargeError || cause instanceof ResponseTooLargeError) {
+        throw new AttemptError((cause instanceof ResponseTooLargeError ? cause : (err as Error)).message, false);
+      }
+      if (err instanceof OpenAI.APIConnectionTimeoutError) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
+      if (err instanceof OpenAI.APIError && typeof err.status === "number") {
+        const s = err.status;
+        throw new AttemptError(`HTTP ${s}`, s === 408 || s === 409 || s === 429 || s >= 500);
+      }
+      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true);
+      if (err instanceof SyntaxError) throw new AttemptError("malformed output: response is not JSON", false);
+      throw new AttemptError(`request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`, false);
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      return parseLlmOutput(content);
+    } catch (err) {
+      throw new AttemptError(redact((err as Error).message, apiKey), false);
+    }
+  }
+
+  async function evaluateWorker(input: EvaluationInput, worker: WorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | { error: string }> {
+    const { system, user } = buildPrompt(input.market, worker, panel);
+    let last = "unknown error";
+    for (let i = 0; i <= maxRetries; i++) {
+      if (i > 0) await sleep(Math.min(baseDelay * 2 ** (i - 1), maxDelay));
+      try {
+        return await attempt(system, user);
+      } catch (err) {
+        const e = err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false);
+        last = e.message;
+        if (!e.retryable) break;
+        if (i === maxRetries && maxRetries > 0) last = `${e.message} (after ${maxRetries + 1} attempts)`;
+      }
+    }
+    return { error: redact(last, apiKey) };
+  }
+
+  return {
+    identity: { ...identity },
+    async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
+      const answered = input.workers.filter((w) => w.answer !== undefined);
+      let yes = 0;
+      for (const w of answered) if (w.answer?.determination === true) yes += 1;
+      const panel = { answered: answered.length, yes, no: answered.length - yes };
+
+      const results: Array<DimensionScores | { error: string }> = new Array(answered.length);
+      let next = 0;
+      const runners = Array.from({ length: Math.min(concurrency, answered.length) }, async () => {
+        for (;;) {
+          const i = next++;
+          if (i >= answered.length) return;
+          results[i] = await evaluateWorker(input, answered[i], panel);
+        }
+      });
+      await Promise.all(runners);
+
+      const failed = results.some((r) => "error" in r);
+      let fallbackByAddr = new Map<string, WorkerEvaluation>();
+      let fallbackIdentity: EvaluatorIdentity | undefined;
+      let fallbackNote = "";
+      if (failed) {
+        let fb: EvaluationResult;
+        try {
+          fb = await fallback.evaluate(input);
+        } catch (err) {
+          fb = rubricEvaluate(input);
+          fallbackNote = `; fallback evaluator failed (${redact(err instanceof Error ? err.message : String(err), apiKey)}), built-in rubric used`;
+        }
+        fallbackIdentity = { ...fb.evaluator };
+        fallbackByAddr = new Map(fb.evaluations.map((e) => [e.address.toLowerCase(), e]));
+      }
+
+      const evaluations: WorkerEvaluation[] = answered.map((w, i) => {
+        const r = results[i];
+        const address: Address = w.seat.address;
+        if (!("error" in r)) return { address, dimensions: r, aggregate: aggregateScores(r) };
+        const fb = fallbackByAddr.get(address.toLowerCase()) ?? rubricEvaluate({ market: input.market, workers: input.workers }).evaluations.find((e) => e.address.toLowerCase() === address.toLowerCase());
+        if (!fb) throw new Error("fallback produced no evaluation");
+        return { address, dimensions: fb.dimensions, aggregate: fb.aggregate, fallbackReason: `llm evaluation failed: ${r.error}${fallbackNote}` };
+      });
+
+      const result: EvaluationResult = { evaluator: { ...identity }, evaluations };
+      if (failed && fallbackIdentity) result.fallbackEvaluator = fallbackIdentity;
+      const failures = results.filter((r): r is { error: string } => "error" in r);
+      if (answered.length > 0 && failures.length === answered.length) {
+        result.fallbackReason = `all ${answered.length} worker evaluations fell back: ${failures[0].error}${fallbackNote}`;
+      }
+      return result;
+    },
+  };
+}

@@ -1,0 +1,443 @@
+/**
+ * Rubric evaluator: the offline, deterministic default. Scores the 8 dimensions from observable
+ * properties only — it never interprets worker text as instructions.
+ *
+ * Robustness against prompt injection, by construction:
+ *   1. every sentence of evidence or challenge replies that matches an instruction-like pattern
+ *      (see `cleanForScoring` in core/text.ts) is removed before any feature is computed, and the
+ *      removal is flagged in the explanations;
+ *   2. every text feature is a count of distinct things (distinct words, well-formed sentences,
+ *      paragraphs, distinct numbers, hedges, connectives, dates, years…) and every score is a
+ *      non-decreasing function of those counts.
+ * Hence injected text scores exactly like the same answer without it, and never more than neutral
+ * filler of the same length appended instead.
+ *
+ * Dimension formulas (each clamped to 0..100, snapped to 1e-6, then rounded half up):
+ *   SQ  40·min(U,5)/5 + 30·min(D,4)/4 + 20·httpsShare + 10·U/total      (0 with no sources)
+ *       U = plausible unique sources (http(s) URL, public-looking hostname, not an IP literal,
+ *       localhost/.local/.internal/reserved example domains, no credentials, not a duplicate),
+ *       D = distinct registrable domains among them.
+ *   AD  45·min(words,150)/150 + 20·min(sent,8)/8 + 10·min(par,3)/3 + 10·min(num,5)/5 + 15·min(hedge+counter,4)/4
+ *   RC  35·min(sent,6)/6 + 30·min(conn,4)/4 + 15·min(par,3)/3 + 20·min(words,60)/60
+ *   ES  30·min(num,6)/6 + 30·min(U,4)/4 + 15·min(years+dates,3)/3 + 15·min(attrib,3)/3 + 10·min(words,100)/100
+ *   BA  45·min(hedge,4)/4 + 35·min(counter,3)/3 + 20·calibration (1 for confidence ≤ 0.95, → 0 at 1.0)
+ *   T   40 if a year within deadline-year ±1 appears (20 if 2-3 years before) + 25·min(dates,2)/2
+ *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2
+ *   RQ  100·(0.5·agreement + 0.5·(1 − Brier)), agreement 1 in the strict majority (or unanimous),
+ *       0.5 on an even split, 0 in the minority; Brier against the panel majority
+ *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
+ *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
+ *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
+ *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
+ *   (words = distinct words; sent = well-formed sentences of 4-40 words; par = paragraphs;
+ *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
+ */
+import { aggregateScores, toIntScore } from "../core/aggregate.js";
+import { cleanForScoring, contentTerms, normalizeForAnalysis, sanitizeString, words, type CleanedText } from "../core/text.js";
+import type {
+  Dimension,
+  DimensionScores,
+  EvaluationInput,
+  EvaluationResult,
+  Evaluator,
+  EvaluatorIdentity,
+  MarketSnapshot,
+  WorkerAnswer,
+  WorkerEvaluation,
+  WorkerRecord,
+} from "../core/types.js";
+
+export const RUBRIC_VERSION = "rubric-v1";
+export const RUBRIC_IDENTITY: Readonly<EvaluatorIdentity> = Object.freeze({
+  kind: "rubric",
+  model: RUBRIC_VERSION,
+  promptVersion: RUBRIC_VERSION,
+  seed: 42,
+});
+
+// ---------------------------------------------------------------- sources
+
+export interface SourceCheck {
+  ok: boolean;
+  https: boolean;
+  /** Registrable-domain approximation (last 2 labels, or 3 for e.g. bbc.co.uk). */
+  domain?: string;
+  reason?: string;
+}
+
+const RESERVED_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".test", ".invalid", ".example", ".onion", ".corp", ".intranet"];
+const RESERVED_HOSTS = new Set(["localhost", "example.com", "example.org", "example.net"]);
+const SECOND_LEVEL = new Set(["co", "com", "org", "net", "gov", "ac", "edu", "or", "ne", "go", "gob", "nic"]);
+
+function registrable(host: string): string {
+  const labels = host.split(".");
+  if (labels.length >= 3 && labels[labels.length - 1].length === 2 && SECOND_LEVEL.has(labels[labels.length - 2])) {
+    return labels.slice(-3).join(".");
+  }
+  return labels.slice(-2).join(".");
+}
+
+/** Checks one source string for plausibility. `seen` holds dedupe keys of earlier sources. */
+export function checkSource(raw: string, seen: Set<string>): SourceCheck {
+  const s = normalizeForAnalysis(String(raw), 4_096).trim();
+  const bad = (reason: string): SourceCheck => ({ ok: false, https: false, reason });
+  if (s.length === 0) return bad("empty");
+  if (s.length > 2_048) return bad("too long");
+  if (cleanForScoring(s).removedSentences > 0) return bad("instruction-like text");
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return bad("not a URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return bad("not http(s)");
+  if (url.username || url.password) return bad("credentials in URL");
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return bad("IP literal");
+  if (RESERVED_HOSTS.has(host) || RESERVED_SUFFIXES.some((x) => host.endsWith(x)) || [...RESERVED_HOSTS].some((h) => host.endsWith("." + h))) {
+    return bad("local or reserved host");
+  }
+  const labels = host.split(".");
+  const tld = labels[labels.length - 1];
+  if (labels.length < 2 || labels.some((l) => l.length === 0 || l.length > 63) || !/^([a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(tld)) {
+    return bad("implausible hostname");
+  }
+  const key = host.replace(/^www\./, "") + url.pathname.replace(/\/+$/, "") + url.search;
+  if (seen.has(key)) return bad("duplicate");
+  seen.add(key);
+  return { ok: true, https: url.protocol === "https:", domain: registrable(host.replace(/^www\./, "")) };
+}
+
+export interface SourceStats {
+  total: number;
+  plausible: number;
+  domains: number;
+  https: number;
+  rejected: Record<string, number>;
+}
+
+export function sourceStats(sources: readonly string[]): SourceStats {
+  const list = (Array.isArray(sources) ? sources : []).slice(0, 100);
+  const seen = new Set<string>();
+  const domains = new Set<string>();
+  const rejected: Record<string, number> = {};
+  let plausible = 0;
+  let https = 0;
+  for (const src of list) {
+    const c = checkSource(typeof src === "string" ? src : "", seen);
+    if (c.ok) {
+      plausible += 1;
+      if (c.https) https += 1;
+      if (c.domain) domains.add(c.domain);
+    } else {
+      rejected[c.reason ?? "invalid"] = (rejected[c.reason ?? "invalid"] ?? 0) + 1;
+    }
+  }
+  return { total: list.length, plausible, domains: domains.size, https, rejected };
+}
+
+// ---------------------------------------------------------------- text features
+
+const HEDGES = ["may", "might", "could", "likely", "unlikely", "possibly", "probably", "perhaps", "uncertain", "uncertainty", "suggests", "appears", "estimate", "estimated", "approximately", "roughly", "assume", "assuming", "probability", "risk", "risks", "caveat"];
+const COUNTER = ["however", "although", "though", "whereas", "nevertheless", "nonetheless", "on the other hand", "counterargument", "on the contrary", "despite", "but", "conversely", "alternatively", "bear case", "downside", "limitation", "limitations"];
+const CONNECTIVES = ["because", "therefore", "thus", "hence", "since", "consequently", "as a result", "first", "second", "third", "finally", "moreover", "furthermore", "in addition", "which means", "given that", "so that", "in conclusion", "overall"];
+const ATTRIBUTION = ["according to", "reported", "reports", "data from", "published", "announced", "statement", "filing", "official", "survey", "study", "dataset", "press release", "source"];
+const RECENCY = ["as of", "latest", "recent", "recently", "currently", "this week", "this month", "this year", "today", "updated", "to date", "so far", "year to date", "last week", "last month"];
+const MONTHS = "(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|jun(e)?|jul(y)?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)";
+const DATE_RES = [
+  /\b(19|20)\d{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?\b/g,
+  new RegExp(`\\b${MONTHS}\\.? \\d{1,2}(st|nd|rd|th)?,? (19|20)\\d{2}\\b`, "g"),
+  new RegExp(`\\b\\d{1,2} ${MONTHS}\\.? (19|20)\\d{2}\\b`, "g"),
+  new RegExp(`\\b${MONTHS}\\.? (19|20)\\d{2}\\b`, "g"),
+  /\bq[1-4] (19|20)\d{2}\b/g,
+];
+
+function distinctMarkers(lowerText: string, markers: readonly string[]): number {
+  let n = 0;
+  for (const m of markers) if (new RegExp(`\\b${m.replace(/ /g, "\\s+")}\\b`).test(lowerText)) n += 1;
+  return n;
+}
+
+export interface TextFeatures {
+  distinctWords: number;
+  wellFormedSentences: number;
+  paragraphs: number;
+  distinctNumbers: number;
+  hedges: number;
+  counter: number;
+  connectives: number;
+  attributions: number;
+  recency: number;
+  dates: number;
+  years: number[];
+  removedSentences: number;
+  flags: string[];
+}
+
+export function textFeatures(cleaned: CleanedText): TextFeatures {
+  const sentences = cleaned.paragraphs.flat();
+  // Sentence/paragraph joiners that no marker, date or number pattern can match across.
+  const text = cleaned.paragraphs.map((p) => p.join(" ¦ ")).join("\n¦\n");
+  const lowerText = text.toLowerCase();
+  const tokens = words(text);
+  const numbers = new Set(text.match(/\d+(?:[.,]\d+)*%?/g) ?? []);
+  const dates = new Set<string>();
+  for (const re of DATE_RES) for (const m of lowerText.match(re) ?? []) dates.add(m);
+  const years = new Set<number>();
+  for (const m of text.match(/\b(19|20)\d{2}\b/g) ?? []) years.add(Number(m));
+  return {
+    distinctWords: new Set(tokens).size,
+    wellFormedSentences: sentences.filter((s) => {
+      const n = words(s).length;
+      return n >= 4 && n <= 40;
+    }).length,
+    paragraphs: cleaned.paragraphs.length,
+    distinctNumbers: numbers.size,
+    hedges: distinctMarkers(lowerText, HEDGES),
+    counter: distinctMarkers(lowerText, COUNTER),
+    connectives: distinctMarkers(lowerText, CONNECTIVES),
+    attributions: distinctMarkers(lowerText, ATTRIBUTION),
+    recency: distinctMarkers(lowerText, RECENCY),
+    dates: dates.size,
+    years: [...years].sort((a, b) => a - b),
+    removedSentences: cleaned.removedSentences,
+    flags: cleaned.flags,
+  };
+}
+
+// ---------------------------------------------------------------- scoring
+
+const frac = (x: number, cap: number): number => Math.min(Math.max(x, 0), cap) / cap;
+
+function injectionNote(removed: number, flags: string[]): string {
+  return removed > 0 ? `; FLAG instruction-like text ignored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
+}
+
+export interface PanelSummary {
+  yes: number;
+  no: number;
+}
+
+function deadlineYear(deadline: number): number | undefined {
+  if (typeof deadline !== "number" || !Number.isFinite(deadline)) return undefined;
+  const d = new Date(deadline * 1000);
+  return Number.isNaN(d.getTime()) ? undefined : d.getUTCFullYear();
+}
+
+/** Scores one answering worker. Pure and deterministic. */
+export function scoreWorker(
+  market: Pick<MarketSnapshot, "question" | "deadline">,
+  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure">,
+  panel: PanelSummary,
+): DimensionScores {
+  const answer: WorkerAnswer = worker.answer ?? { determination: false, confidence: 0, evidence: "", sources: [] };
+  const sources = Array.isArray(answer.sources) ? answer.sources.map((s) => (typeof s === "string" ? s : "")) : [];
+  const src = sourceStats(sources);
+  const f = textFeatures(cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : ""));
+  const note = injectionNote(f.removedSentences, f.flags);
+  const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
+  const scores = {} as DimensionScores;
+  const put = (k: Dimension, value: number, explanation: string): void => {
+    // Snap to 1e-6 first so floating-point noise (0.9² = 0.8100000000000001) cannot flip a .5 rounding.
+    scores[k] = { score: toIntScore(Math.round(value * 1e6) / 1e6), explanation: sanitizeString(explanation, 600) };
+  };
+
+  // Source quality
+  {
+    const rejected = Object.entries(src.rejected)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([r, n]) => `${n} ${r}`)
+      .join(", ");
+    const value =
+      src.total === 0
+        ? 0
+        : 40 * frac(src.plausible, 5) + 30 * frac(src.domains, 4) + 20 * (src.plausible > 0 ? src.https / src.plausible : 0) + 10 * (src.plausible / src.total);
+    put(
+      "sourceQuality",
+      value,
+      src.total === 0
+        ? "no sources cited"
+        : `${src.total} source(s): ${src.plausible} plausible unique across ${src.domains} domain(s), ` +
+            `${src.plausible > 0 ? Math.round((100 * src.https) / src.plausible) : 0}% https` +
+            (rejected ? `; rejected: ${rejected}` : ""),
+    );
+  }
+
+  // Analysis depth
+  put(
+    "analysisDepth",
+    45 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 10 * frac(f.paragraphs, 3) + 10 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
+    `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ${f.paragraphs} paragraph(s), ` +
+      `${f.distinctNumbers} distinct numbers, ${f.hedges + f.counter} nuance markers${note}`,
+  );
+
+  // Reasoning clarity
+  put(
+    "reasoningClarity",
+    35 * frac(f.wellFormedSentences, 6) + 30 * frac(f.connectives, 4) + 15 * frac(f.paragraphs, 3) + 20 * frac(f.distinctWords, 60),
+    `${f.wellFormedSentences} well-formed sentences, ${f.connectives} logical connectives, ${f.paragraphs} paragraph(s)${note}`,
+  );
+
+  // Evidence strength
+  put(
+    "evidenceStrength",
+    30 * frac(f.distinctNumbers, 6) + 30 * frac(src.plausible, 4) + 15 * frac(f.years.length + f.dates, 3) + 15 * frac(f.attributions, 3) + 10 * frac(f.distinctWords, 100),
+    `${f.distinctNumbers} distinct figures, ${src.plausible} verifiable source(s), ${f.years.length + f.dates} dated references, ` +
+      `${f.attributions} attribution markers${note}`,
+  );
+
+  // Bias awareness
+  {
+    const calibration = conf <= 0.95 ? 1 : (1 - conf) / 0.05;
+    put(
+      "biasAwareness",
+      45 * frac(f.hedges, 4) + 35 * frac(f.counter, 3) + 20 * calibration,
+      `${f.hedges} hedging markers, ${f.counter} counter-argument markers, confidence ${Math.round(conf * 100)}%` +
+        (conf > 0.95 ? " (near-certain, not calibrated)" : "") +
+        note,
+    );
+  }
+
+  // Timeliness
+  {
+    const y = deadlineYear(market.deadline);
+    const sourceYears: number[] = [];
+    for (const s of sources.slice(0, 100)) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
+    const allYears = [...f.years, ...sourceYears];
+    let yearPts = 0;
+    if (y !== undefined) {
+      if (allYears.some((v) => v >= y - 1 && v <= y + 1)) yearPts = 40;
+      else if (allYears.some((v) => v >= y - 3 && v <= y - 2)) yearPts = 20;
+    }
+    const recentSources = y === undefined ? 0 : new Set(sources.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
+    put(
+      "timeliness",
+      yearPts + 25 * frac(f.dates, 2) + 20 * frac(f.recency, 2) + 15 * frac(recentSources, 2),
+      `${yearPts === 40 ? "mentions the deadline year or an adjacent one" : yearPts === 20 ? "mentions only years 2-3 before the deadline" : "no year near the deadline"}, ` +
+        `${f.dates} explicit date(s), ${f.recency} recency marker(s), ${recentSources} source(s) dated near the deadline${note}`,
+    );
+  }
+
+  // Resolution quality: agreement with the panel majority and calibration.
+  {
+    const own = answer.determination === true;
+    const same = own ? panel.yes : panel.no;
+    const other = own ? panel.no : panel.yes;
+    let agreement: number;
+    let brier: number;
+    let where: string;
+    if (other === 0) {
+      agreement = 1;
+      brier = (1 - conf) ** 2;
+      where = "unanimous panel";
+    } else if (same > other) {
+      agreement = 1;
+      brier = (1 - conf) ** 2;
+      where = "in the majority";
+    } else if (same === other) {
+      agreement = 0.5;
+      brier = ((1 - conf) ** 2 + conf ** 2) / 2;
+      where = "evenly split panel";
+    } else {
+      agreement = 0;
+      brier = conf ** 2;
+      where = "in the minority";
+    }
+    put(
+      "resolutionQuality",
+      100 * (0.5 * agreement + 0.5 * (1 - brier)),
+      `${own ? "YES" : "NO"} ${where}, confidence ${Math.round(conf * 100)}% (Brier ${brier.toFixed(3)} vs majority)`,
+    );
+  }
+
+  // Collaboration
+  {
+    const challenges = Array.isArray(worker.challenges) ? worker.challenges : [];
+    const k = challenges.length;
+    if (k === 0) {
+      put("collaboration", 50, "not challenged: neutral score");
+    } else {
+      const replies = Array.isArray(worker.challengeReplies) ? worker.challengeReplies : [];
+      const questionTerms = contentTerms(market.question ?? "");
+      const seenReplies = new Set<string>();
+      let answered = 0;
+      let lengthSum = 0;
+      let topicSum = 0;
+      let removed = 0;
+      const flags = new Set<string>();
+      let duplicates = 0;
+      for (let i = 0; i < k; i++) {
+        const raw = typeof replies[i] === "string" ? replies[i] : "";
+        const cleaned = cleanForScoring(raw);
+        removed += cleaned.removedSentences;
+        for (const fl of cleaned.flags) flags.add(fl);
+        const text = cleaned.paragraphs.map((p) => p.join(" ¦ ")).join("\n¦\n");
+        const distinct = new Set(words(text)).size;
+        if (distinct === 0) continue;
+        answered += 1;
+        const key = words(text).join(" ");
+        if (seenReplies.has(key)) {
+          duplicates += 1;
+          continue;
+        }
+        seenReplies.add(key);
+        lengthSum += frac(distinct, 40);
+        const terms = new Set([...contentTerms(challenges[i]), ...questionTerms]);
+        let overlap = 0;
+        for (const t of contentTerms(text)) if (terms.has(t)) overlap += 1;
+        topicSum += frac(overlap, 3);
+      }
+      const extra = replies.length > k ? replies.length - k : 0;
+      put(
+        "collaboration",
+        (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k - (extra ? 10 : 0),
+        `${answered}/${k} challenges answered` +
+          (duplicates ? `, ${duplicates} duplicated repl${duplicates === 1 ? "y" : "ies"}` : "") +
+          (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored (count mismatch, -10)` : "") +
+          `, substance ${Math.round((100 * lengthSum) / k)}%, on-topic ${Math.round((100 * topicSum) / k)}%` +
+          (worker.challengeFailure ? `; challenge call failed (${worker.challengeFailure.kind})` : "") +
+          injectionNote(removed, [...flags].sort()),
+      );
+    }
+  }
+
+  // Fixed key order (the bundle sorts keys anyway).
+  const ordered = {} as DimensionScores;
+  for (const k of ["resolutionQuality", "sourceQuality", "analysisDepth", "reasoningClarity", "evidenceStrength", "biasAwareness", "timeliness", "collaboration"] as const) {
+    ordered[k] = scores[k];
+  }
+  return ordered;
+}
+
+/** Counts of YES/NO among the answering workers of an input. */
+export function panelSummary(workers: ReadonlyArray<Pick<WorkerRecord, "answer">>): PanelSummary {
+  let yes = 0;
+  let no = 0;
+  for (const w of workers) {
+    if (!w.answer) continue;
+    if (w.answer.determination === true) yes += 1;
+    else no += 1;
+  }
+  return { yes, no };
+}
+
+/** Rubric evaluation of every answering worker of the input, in input order. */
+export function rubricEvaluate(input: EvaluationInput): EvaluationResult {
+  const panel = panelSummary(input.workers);
+  const evaluations: WorkerEvaluation[] = [];
+  for (const w of input.workers) {
+    if (!w.answer) continue;
+    const dimensions = scoreWorker(input.market, w, panel);
+    evaluations.push({ address: w.seat.address, dimensions, aggregate: aggregateScores(dimensions) });
+  }
+  return { evaluator: { ...RUBRIC_IDENTITY }, evaluations };
+}
+
+export function createRubricEvaluator(): Evaluator {
+  return {
+    identity: { ...RUBRIC_IDENTITY },
+    async evaluate(input: EvaluationInput): Promise<EvaluationResult> {
+      return rubricEvaluate(input);
+    },
+  };
+}

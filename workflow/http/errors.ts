@@ -1,0 +1,52 @@
+/**
+ * Typed failures of outbound HTTP. Every error carries the FailureKind it maps onto (types.ts) and
+ * whether one retry is worth it. Messages are built from our own classification only: never from
+ * headers, bodies or raw library messages, so no secret or attacker text is echoed.
+ */
+import type { FailureKind, WorkerFailure } from "../core/types.js";
+
+/** Longest message kept; anything derived from input is shortened before it gets here. */
+const MAX_MESSAGE = 300;
+
+export class HttpError extends Error {
+  readonly kind: FailureKind;
+  /** True for 5xx and connection-level failures (refused, reset, connect timeout). */
+  readonly retryable: boolean;
+  readonly status?: number;
+
+  constructor(kind: FailureKind, message: string, options: { retryable?: boolean; status?: number; cause?: unknown } = {}) {
+    super(clip(message), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "HttpError";
+    this.kind = kind;
+    this.retryable = options.retryable ?? false;
+    if (options.status !== undefined) this.status = options.status;
+  }
+
+  toFailure(): WorkerFailure {
+    return { kind: this.kind, message: this.message };
+  }
+}
+
+/** Thrown by the destination guard (also from inside the socket's DNS lookup). */
+export class DestinationRefusedError extends HttpError {
+  constructor(message: string) {
+    super("destination-refused", message);
+    this.name = "DestinationRefusedError";
+  }
+}
+
+export function isHttpError(value: unknown): value is HttpError {
+  return value instanceof HttpError;
+}
+
+function clip(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = (text.length > MAX_MESSAGE ? text.slice(0, MAX_MESSAGE) + "…" : text).replace(/[\u0000-\u001f\u007f]/g, "?");
+  return clean;
+}
+
+/** Origin + path of a URL for messages: no credentials, query or fragment (they may hold tokens). */
+export function describeUrl(url: URL): string {
+  const path = url.pathname.length > 80 ? url.pathname.slice(0, 80) + "…" : url.pathname;
+  return `${url.protocol}//${url.host}${path}`;
+}

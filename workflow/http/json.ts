@@ -1,0 +1,59 @@
+/**
+ * JSON helpers for untrusted replies and for requests that carry uint256 values.
+ */
+import { randomUUID } from "node:crypto";
+
+export interface SanitizeLimits {
+  /** Longest string (values and keys) kept, in UTF-16 code units; longer ones are cut. Default 50,000. */
+  maxStringLength: number;
+  /** Deepest nesting accepted; deeper documents are rejected (guards the recursion). Default 64. */
+  maxDepth: number;
+}
+
+export const DEFAULT_SANITIZE_LIMITS: SanitizeLimits = { maxStringLength: 50_000, maxDepth: 64 };
+
+export class JsonDepthError extends Error {
+  constructor(maxDepth: number) {
+    super(`JSON nested deeper than ${maxDepth} levels`);
+    this.name = "JsonDepthError";
+  }
+}
+
+/**
+ * Returns a copy of parsed JSON with NUL characters removed from every string (keys included) and
+ * every string cut to `maxStringLength` (never splitting a surrogate pair). Objects are rebuilt with
+ * own data properties only, so a `"__proto__"` key stays a plain key and cannot touch a prototype.
+ */
+export function sanitizeJson(value: unknown, limits: SanitizeLimits = DEFAULT_SANITIZE_LIMITS, depth = 0): unknown {
+  if (typeof value === "string") return sanitizeString(value, limits.maxStringLength);
+  if (value === null || typeof value !== "object") return value;
+  if (depth >= limits.maxDepth) throw new JsonDepthError(limits.maxDepth);
+  if (Array.isArray(value)) return value.map((item) => sanitizeJson(item, limits, depth + 1));
+  const entries: [string, unknown][] = [];
+  for (const [key, item] of Object.entries(value)) {
+    entries.push([sanitizeString(key, limits.maxStringLength), sanitizeJson(item, limits, depth + 1)]);
+  }
+  return Object.fromEntries(entries);
+}
+
+export function sanitizeString(text: string, maxLength: number): string {
+  let out = text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
+  if (out.length > maxLength) {
+    let end = maxLength;
+    const code = out.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1; // do not leave a lone high surrogate
+    out = out.slice(0, end);
+  }
+  return out;
+}
+
+/**
+ * JSON.stringify that writes bigint values as exact integer literals (JSON numbers have no
+ * precision limit; only JavaScript's Number does). Used so a uint256 market id is never rounded.
+ */
+export function stringifyJson(value: unknown): string {
+  const tag = `__bigint_${randomUUID()}_`;
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${tag}${v.toString()}` : v));
+  if (text === undefined) throw new TypeError("value is not JSON-serialisable");
+  return text.replace(new RegExp(`"${tag}(-?\\d+)"`, "g"), "$1");
+}

@@ -1,0 +1,20 @@
+/**
+ * Infrastructure failures that stop a run (market unreadable, evaluator and fallback both broken).
+ * Worker misbehaviour never becomes one of these: it is recorded per worker instead.
+ */
+export type StageName = "read" | "discover" | "ask" | "quorum" | "challenge" | "evaluate" | "resolve" | "write";
+
+export class PipelineError extends Error {
+  readonly stage: StageName;
+  constructor(stage: StageName, message: string, cause?: unknown) {
+    super(`${stage}: ${message}`, cause === undefined ? undefined : { cause });
+    this.name = "PipelineError";
+    this.stage = stage;
+  }
+}
+
+/** Name of an error for messages that end up in the bundle: never its text (it may hold RPC URLs or keys). */
+export function errorName(error: unknown): string {
+  if (error instanceof Error) return error.name.slice(0, 60);
+  return typeof error;
+}
