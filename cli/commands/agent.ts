@@ -1,0 +1,120 @@
+import { Command, Option } from "commander";
+import { pino, destination } from "pino";
+import { registerAgent, setAgentWallet } from "../../workflow/chain/actions.js";
+import { buildRegistrationFile, checkHttpEndpoint, encodeRegistrationDataUri, isRegistrationError } from "../../workflow/registration/index.js";
+import { isPersonaName } from "../../agents/reference/engine/personas.js";
+import { PERSONAS } from "../../agents/reference/engine/types.js";
+import { createReferenceAgent } from "../../agents/reference/server.js";
+import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
+import { CliError } from "../errors.js";
+import type { Runtime } from "../runtime.js";
+
+const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+function register(runtime: () => Runtime): Command {
+  return new Command("register")
+    .description("Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.")
+    .option("--name <name>", "agent name")
+    .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
+    .option("--protocol <name>", "worker protocol served at the endpoint", "cresolver")
+    .option("--description <text>", "free-text description")
+    .option("--uri <uri>", "register this https://, ipfs:// or data: URI instead of building one")
+    .action(async (opts: { name?: string; endpoint?: string; protocol: string; description?: string; uri?: string }) => {
+      const rt = runtime();
+      rt.requireKey();
+      let uri: string;
+      if (opts.uri !== undefined) {
+        if (opts.name !== undefined || opts.endpoint !== undefined || opts.description !== undefined) throw new CliError("give either --uri or --name/--endpoint/--description, not both");
+        uri = parseAgentUri(opts.uri);
+      } else {
+        if (opts.name === undefined || opts.name.trim() === "") throw new CliError("--name is required (or give --uri)");
+        if (opts.endpoint === undefined) throw new CliError("--endpoint is required (or give --uri)");
+        const endpoint = checkHttpEndpoint(opts.endpoint);
+        if (!endpoint.ok) throw new CliError(`--endpoint ${endpoint.reason}: "${opts.endpoint.slice(0, 60)}"`);
+        if (!PROTOCOL.test(opts.protocol)) throw new CliError(`--protocol must be a lower-case protocol name like cresolver, got "${opts.protocol.slice(0, 40)}"`);
+        try {
+          uri = encodeRegistrationDataUri(
+            buildRegistrationFile({ name: opts.name, endpoint: opts.endpoint, protocol: opts.protocol, ...(opts.description !== undefined ? { description: opts.description } : {}) }),
+          );
+        } catch (error) {
+          if (isRegistrationError(error)) throw new CliError(`registration file: ${error.message}`);
+          throw error;
+        }
+      }
+      const identity = await rt.identityAddress();
+      const ctx = await rt.chain({ needsKey: true });
+      const r = await registerAgent(ctx, identity, uri);
+      rt.emit(
+        { agentId: r.agentId, owner: r.owner, identityRegistry: identity, agentURI: uri, txHash: r.txHash, blockNumber: r.blockNumber },
+        `registered agent ${r.agentId} (owner ${r.owner}) in ${identity}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
+function setWallet(runtime: () => Runtime): Command {
+  return new Command("set-wallet")
+    .description(
+      `Bind a wallet to an agent (EIP-712 AgentWalletSet signed by the new wallet's key, sent by the agent's owner). The wallet can then join markets for the agent. The wallet key comes from --wallet-key or ${ENV.walletKey}.`,
+    )
+    .argument("<agentId>", "the agent")
+    .option("--wallet-key <hex>", `private key of the wallet to bind (default: ${ENV.walletKey})`)
+    .action(async (agentIdArg: string, opts: { walletKey?: string }) => {
+      const rt = runtime();
+      const agentId = parseUint(agentIdArg, "agentId");
+      rt.requireKey();
+      const walletKey = parsePrivateKey(opts.walletKey ?? rt.io.env[ENV.walletKey], `--wallet-key / ${ENV.walletKey}`);
+      if (!walletKey) throw new CliError(`give the new wallet's key with --wallet-key or ${ENV.walletKey}`);
+      const identity = await rt.identityAddress();
+      const ctx = await rt.chain({ needsKey: true });
+      const r = await setAgentWallet(ctx, identity, agentId, walletKey);
+      rt.emit(
+        { agentId, wallet: r.wallet, deadline: r.deadline, identityRegistry: identity, txHash: r.txHash, blockNumber: r.blockNumber },
+        `agent ${agentId} wallet set to ${r.wallet}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
+function serve(runtime: () => Runtime): Command {
+  return new Command("serve")
+    .description("Run the reference worker agent (CRE A2A: POST /a2a/resolve, POST /a2a/challenge, GET /health) until SIGINT/SIGTERM. LLM mode reads OPENAI_BASE_URL, OPENAI_API_KEY, CRESOLVER_AGENT_MODEL.")
+    .addOption(new Option("--persona <name>", "answer persona").choices([...PERSONAS]).default("analyst"))
+    .addOption(new Option("--mode <mode>", "answer engine").choices(["offline", "llm"]).default("offline"))
+    .option("--port <n>", "port (0 = ephemeral)", "0")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--name <name>", "name reported by /health")
+    .option("--log-level <level>", "pino log level (logs go to stderr)", "info")
+    .action(async (opts: { persona: string; mode: "offline" | "llm"; port: string; host: string; name?: string; logLevel: string }) => {
+      const rt = runtime();
+      if (!/^[0-9]+$/.test(opts.port) || Number(opts.port) > 65_535) throw new CliError(`--port must be an integer in 0..65535, got "${opts.port.slice(0, 20)}"`);
+      if (!isPersonaName(opts.persona)) throw new CliError(`--persona must be one of ${PERSONAS.join(", ")}`);
+      if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(opts.logLevel)) throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
+      const model = rt.io.env.CRESOLVER_AGENT_MODEL;
+      if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
+      const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", "*.apiKey"] }, destination(2));
+      const agent = createReferenceAgent({
+        persona: opts.persona,
+        mode: opts.mode,
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.mode === "llm"
+          ? { llm: { model: model as string, ...(rt.io.env.OPENAI_BASE_URL ? { baseURL: rt.io.env.OPENAI_BASE_URL } : {}), ...(rt.io.env.OPENAI_API_KEY ? { apiKey: rt.io.env.OPENAI_API_KEY } : {}) } }
+          : {}),
+        logger,
+      });
+      const url = await agent.start({ host: opts.host, port: Number(opts.port) });
+      rt.emit({ url, ...agent.info }, url);
+      await new Promise<void>((resolveStop) => {
+        const stop = (signal: NodeJS.Signals) => {
+          logger.info({ signal }, "shutting down");
+          const force = setTimeout(() => process.exit(1), 5_000);
+          force.unref();
+          void agent.close().then(() => resolveStop());
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
+    });
+}
+
+export function agentCommand(runtime: () => Runtime): Command {
+  return new Command("agent").description("ERC-8004 worker agents: register, bind a wallet, run the reference agent").addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime));
+}

@@ -1,0 +1,10 @@
+/** Errors the CLI reports as one line on stderr, with an exit code. */
+export class CliError extends Error {
+  /** 2: bad input or usage; 1: the chain or the network failed. */
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The `cresolver` command tree (commander 14) and `run(argv, io)`, which never calls process.exit:
+ * it returns the exit code. Results go to stdout (one JSON object with --json), progress and
+ * errors to stderr; an error is one line `error: …`.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { ChainError } from "../workflow/chain/errors.js";
+import { agentCommand } from "./commands/agent.js";
+import { deployCommand } from "./commands/deploy.js";
+import { marketCommand } from "./commands/market.js";
+import { resolveCommand } from "./commands/resolve.js";
+import { DEFAULT_RPC_URL, ENV } from "./config.js";
+import { CliError } from "./errors.js";
+import type { ResolvePipeline } from "./resolve-pipeline.js";
+import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+
+export const VERSION = "0.1.0";
+
+export interface ProgramOptions {
+  /** The resolution workflow used by `resolve` (default: not wired, `--plan` only). */
+  resolvePipeline?: ResolvePipeline;
+}
+
+function configureAll(cmd: Command, io: Io): void {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    writeOut: (s) => io.stdout(s),
+    writeErr: (s) => io.stderr(s),
+    outputError: (s, write) => write(`${s.trim().split("\n")[0]}\n`),
+  });
+  cmd.configureHelp({ showGlobalOptions: true });
+  for (const sub of cmd.commands) configureAll(sub, io);
+}
+
+export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
+  const program = new Command("cresolver");
+  let runtime: Runtime | undefined;
+  const getRuntime = () => (runtime ??= new Runtime(io, program.opts<GlobalOptions>()));
+  program
+    .description("Resolve prediction markets with ERC-8004 AI worker agents and settle the result on-chain.")
+    .version(VERSION, "-V, --version")
+    .addOption(new Option("--rpc-url <url>", `JSON-RPC endpoint (env ${ENV.rpcUrl}; default ${DEFAULT_RPC_URL})`))
+    .addOption(new Option("--private-key <hex>", `key that signs transactions (env ${ENV.privateKey}; prefer the environment: flags show up in process lists)`))
+    .addOption(new Option("--deployment <file>", `deployment file (env ${ENV.deployment}; default deployments/<network>.json for the connected chain)`))
+    .addOption(new Option("--market <address>", "ResolutionMarket address (overrides the deployment file)"))
+    .addOption(new Option("--identity <address>", "IdentityRegistry address (overrides the deployment file; for deploy: an existing registry, with --reputation)"))
+    .option("--json", "print one JSON object on stdout (progress and errors go to stderr)")
+    .addCommand(deployCommand(getRuntime))
+    .addCommand(agentCommand(getRuntime))
+    .addCommand(marketCommand(getRuntime))
+    .addCommand(resolveCommand(getRuntime, options.resolvePipeline));
+  configureAll(program, io);
+  return program;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/** Removes every given secret (and its un-prefixed hex) from `text`. */
+function scrub(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    const hex = s.replace(/^0x/i, "");
+    if (hex.length < 16) continue;
+    out = out.split(new RegExp(hex.replace(/[^0-9a-zA-Z]/g, ""), "gi")).join("[redacted]");
+  }
+  return out;
+}
+
+function secretsIn(argv: string[], env: Io["env"]): string[] {
+  const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter((s): s is string => typeof s === "string" && s !== "");
+  argv.forEach((arg, i) => {
+    for (const flag of ["--private-key", "--wallet-key"]) {
+      if (arg === flag && argv[i + 1]) secrets.push(argv[i + 1]);
+      if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
+    }
+  });
+  return secrets;
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
+  const secrets = secretsIn(argv, io.env);
+  const safeIo: Io = { ...io, stderr: (s) => io.stderr(scrub(s, secrets)), stdout: (s) => io.stdout(scrub(s, secrets)) };
+  const program = buildProgram(safeIo, options);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
+      if (error.code === "commander.help") return error.exitCode === 0 ? 0 : 2;
+      return 2;
+    }
+    let message: string;
+    let code: number;
+    if (error instanceof CliError) {
+      message = error.message;
+      code = error.exitCode;
+    } else if (error instanceof ChainError) {
+      message = error.message;
+      code = error.kind === "precondition" ? 2 : 1;
+    } else {
+      message = error instanceof Error ? error.message : String(error);
+      code = 1;
+    }
+    safeIo.stderr(`error: ${oneLine(message)}\n`);
+    return code;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What every command gets: validated global options, output helpers, and lazily the chain context
+ * and the contract addresses (from --market/--identity or the deployment file).
+ */
+import { resolve } from "node:path";
+import type { Address, Hex } from "viem";
+import { resolutionMarketAbi } from "../workflow/chain/abis.js";
+import { connect, type ChainContext } from "../workflow/chain/clients.js";
+import { toChainError } from "../workflow/chain/errors.js";
+import { ENV, loadDeploymentFile, networkNameFor, parseAddress, parsePrivateKey, parseRpcUrl, type DeploymentFile } from "./config.js";
+import { CliError } from "./errors.js";
+
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export interface GlobalOptions {
+  rpcUrl?: string;
+  privateKey?: string;
+  deployment?: string;
+  market?: string;
+  identity?: string;
+  json?: boolean;
+}
+
+/** JSON with bigints as decimal strings. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+}
+
+export class Runtime {
+  readonly json: boolean;
+  private chainPromise?: Promise<ChainContext>;
+  private deploymentCache?: { path: string; file: DeploymentFile } | null;
+
+  constructor(
+    readonly io: Io,
+    readonly globals: GlobalOptions,
+  ) {
+    this.json = globals.json === true;
+  }
+
+  /** Validated on first use, so commands that need no chain (agent serve) ignore a bad RPC_URL. */
+  get rpcUrl(): string {
+    return parseRpcUrl(this.globals.rpcUrl ?? this.io.env[ENV.rpcUrl]);
+  }
+
+  get privateKey(): Hex | undefined {
+    return parsePrivateKey(this.globals.privateKey ?? this.io.env[ENV.privateKey]);
+  }
+
+  /** Progress and notes for humans: stderr, and only without --json. */
+  note(message: string): void {
+    if (!this.json) this.io.stderr(`${message}\n`);
+  }
+
+  /** The command's result: one JSON object with --json, else the text. */
+  emit(result: Record<string, unknown>, text: string): void {
+    this.io.stdout(this.json ? `${toJson(result)}\n` : `${text}\n`);
+  }
+
+  requireKey(): Hex {
+    const key = this.privateKey;
+    if (!key) throw new CliError(`this command sends a transaction: pass --private-key or set ${ENV.privateKey}`);
+    return key;
+  }
+
+  chain(options: { needsKey?: boolean } = {}): Promise<ChainContext> {
+    if (options.needsKey) this.requireKey();
+    if (!this.chainPromise) {
+      const rpcUrl = this.rpcUrl;
+      const privateKey = this.privateKey;
+      this.chainPromise = connect({ rpcUrl, ...(privateKey ? { privateKey } : {}) });
+    }
+    return this.chainPromise;
+  }
+
+  /** The deployment file: --deployment, CRESOLVER_DEPLOYMENT, or deployments/<network>.json for the connected chain. */
+  async deployment(options: { required: boolean }): Promise<DeploymentFile | undefined> {
+    if (this.deploymentCache === undefined) {
+      const given = this.globals.deployment ?? this.io.env[ENV.deployment];
+      const ctx = await this.chain();
+      const path = resolve(this.io.cwd, given ?? `deployments/${networkNameFor(ctx.chainId)}.json`);
+      if (given === undefined && !options.required) {
+        try {
+          this.deploymentCache = { path, file: loadDeploymentFile(path) };
+        } catch {
+          this.deploymentCache = null;
+        }
+      } else {
+        this.deploymentCache = { path, file: loadDeploymentFile(path) };
+      }
+      if (this.deploymentCache && this.deploymentCache.file.chainId !== ctx.chainId) {
+        throw new CliError(`deployment file ${path} is for chain ${this.deploymentCache.file.chainId}, but the RPC endpoint is on chain ${ctx.chainId}`);
+      }
+    }
+    return this.deploymentCache?.file;
+  }
+
+  async marketAddress(): Promise<Address> {
+    if (this.globals.market !== undefined) return parseAddress(this.globals.market, "--market");
+    const file = await this.deployment({ required: true });
+    return (file as DeploymentFile).contracts.ResolutionMarket.address;
+  }
+
+  async identityAddress(): Promise<Address> {
+    if (this.globals.identity !== undefined) return parseAddress(this.globals.identity, "--identity");
+    if (this.globals.market !== undefined) {
+      const ctx = await this.chain();
+      const market = parseAddress(this.globals.market, "--market");
+      return ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
+        throw toChainError(e, `ResolutionMarket.identityRegistry at ${market}`);
+      });
+    }
+    const file = await this.deployment({ required: true });
+    return (file as DeploymentFile).contracts.IdentityRegistry.address;
+  }
+}

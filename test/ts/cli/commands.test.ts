@@ -1,0 +1,265 @@
+/**
+ * The CLI in-process (`run(argv, io)`) over a loopback RPC bridge to Hardhat's in-process chain:
+ * --help everywhere, bad input for every command (one line, non-zero, nothing sent), the deployment
+ * file rules, and the `resolve` seam with injected pipelines. The subprocess path is covered by
+ * e2e.test.ts; this file keeps the many small cases fast.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { network } from "hardhat";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEther, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
+import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
+import { readMarketState } from "../../../workflow/chain/snapshot.js";
+import { buildProgram, run } from "../../../cli/program.js";
+import type { ResolvePipeline } from "../../../cli/resolve-pipeline.js";
+import { hardhatKey } from "./helpers/keys.js";
+import { startRpcBridge, type RpcBridge } from "./helpers/rpc-bridge.js";
+
+type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
+
+let provider: Provider;
+let bridge: RpcBridge;
+let dir: string;
+let owner: ChainContext;
+let market: Address;
+let identity: Address;
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json?: Record<string, unknown>;
+}
+
+async function cresolver(args: string[], options: { key?: Hex; env?: Record<string, string>; pipeline?: ResolvePipeline } = {}): Promise<Out> {
+  let stdout = "";
+  let stderr = "";
+  const env: Record<string, string> = { RPC_URL: bridge.url, ...(options.key ? { PRIVATE_KEY: options.key } : {}), ...options.env };
+  const code = await run(["--json", ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env, cwd: dir }, options.pipeline ? { resolvePipeline: options.pipeline } : {});
+  return { code, stdout, stderr, ...(code === 0 && stdout ? { json: JSON.parse(stdout) as Record<string, unknown> } : {}) };
+}
+
+/** Expects a one-line error matching `pattern`, exit 2 (or `code`), empty stdout. */
+async function refuses(args: string[], pattern: RegExp, options: Parameters<typeof cresolver>[1] & { code?: number } = {}): Promise<void> {
+  const r = await cresolver(args, options);
+  expect({ args: args.join(" "), code: r.code, stdout: r.stdout }).toEqual({ args: args.join(" "), code: options.code ?? 2, stdout: "" });
+  const lines = r.stderr.trimEnd().split("\n");
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+async function now(): Promise<bigint> {
+  return (await owner.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+}
+
+async function frozenMarket(): Promise<bigint> {
+  const { marketId } = await createMarket(owner, market, "Frozen?", (await now()) + 100n, parseEther("1"));
+  const worker = withKey(owner, hardhatKey(1));
+  const { agentId } = await registerAgent(worker, identity, "data:,x");
+  await joinMarket(worker, market, marketId, agentId, parseEther("0.01"));
+  await provider.request({ method: "evm_increaseTime", params: [101] });
+  await provider.request({ method: "evm_mine", params: [] });
+  await requestResolution(owner, market, marketId);
+  return marketId;
+}
+
+beforeAll(async () => {
+  provider = (await network.create()).provider as unknown as Provider;
+  bridge = await startRpcBridge(provider);
+  dir = mkdtempSync(join(tmpdir(), "cresolver-cmd-"));
+  owner = await connectProvider({ provider, privateKey: hardhatKey(0) });
+  const deployed = await cresolver(["deploy"], { key: hardhatKey(0) });
+  expect(deployed.code, deployed.stderr).toBe(0);
+  market = (deployed.json!.contracts as Record<string, { address: Address }>).ResolutionMarket.address;
+  identity = (deployed.json!.contracts as Record<string, { address: Address }>).IdentityRegistry.address;
+});
+
+afterAll(async () => {
+  await bridge?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("help", () => {
+  it("every command has --help (exit 0, usage on stdout)", async () => {
+    const program = buildProgram({ stdout: () => undefined, stderr: () => undefined, env: {}, cwd: dir });
+    const paths: string[][] = [[]];
+    const walk = (cmd: typeof program, prefix: string[]) => {
+      for (const sub of cmd.commands) {
+        paths.push([...prefix, sub.name()]);
+        walk(sub, [...prefix, sub.name()]);
+      }
+    };
+    walk(program, []);
+    expect(paths.map((p) => p.join(" "))).toEqual(
+      expect.arrayContaining(["deploy", "agent register", "agent set-wallet", "agent serve", "market create", "market join", "market request-resolution", "market status", "market withdraw", "resolve"]),
+    );
+    for (const path of paths) {
+      let stdout = "";
+      const code = await run([...path, "--help"], { stdout: (s) => (stdout += s), stderr: () => undefined, env: {}, cwd: dir });
+      expect(code, path.join(" ")).toBe(0);
+      expect(stdout).toMatch(/^Usage: cresolver/);
+    }
+  });
+});
+
+describe("bad input is refused before anything is sent", () => {
+  it("every command, one line naming the problem, and no transaction from the key", async () => {
+    const key = hardhatKey(2);
+    const address = privateKeyToAccount(key).address;
+    const nonce = await owner.publicClient.getTransactionCount({ address });
+    const { marketId: open } = await createMarket(owner, market, "Open?", (await now()) + 3600n, parseEther("0.1"));
+    const o = { key };
+    // global configuration
+    await refuses(["market", "status", "1"], /--rpc-url \/ RPC_URL must be an http\(s\) URL/, { env: { RPC_URL: "ftp://x" } });
+    await refuses(["market", "withdraw"], /--private-key \/ PRIVATE_KEY must be 32 bytes of hex/, { key: "0x12" as Hex });
+    await refuses(["market", "withdraw"], /PRIVATE_KEY is not a valid secp256k1 private key/, { key: `0x${"00".repeat(32)}` });
+    await refuses(["market", "withdraw"], /sends a transaction: pass --private-key or set PRIVATE_KEY/);
+    await refuses(["--market", "0x123", "market", "status", "1"], /--market is not an address/);
+    await refuses(["--deployment", "nope.json", "market", "status", "1"], /deployment file .*nope.json not found/);
+    writeFileSync(join(dir, "bad.json"), JSON.stringify({ network: "x", chainId: 31337, deployer: "0x1", contracts: {} }));
+    await refuses(["--deployment", "bad.json", "market", "status", "1"], /deployment file .*bad.json is invalid: deployer: must be an address/);
+    writeFileSync(join(dir, "other.json"), JSON.stringify({ network: "x", chainId: 5, deployer: market, contracts: { IdentityRegistry: { address: market }, ReputationRegistry: { address: market }, ResolutionMarket: { address: market } } }));
+    await refuses(["--deployment", "other.json", "market", "status", "1"], /is for chain 5, but the RPC endpoint is on chain 31337/);
+    await refuses(["frobnicate"], /unknown command 'frobnicate'/);
+    await refuses(["market", "status"], /missing required argument 'marketId'/);
+    await refuses(["market", "status", "1", "--bogus"], /unknown option '--bogus'/);
+    // deploy
+    await refuses(["deploy", "--resolver", "0xnope"], /--resolver is not an address/, o);
+    await refuses(["deploy", "--reputation", market], /give both --identity and --reputation/, o);
+    await refuses(["--identity", identity, "deploy", "--reputation", market, "--own-registries"], /--own-registries conflicts/, o);
+    await refuses(["deploy", "--network-name", "../etc"], /--network-name must be letters/, o);
+    await refuses(["--identity", identity, "deploy", "--reputation", "0x000000000000000000000000000000000000bEEF"], /no contract at the reputation registry address/, o);
+    // agent register
+    await refuses(["agent", "register", "--endpoint", "https://a.example"], /--name is required/, o);
+    await refuses(["agent", "register", "--name", "A"], /--endpoint is required/, o);
+    await refuses(["agent", "register", "--name", "A", "--endpoint", "ftp://a.example"], /--endpoint has scheme ftp: \(want http or https\)/, o);
+    await refuses(["agent", "register", "--name", "A", "--endpoint", "https://user:pw@a.example"], /--endpoint contains credentials/, o);
+    await refuses(["agent", "register", "--name", "A", "--endpoint", "https://a.example", "--protocol", "Bad Proto"], /--protocol must be/, o);
+    await refuses(["agent", "register", "--uri", "http://a.example/agent.json"], /--uri must be an https:\/\/, ipfs:\/\/ or data: URI/, o);
+    await refuses(["agent", "register", "--uri", "ipfs://bafy", "--name", "A"], /either --uri or --name/, o);
+    // agent set-wallet
+    await refuses(["agent", "set-wallet", "abc"], /agentId must be a non-negative integer/, o);
+    await refuses(["agent", "set-wallet", "0"], /give the new wallet's key with --wallet-key or AGENT_WALLET_KEY/, o);
+    await refuses(["agent", "set-wallet", "0", "--wallet-key", "zz"], /--wallet-key \/ AGENT_WALLET_KEY must be 32 bytes of hex/, o);
+    await refuses(["agent", "set-wallet", "4242", "--wallet-key", hardhatKey(9)], /unknown agent 4242/, o);
+    // agent serve
+    await refuses(["agent", "serve", "--port", "70000"], /--port must be an integer in 0..65535/);
+    await refuses(["agent", "serve", "--persona", "pirate"], /option '--persona <name>' argument 'pirate' is invalid/);
+    await refuses(["agent", "serve", "--mode", "llm"], /--mode llm needs CRESOLVER_AGENT_MODEL/);
+    // market create
+    await refuses(["market", "create", "--question", " ", "--deadline", "+1h", "--reward", "1"], /--question must not be empty/, o);
+    await refuses(["market", "create", "--question", "x".repeat(1025), "--deadline", "+1h", "--reward", "1"], /--question is 1025 bytes, the market accepts at most 1024/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "tomorrow", "--reward", "1"], /--deadline must be Unix seconds, an ISO date .* or \+<n>s\|m\|h\|d/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "1000", "--reward", "1"], /--deadline 1970-01-01T00:16:40.000Z is in the past/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+400d", "--reward", "1"], /more than 365 days ahead/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "0"], /--reward must be more than 0/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1e18"], /--reward must be an amount in ETH/, o);
+    await refuses(["market", "create", "--question", "Rich?", "--deadline", "+1h", "--reward", "1000000"], /insufficient funds, 0x[0-9a-fA-F]{40} holds [0-9.]+ ETH and this needs 1000000 ETH plus gas/, o);
+    await refuses(["--market", "0x000000000000000000000000000000000000bEEF", "market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1"], /no contract at market address/, o);
+    // market join
+    await refuses(["market", "join", "x1", "--agent-id", "0", "--stake", "0.01"], /marketId must be a non-negative integer/, o);
+    await refuses(["market", "join", "1", "--agent-id", "-1", "--stake", "0.01"], /--agent-id must be a non-negative integer/, o);
+    await refuses(["market", "join", "777", "--agent-id", "0", "--stake", "0.01"], /unknown market 777/, o);
+    await refuses(["market", "join", String(open), "--agent-id", "0", "--stake", "0.0009"], /insufficient stake: 900000000000000 wei is below the minimum stake 1000000000000000 wei/, o);
+    await refuses(["market", "join", String(open), "--agent-id", "4242", "--stake", "0.01"], /unknown agent 4242/, o);
+    const { agentId: someoneElses } = await registerAgent(owner, identity, "data:,owned-by-0");
+    await refuses(["market", "join", String(open), "--agent-id", String(someoneElses), "--stake", "0.01"], new RegExp(`does not control agent ${someoneElses}`), o);
+    // market request-resolution / status / withdraw
+    await refuses(["market", "request-resolution", String(open)], /has not been reached/, o);
+    await refuses(["market", "request-resolution", "0"], /unknown market 0/, o);
+    await refuses(["market", "status", "99999999999999999999"], /unknown market 99999999999999999999/);
+    await refuses(["market", "withdraw"], /nothing to withdraw/, o);
+    // resolve
+    await refuses(["resolve", String(open), "--plan", "missing.json"], /--plan .*missing.json: file not found/, o);
+    writeFileSync(join(dir, "short.json"), JSON.stringify({ workers: [address], weights: ["1"], scores: [1, 2], resolution: true, bundleHash: `0x${"11".repeat(32)}` }));
+    await refuses(["resolve", String(open), "--plan", "short.json"], /need one weight and three scores per worker/, o);
+    writeFileSync(join(dir, "badhash.json"), JSON.stringify({ workers: [address], weights: ["1"], scores: [1, 2, 3], resolution: true, bundleHash: "0x11" }));
+    await refuses(["resolve", String(open), "--plan", "badhash.json"], /bundleHash: must be 0x \+ 64 hex digits/, o);
+    await refuses(["resolve", String(open)], /is Open, not ResolutionRequested/, o);
+    expect(await owner.publicClient.getTransactionCount({ address })).toBe(nonce);
+  });
+
+  it("a revert the checks could not foresee is reported decoded (exit 1)", async () => {
+    const marketId = await frozenMarket();
+    writeFileSync(join(dir, "wrong-worker.json"), JSON.stringify({ workers: [privateKeyToAccount(hardhatKey(9)).address], weights: ["1"], scores: [1, 2, 3], resolution: true, bundleHash: `0x${"11".repeat(32)}` }));
+    await refuses(["resolve", String(marketId), "--plan", "wrong-worker.json"], /ResolutionMarket.resolveMarket reverted: WorkerMismatch\(index=0, expected=0x[0-9a-fA-F]{40}, actual=0x[0-9a-fA-F]{40}\)/, { key: hardhatKey(0), code: 1 });
+    await refuses(["resolve", String(marketId), "--plan", "wrong-worker.json"], /is not a resolver on market contract/, { key: hardhatKey(4) });
+  });
+
+  it("never prints the key, even when it is the bad value", async () => {
+    const secret = `0x${"ab".repeat(31)}zz`;
+    const r = await cresolver(["market", "withdraw"], { key: secret as Hex });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain("abab");
+  });
+});
+
+describe("resolve seam", () => {
+  it("without a wired workflow, says so", async () => {
+    const marketId = await frozenMarket();
+    await refuses(["resolve", String(marketId)], /resolution workflow is not wired/, { key: hardhatKey(0), code: 1 });
+  });
+
+  it("writes what an injected pipeline decides (resolve, then skip), and settles invalid decisions", async () => {
+    const a = await frozenMarket();
+    const seen: bigint[] = [];
+    const options: unknown[] = [];
+    const pipeline: ResolvePipeline = async ({ marketId, ctx, market: m, options: o }) => {
+      seen.push(marketId);
+      options.push(o);
+      const state = await readMarketState(ctx, m, marketId);
+      return {
+        kind: "resolve",
+        plan: { marketId, workers: state.workers.map((w) => w.address), weights: [1n], scores: [10, 20, 30], resolution: false, bundleHash: `0x${"22".repeat(32)}` },
+        bundleURI: "https://bundles.example/a.json",
+        bundle: { version: 1, marketId },
+        summary: { answered: 1 },
+      };
+    };
+    const first = await cresolver(["resolve", String(a), "--allow-loopback", "--bundle-out", "bundle.json"], { key: hardhatKey(0), pipeline });
+    expect(first.json).toMatchObject({ status: "written", verdict: "NO", answered: 1 });
+    expect(options[0]).toEqual({ allowLoopback: true, allowPrivate: false, evaluator: "rubric" });
+    expect(JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"))).toEqual({ version: 1, marketId: String(a) });
+    const second = await cresolver(["resolve", String(a)], { key: hardhatKey(0), pipeline });
+    expect(second.json).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
+    expect(seen).toEqual([a]);
+
+    const b = await frozenMarket();
+    const invalid: ResolvePipeline = async () => ({ kind: "invalid", bundleHash: `0x${"33".repeat(32)}`, reason: "no-quorum" });
+    const dry = await cresolver(["resolve", String(b), "--dry-run"], { pipeline: invalid });
+    expect(dry.json).toMatchObject({ status: "dry-run", decision: "invalid", reason: "no-quorum" });
+    const settled = await cresolver(["resolve", String(b)], { key: hardhatKey(0), pipeline: invalid });
+    expect(settled.json).toMatchObject({ status: "written", verdict: "INVALID" });
+    expect((await readMarketState(owner, market, b)).statusName).toBe("Invalid");
+  });
+});
+
+describe("deploy on a chain with Sepolia's chain id", () => {
+  it("names the file sepolia, uses the canonical registries found there, and never overwrites it silently", async () => {
+    const sepolia = (await network.create({ override: { chainId: 11155111 } } as never)).provider as unknown as Provider;
+    const sepoliaBridge = await startRpcBridge(sepolia);
+    try {
+      const { CANONICAL_REGISTRIES } = await import("../../../workflow/chain/deploy.js");
+      // Detection only needs code at the addresses; the full flow through real registries there is in e2e.test.ts.
+      for (const a of Object.values(CANONICAL_REGISTRIES.testnet)) await sepolia.request({ method: "hardhat_setCode", params: [a, "0x00"] });
+      const env = { RPC_URL: sepoliaBridge.url };
+      const first = await cresolver(["deploy"], { key: hardhatKey(0), env });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.json).toMatchObject({ network: "sepolia", chainId: 11155111, registries: "canonical", file: "deployments/sepolia.json" });
+      expect(first.json!.contracts).toMatchObject({ IdentityRegistry: { address: CANONICAL_REGISTRIES.testnet.identityRegistry, source: "existing" } });
+      await refuses(["deploy"], /deployments\/sepolia.json already exists for chain 11155111: pass --force/, { key: hardhatKey(0), env });
+      const forced = await cresolver(["deploy", "--force", "--own-registries"], { key: hardhatKey(0), env });
+      expect(forced.json).toMatchObject({ network: "sepolia", registries: "own" });
+      // The file now names our registries, and commands pick it for this chain by default.
+      const status = await cresolver(["market", "status", "1"], { env });
+      expect(status.stderr).toMatch(/unknown market 1: the market at 0x[0-9a-fA-F]{40} has 0 markets/);
+    } finally {
+      await sepoliaBridge.close();
+    }
+  });
+});

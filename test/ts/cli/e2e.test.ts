@@ -1,0 +1,214 @@
+/**
+ * End to end: the `cresolver` CLI as subprocesses with --json against a `hardhat node` on
+ * 127.0.0.1 — deploy → register → create → join → request → resolve (a precomputed plan through
+ * `resolve --plan`; the workflow plugs in later) → status → withdraw, checking balances, market
+ * reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical registries present
+ * at their testnet addresses). Needs `npx hardhat build`.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { connect } from "../../../workflow/chain/clients.js";
+import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
+import { hardhatKey } from "./helpers/keys.js";
+import { cli, ok, rpc, startHardhatNode, type HardhatNode } from "./helpers/processes.js";
+
+let node: HardhatNode;
+let dir: string;
+let client: PublicClient;
+const deployerKey = hardhatKey(0);
+const worker1Key = hardhatKey(1);
+const worker2Key = hardhatKey(2);
+const creatorKey = hardhatKey(3);
+const addr = (k: Hex) => privateKeyToAccount(k).address;
+
+const env = (key: Hex, extra: Record<string, string> = {}) => ({ RPC_URL: node.url, PRIVATE_KEY: key, ...extra });
+
+async function advance(seconds: number): Promise<void> {
+  await rpc(node.url, "evm_increaseTime", [seconds]);
+  await rpc(node.url, "evm_mine");
+}
+
+beforeAll(async () => {
+  node = await startHardhatNode();
+  dir = mkdtempSync(join(tmpdir(), "cresolver-e2e-"));
+  client = createPublicClient({ transport: http(node.url) }) as PublicClient;
+}, 120_000);
+
+afterAll(async () => {
+  await node?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("cresolver on a local hardhat node", () => {
+  let market: Address;
+  let identity: Address;
+  let reputation: Address;
+  let agent1: string;
+  let agent2: string;
+  let marketId: string;
+
+  it("deploy writes deployments/localhost.json with our registries and the markets", async () => {
+    const out = await ok(["deploy"], { cwd: dir, env: env(deployerKey) });
+    expect(out).toMatchObject({ network: "localhost", chainId: 31337, registries: "own", deployer: addr(deployerKey), file: "deployments/localhost.json" });
+    const file = JSON.parse(readFileSync(join(dir, "deployments/localhost.json"), "utf8")) as { contracts: Record<string, { address: Address; blockNumber: number }> };
+    for (const name of ["IdentityRegistry", "ReputationRegistry", "ResolutionMarket", "BettingMarket"]) {
+      expect(file.contracts[name].blockNumber).toBeGreaterThan(0);
+    }
+    expect(readFileSync(join(dir, "deployments/localhost.json"), "utf8").toLowerCase()).not.toContain(deployerKey.slice(2));
+    market = file.contracts.ResolutionMarket.address;
+    identity = file.contracts.IdentityRegistry.address;
+    reputation = file.contracts.ReputationRegistry.address;
+  });
+
+  it("registers two agents with data: URIs, creates a market, and both join", async () => {
+    const a1 = await ok(["agent", "register", "--name", "Worker one", "--endpoint", "http://127.0.0.1:9001", "--protocol", "cresolver", "--description", "e2e"], { cwd: dir, env: env(worker1Key) });
+    const a2 = await ok(["agent", "register", "--name", "Worker two", "--endpoint", "https://worker-two.example"], { cwd: dir, env: env(worker2Key) });
+    agent1 = a1.agentId as string;
+    agent2 = a2.agentId as string;
+    expect(agent1).toBe("0");
+    expect(agent2).toBe("1");
+    const uri = await client.readContract({ address: identity, abi: identityRegistryAbi, functionName: "tokenURI", args: [0n] });
+    expect(uri).toBe(a1.agentURI);
+    expect(uri.startsWith("data:application/json")).toBe(true);
+
+    const created = await ok(["market", "create", "--question", "Will the e2e test pass?", "--deadline", "+10m", "--reward", "1"], { cwd: dir, env: env(creatorKey) });
+    marketId = created.marketId as string;
+    expect(marketId).toBe("1");
+    await ok(["market", "join", marketId, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
+    await ok(["market", "join", marketId, "--agent-id", agent2, "--stake", "0.02"], { cwd: dir, env: env(worker2Key) });
+  });
+
+  it("requests resolution after the deadline and shows the frozen worker set", async () => {
+    await advance(601);
+    const requested = await ok(["market", "request-resolution", marketId], { cwd: dir, env: env(creatorKey) });
+    expect(requested.status).toBe("ResolutionRequested");
+    const status = await ok(["market", "status", marketId], { cwd: dir, env: { RPC_URL: node.url } });
+    expect(status).toMatchObject({ status: "ResolutionRequested", outcome: null, rewardPool: parseEther("1").toString(), totalStake: parseEther("0.03").toString() });
+    expect(status.workers).toEqual([
+      expect.objectContaining({ address: addr(worker1Key), agentId: "0", stake: parseEther("0.01").toString() }),
+      expect.objectContaining({ address: addr(worker2Key), agentId: "1", stake: parseEther("0.02").toString() }),
+    ]);
+  });
+
+  it("resolve writes the plan once, then skips; status shows outcome, reputation and ERC-8004 feedback; workers withdraw", async () => {
+    const plan = {
+      workers: [addr(worker1Key), addr(worker2Key)],
+      weights: ["3", "1"],
+      scores: [90, 80, 70, 60, 50, 40],
+      resolution: true,
+      bundleHash: `0x${"cd".repeat(32)}`,
+      bundleURI: "ipfs://bafy-e2e-bundle",
+    };
+    writeFileSync(join(dir, "plan.json"), JSON.stringify(plan));
+    const resolved = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
+    expect(resolved).toMatchObject({ status: "written", decision: "resolve", verdict: "YES", bundleHash: plan.bundleHash });
+    const again = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
+    expect(again).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
+
+    const status = await ok(["market", "status", marketId], { cwd: dir, env: { RPC_URL: node.url } });
+    expect(status).toMatchObject({ status: "Resolved", outcome: "YES", bundleHash: plan.bundleHash });
+    const [w1, w2] = status.workers as { reputation: Record<string, unknown>; feedbackCount: string }[];
+    expect(w1.reputation).toEqual({ count: "1", resQuality: 90, srcQuality: 80, analysisDepth: 70 });
+    expect(w2.reputation).toEqual({ count: "1", resQuality: 60, srcQuality: 50, analysisDepth: 40 });
+    expect(w1.feedbackCount).toBe("3");
+
+    // ERC-8004 feedback, read straight from the registry: three records from the market per worker.
+    const [count, value] = await client.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "getSummary", args: [0n, [market], "resolution_quality", ""] });
+    expect([count, value]).toEqual([1n, 90n]);
+
+    // Withdraw: credit = stake + share of the 1 ETH pool (weights 3:1).
+    const credited = await client.readContract({ address: market, abi: resolutionMarketAbi, functionName: "pendingWithdrawal", args: [addr(worker1Key)] });
+    expect(credited).toBe(parseEther("0.01") + parseEther("0.75"));
+    const before = await client.getBalance({ address: addr(worker1Key) });
+    const w = await ok(["market", "withdraw"], { cwd: dir, env: env(worker1Key) });
+    expect(w.amount).toBe(credited.toString());
+    const receipt = await client.getTransactionReceipt({ hash: w.txHash as Hex });
+    const after = await client.getBalance({ address: addr(worker1Key) });
+    expect(after - before).toBe(credited - receipt.gasUsed * receipt.effectiveGasPrice);
+
+    const again2 = await cli(["market", "withdraw"], { cwd: dir, env: env(worker1Key) });
+    expect(again2.code).toBe(2);
+    expect(again2.stdout).toBe("");
+    expect(again2.stderr.trim()).toMatch(/^error: nothing to withdraw for 0x[0-9a-fA-F]{40}$/);
+  });
+
+  it("agent set-wallet binds a wallet signed by its own key (EIP-712)", async () => {
+    const walletKey = hardhatKey(7);
+    const out = await ok(["agent", "set-wallet", agent1], { cwd: dir, env: env(worker1Key, { AGENT_WALLET_KEY: walletKey }) });
+    expect(out.wallet).toBe(addr(walletKey));
+    expect(await client.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [0n] })).toBe(addr(walletKey));
+  });
+
+  it("bad input: one line on stderr naming the problem, non-zero exit, nothing on stdout, nothing sent", async () => {
+    const nonce = await client.getTransactionCount({ address: addr(worker2Key) });
+    const cases: [string[], RegExp][] = [
+      [["market", "join", "99", "--agent-id", agent2, "--stake", "0.01"], /unknown market 99/],
+      [["market", "create", "--question", "Late?", "--deadline", "2020-01-01T00:00:00Z", "--reward", "1"], /--deadline .* is in the past/],
+      [["agent", "register", "--name", "X", "--endpoint", "not a url"], /--endpoint is not an absolute URL/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await cli(args, { cwd: dir, env: env(worker2Key) });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+    }
+    const wrongKey = await cli(["market", "withdraw"], { cwd: dir, env: { RPC_URL: node.url, PRIVATE_KEY: "0xnot-a-key" } });
+    expect(wrongKey.code).toBe(2);
+    expect(wrongKey.stderr.trim()).toBe("error: --private-key / PRIVATE_KEY must be 32 bytes of hex (64 hex digits, optionally 0x-prefixed)");
+    expect(await client.getTransactionCount({ address: addr(worker2Key) })).toBe(nonce);
+  });
+});
+
+describe("the Sepolia path: canonical ERC-8004 registries at their testnet addresses", () => {
+  const canonical = CANONICAL_REGISTRIES.testnet;
+
+  /**
+   * Puts our registries at the canonical addresses: each is deployed normally (the reputation
+   * registry with the canonical identity address as its immutable), then its runtime code and its
+   * non-zero storage (ERC-721 name/symbol) are copied over.
+   */
+  async function installCanonicalRegistries(): Promise<void> {
+    const ctx = await connect({ rpcUrl: node.url, privateKey: hardhatKey(19) });
+    const identity = await deployContract(ctx, "IdentityRegistry", identityRegistryAbi, []);
+    const reputation = await deployContract(ctx, "ReputationRegistry", reputationRegistryAbi, [canonical.identityRegistry]);
+    for (const [from, to] of [[identity.address, canonical.identityRegistry], [reputation.address, canonical.reputationRegistry]] as const) {
+      await rpc(node.url, "hardhat_setCode", [to, await rpc<Hex>(node.url, "eth_getCode", [from, "latest"])]);
+      for (let slot = 0; slot < 16; slot++) {
+        const key = `0x${slot.toString(16).padStart(64, "0")}`;
+        const value = await rpc<Hex>(node.url, "eth_getStorageAt", [from, key, "latest"]);
+        if (BigInt(value) !== 0n) await rpc(node.url, "hardhat_setStorageAt", [to, key, value]);
+      }
+    }
+    await rpc(node.url, "evm_mine");
+  }
+
+  it("deploy uses the canonical registries; register, create, join, request and resolve settle through them", async () => {
+    await installCanonicalRegistries();
+    const deployed = await ok(["deploy", "--network-name", "sepolia-local"], { cwd: dir, env: env(deployerKey) });
+    expect(deployed).toMatchObject({ registries: "canonical", network: "sepolia-local" });
+    const contracts = deployed.contracts as Record<string, { address: string; source: string; blockNumber?: number }>;
+    expect(contracts.IdentityRegistry).toEqual({ address: canonical.identityRegistry, source: "existing" });
+    expect(contracts.ReputationRegistry).toEqual({ address: canonical.reputationRegistry, source: "existing" });
+    expect(contracts.ResolutionMarket.source).toBe("deployed");
+    const file = ["--deployment", "deployments/sepolia-local.json"];
+
+    const agent = await ok([...file, "agent", "register", "--name", "Canonical worker", "--endpoint", "https://w.example"], { cwd: dir, env: env(worker1Key) });
+    expect(agent.identityRegistry).toBe(canonical.identityRegistry);
+    const created = await ok([...file, "market", "create", "--question", "Does the Sepolia path work?", "--deadline", "+5m", "--reward", "0.5"], { cwd: dir, env: env(creatorKey) });
+    await ok([...file, "market", "join", created.marketId as string, "--agent-id", agent.agentId as string, "--stake", "0.001"], { cwd: dir, env: env(worker1Key) });
+    await advance(301);
+    await ok([...file, "market", "request-resolution", created.marketId as string], { cwd: dir, env: env(creatorKey) });
+    writeFileSync(join(dir, "plan-canonical.json"), JSON.stringify({ workers: [addr(worker1Key)], weights: ["1"], scores: [77, 66, 55], resolution: false, bundleHash: `0x${"ef".repeat(32)}` }));
+    const resolved = await ok([...file, "resolve", created.marketId as string, "--plan", "plan-canonical.json"], { cwd: dir, env: env(deployerKey) });
+    expect(resolved).toMatchObject({ status: "written", verdict: "NO" });
+    const market = contracts.ResolutionMarket.address as Address;
+    const [count, value] = await client.readContract({ address: canonical.reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [BigInt(agent.agentId as string), [market], "source_quality", ""] });
+    expect([count, value]).toEqual([1n, 66n]);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * A loopback JSON-RPC HTTP server in front of an EIP-1193 provider (Hardhat's in-process chain),
+ * with fault injection: drop the connection before forwarding (`dropBefore`), after forwarding
+ * (`dropAfter`: the node did the work, the client never hears), or answer 503.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
+export type Fault = "dropBefore" | "dropAfter" | "503";
+
+export interface RpcBridge {
+  url: string;
+  /** Every method received, in order (including dropped ones). */
+  methods: string[];
+  /** Queue faults for the next requests whose method matches (`*` = any). */
+  inject(method: string, ...faults: Fault[]): void;
+  close(): Promise<void>;
+}
+
+export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
+  const methods: string[] = [];
+  const faults: { method: string; fault: Fault }[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method: string; params?: unknown[] };
+        methods.push(body.method);
+        const i = faults.findIndex((f) => f.method === "*" || f.method === body.method);
+        const fault = i >= 0 ? faults.splice(i, 1)[0].fault : undefined;
+        if (fault === "dropBefore") return req.socket.destroy();
+        if (fault === "503") {
+          res.writeHead(503).end("busy");
+          return;
+        }
+        let payload: unknown;
+        try {
+          payload = { jsonrpc: "2.0", id: body.id, result: await provider.request({ method: body.method, params: body.params ?? [] }) };
+        } catch (e) {
+          const err = e as { code?: number; message?: string; data?: unknown };
+          payload = { jsonrpc: "2.0", id: body.id, error: { code: err.code ?? -32603, message: err.message ?? "error", ...(err.data !== undefined ? { data: err.data } : {}) } };
+        }
+        if (fault === "dropAfter") return req.socket.destroy();
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(payload, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    methods,
+    inject(method, ...list) {
+      for (const fault of list) faults.push({ method, fault });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The user-facing writes (what the CLI commands do), each checked before anything is sent and
+ * returning what the receipt's events say (ids, amounts).
+ */
+import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import { requireWallet, type ChainContext } from "./clients.js";
+import { ChainError, toChainError } from "./errors.js";
+import { readMarketState } from "./snapshot.js";
+import { sendContractTx } from "./writer.js";
+
+export interface TxInfo {
+  txHash: Hex;
+  blockNumber: bigint;
+}
+
+export async function registerAgent(ctx: ChainContext, identity: Address, agentURI: string): Promise<TxInfo & { agentId: bigint; owner: Address }> {
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: identity,
+    abi: identityRegistryAbi,
+    functionName: "register",
+    args: [agentURI],
+    label: "IdentityRegistry.register",
+  });
+  const [event] = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: receipt.logs });
+  if (!event) throw new ChainError("precondition", `IdentityRegistry.register: no Registered event in ${hash}`);
+  return { txHash: hash, blockNumber: receipt.blockNumber, agentId: event.args.agentId, owner: getAddress(event.args.owner) };
+}
+
+/** Seconds the signature stays valid (the registry accepts at most 5 minutes). */
+export const AGENT_WALLET_DEADLINE_SECONDS = 240;
+
+/**
+ * Binds `walletKey`'s address as the agent's wallet: that key signs the EIP-712
+ * AgentWalletSet(agentId, newWallet, owner, deadline) message, the agent's owner (ctx's key) sends it.
+ */
+export async function setAgentWallet(ctx: ChainContext, identity: Address, agentId: bigint, walletKey: Hex): Promise<TxInfo & { wallet: Address; deadline: bigint }> {
+  const { account } = requireWallet(ctx);
+  const wallet = privateKeyToAccount(walletKey);
+  let owner: Address;
+  let authorized: boolean;
+  try {
+    [owner, authorized] = await Promise.all([
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "ownerOf", args: [agentId] }),
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "isAuthorizedOrOwner", args: [account.address, agentId] }),
+    ]);
+  } catch (error) {
+    const e = toChainError(error, "IdentityRegistry.ownerOf");
+    if (e.errorName === "ERC721NonexistentToken") throw new ChainError("precondition", `unknown agent ${agentId}: no such token in the identity registry ${identity}`);
+    throw e;
+  }
+  if (!authorized) throw new ChainError("precondition", `${account.address} may not manage agent ${agentId} (owner ${owner})`);
+  const block = await ctx.publicClient.getBlock({ blockTag: "latest" });
+  const deadline = block.timestamp + BigInt(AGENT_WALLET_DEADLINE_SECONDS);
+  const signature = await wallet.signTypedData({
+    domain: { name: "ERC8004IdentityRegistry", version: "1", chainId: ctx.chainId, verifyingContract: identity },
+    types: {
+      AgentWalletSet: [
+        { name: "agentId", type: "uint256" },
+        { name: "newWallet", type: "address" },
+        { name: "owner", type: "address" },
+        { name: "deadline", type: "uint256" },
+      ],
+    },
+    primaryType: "AgentWalletSet",
+    message: { agentId, newWallet: wallet.address, owner, deadline },
+  });
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: identity,
+    abi: identityRegistryAbi,
+    functionName: "setAgentWallet",
+    args: [agentId, wallet.address, deadline, signature],
+    label: "IdentityRegistry.setAgentWallet",
+  });
+  return { txHash: hash, blockNumber: receipt.blockNumber, wallet: wallet.address, deadline };
+}
+
+export async function createMarket(ctx: ChainContext, market: Address, question: string, deadline: bigint, reward: bigint): Promise<TxInfo & { marketId: bigint }> {
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName: "createMarket",
+    args: [question, deadline],
+    value: reward,
+    label: "ResolutionMarket.createMarket",
+  });
+  const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "MarketCreated", logs: receipt.logs });
+  if (!event) throw new ChainError("precondition", `ResolutionMarket.createMarket: no MarketCreated event in ${hash}`);
+  return { txHash: hash, blockNumber: receipt.blockNumber, marketId: event.args.marketId };
+}
+
+/** Checks status, deadline, minimum stake and agent control before sending. */
+export async function joinMarket(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, stake: bigint): Promise<TxInfo> {
+  const { account } = requireWallet(ctx);
+  const state = await readMarketState(ctx, market, marketId, { reputation: false });
+  if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: joining is closed`);
+  const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+  if (now >= state.deadline) throw new ChainError("precondition", `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has passed, joining is closed`);
+  if (stake < state.minStake) throw new ChainError("precondition", `insufficient stake: ${stake} wei is below the minimum stake ${state.minStake} wei`);
+  if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
+  if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
+  await requireAgentControl(ctx, market, agentId, account.address);
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName: "joinMarket",
+    args: [marketId, agentId],
+    value: stake,
+    label: "ResolutionMarket.joinMarket",
+  });
+  return { txHash: hash, blockNumber: receipt.blockNumber };
+}
+
+/**
+ * The market's rule for joining: the caller is the agent's owner, approved, an operator of the owner,
+ * or the agent's verified wallet.
+ */
+async function requireAgentControl(ctx: ChainContext, market: Address, agentId: bigint, caller: Address): Promise<void> {
+  const identity = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
+    throw toChainError(e, "ResolutionMarket.identityRegistry");
+  });
+  let authorized: boolean;
+  let wallet: Address;
+  try {
+    [authorized, wallet] = await Promise.all([
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "isAuthorizedOrOwner", args: [caller, agentId] }),
+      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] }),
+    ]);
+  } catch (error) {
+    const e = toChainError(error, "IdentityRegistry.isAuthorizedOrOwner");
+    if (e.kind === "revert") throw new ChainError("precondition", `unknown agent ${agentId}: no such agent in the identity registry ${identity}`);
+    throw e;
+  }
+  if (!authorized && getAddress(wallet) !== getAddress(caller)) {
+    throw new ChainError("precondition", `${caller} does not control agent ${agentId} (not its owner, approved, operator or agent wallet)`);
+  }
+}
+
+export async function requestResolution(ctx: ChainContext, market: Address, marketId: bigint): Promise<TxInfo & { status: string }> {
+  const state = await readMarketState(ctx, market, marketId, { reputation: false });
+  if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: resolution was already requested or the market is settled`);
+  const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+  if (now < state.deadline) throw new ChainError("precondition", `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has not been reached`);
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName: "requestResolution",
+    args: [marketId],
+    label: "ResolutionMarket.requestResolution",
+  });
+  const after = await readMarketState(ctx, market, marketId, { reputation: false, blockNumber: receipt.blockNumber });
+  return { txHash: hash, blockNumber: receipt.blockNumber, status: after.statusName };
+}
+
+export async function withdraw(ctx: ChainContext, market: Address): Promise<TxInfo & { amount: bigint }> {
+  const { account } = requireWallet(ctx);
+  const pending = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "pendingWithdrawal", args: [account.address] }).catch((e: unknown) => {
+    throw toChainError(e, "ResolutionMarket.pendingWithdrawal");
+  });
+  if (pending === 0n) throw new ChainError("precondition", `nothing to withdraw for ${account.address}`);
+  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "withdraw", label: "ResolutionMarket.withdraw" });
+  const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "Withdrawal", logs: receipt.logs });
+  return { txHash: hash, blockNumber: receipt.blockNumber, amount: event?.args.amount ?? pending };
+}

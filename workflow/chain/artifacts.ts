@@ -1,0 +1,46 @@
+/**
+ * Contract bytecode from the Hardhat artifacts (`npx hardhat build`), loaded at run time for
+ * deployment. ABIs come from the generated, typed workflow/chain/abis.ts instead.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Hex } from "viem";
+import { ChainError } from "./errors.js";
+
+export const CONTRACT_SOURCES = {
+  IdentityRegistry: "contracts/erc8004/IdentityRegistry.sol",
+  ReputationRegistry: "contracts/erc8004/ReputationRegistry.sol",
+  ResolutionMarket: "contracts/market/ResolutionMarket.sol",
+  BettingMarket: "contracts/market/BettingMarket.sol",
+  CREReceiver: "contracts/cre/CREReceiver.sol",
+} as const;
+
+export type ContractName = keyof typeof CONTRACT_SOURCES;
+
+/** The repository root (this file is workflow/chain/artifacts.ts). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export interface Artifact {
+  contractName: string;
+  bytecode: Hex;
+  deployedBytecode: Hex;
+}
+
+/** Reads `artifacts/<source>/<name>.json`; a clear error when the project was not built. */
+export function loadArtifact(name: ContractName, artifactsDir = join(REPO_ROOT, "artifacts")): Artifact {
+  const file = join(artifactsDir, CONTRACT_SOURCES[name], `${name}.json`);
+  let parsed: { contractName?: unknown; bytecode?: unknown; deployedBytecode?: unknown; linkReferences?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8")) as typeof parsed;
+  } catch {
+    throw new ChainError("precondition", `missing artifact for ${name} (${file}): run \`npx hardhat build\` first`);
+  }
+  if (typeof parsed.bytecode !== "string" || !parsed.bytecode.startsWith("0x") || parsed.bytecode.length < 4) {
+    throw new ChainError("precondition", `artifact ${file} has no bytecode`);
+  }
+  if (parsed.linkReferences && Object.keys(parsed.linkReferences).length > 0) {
+    throw new ChainError("precondition", `artifact ${file} needs library linking, which deploy does not do`);
+  }
+  return { contractName: name, bytecode: parsed.bytecode as Hex, deployedBytecode: parsed.deployedBytecode as Hex };
+}

@@ -1,0 +1,187 @@
+/**
+ * Deployment of the registries and markets with plain viem from the Hardhat artifacts (no Ignition:
+ * five contracts in a fixed order with one admin call don't need its journal, and this way the
+ * same code serves the CLI, the demo and the tests on any RPC endpoint).
+ *
+ * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
+ * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
+ */
+import { encodeDeployData, getAddress, isAddress, type Abi, type Address, type Hex } from "viem";
+import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import { loadArtifact, type ContractName } from "./artifacts.js";
+import { requireWallet, type ChainContext } from "./clients.js";
+import { ChainError, toChainError } from "./errors.js";
+import { sendContractTx } from "./writer.js";
+
+/** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
+export const CANONICAL_REGISTRIES = {
+  testnet: {
+    identityRegistry: "0x8004A818BFB912233c491871b3d84c89A494BD9e",
+    reputationRegistry: "0x8004B663056A597Dffe9eCcC1965A193B7388713",
+  },
+  mainnet: {
+    identityRegistry: "0x8004A169FB4a3325136EB29fA0ceB6D2e539a432",
+    reputationRegistry: "0x8004BAa17C55a88189AE136b182e5fdA19dE9b63",
+  },
+} as const satisfies Record<string, { identityRegistry: Address; reputationRegistry: Address }>;
+
+export interface DeployedContract {
+  address: Address;
+  /** Deployment block; for pre-existing contracts, absent. */
+  blockNumber?: number;
+  txHash?: Hex;
+  /** "deployed" by this run, or "existing" (canonical or given). */
+  source: "deployed" | "existing";
+}
+
+export interface Deployment {
+  network: string;
+  chainId: number;
+  deployer: Address;
+  deployedAt: string;
+  registries: "canonical" | "own" | "given";
+  resolvers: Address[];
+  contracts: {
+    IdentityRegistry: DeployedContract;
+    ReputationRegistry: DeployedContract;
+    ResolutionMarket: DeployedContract;
+    BettingMarket?: DeployedContract;
+    CREReceiver?: DeployedContract & { forwarder: Address };
+  };
+}
+
+export interface DeployOptions {
+  /** Name written into the file (e.g. "localhost", "sepolia"). */
+  network: string;
+  /** Deploy our registries even where the canonical ones exist. */
+  ownRegistries?: boolean;
+  /** Use these registries (both or neither). Overrides detection. */
+  identityRegistry?: Address;
+  reputationRegistry?: Address;
+  /** Resolvers to authorise on the market (default: the deployer). */
+  resolvers?: Address[];
+  /** Deploy BettingMarket (default true). */
+  betting?: boolean;
+  /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
+  forwarder?: Address;
+  /** Progress lines (never secrets). */
+  onProgress?: (message: string) => void;
+}
+
+async function hasCode(ctx: ChainContext, address: Address): Promise<boolean> {
+  const code = await ctx.publicClient.getCode({ address }).catch((e: unknown) => {
+    throw toChainError(e, `eth_getCode(${address})`);
+  });
+  return code !== undefined && code !== "0x";
+}
+
+/** The canonical registries when both have code on this chain, else undefined. */
+export async function detectCanonicalRegistries(ctx: ChainContext): Promise<{ identityRegistry: Address; reputationRegistry: Address; kind: "testnet" | "mainnet" } | undefined> {
+  for (const kind of ["testnet", "mainnet"] as const) {
+    const set = CANONICAL_REGISTRIES[kind];
+    const [identity, reputation] = await Promise.all([hasCode(ctx, set.identityRegistry), hasCode(ctx, set.reputationRegistry)]);
+    if (identity && reputation) return { ...set, kind };
+  }
+  return undefined;
+}
+
+/** Deploys `name` with `args`: estimate (decoded constructor reverts) → nonce-serialised send → receipt. */
+export async function deployContract(ctx: ChainContext, name: ContractName, abi: Abi, args: readonly unknown[]): Promise<DeployedContract> {
+  const { walletClient, account } = requireWallet(ctx);
+  const { bytecode } = loadArtifact(name);
+  const data = encodeDeployData({ abi, bytecode, args } as never);
+  const label = `deploy ${name}`;
+  let gas: bigint;
+  try {
+    gas = await ctx.publicClient.estimateGas({ account, data });
+  } catch (error) {
+    // Constructor reverts carry the error data; toChainError decodes it against every known error.
+    throw toChainError(error, label);
+  }
+  let hash: Hex;
+  try {
+    hash = await ctx.nonces.run(
+      account.address,
+      (address) => ctx.publicClient.getTransactionCount({ address, blockTag: "pending" }),
+      (nonce) => walletClient.sendTransaction({ account, chain: ctx.chain, data, gas: gas + gas / 5n, nonce }),
+    );
+  } catch (error) {
+    throw toChainError(error, label);
+  }
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash }).catch((e: unknown) => {
+    throw toChainError(e, `${label} (waiting for ${hash})`);
+  });
+  if (receipt.status !== "success" || !receipt.contractAddress) throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
+  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, source: "deployed" };
+}
+
+/** Deploys everything `options` asks for and returns the deployment record (written to disk by the caller). */
+export async function deployAll(ctx: ChainContext, options: DeployOptions): Promise<Deployment> {
+  const { account } = requireWallet(ctx);
+  const progress = options.onProgress ?? (() => undefined);
+  const given = options.identityRegistry !== undefined || options.reputationRegistry !== undefined;
+  if (given && (options.identityRegistry === undefined || options.reputationRegistry === undefined)) {
+    throw new ChainError("precondition", "give both --identity and --reputation, or neither");
+  }
+  if (given && options.ownRegistries) throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
+  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, ...(options.resolvers ?? [])]) {
+    if (a !== undefined && !isAddress(a)) throw new ChainError("precondition", `not an address: ${a}`);
+  }
+
+  let identity: DeployedContract;
+  let reputation: DeployedContract;
+  let registries: Deployment["registries"];
+  if (given) {
+    const [i, r] = [getAddress(options.identityRegistry as Address), getAddress(options.reputationRegistry as Address)];
+    for (const [label, a] of [["identity registry", i], ["reputation registry", r]] as const) {
+      if (!(await hasCode(ctx, a))) throw new ChainError("precondition", `no contract at the ${label} address ${a} on chain ${ctx.chainId}`);
+    }
+    identity = { address: i, source: "existing" };
+    reputation = { address: r, source: "existing" };
+    registries = "given";
+    progress(`using the given registries ${i} / ${r}`);
+  } else {
+    const canonical = options.ownRegistries ? undefined : await detectCanonicalRegistries(ctx);
+    if (canonical) {
+      identity = { address: getAddress(canonical.identityRegistry), source: "existing" };
+      reputation = { address: getAddress(canonical.reputationRegistry), source: "existing" };
+      registries = "canonical";
+      progress(`using the canonical ERC-8004 ${canonical.kind} registries`);
+    } else {
+      progress("deploying IdentityRegistry");
+      identity = await deployContract(ctx, "IdentityRegistry", identityRegistryAbi, []);
+      progress("deploying ReputationRegistry");
+      reputation = await deployContract(ctx, "ReputationRegistry", reputationRegistryAbi, [identity.address]);
+      registries = "own";
+    }
+  }
+
+  progress("deploying ResolutionMarket");
+  const market = await deployContract(ctx, "ResolutionMarket", resolutionMarketAbi, [identity.address, reputation.address, account.address]);
+  const contracts: Deployment["contracts"] = { IdentityRegistry: identity, ReputationRegistry: reputation, ResolutionMarket: market };
+
+  if (options.betting ?? true) {
+    progress("deploying BettingMarket");
+    contracts.BettingMarket = await deployContract(ctx, "BettingMarket", bettingMarketAbi, [market.address]);
+  }
+  const resolvers = [...new Set((options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) => getAddress(a)))];
+  if (options.forwarder !== undefined) {
+    progress("deploying CREReceiver");
+    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address]);
+    contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
+    resolvers.push(receiver.address);
+  }
+  for (const resolver of resolvers) {
+    progress(`adding resolver ${resolver}`);
+    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "addResolver", args: [resolver], label: "ResolutionMarket.addResolver" });
+  }
+  return {
+    network: options.network,
+    chainId: ctx.chainId,
+    deployer: getAddress(account.address),
+    deployedAt: new Date().toISOString(),
+    registries,
+    resolvers,
+    contracts,
+  };
+}
