@@ -61,7 +61,8 @@ async function main(): Promise<void> {
   const workers = await Promise.all(Array.from({ length: WORKERS }, (_, i) => startDelayedWorker(i)));
   const chain = await deployTestChain();
   // Production wiring, except that loopback destinations are allowed (the workers run here). Dry run: no wallet.
-  const { ports, close } = createPipelinePorts({ publicClient: chain.publicClient, marketAddress: chain.market, http: { allowLoopback: true } });
+  const { walletClient: _wallet, account: _account, ...readOnly } = chain.resolverCtx; // no key: a dry run
+  const { ports, close } = createPipelinePorts({ ctx: readOnly, marketAddress: chain.market, http: { allowLoopback: true } });
   const runs = [];
   try {
     for (let run = 0; run < RUNS; run++) {

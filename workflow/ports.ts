@@ -33,8 +33,10 @@ export interface ReputationSource {
 }
 
 export interface WriteReceipt {
-  /** Transaction hash, when the writer is on-chain. */
+  /** Transaction hash, when the writer sent one. */
   txHash?: Hex;
+  /** Set instead of a transaction when the market was already settled (by another resolver, or earlier). */
+  alreadySettled?: string;
 }
 
 /** Settles a resolved market (write stage). Matches IResolutionMarket.resolveMarket. */

@@ -1,20 +1,22 @@
 /**
  * Wiring for a real deployment (or the local demo): one safe HTTP client for every outbound call to
- * agents and registration files, the default protocol adapters, the viem chain ports and the
- * configured evaluator. `close()` releases the HTTP connection pool.
+ * agents and registration files, the default protocol adapters, the chain ports and the configured
+ * evaluator. `close()` releases the HTTP connection pool.
  */
-import type { Address, PublicClient, WalletClient } from "viem";
+import type { Address } from "viem";
 import type { CredentialStore } from "./adapters/credentials.js";
 import { createAdapterRegistry, defaultAdapters } from "./adapters/index.js";
-import { createChainPorts } from "./chain/viem.js";
+import type { AgoraRegistryConfig } from "./adapters/agora.js";
+import type { ChainContext } from "./chain/clients.js";
+import { createChainPorts, type ChainPorts } from "./chain/ports.js";
+import type { ResolutionWriterOptions } from "./chain/writer.js";
 import { createEvaluator, type EvaluatorConfig } from "./evaluate/index.js";
 import { createSafeHttpClient, type SafeHttpConfig } from "./http/index.js";
 import type { PipelinePorts } from "./ports.js";
 
 export interface PipelineSetup {
-  publicClient: PublicClient;
-  /** Needed to write the resolution; without it runs are dry runs. */
-  walletClient?: WalletClient;
+  /** Chain clients; with a key the resolution is written, without one runs are dry runs. */
+  ctx: ChainContext;
   marketAddress: Address;
   /** Default: the market's identityRegistry(). */
   identityRegistry?: Address;
@@ -25,22 +27,28 @@ export interface PipelineSetup {
   challengeTimeoutMs?: number;
   /** Per-agent bearer tokens / HMAC secrets (from configuration, never from the chain). */
   credentials?: CredentialStore;
+  /** Agora Arena: the resolver's JWT signer (and event store); without it Agora workers are not asked. */
+  agora?: AgoraRegistryConfig["agora"];
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
-  /** Gas limit for resolveMarket. */
-  gas?: bigint;
-  bundleURI?: string;
+  /** bundleURI and gas of resolveMarket / settleInvalid. */
+  writer?: ResolutionWriterOptions;
 }
 
-export function createPipelinePorts(setup: PipelineSetup): { ports: PipelinePorts; close(): Promise<void> } {
+export interface PipelineWiring {
+  ports: PipelinePorts;
+  /** The chain ports, including `writer.settleInvalid` for no-quorum verdicts. */
+  chain: ChainPorts;
+  close(): Promise<void>;
+}
+
+export function createPipelinePorts(setup: PipelineSetup): PipelineWiring {
   const http = createSafeHttpClient(setup.http ?? {});
   const chain = createChainPorts({
-    publicClient: setup.publicClient,
+    ctx: setup.ctx,
     marketAddress: setup.marketAddress,
     ...(setup.identityRegistry !== undefined ? { identityRegistry: setup.identityRegistry } : {}),
-    ...(setup.walletClient !== undefined ? { walletClient: setup.walletClient } : {}),
-    ...(setup.gas !== undefined ? { gas: setup.gas } : {}),
-    ...(setup.bundleURI !== undefined ? { bundleURI: setup.bundleURI } : {}),
+    ...(setup.writer !== undefined ? { writer: setup.writer } : {}),
   });
   const ports: PipelinePorts = {
     market: chain.market,
@@ -51,6 +59,7 @@ export function createPipelinePorts(setup: PipelineSetup): { ports: PipelinePort
       defaultAdapters({
         http,
         ...(setup.credentials !== undefined ? { credentials: setup.credentials } : {}),
+        ...(setup.agora !== undefined ? { agora: setup.agora } : {}),
         ...(setup.resolveTimeoutMs !== undefined ? { resolveTimeoutMs: setup.resolveTimeoutMs } : {}),
         ...(setup.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: setup.challengeTimeoutMs } : {}),
       }),
@@ -58,5 +67,5 @@ export function createPipelinePorts(setup: PipelineSetup): { ports: PipelinePort
     evaluator: createEvaluator(setup.evaluator ?? { kind: "rubric" }),
     ...(chain.writer !== undefined ? { writer: chain.writer } : {}),
   };
-  return { ports, close: () => http.close() };
+  return { ports, chain, close: () => http.close() };
 }

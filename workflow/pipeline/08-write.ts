@@ -11,6 +11,8 @@ import { errorName } from "./errors.js";
 export type WriteOutcome =
   | { status: "written"; receipt: WriteReceipt }
   | { status: "skipped"; reason: string }
+  /** The writer found the market settled already (another resolver won the race): nothing was sent. */
+  | { status: "already-settled"; reason: string }
   /** `error`: the error's name and (viem) short message, clipped; `cause`: the error itself, for the caller. */
   | { status: "failed"; error: string; cause: unknown };
 
@@ -18,7 +20,9 @@ export async function writeStage(plan: SettlementPlan | undefined, writer: Resol
   if (plan === undefined) return { status: "skipped", reason: "market not resolved" };
   if (writer === undefined) return { status: "skipped", reason: "no writer configured (dry run)" };
   try {
-    return { status: "written", receipt: await writer.writeResolution(plan) };
+    const receipt = await writer.writeResolution(plan);
+    if (receipt.alreadySettled !== undefined) return { status: "already-settled", reason: receipt.alreadySettled };
+    return { status: "written", receipt };
   } catch (error) {
     const short = (error as { shortMessage?: unknown } | null)?.shortMessage;
     const detail = typeof short === "string" ? `: ${short.slice(0, 300)}` : "";

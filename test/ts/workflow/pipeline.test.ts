@@ -6,7 +6,8 @@
 import { createPublicClient, http as viemHttp } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../workflow/adapters/index.js";
-import { createChainPorts, resolutionMarketAbi } from "../../../workflow/chain/viem.js";
+import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { DIMENSIONS, type WorkerRecord } from "../../../workflow/core/types.js";
 import { createEvaluator } from "../../../workflow/evaluate/index.js";
 import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
@@ -42,7 +43,7 @@ async function deadUrl(): Promise<string> {
 }
 
 function ports(overrides: Partial<PipelinePorts> = {}, client: SafeHttpClient = http): PipelinePorts {
-  const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, walletClient: chain.resolver });
+  const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
   return {
     market: chainPorts.market,
     directory: chainPorts.directory,
@@ -69,7 +70,7 @@ describe("runResolution", () => {
   it("all honest: resolves, challenges everyone, and settles on-chain with the bundle hash", async () => {
     const ws = await Promise.all([worker({ resolve: honestAnswer(true) }), worker({ resolve: honestAnswer(true) }), worker({ resolve: honestAnswer(true) })]);
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
-    const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, walletClient: chain.resolver });
+    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
     const result = await runResolution(marketId, ports({ writer: chainPorts.writer }));
 
     expect(result.outcome).toEqual({ kind: "resolved", resolution: true });
@@ -96,7 +97,7 @@ describe("runResolution", () => {
     await expect(runResolution(999_999n, ports())).rejects.toMatchObject({ name: "PipelineError", stage: "read" });
     const ws = await Promise.all([0, 1].map(() => worker({ resolve: honestAnswer(true) })));
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
-    const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, walletClient: chain.resolver });
+    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
     expect((await runResolution(marketId, ports({ writer: chainPorts.writer }))).write.status).toBe("written");
     await expect(runResolution(marketId, ports())).rejects.toMatchObject({ stage: "read" });
     expect(ws[0].requests.filter((q) => q.path === "/a2a/resolve")).toHaveLength(1);
@@ -144,7 +145,7 @@ describe("runResolution", () => {
   it("2 of 3 down: no quorum, nothing challenged, evaluated or written", async () => {
     const w = await worker({ resolve: honestAnswer(true) });
     const marketId = await chain.frozenMarket(QUESTION, [dataUriFor(await deadUrl()), dataUriFor(w.url), dataUriFor(await deadUrl())]);
-    const chainPorts = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, walletClient: chain.resolver });
+    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
     const result = await runResolution(marketId, ports({ writer: chainPorts.writer }));
     expect(result.outcome).toEqual({ kind: "no-quorum", answered: 1, required: 2 });
     expect(result.evaluation).toBeUndefined();
@@ -340,7 +341,7 @@ describe("discovery", () => {
     const ws = await Promise.all([0, 1, 2].map(() => worker({ resolve: honestAnswer(true) })));
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
     // The market contract has no tokenURI: every call reverts.
-    const notARegistry = createChainPorts({ publicClient: chain.publicClient, marketAddress: chain.market, identityRegistry: chain.market });
+    const notARegistry = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market, identityRegistry: chain.market });
     const result = await runResolution(marketId, ports({ directory: notARegistry.directory }));
     expect(byKind(result.records)).toEqual(["registration", "registration", "registration"]);
     expect(result.records[0].discoveryFailure?.message).toMatch(/no tokenURI/);
@@ -348,7 +349,7 @@ describe("discovery", () => {
     expect(ws.every((w) => w.requests.length === 0)).toBe(true);
 
     const deadRpc = createPublicClient({ transport: viemHttp(`${await deadUrl()}/rpc`, { retryCount: 0 }) });
-    const unreachable = createChainPorts({ publicClient: deadRpc as never, marketAddress: chain.market, identityRegistry: chain.identity });
+    const unreachable = createChainPorts({ ctx: { ...chain.resolverCtx, publicClient: deadRpc as never }, marketAddress: chain.market, identityRegistry: chain.identity });
     const run = runResolution(marketId, ports({ directory: unreachable.directory }));
     await expect(run).rejects.toBeInstanceOf(PipelineError);
     await expect(run).rejects.toMatchObject({ stage: "discover" });

@@ -4,7 +4,9 @@
  * Needs compiled contracts (`npx hardhat build`).
  */
 import { network } from "hardhat";
-import { parseAbi, parseEther, parseEventLogs, type Address, type PublicClient, type WalletClient } from "viem";
+import { parseAbi, parseEther, parseEventLogs, toHex, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+import { connectProvider, type ChainContext } from "../../../../workflow/chain/clients.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
 
 const registerAbi = parseAbi([
@@ -24,6 +26,8 @@ export interface TestChain {
   /** wallets[0] deploys and owns; wallets[19] is the resolver; 1..18 are worker operators. */
   wallets: WalletClient[];
   resolver: WalletClient;
+  /** The chain layer's context with the resolver's key (what the CLI and daemon use). */
+  resolverCtx: ChainContext;
   identity: Address;
   market: Address;
   /** Registers an agent with `uri` as its tokenURI, owned by wallets[ownerIndex]. */
@@ -35,18 +39,26 @@ export interface TestChain {
   frozenMarket(question: string, tokenURIs: string[]): Promise<bigint>;
 }
 
+/** Hardhat's default accounts: this mnemonic, m/44'/60'/0'/0/i. */
+const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
+export function hardhatKey(index: number): Hex {
+  return toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!);
+}
+
 export function dataUriFor(endpoint: string, name = "Test worker"): string {
   return encodeRegistrationDataUri(buildRegistrationFile({ name, endpoint }));
 }
 
 export async function deployTestChain(): Promise<TestChain> {
   // create(): a fresh in-process chain, what the deprecated connect() did.
-  const { viem } = await network.create();
+  const { viem, provider } = await network.create();
   const publicClient = (await viem.getPublicClient()) as unknown as PublicClient;
   const wallets = (await viem.getWalletClients()) as unknown as WalletClient[];
   const testClient = await viem.getTestClient();
   const owner = wallets[0];
   const resolver = wallets[19];
+  const resolverCtx = await connectProvider({ provider, privateKey: hardhatKey(19) });
+  if (resolverCtx.account!.address.toLowerCase() !== resolver.account!.address.toLowerCase()) throw new Error("resolver key does not match wallets[19]");
   const identity = await viem.deployContract("IdentityRegistry");
   const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
   const market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account!.address]);
@@ -92,5 +104,5 @@ export async function deployTestChain(): Promise<TestChain> {
     return marketId;
   };
 
-  return { publicClient, wallets, resolver, identity: identity.address, market: market.address, registerAgent, frozenMarket };
+  return { publicClient, wallets, resolver, resolverCtx, identity: identity.address, market: market.address, registerAgent, frozenMarket };
 }
