@@ -3,7 +3,9 @@
  * A2A service entry, lower-case). Issue 7 adds factagora, roundtable, agora and ai-olympics here.
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
+import type { CredentialStore } from "./credentials.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { createRoundtableAdapter } from "./roundtable.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -24,9 +26,17 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
   };
 }
 
-/** The adapters available by default (today: the CRE protocol). */
-export function defaultAdapters(config: CresolverAdapterConfig): WorkerProtocolAdapter[] {
-  return [createCresolverAdapter(config)];
+/** Configuration of the default adapters: the CRE adapter's, plus per-agent credentials (by agent id, from configuration). */
+export interface DefaultAdaptersConfig extends CresolverAdapterConfig {
+  credentials?: CredentialStore;
+}
+
+/** The adapters available by default. */
+export function defaultAdapters(config: DefaultAdaptersConfig): WorkerProtocolAdapter[] {
+  return [
+    createCresolverAdapter(config),
+    createRoundtableAdapter({ http: config.http, ...(config.credentials !== undefined ? { credentials: config.credentials } : {}) }),
+  ];
 }
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
