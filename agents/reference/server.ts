@@ -14,7 +14,7 @@ import type { AnswerEngine, EngineMode, PersonaName } from "./engine/types.js";
 import { installErrorHandling } from "./http.js";
 import { FindingMemory } from "./memory.js";
 import { PROTOCOLS } from "./protocols/index.js";
-import type { AgentInfo } from "./protocols/types.js";
+import type { AgentAuth, AgentInfo } from "./protocols/types.js";
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -38,6 +38,8 @@ export interface ReferenceAgentOptions {
   logger?: boolean | FastifyBaseLogger;
   /** Markets remembered for challenges (default 1,000). */
   memorySize?: number;
+  /** Credentials to require from the platform, as the protocol's spec defines them (default: none). */
+  auth?: AgentAuth;
 }
 
 export interface StartOptions {
@@ -94,7 +96,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   installErrorHandling(app);
   app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
   app.register(async (scope) => {
-    await protocol.register(scope, { engine, memory, info });
+    await protocol.register(scope, { engine, memory, info, ...(options.auth !== undefined ? { auth: options.auth } : {}) });
   });
 
   let closed: Promise<void> | undefined;

@@ -351,6 +351,7 @@ export function analyzeRequest(ask: AskRequest): Record<string, unknown> {
       question: sanitizeString(ask.question, ROUNDTABLE_LIMITS.maxContentChars),
       deadline: ask.deadline,
       deadline_iso: isoDate(ask.deadline),
+      ...(ask.context.trim() !== "" ? { market_context: sanitizeString(ask.context, ROUNDTABLE_LIMITS.maxContentChars) } : {}),
       answer_format: "one observation whose finding starts with DETERMINATION: YES | NO | UNDETERMINED",
     },
     constraints: [...ANALYZE_CONSTRAINTS],
@@ -387,7 +388,8 @@ export function challengeRequestBody(request: ChallengeRequest): Record<string, 
     request.challenges.length === 0
       ? taskContent(request.ask)
       : `${taskContent(request.ask)}\n\nThe resolver challenges your analysis (your determination was ${side(request.own.determination)}). ` +
-        `Answer each point through your challenges (with counter-evidence) and concessions:\n${numbered}`;
+        `Answer each point through your challenges (with counter-evidence) and concessions; to answer a point directly, ` +
+        `set target_agent to "resolver" and finding_challenged (or finding_accepted) to the point's exact text:\n${numbered}`;
   return {
     task_id: taskId(request.ask.marketId),
     content,
@@ -519,27 +521,35 @@ export function analysisToAnswer(reply: AnalysisReply): WorkerAnswer {
 interface ReplyItem {
   text: string;
   terms: Set<string>;
+  /** The challenged/accepted finding, whitespace-normalised (pass 0 matches it to a challenge's text). */
+  key: string;
 }
+
+const normalizeKey = (s: string): string => s.replace(/\s+/g, " ").trim().replace(/^\d+[.)]\s*/, "");
 
 /**
  * Challenge replies, one per resolver challenge "as best mapped": every challenge and concession of the
  * agent becomes a text ("Challenge to peer-2 on "…": counter-evidence" / "Concession to peer-1 on "…":
- * reason"); challenges first, then concessions, each in reply order. Pass 1: each resolver challenge, in
+ * reason"); challenges first, then concessions, each in reply order. Pass 0: an item whose
+ * finding_challenged / finding_accepted is exactly a resolver challenge's text (whitespace-normalised,
+ * a leading "1." allowed; what the /challenge content invites with target_agent "resolver") answers
+ * that challenge (first such item per challenge). Pass 1: each remaining resolver challenge, in
  * order, takes the unused item sharing the most content terms with it (ties → earliest item), so with
  * at least as many items as challenges every challenge gets one, and with zero overlap the mapping is
  * positional. Pass 2: items left over are appended (blank line) to the reply of the challenge they
- * share most terms with. Fewer items than challenges → a shorter list (as a short CRE reply).
+ * share most terms with. Fewer items than challenges → a shorter list (as a short CRE reply); a
+ * challenge left without an item before one answered directly gets "".
  */
 export function mapChallengeReplies(challenges: readonly string[], reply: ChallengeReply): string[] {
   const items: ReplyItem[] = [];
   const quote = (s: string) => clip(s.replace(/\s+/g, " ").trim(), 300);
   for (const c of (reply.challenges ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
     const text = `Challenge to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_challenged)}": ${c.counter_evidence}`;
-    items.push({ text, terms: new Set(contentTerms(`${c.finding_challenged} ${c.counter_evidence}`)) });
+    items.push({ text, terms: new Set(contentTerms(`${c.finding_challenged} ${c.counter_evidence}`)), key: normalizeKey(c.finding_challenged) });
   }
   for (const c of (reply.concessions ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
     const text = `Concession to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_accepted)}": ${c.reason}`;
-    items.push({ text, terms: new Set(contentTerms(`${c.finding_accepted} ${c.reason}`)) });
+    items.push({ text, terms: new Set(contentTerms(`${c.finding_accepted} ${c.reason}`)), key: normalizeKey(c.finding_accepted) });
   }
   const challengeTerms = challenges.map((c) => new Set(contentTerms(c)));
   const overlap = (a: Set<string>, b: Set<string>) => {
@@ -548,8 +558,18 @@ export function mapChallengeReplies(challenges: readonly string[], reply: Challe
     return n;
   };
   const used = new Set<number>();
+  const direct = challenges.map((c) => {
+    const key = normalizeKey(c);
+    const ii = items.findIndex((item, i) => !used.has(i) && key !== "" && item.key === key);
+    if (ii >= 0) used.add(ii);
+    return ii;
+  });
   const replies: string[][] = [];
   for (let ci = 0; ci < challenges.length; ci++) {
+    if (direct[ci] >= 0) {
+      replies.push([items[direct[ci]].text]);
+      continue;
+    }
     let best = -1;
     let bestScore = -1;
     items.forEach((item, ii) => {
@@ -560,15 +580,22 @@ export function mapChallengeReplies(challenges: readonly string[], reply: Challe
         bestScore = score;
       }
     });
-    if (best < 0) break;
+    if (best < 0) {
+      replies.push([]);
+      continue;
+    }
     used.add(best);
     replies.push([items[best].text]);
   }
+  // Gaps can only come from items running out: trailing ones are dropped (a short reply list), an
+  // interior one (a later challenge was answered directly) stays as "".
+  while (replies.length > 0 && replies[replies.length - 1].length === 0) replies.pop();
   items.forEach((item, ii) => {
     if (used.has(ii) || replies.length === 0) return;
     let target = 0;
     let bestScore = -1;
-    replies.forEach((_r, ci) => {
+    replies.forEach((r, ci) => {
+      if (r.length === 0) return;
       const score = overlap(challengeTerms[ci], item.terms);
       if (score > bestScore) {
         target = ci;

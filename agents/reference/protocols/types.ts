@@ -10,10 +10,22 @@ export interface AgentInfo {
   persona: PersonaName;
 }
 
+/** Credentials the agent expects from the platform; each protocol module checks the ones its spec uses. */
+export interface AgentAuth {
+  /** `Authorization: Bearer <token>` (round-table, Factagora). */
+  bearerToken?: string;
+  /** JWKS URL to verify JWTs against (Agora). */
+  jwksUrl?: string;
+  /** HMAC-SHA256 secret for signed requests (AI Olympics). */
+  hmacSecret?: string;
+}
+
 export interface ProtocolContext {
   engine: AnswerEngine;
   memory: FindingMemory;
   info: AgentInfo;
+  /** Absent: the agent accepts unauthenticated requests. */
+  auth?: AgentAuth;
 }
 
 export interface ProtocolModule {
