@@ -221,8 +221,10 @@ function flattenFinding(finding: string): string {
 function keywordVerdicts(finding: string): boolean[] {
   const out: boolean[] = [];
   const text = normalizeForAnalysis(finding).replace(/n['’]t\b/gi, " not");
-  // Clauses end at sentence punctuation, commas, brackets and line breaks; ":" and "-" stay inside.
-  for (const clause of text.split(/[.;!?,()\[\]\n]+/)) {
+  // A sentence that opens with a condition ("If the estimate is revised, the outcome is NO") states no verdict.
+  const sentences = text.split(/[.;!?\n]+/).filter((s) => !/^\W*(if|unless|suppose|supposing|assuming|in case|should|were|had)\b/i.test(s));
+  // Clauses end at commas and brackets too; ":" and "-" stay inside.
+  for (const clause of sentences.flatMap((s) => s.split(/[,()\[\]]+/))) {
     const raw = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
     const tokens = raw.map((t) => t.toLowerCase());
     for (let i = 0; i < tokens.length; i++) {
@@ -260,7 +262,8 @@ function keywordVerdicts(finding: string): boolean[] {
  *    determination, verdict, conclusion, resolve[s|d]) followed within five words — through filler words
  *    only (is, should, be, to, as, the, …) — by YES or NO. `not`/`never`/`n't` in that span or in the
  *    two words before the verdict word negate it (odd count inverts). A verdict word preceded within
- *    three words by could/might/may/if/unless/whether/cannot is hypothetical and ignored. A lower-case
+ *    three words by could/might/may/if/unless/whether/cannot, or in a sentence that opens with a condition
+ *    (if, unless, suppose, assuming, in case, should, were, had), is hypothetical and ignored. A lower-case
  *    "no"/"yes" counts only as the last word of its clause ("the answer is no evidence" is not a verdict).
  *    All verdicts agree → that determination; none or both → ambiguous.
  *
@@ -533,10 +536,10 @@ const normalizeKey = (s: string): string => s.replace(/\s+/g, " ").trim().replac
  * reason"); challenges first, then concessions, each in reply order. Pass 0: an item whose
  * finding_challenged / finding_accepted is exactly a resolver challenge's text (whitespace-normalised,
  * a leading "1." allowed; what the /challenge content invites with target_agent "resolver") answers
- * that challenge (first such item per challenge). Pass 1: each remaining resolver challenge, in
- * order, takes the unused item sharing the most content terms with it (ties → earliest item), so with
- * at least as many items as challenges every challenge gets one, and with zero overlap the mapping is
- * positional. Pass 2: items left over are appended (blank line) to the reply of the challenge they
+ * that challenge (first such item per challenge). Pass 1: the remaining (challenge, item) pairs are
+ * taken by decreasing number of shared content terms (ties: earlier challenge, then earlier item), each
+ * challenge and item at most once; so with at least as many items as challenges every challenge gets
+ * one, and with no shared terms the mapping is positional. Pass 2: items left over are appended (blank line) to the reply of the challenge they
  * share most terms with. Fewer items than challenges → a shorter list (as a short CRE reply); a
  * challenge left without an item before one answered directly gets "".
  */
@@ -564,28 +567,19 @@ export function mapChallengeReplies(challenges: readonly string[], reply: Challe
     if (ii >= 0) used.add(ii);
     return ii;
   });
-  const replies: string[][] = [];
-  for (let ci = 0; ci < challenges.length; ci++) {
-    if (direct[ci] >= 0) {
-      replies.push([items[direct[ci]].text]);
-      continue;
-    }
-    let best = -1;
-    let bestScore = -1;
+  const replies: string[][] = challenges.map((_c, ci) => (direct[ci] >= 0 ? [items[direct[ci]].text] : []));
+  const pairs: { ci: number; ii: number; score: number }[] = [];
+  challenges.forEach((_c, ci) => {
+    if (direct[ci] >= 0) return;
     items.forEach((item, ii) => {
-      if (used.has(ii)) return;
-      const score = overlap(challengeTerms[ci], item.terms);
-      if (score > bestScore) {
-        best = ii;
-        bestScore = score;
-      }
+      if (!used.has(ii)) pairs.push({ ci, ii, score: overlap(challengeTerms[ci], item.terms) });
     });
-    if (best < 0) {
-      replies.push([]);
-      continue;
-    }
-    used.add(best);
-    replies.push([items[best].text]);
+  });
+  pairs.sort((a, b) => b.score - a.score || a.ci - b.ci || a.ii - b.ii);
+  for (const { ci, ii } of pairs) {
+    if (replies[ci].length > 0 || used.has(ii)) continue;
+    used.add(ii);
+    replies[ci].push(items[ii].text);
   }
   // Gaps can only come from items running out: trailing ones are dropped (a short reply list), an
   // interior one (a later challenge was answered directly) stays as "".
