@@ -171,7 +171,7 @@ export interface EvidenceReading {
   /** The strongest level tagged in the evidence ("NONE" without a tag). */
   level: EvidenceLevel;
   weight: number;
-  /** Sources named in the tags (split on "+") and URLs anywhere in the evidence, in order, deduplicated. */
+  /** Sources named in the tags (split on " + ") and URLs anywhere in the evidence, in order, deduplicated. */
   sources: string[];
 }
 
@@ -186,7 +186,8 @@ export function readEvidence(evidence: string): EvidenceReading {
   for (const m of evidence.matchAll(LEVEL_TAG)) {
     const tag = m[1].toUpperCase() as Exclude<EvidenceLevel, "NONE">;
     if (EVIDENCE_LEVEL_WEIGHTS[tag] > EVIDENCE_LEVEL_WEIGHTS[level]) level = tag;
-    if (m[2] !== undefined) for (const part of m[2].split("+")) add(part);
+    // "src1 + src2": the plus must stand between spaces (URLs often contain a bare "+").
+    if (m[2] !== undefined) for (const part of m[2].split(/\s+\+\s+/)) add(part);
   }
   for (const m of evidence.matchAll(URL_RE)) add(m[0]);
   return { level, weight: EVIDENCE_LEVEL_WEIGHTS[level], sources };

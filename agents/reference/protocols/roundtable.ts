@@ -247,7 +247,7 @@ export const roundtableProtocol: ProtocolModule = {
       // The other agents: challenge those with the opposite determination, concede to those that agree.
       const opposing = peers.filter((p) => p.determination !== undefined && p.determination !== finding.determination);
       if (opposing.length > 0) {
-        const prompts = opposing.map((p) => `Another agent concluded ${yesNo(!finding.determination)}: ${quoteSnippet(p.evidence || p.finding, 300)}`);
+        const prompts = opposing.map((p) => `Other workers reached the opposite conclusion (${yesNo(!finding.determination)}): ${quoteSnippet(p.evidence || p.finding, 300)}`);
         const replies = await ctx.engine.defend(question, finding, prompts);
         opposing.forEach((p, i) => challenges.push({ target_agent: p.name, finding_challenged: p.finding, counter_evidence: replies[i] ?? "" }));
       }

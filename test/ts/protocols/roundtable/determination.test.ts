@@ -93,6 +93,7 @@ describe("evidence levels and confidence", () => {
       sources: ["https://a.example/x", "https://b.example/y"],
     });
     expect(readEvidence("[POSSIBLE] maybe; [INDICATED: report] see https://c.example/z.")).toMatchObject({ level: "INDICATED", sources: ["report", "https://c.example/z"] });
+    expect(readEvidence("[INDICATED: https://s.example/?q=a+b+c] x").sources).toEqual(["https://s.example/?q=a+b+c"]);
     expect(readEvidence("no tag here")).toEqual({ level: "NONE", weight: EVIDENCE_LEVEL_WEIGHTS.NONE, sources: [] });
   });
 
