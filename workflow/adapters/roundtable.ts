@@ -544,7 +544,7 @@ const normalizeKey = (s: string): string => s.replace(/\s+/g, " ").trim().replac
  * share most terms with. Fewer items than challenges → a shorter list (as a short CRE reply); a
  * challenge left without an item before one answered directly gets "".
  */
-export function mapChallengeReplies(challenges: readonly string[], reply: { challenges?: ChallengeReply["challenges"]; concessions?: ChallengeReply["concessions"] }): string[] {
+export function mapChallengeReplies(challenges: readonly string[], reply: { agent_name?: string; challenges?: ChallengeReply["challenges"]; concessions?: ChallengeReply["concessions"] }): string[] {
   const items: ReplyItem[] = [];
   const quote = (s: string) => clip(s.replace(/\s+/g, " ").trim(), 300);
   for (const c of (reply.challenges ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
