@@ -223,7 +223,9 @@ function keywordVerdicts(finding: string): boolean[] {
   const out: boolean[] = [];
   const text = normalizeForAnalysis(finding).replace(/n['’]t\b/gi, " not");
   // A sentence that opens with a condition ("If the estimate is revised, the outcome is NO") states no verdict.
-  const sentences = text.split(/[.;!?\n]+/).filter((s) => !/^\W*(if|unless|suppose|supposing|assuming|in case|should|were|had)\b/i.test(s));
+  const sentences = text
+    .split(/[.;!?\n]+/)
+    .filter((s) => !/^\W*(?:if|unless|suppose|supposing|assuming|in case|(?:should|were|had) (?:the|a|an|it|this|that|these|those|there|they|we|its|their))\b/i.test(s));
   // Clauses end at commas and brackets too; ":" and "-" stay inside.
   for (const clause of sentences.flatMap((s) => s.split(/[,()\[\]]+/))) {
     const raw = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
@@ -264,7 +266,8 @@ function keywordVerdicts(finding: string): boolean[] {
  *    only (is, should, be, to, as, the, …) — by YES or NO. `not`/`never`/`n't` in that span or in the
  *    two words before the verdict word negate it (odd count inverts). A verdict word preceded within
  *    three words by could/might/may/if/unless/whether/cannot, or in a sentence that opens with a condition
- *    (if, unless, suppose, assuming, in case, should, were, had), is hypothetical and ignored. A lower-case
+ *    (if, unless, suppose, assuming, in case; should/were/had + the/a/it/this/there/they/…), is
+ *    hypothetical and ignored. A lower-case
  *    "no"/"yes" counts only as the last word of its clause ("the answer is no evidence" is not a verdict).
  *    All verdicts agree → that determination; none or both → ambiguous.
  *

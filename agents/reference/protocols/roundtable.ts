@@ -146,7 +146,8 @@ export function toAnalysis(name: string, mode: string, finding: Finding): Record
       severity: "critical",
       confidence: finding.confidence,
     },
-    ...finding.observations.slice(0, 6).map((o, i) =>
+    // A claim that happens to start like the tag must not read as a second (maybe contradicting) determination.
+    ...finding.observations.slice(0, 6).map((claim) => (/^\W*(?:final |overall )?determination\b/i.test(claim) ? `Note: ${claim}` : claim)).map((o, i) =>
       COUNTER.test(o)
         ? { finding: o, evidence: `[POSSIBLE] ${method}`, severity: "warning", confidence: Math.round((1 - finding.confidence) * 100) / 100 }
         : { finding: o, evidence: `[INDICATED: ${source(i + 1)}] ${method}; the cited reference is where to verify it`, severity: "info", confidence: finding.confidence },

@@ -58,6 +58,7 @@ describe("readDetermination: keywords (no tag), with negation", () => {
     ["The market doesn't resolve to NO", "yes"],
     ["It should never resolve YES", "no"],
     ["my conclusion is no", "no"],
+    ["Should resolve YES given the official figure", "yes"],
   ])("%s → %s", (finding, kind) => {
     const r = readDetermination(obs(finding));
     expect(r).toMatchObject({ kind, basis: "keywords" });
@@ -67,6 +68,7 @@ describe("readDetermination: keywords (no tag), with negation", () => {
     ["a lower-case 'no' that is a determiner", "The answer is no evidence either way"],
     ["hypothetical modal", "The market could still resolve NO after a revision"],
     ["conditional", "If the estimate is revised, the outcome is NO"],
+    ["inverted conditional", "Should the estimate be revised down, the outcome is NO"],
     ["no verdict at all", "Inflation was 2.9% in the flash estimate"],
   ])("ignores %s → ambiguous", (_name, finding) => {
     expect(readDetermination(obs(finding)).kind).toBe("ambiguous");
