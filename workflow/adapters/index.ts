@@ -8,6 +8,7 @@ import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "./factagora.js";
 import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
+import { createRoundtableAdapter } from "./roundtable.js";
 
 export interface AdapterRegistry {
   /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
@@ -28,17 +29,21 @@ export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]
   };
 }
 
+/** Configuration of the default adapters: the CRE adapter's, plus per-agent credentials (by agent id, from configuration). */
+export interface DefaultAdaptersConfig extends CresolverAdapterConfig, AgoraRegistryConfig, AiOlympicsDefaults {
+  credentials?: CredentialStore;
+}
+
 /**
  * The adapters available by default. `credentials`: per-agent secrets from configuration (none by
  * default); Agora is added only with a signer; AI Olympics takes its action client from `aiOlympics`.
  */
-export function defaultAdapters(
-  config: CresolverAdapterConfig & AgoraRegistryConfig & AiOlympicsDefaults & { credentials?: CredentialStore },
-): WorkerProtocolAdapter[] {
+export function defaultAdapters(config: DefaultAdaptersConfig): WorkerProtocolAdapter[] {
   const credentials = config.credentials ?? createCredentialStore();
   return [
     createCresolverAdapter(config),
     createFactagoraAdapter({ http: config.http, credentials }),
+    createRoundtableAdapter({ http: config.http, credentials }),
     ...agoraAdapters(config),
     createAiOlympicsAdapter({ ...config.aiOlympics, http: config.http, credentials }),
   ];

@@ -13,7 +13,9 @@
  * kind and message, the 8 dimension scores with explanations and the 3 aggregates, the evaluator
  * identity (and the fallback evaluator's, when used) with fallback reasons, the vote breakdown
  * (quality, reputation factor, past reputation used, vote weight), the tally, the outcome, the
- * settlement weights and scores, and the vote configuration.
+ * settlement weights and scores, the vote configuration, and the advisory reviews of the computed
+ * resolution (per worker: approve, conditions, dissent reason, extras or the failure; plus a summary),
+ * which are present only when a review stage asked someone (older bundles are unchanged).
  * NOT hashed: latencies, attempt counts, wall-clock times — nothing that varies between two runs on
  * the same inputs. A caller that wants a timestamp in the document must pass it explicitly in
  * `BundleInput.extra`, which makes it part of the deterministic input.
@@ -116,6 +118,15 @@ function failureDoc(f: WorkerFailure | undefined): unknown {
   return f ? { kind: f.kind, message: sanitizeString(String(f.message ?? ""), 1_000) } : undefined;
 }
 
+/** Counts of the advisory reviews; undefined when nobody was asked (keeps review-less bundles as before). */
+function reviewSummary(records: ReadonlyArray<WorkerRecord>): unknown {
+  const asked = records.filter((r) => r.review !== undefined || r.reviewFailure !== undefined);
+  if (asked.length === 0) return undefined;
+  const approve = asked.filter((r) => r.review?.approve === true).length;
+  const dissent = asked.filter((r) => r.review !== undefined && r.review.approve !== true).length;
+  return { advisory: true, asked: asked.length, approve, dissent, failed: asked.length - approve - dissent };
+}
+
 export interface BundleInput {
   market: MarketSnapshot;
   /** All seats, in on-chain order (the frozen worker set). */
@@ -169,6 +180,15 @@ export function buildBundle(input: BundleInput): Bundle {
       challenges: r.challenges?.map((c) => sanitizeString(c)),
       challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
       challengeFailure: failureDoc(r.challengeFailure),
+      review: r.review
+        ? {
+            approve: r.review.approve === true,
+            conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+            dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
+            extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
+          }
+        : undefined,
+      reviewFailure: failureDoc(r.reviewFailure),
       evaluation: ev
         ? {
             dimensions: Object.fromEntries(
@@ -221,6 +241,7 @@ export function buildBundle(input: BundleInput): Bundle {
           }
         : undefined,
     voteConfig: decision ? { ...decision.config } : undefined,
+    review: reviewSummary(records),
     extra: input.extra !== undefined ? sanitizeJsonValue(input.extra) : undefined,
   };
   const json = canonicalJson(document);

@@ -1,6 +1,6 @@
 /**
  * Shared vocabulary of the resolution pipeline. Pure data: no I/O here.
- * Stages (files under workflow/pipeline/, in order): read → discover → ask → challenge → evaluate → resolve → write.
+ * Stages (files under workflow/pipeline/, in order): read → discover → ask → quorum → challenge → evaluate → resolve → review → bundle → write.
  */
 
 export type Address = `0x${string}`;
@@ -102,6 +102,38 @@ export interface ChallengeRequest {
   peers: PeerFinding[];
 }
 
+/** The vote totals shown to a reviewer (core/vote.ts Tally without the raw integer sums). */
+export interface ReviewTallySummary {
+  yesWeight: number;
+  noWeight: number;
+  /** |yes−no|/(yes+no). */
+  margin: number;
+  yesVoters: number;
+  noVoters: number;
+}
+
+/** The computed resolution shown to the answering workers before it is written (review stage). */
+export interface ReviewProposal {
+  /** The same market data the workers were asked about. */
+  ask: AskRequest;
+  /** The resolution about to be written: true = YES. */
+  resolution: boolean;
+  tally: ReviewTallySummary;
+  /** Every answering worker's finding, anonymised like PeerFinding, in canonical (not seat) order. */
+  findings: PeerFinding[];
+}
+
+/** A worker's advisory verdict on a ReviewProposal. Never changes the outcome; recorded in the bundle. */
+export interface ReviewVerdict {
+  approve: boolean;
+  /** Conditions attached to the approval (may be empty). */
+  conditions: string[];
+  /** Why the worker dissents, when it does. */
+  dissentReason?: string;
+  /** Protocol-specific extras kept for the bundle (sanitized JSON). */
+  extras?: Record<string, unknown>;
+}
+
 /**
  * Speaks one worker protocol. One implementation per file in workflow/adapters/.
  * Implementations never throw for worker misbehaviour: they return a failed CallResult.
@@ -110,6 +142,8 @@ export interface WorkerProtocolAdapter {
   readonly protocol: string;
   ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>>;
   challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>>;
+  /** Optional (review stage): the worker's advisory approve/dissent on the resolution about to be written. */
+  review?(endpoint: WorkerEndpoint, seat: WorkerSeat, proposal: ReviewProposal): Promise<CallResult<ReviewVerdict>>;
 }
 
 /** Everything known about one worker after ask and challenge. */
@@ -125,6 +159,10 @@ export interface WorkerRecord {
   challengeReplies?: string[];
   challengeFailure?: WorkerFailure;
   challengeLatencyMs?: number;
+  /** Review stage (advisory, only for adapters with `review`, only when the market resolved). */
+  review?: ReviewVerdict;
+  reviewFailure?: WorkerFailure;
+  reviewLatencyMs?: number;
 }
 
 /** The 8 scoring dimensions of the CRE agent protocol, each 0-100. */

@@ -1,20 +1,13 @@
 /**
- * Stage 7 — resolve: past reputation of the answering seats (ReputationSource port), the
- * reputation-weighted vote (core/vote.ts), the canonical bundle (core/bundle.ts) and, when the
- * market resolved, the SettlementPlan for the write stage.
+ * Stage 7 — resolve: past reputation of the answering seats (ReputationSource port) and the
+ * reputation-weighted vote (core/vote.ts). The bundle and the SettlementPlan are built after the
+ * review stage (09-bundle.ts), so that the reviews are part of the hashed document.
  */
-import { buildBundle, type Bundle } from "../core/bundle.js";
 import type { QuorumStatus } from "../core/quorum.js";
-import type { EvaluationResult, MarketSnapshot, PastReputation, SettlementPlan, WorkerRecord } from "../core/types.js";
+import type { EvaluationResult, MarketSnapshot, PastReputation, WorkerRecord } from "../core/types.js";
 import { decideResolution, type ResolutionDecision } from "../core/vote.js";
 import type { ReputationSource, ResolutionConfig } from "../ports.js";
 import { PipelineError } from "./errors.js";
-
-export interface ResolveStageResult {
-  decision?: ResolutionDecision;
-  bundle: Bundle;
-  plan?: SettlementPlan;
-}
 
 export async function readReputation(records: readonly WorkerRecord[], source: ReputationSource | undefined): Promise<Map<string, PastReputation>> {
   const map = new Map<string, PastReputation>();
@@ -34,29 +27,16 @@ export async function readReputation(records: readonly WorkerRecord[], source: R
   return map;
 }
 
+/** The decision, or undefined when the run has no quorum or no evaluation (nothing to vote on). */
 export async function resolveStage(
-  market: MarketSnapshot,
+  _market: MarketSnapshot,
   records: readonly WorkerRecord[],
   quorum: QuorumStatus,
   evaluation: EvaluationResult | undefined,
   reputation: ReputationSource | undefined,
   config: ResolutionConfig = {},
-): Promise<ResolveStageResult> {
-  const extra = config.bundleExtra !== undefined ? { extra: config.bundleExtra } : {};
-  if (!quorum.reached || evaluation === undefined) {
-    return { bundle: buildBundle({ market, records, quorum, ...extra }) };
-  }
+): Promise<ResolutionDecision | undefined> {
+  if (!quorum.reached || evaluation === undefined) return undefined;
   const past = await readReputation(records, reputation);
-  const decision = decideResolution(evaluation.evaluations, records, past, config.vote);
-  const bundle = buildBundle({ market, records, quorum, evaluation, decision, ...extra });
-  if (decision.outcome.kind !== "resolved" || decision.weights === null) return { decision, bundle };
-  const plan: SettlementPlan = {
-    marketId: market.marketId,
-    workers: records.map((r) => r.seat.address),
-    weights: decision.weights,
-    scores: decision.scores,
-    resolution: decision.outcome.resolution,
-    bundleHash: bundle.hash,
-  };
-  return { decision, bundle, plan };
+  return decideResolution(evaluation.evaluations, records, past, config.vote);
 }

@@ -2,5 +2,5 @@ export { runResolution } from "./run.js";
 export type { ResolutionRunResult, StageTimings } from "./run.js";
 export { PipelineError } from "./errors.js";
 export type { StageName } from "./errors.js";
-export type { WriteOutcome } from "./08-write.js";
+export type { WriteOutcome } from "./10-write.js";
 export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory, ReputationSource, ResolutionWriter, WriteReceipt } from "../ports.js";

@@ -1,10 +1,11 @@
 /**
- * runResolution: read → discover → ask → quorum → challenge → evaluate → resolve → write.
+ * runResolution: read → discover → ask → quorum → challenge → evaluate → resolve → review → bundle → write.
  *
  * Worker misbehaviour (unreachable, slow, malformed, hostile) is recorded per worker and never
  * stops the run. A run only throws a PipelineError for infrastructure failures: the market cannot be
  * read, the evaluator and its fallback both throw, or past reputation cannot be read. Without
- * quorum the run skips challenge/evaluate/vote and returns a no-quorum outcome with its bundle.
+ * quorum the run skips challenge/evaluate/vote/review and returns a no-quorum outcome with its bundle.
+ * The review stage is advisory: verdicts go into the bundle and never change the outcome.
  * Timings are reported per stage (wall clock) and are never part of the bundle.
  */
 import type { Bundle } from "../core/bundle.js";
@@ -19,7 +20,9 @@ import { quorumStage } from "./04-quorum.js";
 import { challengeStage } from "./05-challenge.js";
 import { evaluateStage } from "./06-evaluate.js";
 import { resolveStage } from "./07-resolve.js";
-import { writeStage, type WriteOutcome } from "./08-write.js";
+import { reviewStage } from "./08-review.js";
+import { bundleStage } from "./09-bundle.js";
+import { writeStage, type WriteOutcome } from "./10-write.js";
 
 export interface StageTimings {
   read: number;
@@ -29,6 +32,8 @@ export interface StageTimings {
   challenge: number;
   evaluate: number;
   resolve: number;
+  review: number;
+  bundle: number;
   write: number;
   total: number;
 }
@@ -54,7 +59,7 @@ export interface ResolutionRunResult {
 }
 
 export async function runResolution(marketId: bigint, ports: PipelinePorts, config: ResolutionConfig = {}): Promise<ResolutionRunResult> {
-  const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, write: 0, total: 0 };
+  const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, review: 0, bundle: 0, write: 0, total: 0 };
   const start = performance.now();
   const timed = async <T>(stage: Exclude<keyof StageTimings, "total">, fn: () => Promise<T> | T): Promise<T> => {
     const t0 = performance.now();
@@ -75,11 +80,13 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
     records = await timed("challenge", () => challengeStage(market, records, ports.adapters));
     evaluation = await timed("evaluate", () => evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator));
   }
-  const resolved = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.reputation, config));
-  const write = await timed("write", () => writeStage(resolved.plan, ports.writer));
+  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.reputation, config));
+  records = await timed("review", () => reviewStage(market, records, decision, ports.adapters));
+  const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
+  const write = await timed("write", () => writeStage(sealed.plan, ports.writer));
   timings.total = performance.now() - start;
 
-  const outcome: ResolutionOutcome = resolved.decision?.outcome ?? { kind: "no-quorum", answered: quorum.answered, required: quorum.required };
+  const outcome: ResolutionOutcome = decision?.outcome ?? { kind: "no-quorum", answered: quorum.answered, required: quorum.required };
   return {
     marketId,
     outcome,
@@ -87,10 +94,10 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
     records,
     quorum,
     ...(evaluation !== undefined ? { evaluation } : {}),
-    ...(resolved.decision !== undefined ? { decision: resolved.decision } : {}),
-    bundle: resolved.bundle,
-    bundleHash: resolved.bundle.hash,
-    ...(resolved.plan !== undefined ? { plan: resolved.plan } : {}),
+    ...(decision !== undefined ? { decision } : {}),
+    bundle: sealed.bundle,
+    bundleHash: sealed.bundle.hash,
+    ...(sealed.plan !== undefined ? { plan: sealed.plan } : {}),
     write,
     timings,
   };

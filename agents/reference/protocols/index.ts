@@ -3,6 +3,7 @@ import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "./cresolver.js";
 import { factagoraProtocol } from "./factagora.js";
 import { aiOlympicsProtocol } from "./ai-olympics.js";
+import { roundtableProtocol } from "./roundtable.js";
 import type { ProtocolModule } from "./types.js";
 
 export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {
@@ -10,6 +11,7 @@ export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {
   factagora: factagoraProtocol,
   agora: agoraProtocol,
   "ai-olympics": aiOlympicsProtocol,
+  roundtable: roundtableProtocol,
 };
 
 export type { ProtocolModule, ProtocolContext, AgentInfo } from "./types.js";

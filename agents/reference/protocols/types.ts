@@ -10,13 +10,13 @@ export interface AgentInfo {
   persona: PersonaName;
 }
 
-/** How the agent authenticates the platform's requests (each protocol uses the part it needs). */
+/** Credentials the agent expects from the platform; each protocol module checks the ones its spec uses. */
 export interface AgentAuth {
-  /** Expected `Authorization: Bearer <token>` (compared in constant time). */
+  /** `Authorization: Bearer <token>` (round-table, Factagora). */
   bearerToken?: string;
-  /** JWKS URL to verify platform JWTs against. */
+  /** JWKS URL to verify JWTs against (Agora). */
   jwksUrl?: string;
-  /** Shared secret for HMAC-signed requests. */
+  /** HMAC-SHA256 secret for signed requests (AI Olympics). */
   hmacSecret?: string;
 }
 

@@ -188,7 +188,8 @@ describe("cresolver adapter", () => {
 
   it("registry selects adapters by protocol, case-insensitively", () => {
     const registry = createAdapterRegistry(defaultAdapters({ http }));
-    expect(registry.protocols).toContain("cresolver");
+    expect(registry.protocols[0]).toBe("cresolver");
+    expect(registry.protocols).toContain("roundtable");
     expect(registry.get("CREsolver")?.protocol).toBe("cresolver");
     for (const p of registry.protocols) expect(registry.get(p.toUpperCase())?.protocol).toBe(p);
     expect(registry.get("no-such-protocol")).toBeUndefined();

@@ -90,7 +90,7 @@ describe("runResolution", () => {
     expect(info.status).toBe(3); // Resolved
     expect(info.outcome).toBe(true);
     expect(info.bundleHash).toBe(result.bundleHash);
-    expect(Object.keys(result.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "write", "total"]);
+    expect(Object.keys(result.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "review", "bundle", "write", "total"]);
   });
 
   it("stops with a PipelineError when the market cannot be read (unknown id) or is already resolved", async () => {

@@ -1,5 +1,5 @@
 /**
- * Stage 8 — write: hands the SettlementPlan to the ResolutionWriter port (on-chain:
+ * Stage 10 — write: hands the SettlementPlan to the ResolutionWriter port (on-chain:
  * IResolutionMarket.resolveMarket). Only resolved markets are written here; what to do on-chain for
  * no-quorum / no-margin is decided by later issues. A failed write is reported, not thrown: the
  * bundle and plan stay valid and the caller can retry the write.

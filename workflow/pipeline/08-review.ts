@@ -1,0 +1,64 @@
+/**
+ * Stage 8 — review: the computed resolution is shown, before it is written, to every answering worker
+ * whose protocol adapter implements the optional `review` (today: round-table `/vote`), all at once.
+ * Each verdict (approve/dissent, conditions) or failure is recorded on the worker's record and so in
+ * the bundle (09-bundle.ts).
+ *
+ * Reviews are advisory: they never change the outcome, the weights or the scores (the vote already
+ * happened on the evaluated answers; letting a reviewer veto would hand a single worker a cheap way to
+ * stall every market). A failing or throwing reviewer is recorded and never stops the run. Only
+ * resolved markets are reviewed: without a resolution there is nothing to approve. The deadline of each
+ * call is the adapter's own (round-table: 120 s).
+ */
+import type { AdapterRegistry } from "../adapters/index.js";
+import { canonicalJson } from "../core/bundle.js";
+import type { CallResult, MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
+import type { ResolutionDecision } from "../core/vote.js";
+import { errorName } from "./errors.js";
+
+/** The proposal every reviewer sees (identical for all), or undefined when the market did not resolve. */
+export function reviewProposal(market: MarketSnapshot, records: readonly WorkerRecord[], decision: ResolutionDecision | undefined): ReviewProposal | undefined {
+  if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
+  const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
+  const findings = records
+    .filter((r) => r.answer !== undefined)
+    .map((r): PeerFinding => {
+      const a = r.answer!;
+      return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
+    })
+    .map((finding) => ({ finding, key: canonicalJson(finding) }))
+    .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+    .map((x) => x.finding);
+  return {
+    ask: { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context },
+    resolution: decision.outcome.resolution,
+    tally: { yesWeight, noWeight, margin, yesVoters, noVoters },
+    findings,
+  };
+}
+
+export async function reviewStage(
+  market: MarketSnapshot,
+  records: readonly WorkerRecord[],
+  decision: ResolutionDecision | undefined,
+  adapters: AdapterRegistry,
+): Promise<WorkerRecord[]> {
+  const proposal = reviewProposal(market, records, decision);
+  if (proposal === undefined) return records.map((r) => ({ ...r }));
+  return Promise.all(
+    records.map(async (record): Promise<WorkerRecord> => {
+      if (record.answer === undefined || record.endpoint === undefined) return { ...record };
+      const adapter = adapters.get(record.endpoint.protocol);
+      if (adapter?.review === undefined) return { ...record };
+      let result: CallResult<ReviewVerdict>;
+      try {
+        result = await adapter.review(record.endpoint, record.seat, proposal);
+      } catch (error) {
+        result = { ok: false, failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` }, latencyMs: 0, attempts: 0 };
+      }
+      return result.ok
+        ? { ...record, review: result.value, reviewLatencyMs: result.latencyMs }
+        : { ...record, reviewFailure: result.failure, reviewLatencyMs: result.latencyMs };
+    }),
+  );
+}
