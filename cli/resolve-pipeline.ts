@@ -5,36 +5,13 @@
  * in ResolutionRequested is refused), calls a ResolvePipeline, and writes its decision with the
  * chain layer's resolution writer (resolveMarket or settleInvalid). The pipeline decides; it must
  * not write. `--plan <file>` swaps in a pipeline that returns a precomputed decision.
- *
- * To plug in the workflow (main: workflow/setup.ts + workflow/pipeline/run.ts), pass this as
- * `resolvePipeline` (or make it `defaultResolvePipeline`). Checked against main at 10:25 UTC: it
- * type-checks and resolved a market of 3 loopback reference agents end to end (quorum 3/3, written):
- *
- *   import type { PublicClient } from "viem";
- *   import { createPipelinePorts } from "../workflow/setup.js";
- *   import { runResolution } from "../workflow/pipeline/run.js";
- *
- *   export const workflowResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, options }) => {
- *     const { ports, close } = createPipelinePorts({
- *       publicClient: ctx.publicClient as unknown as PublicClient,   // no walletClient: the CLI writes
- *       marketAddress: market,
- *       identityRegistry: identity,
- *       http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
- *       evaluator: { kind: "rubric" },                                  // or the llm config when options.evaluator === "llm"
- *     });
- *     try {
- *       const run = await runResolution(marketId, ports);
- *       const summary = { outcome: run.outcome, quorum: run.quorum };
- *       if (run.plan) return { kind: "resolve", plan: run.plan, bundle: run.bundle, summary };
- *       return { kind: "invalid", bundleHash: run.bundleHash, reason: run.outcome.kind, bundle: run.bundle, summary };
- *     } finally {
- *       await close();
- *     }
- *   };
  */
 import type { Address, Hex } from "viem";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import type { SettlementPlanLike } from "../workflow/chain/writer.js";
+import { runResolution } from "../workflow/pipeline/run.js";
+import { createPipelinePorts } from "../workflow/setup.js";
+import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import { CliError } from "./errors.js";
 
 export interface ResolveInput {
@@ -65,6 +42,42 @@ export type ResolveDecision =
 
 export type ResolvePipeline = (input: ResolveInput) => Promise<ResolveDecision>;
 
-export const defaultResolvePipeline: ResolvePipeline = async () => {
-  throw new CliError("the resolution workflow is not wired into this build yet: pass --plan <file> with a precomputed settlement plan", 1);
+/** The LLM evaluator's endpoint from the environment (any OpenAI-compatible server). */
+export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
+  const model = env.CRESOLVER_EVAL_MODEL;
+  if (model === undefined || model === "") throw new CliError("--evaluator llm needs CRESOLVER_EVAL_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for the endpoint)");
+  const baseURL = env.OPENAI_BASE_URL;
+  if (baseURL === undefined || baseURL === "") throw new CliError("--evaluator llm needs OPENAI_BASE_URL (the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1)");
+  return { kind: "llm", model, baseURL, apiKey: env.OPENAI_API_KEY ?? "" };
+}
+
+/** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
+export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, note, options }) => {
+  const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
+  const { ports, close } = createPipelinePorts({
+    ctx: readOnly,
+    marketAddress: market,
+    identityRegistry: identity,
+    http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
+    evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
+  });
+  try {
+    note(`market ${marketId}: asking, challenging and evaluating its workers`);
+    const run = await runResolution(marketId, ports);
+    const summary = {
+      outcome: run.outcome,
+      quorum: { n: run.quorum.n, required: run.quorum.required, answered: run.quorum.answered },
+      workers: run.records.map((r, i) => ({
+        address: r.seat.address,
+        agentId: r.seat.agentId.toString(),
+        determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
+        failure: (r.discoveryFailure ?? r.askFailure)?.kind ?? null,
+        weight: run.plan?.weights[i]?.toString() ?? "0",
+      })),
+    };
+    if (run.plan !== undefined) return { kind: "resolve", plan: run.plan, bundle: run.bundle.json, summary };
+    return { kind: "invalid", bundleHash: run.bundleHash, reason: run.outcome.kind, bundle: run.bundle.json, summary };
+  } finally {
+    await close();
+  }
 };

@@ -99,7 +99,9 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       const summary = decision.summary ?? {};
       if (opts.bundleOut !== undefined) {
         if (decision.bundle === undefined) throw new CliError("--bundle-out: this decision carries no bundle");
-        writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), `${JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2)}\n`);
+        // The canonical JSON text as hashed (keccak256 of these bytes is the on-chain bundle hash).
+        const text = typeof decision.bundle === "string" ? decision.bundle : JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2);
+        writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), text);
       }
       if (opts.dryRun) {
         rt.emit({ marketId, status: "dry-run", decision: decision.kind, ...(decision.kind === "resolve" ? { plan: decision.plan } : { bundleHash: decision.bundleHash, reason: decision.reason }), ...summary }, `market ${marketId}: would ${decision.kind === "resolve" ? `resolve ${decision.plan.resolution ? "YES" : "NO"}` : `settle invalid (${decision.reason})`}`);

@@ -9,7 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEther, type Address, type Hex } from "viem";
+import { keccak256, parseEther, toBytes, type Address, type Hex } from "viem";
+import { createReferenceAgent } from "../../../agents/reference/server.js";
+import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
@@ -200,9 +202,41 @@ describe("bad input is refused before anything is sent", () => {
 });
 
 describe("resolve seam", () => {
-  it("without a wired workflow, says so", async () => {
-    const marketId = await frozenMarket();
-    await refuses(["resolve", String(marketId)], /resolution workflow is not wired/, { key: hardhatKey(0), code: 1 });
+  it("runs the workflow against real reference agents and writes its decision; loopback agents need --allow-loopback", async () => {
+    const agents = await Promise.all(
+      (["analyst", "analyst", "skeptic"] as const).map(async (persona) => {
+        const agent = createReferenceAgent({ persona });
+        return { agent, url: await agent.start({ host: "127.0.0.1", port: 0 }) };
+      }),
+    );
+    try {
+      const { marketId } = await createMarket(owner, market, "Will the reference panel resolve this market?", (await now()) + 100n, parseEther("1"));
+      for (const [i, a] of agents.entries()) {
+        const worker = withKey(owner, hardhatKey(10 + i));
+        const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `panel ${i}`, endpoint: a.url }));
+        const { agentId } = await registerAgent(worker, identity, uri);
+        await joinMarket(worker, market, marketId, agentId, parseEther("0.01"));
+      }
+      await provider.request({ method: "evm_increaseTime", params: [101] });
+      await provider.request({ method: "evm_mine", params: [] });
+      await requestResolution(owner, market, marketId);
+
+      // Without --allow-loopback the destination guard refuses every agent: no quorum, settled invalid.
+      const dry = await cresolver(["resolve", String(marketId), "--dry-run"], { key: hardhatKey(0) });
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.json).toMatchObject({ status: "dry-run", decision: "invalid", outcome: { kind: "no-quorum", answered: 0 } });
+
+      const r = await cresolver(["resolve", String(marketId), "--allow-loopback", "--bundle-out", "bundle.json"], { key: hardhatKey(0) });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json).toMatchObject({ status: "written", decision: "resolve", quorum: { n: 3, answered: 3 } });
+      const state = await readMarketState(owner, market, marketId);
+      expect(state.statusName).toBe("Resolved");
+      // The bundle file holds the exact bytes whose keccak256 is on-chain.
+      expect(keccak256(toBytes(readFileSync(join(dir, "bundle.json"), "utf8")))).toBe(state.bundleHash);
+      expect(state.workers.every((w) => w.reputation!.count === 1n)).toBe(true);
+    } finally {
+      await Promise.all(agents.map((a) => a.agent.close()));
+    }
   });
 
   it("writes what an injected pipeline decides (resolve, then skip), and settles invalid decisions", async () => {

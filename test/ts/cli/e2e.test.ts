@@ -1,7 +1,7 @@
 /**
  * End to end: the `cresolver` CLI as subprocesses with --json against a `hardhat node` on
  * 127.0.0.1 — deploy → register → create → join → request → resolve (a precomputed plan through
- * `resolve --plan`; the workflow plugs in later) → status → withdraw, checking balances, market
+ * `resolve --plan`; the workflow itself is driven in commands.test.ts) → status → withdraw, checking balances, market
  * reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical registries present
  * at their testnet addresses). Needs `npx hardhat build`.
  */
