@@ -24,11 +24,10 @@ interface CheckOptions extends SecretFlags {
 
 const MAX_TIMEOUT_MS = 600_000;
 
-function renderReport(report: ConformanceReport, jwksUrl: string | undefined): string {
+function renderReport(report: ConformanceReport): string {
   const violations = report.findings.filter((f) => f.severity === "violation");
   const warnings = report.findings.filter((f) => f.severity === "warning");
   const lines = [`${report.protocol} conformance of ${report.url}: ${report.passed ? "PASS" : "FAIL"} (${violations.length} violation(s), ${warnings.length} warning(s))`];
-  if (jwksUrl !== undefined) lines.push(`sample tokens signed with the key published at ${jwksUrl}`);
   const width = Math.max(0, ...report.findings.map((f) => f.rule.length));
   if (violations.length > 0) lines.push("violations:", ...violations.map((f) => `  ${f.rule.padEnd(width)}  ${f.message}`));
   if (warnings.length > 0) lines.push("warnings:", ...warnings.map((f) => `  ${f.rule.padEnd(width)}  ${f.message}`));
@@ -105,7 +104,12 @@ export function checkCommand(runtime: () => Runtime): Command {
       } finally {
         await signer?.close();
       }
-      rt.emit({ ...report, ...(signer !== undefined ? { jwksUrl: signer.jwksUrl } : {}) }, renderReport(report, signer?.jwksUrl));
+      rt.emit({ ...report, ...(signer !== undefined ? { jwksUrl: signer.jwksUrl } : {}) }, renderReport(report));
+      if (signer !== undefined && report.findings.some((f) => /\b401\b|refused authori[sz]ation/.test(f.message) && !/-refused$/.test(f.rule))) {
+        rt.io.stderr(
+          `agent check: the agent refused the check's own tokens: start it with --jwks-url ${signer.jwksUrl}; an agent that cached another key refetches at most every 30 s, so use --signing-key-file for repeated checks\n`,
+        );
+      }
       const violated = [...new Set(report.findings.filter((f) => f.severity === "violation").map((f) => f.rule))];
       if (violated.length > 0) {
         const shown = violated.slice(0, 5).join(", ") + (violated.length > 5 ? ", …" : "");
