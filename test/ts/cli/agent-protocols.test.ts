@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
 import { run } from "../../../cli/program.js";
 import { CONFORMANCE_CHECKERS } from "../../../workflow/conformance/index.js";
+import { SAMPLE_ROUND1 } from "../../../workflow/conformance/factagora.js";
+import { startStandIn } from "../agents/llm-standin.js";
 import { freePort, NODE, REPO } from "./helpers/processes.js";
 
 const TOKEN = "test-bearer-token-0123456789abcdef";
@@ -140,6 +142,28 @@ describe("agent serve --protocol / agent check against the reference agents", ()
     } finally {
       await agent.stop();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--mode llm: the engine uses OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_AGENT_MODEL from the environment", async () => {
+    const standIn = await startStandIn();
+    standIn.reply = () => ({
+      content: JSON.stringify({ determination: false, confidence: 0.64, evidence: "No lab has demonstrated general capability; timelines keep slipping.", sources: ["https://example.org/agi-survey"] }),
+    });
+    const apiKey = "sk-test-cli-llm-0123456789abcdef";
+    const env = { ...BASE_ENV, OPENAI_BASE_URL: standIn.baseURL, OPENAI_API_KEY: apiKey, CRESOLVER_AGENT_MODEL: "standin-model" };
+    const agent = await serve(["--protocol", "factagora", "--mode", "llm", "--bearer-token-env", "MY_TOKEN"], env);
+    try {
+      expect(agent.info).toMatchObject({ protocol: "factagora", mode: "llm" });
+      const res = await fetch(agent.info.endpoint, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(SAMPLE_ROUND1) });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { position: string }).position).toBe("NO");
+      expect(standIn.requests).toHaveLength(1);
+      expect(standIn.requests[0]).toMatchObject({ url: "/v1/chat/completions", authorization: `Bearer ${apiKey}`, body: { model: "standin-model" } });
+    } finally {
+      const out = await agent.stop();
+      expect(out.stdout + out.stderr).not.toContain(apiKey);
+      await standIn.close();
     }
   });
 
