@@ -42,6 +42,7 @@ function renderReport(report: ConformanceReport): string {
 export function checkCommand(runtime: () => Runtime): Command {
   const protocols = Object.keys(CONFORMANCE_CHECKERS);
   return new Command("check")
+    .summary("check an agent against its protocol's spec (exit 1 on a violation)")
     .description(
       "Check an agent against its protocol's spec: sends the protocol's sample requests and bad-auth requests, reports every violation (rule id + message), quality warnings and response times. " +
         "Exit 0 without violations, 1 with any, 2 on bad input. " +

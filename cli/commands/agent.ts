@@ -96,6 +96,7 @@ interface ServeOptions extends SecretFlags {
 function serve(runtime: () => Runtime): Command {
   const protocols = Object.keys(PROTOCOLS);
   return new Command("serve")
+    .summary("run the reference worker agent for any protocol")
     .description(
       `Run the reference worker agent for any protocol (${protocols.join(", ")}) until SIGINT/SIGTERM. Prints the bound URL and the endpoint to register. ` +
         `Secrets come from environment variables: --bearer-token-env / --hmac-secret-env name the variable (default ${AGENT_ENV.bearerToken} / ${AGENT_ENV.hmacSecret}). ` +
