@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { ChainError } from "../workflow/chain/errors.js";
+import { agentSecretsInEnv } from "./agent-auth.js";
 import { agentCommand } from "./commands/agent.js";
 import { deployCommand } from "./commands/deploy.js";
 import { marketCommand } from "./commands/market.js";
@@ -63,7 +64,7 @@ function scrub(text: string, secrets: string[]): string {
   for (const s of secrets) {
     const hex = s.replace(/^0x/i, "");
     if (hex.length < 16) continue;
-    out = out.split(new RegExp(hex.replace(/[^0-9a-zA-Z]/g, ""), "gi")).join("[redacted]");
+    out = out.split(new RegExp(hex.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi")).join("[redacted]");
   }
   return out;
 }
@@ -76,6 +77,7 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
       if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });
+  secrets.push(...agentSecretsInEnv(argv, env));
   return secrets;
 }
 

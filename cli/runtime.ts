@@ -15,6 +15,8 @@ export interface Io {
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** Stops long-running commands (agent serve) like SIGINT/SIGTERM do; for in-process callers and tests. */
+  signal?: AbortSignal;
 }
 
 export interface GlobalOptions {

@@ -4,7 +4,11 @@ import { registerAgent, setAgentWallet } from "../../workflow/chain/actions.js";
 import { buildRegistrationFile, checkHttpEndpoint, encodeRegistrationDataUri, isRegistrationError } from "../../workflow/registration/index.js";
 import { isPersonaName } from "../../agents/reference/engine/personas.js";
 import { PERSONAS } from "../../agents/reference/engine/types.js";
+import { PROTOCOLS } from "../../agents/reference/protocols/index.js";
+import type { AgentAuth } from "../../agents/reference/protocols/types.js";
 import { createReferenceAgent } from "../../agents/reference/server.js";
+import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, type SecretFlags } from "../agent-auth.js";
+import { checkCommand } from "./agent-check.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
@@ -74,47 +78,115 @@ function setWallet(runtime: () => Runtime): Command {
     });
 }
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+interface ServeOptions extends SecretFlags {
+  protocol: string;
+  persona: string;
+  mode: "offline" | "llm";
+  port: string;
+  host: string;
+  name?: string;
+  logLevel: string;
+  jwksUrl?: string;
+  agentId?: string;
+  agoraStreamUrl?: string;
+}
+
 function serve(runtime: () => Runtime): Command {
+  const protocols = Object.keys(PROTOCOLS);
   return new Command("serve")
-    .description("Run the reference worker agent (CRE A2A: POST /a2a/resolve, POST /a2a/challenge, GET /health) until SIGINT/SIGTERM. LLM mode reads OPENAI_BASE_URL, OPENAI_API_KEY, CRESOLVER_AGENT_MODEL.")
+    .summary("run the reference worker agent for any protocol")
+    .description(
+      `Run the reference worker agent for any protocol (${protocols.join(", ")}) until SIGINT/SIGTERM. Prints the bound URL and the endpoint to register. ` +
+        `Secrets come from environment variables: --bearer-token-env / --hmac-secret-env name the variable (default ${AGENT_ENV.bearerToken} / ${AGENT_ENV.hmacSecret}). ` +
+        "LLM mode reads OPENAI_BASE_URL, OPENAI_API_KEY, CRESOLVER_AGENT_MODEL.",
+    )
+    .addOption(new Option("--protocol <name>", "wire protocol to serve").choices(protocols).default("cresolver"))
     .addOption(new Option("--persona <name>", "answer persona").choices([...PERSONAS]).default("analyst"))
     .addOption(new Option("--mode <mode>", "answer engine").choices(["offline", "llm"]).default("offline"))
     .option("--port <n>", "port (0 = ephemeral)", "0")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--name <name>", "name reported by /health")
     .option("--log-level <level>", "pino log level (logs go to stderr)", "info")
-    .action(async (opts: { persona: string; mode: "offline" | "llm"; port: string; host: string; name?: string; logLevel: string }) => {
+    .option("--bearer-token-env <VAR>", `environment variable holding the bearer token the platform must send (factagora; optional for others) (default ${AGENT_ENV.bearerToken})`)
+    .option("--hmac-secret-env <VAR>", `environment variable holding the HMAC secret (ai-olympics) (default ${AGENT_ENV.hmacSecret})`)
+    .option("--jwks-url <url>", "JWKS URL of the platform whose JWTs the agent accepts (agora), e.g. http://127.0.0.1:8090/.well-known/jwks.json")
+    .option("--agent-id <id>", "the agent's ERC-8004 id (agora: tokens must name it)")
+    .option("--agora-stream-url <url>", "ws:// or wss:// base URL of the platform's event stream (agora; events are streamed when set)")
+    .action(async (opts: ServeOptions) => {
       const rt = runtime();
-      if (!/^[0-9]+$/.test(opts.port) || Number(opts.port) > 65_535) throw new CliError(`--port must be an integer in 0..65535, got "${opts.port.slice(0, 20)}"`);
+      const port = parsePortFlag(opts.port, "--port");
       if (!isPersonaName(opts.persona)) throw new CliError(`--persona must be one of ${PERSONAS.join(", ")}`);
-      if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(opts.logLevel)) throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
+      if (!LOG_LEVELS.includes(opts.logLevel)) throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
+      const module = PROTOCOLS[opts.protocol];
+      if (module === undefined) throw new CliError(`--protocol must be one of ${protocols.join(", ")}`);
+      const secrets = readAgentSecrets(rt.io.env, opts);
+      const auth: AgentAuth = { ...secrets, ...(opts.jwksUrl !== undefined ? { jwksUrl: parseUrlFlag(opts.jwksUrl, "--jwks-url", ["http:", "https:"]).toString() } : {}) };
+      const agentId = parseAgentIdFlag(opts.agentId);
+      const agoraStreamUrl = opts.agoraStreamUrl !== undefined ? parseUrlFlag(opts.agoraStreamUrl, "--agora-stream-url", ["ws:", "wss:"]).toString().replace(/\/+$/, "") : undefined;
+      if (module.requiredAuth !== undefined && auth[module.requiredAuth] === undefined) {
+        throw new CliError(`protocol ${opts.protocol} needs ${AUTH_FLAG[module.requiredAuth]}`);
+      }
       const model = rt.io.env.CRESOLVER_AGENT_MODEL;
       if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
-      const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", "*.apiKey"] }, destination(2));
+      const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", 'req.headers["x-ai-olympics-signature"]', "*.apiKey"] }, destination(2));
       const agent = createReferenceAgent({
+        protocol: opts.protocol,
         persona: opts.persona,
         mode: opts.mode,
         ...(opts.name !== undefined ? { name: opts.name } : {}),
         ...(opts.mode === "llm"
           ? { llm: { model: model as string, ...(rt.io.env.OPENAI_BASE_URL ? { baseURL: rt.io.env.OPENAI_BASE_URL } : {}), ...(rt.io.env.OPENAI_API_KEY ? { apiKey: rt.io.env.OPENAI_API_KEY } : {}) } }
           : {}),
+        ...(Object.keys(auth).length > 0 ? { auth } : {}),
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(agoraStreamUrl !== undefined ? { agoraStreamUrl } : {}),
         logger,
       });
-      const url = await agent.start({ host: opts.host, port: Number(opts.port) });
-      rt.emit({ url, ...agent.info }, url);
+      // Registration errors (a protocol refusing its configuration) are bad input; listen errors are not.
+      try {
+        await agent.app.ready();
+      } catch (error) {
+        await agent.close().catch(() => undefined);
+        throw new CliError(`protocol ${opts.protocol}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      let url: string;
+      try {
+        url = await agent.start({ host: opts.host, port });
+      } catch (error) {
+        await agent.close().catch(() => undefined);
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new CliError(`cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`, 1);
+      }
+      const endpoint = `${url}${module.endpointPath ?? ""}`;
+      rt.emit(
+        { url, endpoint, protocol: agent.info.protocol, persona: agent.info.persona, mode: agent.info.mode, name: agent.info.name },
+        `${url}\nendpoint ${endpoint} (protocol ${agent.info.protocol}, ${agent.info.persona}, ${agent.info.mode}): register it with \`cresolver agent register --endpoint ${endpoint} --protocol ${agent.info.protocol}\``,
+      );
       await new Promise<void>((resolveStop) => {
-        const stop = (signal: NodeJS.Signals) => {
-          logger.info({ signal }, "shutting down");
+        const signal = rt.io.signal;
+        const stop = (reason: string) => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          signal?.removeEventListener("abort", onAbort);
+          logger.info({ signal: reason }, "shutting down");
           const force = setTimeout(() => process.exit(1), 5_000);
           force.unref();
-          void agent.close().then(() => resolveStop());
+          void agent.close().then(() => {
+            clearTimeout(force);
+            resolveStop();
+          });
         };
+        const onAbort = () => stop("abort");
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
+        if (signal?.aborted) stop("abort");
+        else signal?.addEventListener("abort", onAbort, { once: true });
       });
     });
 }
 
 export function agentCommand(runtime: () => Runtime): Command {
-  return new Command("agent").description("ERC-8004 worker agents: register, bind a wallet, run the reference agent").addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime));
+  return new Command("agent").description("ERC-8004 worker agents: register, bind a wallet, run the reference agent, check an agent's protocol conformance").addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
 }

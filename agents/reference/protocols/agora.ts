@@ -143,6 +143,8 @@ async function streamEvents(baseUrl: string, matchId: string, token: string, eve
 
 export const agoraProtocol: ProtocolModule = {
   protocol: "agora",
+  endpointPath: "/agora",
+  requiredAuth: "jwksUrl",
   register(app, ctx: ProtocolContext) {
     const jwksUrl = ctx.auth?.jwksUrl;
     const keys = jwksUrl !== undefined ? remoteAgoraKeys(jwksUrl) : undefined;

@@ -168,6 +168,8 @@ function findingResult(f: Finding): Record<string, unknown> {
 export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}): ProtocolModule {
   return {
     protocol: "ai-olympics",
+    endpointPath: "/webhook",
+    requiredAuth: "hmacSecret",
     register(app: FastifyInstance, ctx: ProtocolContext) {
       const secret = ctx.auth?.hmacSecret;
       if (secret === undefined || secret === "") throw new Error('protocol "ai-olympics" needs auth.hmacSecret (the webhook secret)');

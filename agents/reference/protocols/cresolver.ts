@@ -77,6 +77,7 @@ function noRecordReplies(challenges: string[], marketId: bigint | undefined): st
 
 export const cresolverProtocol: ProtocolModule = {
   protocol: "cresolver",
+  endpointPath: "",
   register(app, ctx: ProtocolContext) {
     app.post("/a2a/resolve", async (request) => {
       const body = parseBody(ResolveRequest, request.body);

@@ -212,6 +212,8 @@ function specError(reply: FastifyReply, status: number, error: string, message: 
 
 export const factagoraProtocol: ProtocolModule = {
   protocol: "factagora",
+  endpointPath: WEBHOOK_PATH,
+  requiredAuth: "bearerToken",
   register(app, ctx: ProtocolContext) {
     const token = ctx.auth?.bearerToken;
     if (token === undefined || token === "") throw new Error("the factagora protocol needs auth.bearerToken (the platform authenticates every request with it)");

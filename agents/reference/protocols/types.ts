@@ -35,6 +35,16 @@ export interface ProtocolContext {
 export interface ProtocolModule {
   /** The registration file's service `protocol` value, e.g. "cresolver". */
   readonly protocol: string;
+  /**
+   * Path of the endpoint to register, relative to the agent's base URL: "" (the base URL itself, the
+   * default) or e.g. "/webhook". `cresolver agent serve` prints base + endpointPath.
+   */
+  readonly endpointPath?: string;
+  /**
+   * The credential the protocol's spec makes mandatory, if any. `cresolver agent serve` refuses to start
+   * without it (the module itself may still accept its absence, e.g. for development).
+   */
+  readonly requiredAuth?: keyof AgentAuth;
   /** Adds the protocol's routes (and any auth hooks, inside its own encapsulated plugin). */
   register(app: FastifyInstance, ctx: ProtocolContext): Promise<void> | void;
 }
