@@ -9,11 +9,13 @@ import { agoraConformanceChecker } from "./agora.js";
 import { checkAiOlympics } from "./ai-olympics.js";
 import { checkCresolver } from "./cresolver.js";
 import { checkFactagora } from "./factagora.js";
+import { checkRoundtable } from "./roundtable.js";
 import type { ConformanceCheckOptions, ConformanceChecker } from "./types.js";
 
 export const CONFORMANCE_CHECKERS: Readonly<Record<string, ConformanceChecker>> = {
   cresolver: checkCresolver,
   factagora: checkFactagora,
+  roundtable: checkRoundtable,
   agora: agoraConformanceChecker,
   "ai-olympics": checkAiOlympics,
 };
