@@ -2,6 +2,7 @@
  * The resolver daemon: watches ResolutionRequested, keeps durable state in SQLite, runs one job per market
  * through the ResolveJob seam, serves an HTTP API. `cresolver daemon` calls startDaemon.
  */
+import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createPublicClient, http, type PublicClient } from "viem";
 import { buildApi } from "./api.js";
@@ -30,6 +31,11 @@ export interface DaemonDeps {
   logger?: Logger;
   /** Pass the same object to the pipeline so that its recordAgentCall lands in this daemon's /metrics. */
   metrics?: DaemonMetrics;
+  /**
+   * Called once the signing key is loaded and the API is built, before it listens and before any job runs:
+   * mount extra routes/plugins (e.g. the Agora event stream) and pick up the signing key for the seams.
+   */
+  registerApiPlugins?: (app: FastifyInstance, context: { signingKey: SigningKey; store: Store; chainId: number }) => Promise<void> | void;
 }
 
 export interface DaemonHandle {
@@ -137,6 +143,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       triggerStatus: () => trigger.status(),
       onManual: () => runner.poke(),
     });
+    if (deps.registerApiPlugins) await deps.registerApiPlugins(api, { signingKey, store, chainId });
     await api.listen({ host: config.apiHost, port: config.apiPort });
     const addr = api.server.address();
     if (!addr || typeof addr === "string") throw new Error("API did not bind a TCP port");

@@ -1,0 +1,281 @@
+/**
+ * The production daemon in one call: `startResolverDaemon(options)` is what `cresolver daemon`, the demo
+ * and the end-to-end tests run.
+ *
+ * - Chain: the resolver's ChainContext from `{ rpcUrl, privateKey }` (workflow/chain/clients.ts `connect`,
+ *   retrying transport) or a given `ctx` (must carry the resolver's wallet). The daemon's trigger polls with
+ *   its own non-retrying client on `rpcUrl` (it has its own backoff), or with `ctx.publicClient` when no URL
+ *   is given (in-process providers).
+ * - Seams: one `createPipelineSeams` per watched market contract, created on the first job of that contract
+ *   and cached, with the daemon's `recordAgentCall` (agent latencies by protocol in `/metrics`).
+ * - Agora Arena: match tokens are signed with the daemon's own ES256 key (daemon/keys.ts, kept in the
+ *   SQLite file), so agents verify them against the daemon's `/.well-known/jwks.json`; the AAP event stream
+ *   (`agoraStreamPlugin`, `GET /agora/matches/:matchId/events`, WebSocket) is mounted on the daemon's API
+ *   and verifies the presented match token locally against the same public key; streamed events go to one
+ *   `AgoraEventStore` that the agora adapter reads into the bundle.
+ * - Credentials: per-agent bearer tokens / HMAC secrets (`{ "<agentId>": { bearerToken?, hmacSecret? } }`,
+ *   validated by the credential schema) stay in memory; nothing here logs them, the private key or the RPC URL.
+ *
+ * `close()` stops the daemon (graceful: running jobs get `shutdownGraceMs`) and then releases the seams'
+ * HTTP connection pools. Signals are NOT handled here by default (`handleSignals: false`): the caller (the
+ * CLI) installs its own SIGTERM/SIGINT handlers and calls `close()`.
+ */
+import { createLocalJWKSet } from "jose";
+import type { Logger } from "pino";
+import type { Address, Hex, PublicClient } from "viem";
+import { verifyAgoraToken, type AgoraTokenSigner, DEFAULT_AGORA_TOKEN_TTL_SECONDS } from "../workflow/adapters/agora-jwt.js";
+import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../workflow/adapters/agora-stream.js";
+import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
+import { type AgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
+import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
+import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
+import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
+import type { SafeHttpConfig } from "../workflow/http/index.js";
+import type { ResolutionConfig } from "../workflow/ports.js";
+import { type DaemonConfigInput, parseDaemonConfig } from "./config.js";
+import { createLogger, type DaemonHandle, sanitizeError, startDaemon } from "./index.js";
+import type { SigningKey } from "./keys.js";
+import { createMetrics } from "./metrics.js";
+import { createPipelineSeams, type PipelineSeams } from "./seams.js";
+
+export type MarketOption = Address | `0x${string}` | { address: Address | `0x${string}`; startBlock?: number | bigint };
+
+export interface ResolverDaemonOptions {
+  /** JSON-RPC endpoint (secret: never logged). Required unless `ctx` is given. */
+  rpcUrl?: string;
+  /** A ready chain context with the resolver's wallet (e.g. `connectProvider` over an in-process chain). */
+  ctx?: ChainContext;
+  /** The resolver's key (a resolver of every watched market). Required with `rpcUrl`; ignored with `ctx`. */
+  privateKey?: Hex;
+  /** Retry policy of the chain context built from `rpcUrl` (pipeline reads and writes). */
+  rpcRetry?: RetryOptions;
+  /** ResolutionMarket contracts to watch. */
+  markets: MarketOption[];
+  /** Default: each market's identityRegistry(). */
+  identityRegistry?: Address;
+  /** SQLite file (created 0600). */
+  dbPath: string;
+
+  // --- daemon (daemon/config.ts; defaults there)
+  apiHost?: string;
+  /** 0 = any free port. */
+  apiPort?: number;
+  /** Bearer of POST /markets/:id/resolve (≥ 16 chars); without it manual triggers get 401. */
+  apiToken?: string;
+  confirmations?: number;
+  pollIntervalMs?: number;
+  maxBlockRange?: number;
+  startBlock?: number | bigint;
+  concurrency?: number;
+  maxAttempts?: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  jobTimeoutMs?: number;
+  shutdownGraceMs?: number;
+  instanceIndex?: number;
+  instanceCount?: number;
+  staggerMs?: number;
+  /** Let startDaemon install its own SIGTERM/SIGINT handlers (they do not close the seams). Default false. */
+  handleSignals?: boolean;
+
+  // --- pipeline
+  /** Per-agent secrets `{ "<agentId>": { bearerToken?, hmacSecret? } }` (validated) or a ready store. */
+  credentials?: Record<string, AgentCredentials> | CredentialStore;
+  /** Default: the rubric. */
+  evaluator?: EvaluatorConfig;
+  /** Outbound destination policy. Production: leave allowLoopback/allowPrivate unset. */
+  http?: SafeHttpConfig;
+  /** Worker call deadlines (defaults 30 s / 15 s). */
+  resolveTimeoutMs?: number;
+  challengeTimeoutMs?: number;
+  writer?: ResolutionWriterOptions;
+  resolution?: ResolutionConfig;
+  /** Agora adapter tuning (the signer and event store are the daemon's). */
+  agora?: Omit<AgoraAdapterConfig, "http" | "signer" | "eventSink"> & {
+    /** Lifetime of a match token. Default 300 s. */
+    tokenTtlSeconds?: number;
+    /** `iss` claim of match tokens (agents may pin it). Default none. */
+    issuer?: string;
+  };
+
+  // --- logs
+  logger?: Logger;
+  /** pino level when no logger is given. Default info. */
+  logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export interface ResolverDaemonHandle extends DaemonHandle {
+  /** The resolver's chain context (reads and writes of the pipeline). */
+  ctx: ChainContext;
+  /** The resolver's address. */
+  resolver: Address;
+  /** Where Agora agents verify match tokens: `${url}/.well-known/jwks.json`. */
+  jwksUrl: string;
+  /** WebSocket URL pattern of the Agora event stream (`:matchId` to be replaced). */
+  agoraStreamUrl: string;
+  agoraEvents: AgoraEventStore;
+  /** Stops the daemon, then releases the pipelines' HTTP pools. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** AgoraTokenSigner over the daemon's signing key: claims agent_id, match_id, expires_at = exp. */
+export function daemonAgoraSigner(key: SigningKey, ttlSeconds: number = DEFAULT_AGORA_TOKEN_TTL_SECONDS, issuer?: string): AgoraTokenSigner {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error("agora tokenTtlSeconds must be a positive integer");
+  return {
+    async sign(claims) {
+      const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
+      const payload: Record<string, unknown> = { agent_id: String(claims.agent_id), match_id: String(claims.match_id), expires_at: exp, exp };
+      if (issuer !== undefined) payload.iss = issuer;
+      return key.signJwt(payload);
+    },
+  };
+}
+
+function credentialStore(given: ResolverDaemonOptions["credentials"]): CredentialStore | undefined {
+  if (given === undefined) return undefined;
+  if (typeof (given as CredentialStore).forAgent === "function") return given as CredentialStore;
+  try {
+    return createCredentialStore(given);
+  } catch (err) {
+    // Never echo values: the zod issues name paths (agent ids and fields) only.
+    const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+    const detail = issues?.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ") ?? "invalid shape";
+    throw new Error(`invalid credentials: ${detail}`);
+  }
+}
+
+function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {
+  const credentials = credentialStore(options.credentials);
+  const markets = options.markets.map((m) =>
+    typeof m === "string" ? m : { address: m.address, ...(m.startBlock !== undefined ? { startBlock: Number(m.startBlock) } : {}) },
+  );
+  const daemonConfig: DaemonConfigInput = {
+    markets,
+    dbPath: options.dbPath,
+    handleSignals: options.handleSignals ?? false,
+    ...defined({
+      rpcUrl: options.rpcUrl,
+      apiHost: options.apiHost,
+      apiPort: options.apiPort,
+      apiToken: options.apiToken,
+      confirmations: options.confirmations,
+      pollIntervalMs: options.pollIntervalMs,
+      maxBlockRange: options.maxBlockRange,
+      startBlock: options.startBlock === undefined ? undefined : Number(options.startBlock),
+      concurrency: options.concurrency,
+      maxAttempts: options.maxAttempts,
+      backoffMs: options.backoffMs,
+      maxBackoffMs: options.maxBackoffMs,
+      jobTimeoutMs: options.jobTimeoutMs,
+      shutdownGraceMs: options.shutdownGraceMs,
+      instanceIndex: options.instanceIndex,
+      instanceCount: options.instanceCount,
+      staggerMs: options.staggerMs,
+      logLevel: options.logLevel,
+    }),
+  };
+  // Validate everything before touching the network (messages name keys, never values).
+  parseDaemonConfig(daemonConfig);
+
+  const secrets = [options.rpcUrl, options.privateKey, options.apiToken].filter((s): s is string => typeof s === "string" && s !== "");
+  let ctx: ChainContext;
+  if (options.ctx !== undefined) {
+    ctx = options.ctx;
+  } else {
+    if (options.rpcUrl === undefined) throw new Error("startResolverDaemon needs rpcUrl or ctx");
+    if (options.privateKey === undefined) throw new Error("startResolverDaemon needs the resolver's privateKey to write resolutions");
+    try {
+      ctx = await connect({ rpcUrl: options.rpcUrl, privateKey: options.privateKey, ...(options.rpcRetry ? { retry: options.rpcRetry } : {}) });
+    } catch (err) {
+      throw new Error(sanitizeError(err, secrets));
+    }
+  }
+  if (ctx.walletClient === undefined || ctx.account === undefined) throw new Error("startResolverDaemon needs a chain context with the resolver's key");
+
+  const logger = options.logger ?? createLogger(options.logLevel !== undefined ? { level: options.logLevel } : {});
+  const metrics = createMetrics();
+  const agoraEvents = new AgoraEventStore();
+  const { tokenTtlSeconds, issuer, ...agoraTuning } = options.agora ?? {};
+
+  // Set by registerApiPlugins, which startDaemon calls before the API listens and before any job runs.
+  let signingKey: SigningKey | undefined;
+  let closed = false;
+  const seams = new Map<string, PipelineSeams>();
+  const seamsFor = (market: `0x${string}`): PipelineSeams => {
+    const key = market.toLowerCase();
+    let s = seams.get(key);
+    if (s === undefined) {
+      if (closed) throw new Error("the resolver daemon is closing");
+      if (signingKey === undefined) throw new Error("the daemon's signing key is not loaded yet");
+      s = createPipelineSeams({
+        ctx,
+        market: market as Address,
+        recordAgentCall: metrics.recordAgentCall,
+        agora: { ...agoraTuning, signer: daemonAgoraSigner(signingKey, tokenTtlSeconds, issuer), eventSink: agoraEvents },
+        ...defined({
+          identityRegistry: options.identityRegistry,
+          http: options.http,
+          credentials,
+          evaluator: options.evaluator,
+          resolveTimeoutMs: options.resolveTimeoutMs,
+          challengeTimeoutMs: options.challengeTimeoutMs,
+          writer: options.writer,
+          resolution: options.resolution,
+        }),
+      });
+      seams.set(key, s);
+    }
+    return s;
+  };
+
+  const handle = await startDaemon(daemonConfig, {
+    ...(options.rpcUrl === undefined ? { publicClient: ctx.publicClient as unknown as PublicClient } : {}),
+    seamsFor,
+    logger,
+    metrics,
+    registerApiPlugins: async (app, { signingKey: key }) => {
+      signingKey = key;
+      const localKeys = createLocalJWKSet({ keys: [{ ...key.publicJwk }] });
+      const streamOptions: AgoraStreamOptions = {
+        store: agoraEvents,
+        verify: (token) => verifyAgoraToken(token, localKeys, issuer !== undefined ? { issuer } : {}),
+      };
+      await app.register(agoraStreamPlugin, streamOptions);
+    },
+  });
+  if (handle.chainId !== ctx.chainId) {
+    await handle.stop();
+    throw new Error(`the daemon's RPC is on chain ${handle.chainId} but the resolver's chain context is on chain ${ctx.chainId}`);
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      closed = true;
+      try {
+        await handle.stop();
+      } finally {
+        await Promise.allSettled([...seams.values()].map((s) => s.close()));
+      }
+    })();
+    return closing;
+  };
+
+  logger.info({ resolver: ctx.account.address, jwks: `${handle.url}/.well-known/jwks.json`, agoraStream: AGORA_STREAM_PATH }, "resolver daemon ready");
+
+  return {
+    ...handle,
+    // stop() on the handle also releases the pipelines, like close().
+    stop: close,
+    close,
+    ctx,
+    resolver: ctx.account.address,
+    jwksUrl: `${handle.url}/.well-known/jwks.json`,
+    agoraStreamUrl: `${handle.url.replace(/^http/, "ws")}${AGORA_STREAM_PATH}`,
+    agoraEvents,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * The production daemon (`startResolverDaemon`): real chain over HTTP, real SQLite file in a temp dir, the
+ * real pipeline and chain writer, CRE reference agents on loopback. Markets are resolved from their
+ * ResolutionRequested events only (no manual trigger, no direct call).
+ */
+import { keccak256, stringToBytes } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { daemonAgoraSigner, startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
+import { createLogger } from "../../../daemon/index.js";
+import { startAgent, stopAll } from "../agents/helpers.js";
+import { wsExchange } from "../protocols/agora/helpers.js";
+import { getJson, waitFor } from "./helpers/chain.js";
+import { tempDbPath } from "./helpers/daemon.js";
+import { POOL, STAKE, startPanelChain, type PanelChain } from "./helpers/panel.js";
+import { STATUS } from "./helpers/job.js";
+
+let chain: PanelChain;
+let daemon: ResolverDaemonHandle;
+
+beforeAll(async () => {
+  chain = await startPanelChain();
+  daemon = await startResolverDaemon({
+    rpcUrl: chain.rpcUrl,
+    privateKey: chain.resolverKey,
+    markets: [chain.market],
+    dbPath: tempDbPath("host"),
+    apiHost: "127.0.0.1",
+    apiPort: 0,
+    confirmations: 0,
+    pollIntervalMs: 50,
+    maxAttempts: 2,
+    backoffMs: 20,
+    maxBackoffMs: 100,
+    shutdownGraceMs: 2_000,
+    http: { allowLoopback: true },
+    resolveTimeoutMs: 5_000,
+    challengeTimeoutMs: 5_000,
+    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await daemon?.close();
+  await stopAll();
+  await chain?.close();
+});
+
+describe("startResolverDaemon", () => {
+  it("resolves a market of three CRE agents from its ResolutionRequested event, exactly once, and serves the hashed bundle", async () => {
+    const workers = [];
+    for (const [i, persona] of (["analyst", "analyst", "skeptic"] as const).entries()) {
+      const agent = await startAgent({ protocol: "cresolver", persona });
+      const w = await chain.registerAgent(i + 1);
+      await w.setEndpoint(agent.url, "cresolver");
+      workers.push(w);
+    }
+    const id = await chain.openMarket("Will the S&P 500 close above 7,000 on December 31, 2026?", workers);
+    const before = await Promise.all(workers.map((w) => chain.pendingWithdrawal(w.address)));
+    await chain.requestResolution(id);
+
+    const view = await waitFor(async () => {
+      const v = await getJson(`${daemon.url}/markets/${id}`);
+      return v.job?.state === "written" ? v : undefined;
+    }, "the daemon to write the resolution", 90_000);
+
+    const onChain = await chain.getMarket(id);
+    expect(onChain.status).toBe(STATUS.Resolved);
+    expect(view.job.attempts).toBe(1);
+    expect(view.job.source).toBe("event");
+    expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
+    expect(view.bundle.hash).toBe(onChain.bundleHash);
+    expect(view.bundle.document.workers.map((w: { endpoint: { protocol: string } }) => w.endpoint.protocol)).toEqual(["cresolver", "cresolver", "cresolver"]);
+
+    // Exactly once: one MarketResolved, nothing else, and the daemon does not come back to it.
+    await chain.testClient.mine({ blocks: 3 });
+    await waitFor(async () => (await getJson(`${daemon.url}/health`)).markets[0].lastProcessedBlock >= Number(await chain.publicClient.getBlockNumber()), "the trigger to pass the new blocks");
+    expect(await chain.settlements(id)).toEqual({ resolved: 1, invalidated: 0 });
+    expect((await getJson(`${daemon.url}/markets/${id}`)).job).toMatchObject({ state: "written", attempts: 1 });
+
+    // Stakes back and rewards to the workers that answered.
+    const settled = await chain.workerSettlements(id);
+    let paid = 0n;
+    for (const [i, w] of workers.entries()) {
+      const s = settled.get(w.agentId)!;
+      expect(s.stake).toBe(STAKE);
+      paid += s.payout;
+      expect((await chain.pendingWithdrawal(w.address)) - before[i]).toBe(s.payout + s.stake);
+    }
+    expect(paid).toBeGreaterThan(0n);
+    expect(paid).toBeLessThanOrEqual(POOL);
+
+    // Agent latencies by protocol in /metrics (ask and challenge of three cresolver agents).
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    const count = /cresolver_agent_call_latency_seconds_count\{[^}]*protocol="cresolver"[^}]*\} (\d+)/.exec(metrics);
+    expect(count, metrics.split("\n").filter((l) => l.includes("agent")).join("\n")).not.toBeNull();
+    expect(Number(count![1])).toBeGreaterThanOrEqual(3);
+    expect(metrics).toMatch(/cresolver_daemon_jobs\{state="written"\} [1-9]/);
+  }, 120_000);
+
+  it("retries a market whose agents are all down, then settles it invalid with stakes and pool refunded", async () => {
+    const workers = [];
+    for (const i of [4, 5]) {
+      const w = await chain.registerAgent(i);
+      // Port 1 on loopback: connection refused, like an agent that is down.
+      await w.setEndpoint("http://127.0.0.1:1", "cresolver");
+      workers.push(w);
+    }
+    const id = await chain.openMarket("Will the daemon test market with absent workers resolve?", workers);
+    const before = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
+    await chain.requestResolution(id);
+
+    const view = await waitFor(async () => {
+      const v = await getJson(`${daemon.url}/markets/${id}`);
+      return v.job?.state === "no-quorum" ? v : undefined;
+    }, "the invalid settlement", 90_000);
+    expect(view.job.attempts).toBe(2);
+    expect(view.job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const onChain = await chain.getMarket(id);
+    expect(onChain.status).toBe(STATUS.Invalid);
+    expect(await chain.settlements(id)).toEqual({ resolved: 0, invalidated: 1 });
+    // The no-quorum bundle of the last attempt is the one whose hash went on chain.
+    expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
+    expect(view.bundle.document.outcome).toMatchObject({ kind: "no-quorum" });
+
+    const after = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
+    expect(after[0] - before[0]).toBe(POOL);
+    expect(after[1] - before[1]).toBe(STAKE);
+    expect(after[2] - before[2]).toBe(STAKE);
+
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    expect(metrics).toMatch(/cresolver_agent_call_failures_total\{protocol="cresolver"\} [1-9]/);
+  }, 120_000);
+
+  it("serves its JWKS (public members only) and mounts the Agora event stream, verifying match tokens against its own key", async () => {
+    const jwks = await getJson<{ keys: Record<string, unknown>[] }>(daemon.jwksUrl);
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", kid: daemon.signingKey.kid });
+    expect(jwks.keys[0]).not.toHaveProperty("d");
+    const url = daemon.agoraStreamUrl.replace(":matchId", "77");
+    expect((await wsExchange(url, undefined, [])).refusedStatus).toBe(401);
+    expect((await wsExchange(url, "not-a-jwt", [])).refusedStatus).toBe(401);
+    const signer = daemonAgoraSigner(daemon.signingKey);
+    expect((await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "78" }), [])).refusedStatus).toBe(403);
+    // A token the daemon signed for this match: the event is acknowledged and kept for the adapter.
+    const ok = await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "77" }), [JSON.stringify({ type: "thinking", message: "checking sources" })]);
+    expect(ok.messages).toEqual([{ type: "ack", seq: 1 }]);
+    expect(daemon.agoraEvents.events("77", "5").map((e) => e.event)).toEqual([{ type: "thinking", message: "checking sources" }]);
+  });
+});
