@@ -27,8 +27,9 @@ const DEV_MNEMONIC = "test test test test test test test test test test test jun
 const devKey = (index: number): Hex => toHex(mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!);
 
 const MARKETS = [
-  { question: "Will Ethereum mainnet still use proof-of-stake consensus on 31 December 2026?", reward: "1" },
-  { question: "Will a human walk on Mars before the end of 2026?", reward: "0.5" },
+  // Offline agents answer deterministically from the question text: on the first the skeptic dissents.
+  { question: "Will global average CO2 concentration at Mauna Loa exceed 430 ppm in May 2026?", reward: "1" },
+  { question: "Will a commercial fusion power plant deliver electricity to a grid in 2026?", reward: "0.5" },
 ];
 const STAKE = parseEther("0.05");
 const OUT_DIR = resolve("demo-output");
@@ -132,7 +133,8 @@ async function main(): Promise<void> {
     await waitUntilSettled(daemon, ids, 45_000);
 
     mkdirSync(OUT_DIR, { recursive: true });
-    console.log("");
+    console.log("\nThe agents ran offline: their answers are derived deterministically from the question text, so this");
+    console.log("shows the mechanics (quorum, challenges, scoring, vote, settlement), not real-world truth.\n");
     for (const id of ids) {
       const res = await fetch(`${daemon.url}/markets/${id}`);
       const body = (await res.json()) as { bundle: { json: string; document: never } | null };
