@@ -10,15 +10,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CONTRACT_SOURCES } from "../workflow/chain/artifacts.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const CONTRACTS = {
-  IdentityRegistry: "contracts/erc8004/IdentityRegistry.sol",
-  ReputationRegistry: "contracts/erc8004/ReputationRegistry.sol",
-  ResolutionMarket: "contracts/market/ResolutionMarket.sol",
-  BettingMarket: "contracts/market/BettingMarket.sol",
-  CREReceiver: "contracts/cre/CREReceiver.sol",
-} as const;
+/** The contracts whose ABIs the chain layer needs (one list, shared with the deployer). */
+export const CONTRACTS = CONTRACT_SOURCES;
 
 function abiOf(name: string, source: string): unknown[] {
   const file = join(root, "artifacts", source, `${name}.json`);
