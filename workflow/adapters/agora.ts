@@ -16,7 +16,7 @@
  *   rules[], opponent_count}` plus our extension `cresolver: {market_id, question, context, deadline,
  *   challenges?}` (structured copy of what the description says; spec agents ignore unknown fields).
  *   opponent_count = workerCount − 1 when the request carries `workerCount` (AgoraAskRequest), else the
- *   configured `opponentCount`, else null (the port's AskRequest has no panel size yet). Round 2: number
+ *   configured `opponentCount`, else null (callers outside the pipeline may omit it). Round 2: number
  *   of other answering workers.
  * - Reply `{answer, confidence, reasoning, subagents_used?, tools_used?, tokens?, latency_ms?}` (zod, no
  *   coercion): answer must be exactly one of the options ("YES" → true, "NO" → false; "yes", "Yes " are

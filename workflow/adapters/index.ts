@@ -1,6 +1,6 @@
 /**
  * Adapter registry: one WorkerProtocolAdapter per protocol name (the `protocol` of the worker's
- * A2A service entry, lower-case). Issue 7 adds factagora, roundtable, agora and ai-olympics here.
+ * A2A service entry, lower-case): cresolver, factagora, roundtable, agora (with a signer) and ai-olympics.
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";

@@ -77,6 +77,8 @@ export interface AskRequest {
   question: string;
   deadline: number;
   context: string;
+  /** Size of the frozen panel (protocols that tell an agent how many others it faces). */
+  workerCount?: number;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AskRequest, CallResult, MarketSnapshot, WorkerAnswer, WorkerRecord
 import { errorName } from "./errors.js";
 
 export async function askStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
-  const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context };
+  const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
   return Promise.all(
     records.map(async (record): Promise<WorkerRecord> => {
       if (record.endpoint === undefined) return { ...record };

@@ -11,7 +11,7 @@ import { errorName } from "./errors.js";
 
 export async function challengeStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
   const byAddress = generateChallenges(market, records.filter((r) => r.answer !== undefined));
-  const ask: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context };
+  const ask: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
   return Promise.all(
     records.map(async (record): Promise<WorkerRecord> => {
       const challenges = record.answer !== undefined ? byAddress.get(record.seat.address) : undefined;

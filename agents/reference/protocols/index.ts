@@ -1,4 +1,4 @@
-/** Registry of the wire protocols the reference agent can serve. Issue 7 adds the other four here. */
+/** Registry of the wire protocols the reference agent can serve. One module per protocol file. */
 import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "./cresolver.js";
 import { factagoraProtocol } from "./factagora.js";
