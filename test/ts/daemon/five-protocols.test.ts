@@ -28,7 +28,7 @@ beforeAll(async () => {
   chain = await startPanelChain();
   // Agent ids first: the daemon's credentials are keyed by them.
   const protocols = ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"];
-  const registered = [];
+  const registered: (Awaited<ReturnType<PanelChain["registerAgent"]>> & { protocol: string })[] = [];
   for (const [i, protocol] of protocols.entries()) registered.push(Object.assign(await chain.registerAgent(i + 1), { protocol }));
   const id = (protocol: string) => registered.find((w) => w.protocol === protocol)!.agentId.toString();
 
