@@ -11,6 +11,7 @@ import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCredentialsFile } from "../../../cli/commands/daemon.js";
 import { CliError } from "../../../cli/errors.js";
+import { run as runCli } from "../../../cli/program.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { NODE, REPO } from "../cli/helpers/processes.js";
 import { getJson, waitFor } from "./helpers/chain.js";
@@ -170,5 +171,38 @@ describe("--credentials-file policy", () => {
     const warnings: string[] = [];
     loadCredentialsFile(p, (m) => warnings.push(m));
     expect(warnings.join("\n")).toContain(`inside the git work tree ${tree}`);
+  });
+});
+
+describe("cresolver daemon: bad input is one line on stderr and exit 2, before any network call", () => {
+  const runIn = async (args: string[], env: Record<string, string> = {}) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { RPC_URL: "http://127.0.0.1:9", ...env }, cwd: dir });
+    return { code, stdout, stderr };
+  };
+
+  it.each([
+    [["daemon", "--api-port", "70000"], /^error: --api-port must be between 0 and 65535\n$/],
+    [["daemon", "--confirmations", "-1"], /^error: --confirmations must be a non-negative integer/],
+    [["daemon", "--evaluator", "oracle"], /^error: option '--evaluator <kind>' argument 'oracle' is invalid/],
+    [["daemon", "--api-token-env", "NOT_SET_ANYWHERE"], /^error: --api-token-env NOT_SET_ANYWHERE: the variable is not set\n$/],
+    [["daemon", "--credentials-file", "missing.json"], /^error: --credentials-file .*missing\.json: file not found\n$/],
+    [["daemon"], /^error: this command sends a transaction: pass --private-key or set PRIVATE_KEY\n$/],
+  ])("%j", async (args, expected) => {
+    const r = await runIn(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(expected);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("refuses a too-open credentials file by name, with the fix", async () => {
+    const p = join(dir, "open.json");
+    writeFileSync(p, "{}");
+    chmodSync(p, 0o644);
+    const r = await runIn(["daemon", "--credentials-file", p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --credentials-file .*open\.json: permissions 644 are too open .*chmod 600/);
   });
 });
