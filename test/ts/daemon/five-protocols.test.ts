@@ -53,12 +53,11 @@ beforeAll(async () => {
   });
 
   // The agents, each with the auth its protocol uses; Agora verifies against the daemon's JWKS and streams to it.
-  const base = daemon.url.replace(/^http/, "ws");
   const servers: Record<string, { opts: Parameters<typeof startAgent>[0]; path: string }> = {
     cresolver: { opts: { protocol: "cresolver", persona: "analyst" }, path: "" },
     factagora: { opts: { protocol: "factagora", persona: "analyst", auth: { bearerToken: FACTAGORA_TOKEN } }, path: "/webhook" },
     roundtable: { opts: { protocol: "roundtable", persona: "analyst", auth: { bearerToken: ROUNDTABLE_TOKEN } }, path: "" },
-    agora: { opts: { protocol: "agora", persona: "analyst", auth: { jwksUrl: daemon.jwksUrl }, agentId: id("agora"), agoraStreamUrl: base }, path: "/agora" },
+    agora: { opts: { protocol: "agora", persona: "analyst", auth: { jwksUrl: daemon.jwksUrl }, agentId: id("agora"), agoraStreamUrl: daemon.agoraStreamUrl }, path: "/agora" },
     "ai-olympics": { opts: { protocol: "ai-olympics", persona: "analyst", auth: { hmacSecret: OLYMPICS_SECRET } }, path: "/webhook" },
   };
   for (const w of registered) {
