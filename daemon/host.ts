@@ -111,7 +111,10 @@ export interface ResolverDaemonHandle extends DaemonHandle {
   resolver: Address;
   /** Where Agora agents verify match tokens: `${url}/.well-known/jwks.json`. */
   jwksUrl: string;
-  /** WebSocket URL pattern of the Agora event stream (`:matchId` to be replaced). */
+  /**
+   * Base WebSocket URL of the Agora event stream, `ws://host:port` — what Agora agents are configured with
+   * (the reference agent's `agoraStreamUrl`); they connect to `${agoraStreamUrl}/agora/matches/<matchId>/events`.
+   */
   agoraStreamUrl: string;
   agoraEvents: AgoraEventStore;
   /** Stops the daemon, then releases the pipelines' HTTP pools. Idempotent. */
@@ -275,7 +278,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     ctx,
     resolver: ctx.account.address,
     jwksUrl: `${handle.url}/.well-known/jwks.json`,
-    agoraStreamUrl: `${handle.url.replace(/^http/, "ws")}${AGORA_STREAM_PATH}`,
+    agoraStreamUrl: handle.url.replace(/^http/, "ws"),
     agoraEvents,
   };
 }

@@ -45,6 +45,8 @@ export interface LogOptions {
   pretty?: boolean;
   /** Where JSON lines go (default stdout); ignored when pretty. */
   destination?: NodeJS.WritableStream;
+  /** File descriptor of the pretty output (default 1, stdout; the CLI uses 2). */
+  prettyFd?: 1 | 2;
 }
 
 export function createLogger(opts: LogOptions = {}): Logger {
@@ -56,7 +58,7 @@ export function createLogger(opts: LogOptions = {}): Logger {
   };
   const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
   if (pretty) {
-    return pino({ ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard" } } });
+    return pino({ ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard", destination: opts.prettyFd ?? 1 } } });
   }
   return opts.destination ? pino(options, opts.destination as unknown as DestinationStream) : pino(options);
 }

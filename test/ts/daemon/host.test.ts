@@ -137,7 +137,7 @@ describe("startResolverDaemon", () => {
     expect(jwks.keys).toHaveLength(1);
     expect(jwks.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", kid: daemon.signingKey.kid });
     expect(jwks.keys[0]).not.toHaveProperty("d");
-    const url = daemon.agoraStreamUrl.replace(":matchId", "77");
+    const url = `${daemon.agoraStreamUrl}/agora/matches/77/events`;
     expect((await wsExchange(url, undefined, [])).refusedStatus).toBe(401);
     expect((await wsExchange(url, "not-a-jwt", [])).refusedStatus).toBe(401);
     const signer = daemonAgoraSigner(daemon.signingKey);

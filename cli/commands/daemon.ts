@@ -1,0 +1,221 @@
+/**
+ * `cresolver daemon`: the production resolver daemon (daemon/host.ts `startResolverDaemon`) — watches
+ * ResolutionRequested on the market contract, resolves each requested market exactly once through the
+ * workflow, and serves the HTTP API, until SIGINT/SIGTERM (graceful stop, exit 0).
+ *
+ * Logs are pino JSON lines on stderr (pretty when stderr is a terminal); stdout only gets the final result
+ * (one JSON object with --json). Secrets (the key, the API token, per-agent credentials, the RPC URL's path)
+ * are never printed.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
+import { Writable } from "node:stream";
+import { Command, Option } from "commander";
+import { type Address } from "viem";
+import { startResolverDaemon } from "../../daemon/host.js";
+import { createLogger } from "../../daemon/log.js";
+import { credentialConfigSchema } from "../../workflow/adapters/credentials.js";
+import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
+import { parseAddress } from "../config.js";
+import { CliError } from "../errors.js";
+import { llmEvaluatorFromEnv } from "../resolve-pipeline.js";
+import type { Runtime } from "../runtime.js";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+const MAX_CREDENTIALS_BYTES = 1024 * 1024;
+
+interface DaemonOpts {
+  db: string;
+  apiHost: string;
+  apiPort: string;
+  apiTokenEnv?: string;
+  confirmations?: string;
+  pollIntervalMs?: string;
+  startBlock?: string;
+  maxAttempts?: string;
+  concurrency?: string;
+  credentialsFile?: string;
+  evaluator: "rubric" | "llm";
+  allowLoopback?: boolean;
+  allowPrivate?: boolean;
+  logLevel: LogLevel;
+}
+
+function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value)) throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`${flag} must be between ${min} and ${max}`);
+  return n;
+}
+
+/** The git work tree a path is in, if any (walks up looking for `.git`). */
+function gitWorkTree(path: string): string | undefined {
+  let dir = dirname(path);
+  for (;;) {
+    if (existsSync(resolvePath(dir, ".git"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/**
+ * Per-agent credentials: JSON `{ "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } }`.
+ * Policy: a regular file of at most 1 MiB; on POSIX refused when any "other" permission bit is set or it is
+ * group-writable (chmod 600 or 640; like ssh with private keys — anyone who can read it can impersonate the
+ * platform to the agents, anyone who can write it can redirect them); a file inside a git work tree is
+ * accepted with a warning (keep it out of version control). Errors name the file and the JSON path, never a value.
+ */
+export function loadCredentialsFile(path: string, warn: (message: string) => void): Record<string, { bearerToken?: string; hmacSecret?: string }> {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new CliError(`--credentials-file ${path}: file not found`);
+  }
+  if (!st.isFile()) throw new CliError(`--credentials-file ${path}: not a regular file`);
+  if (process.platform !== "win32" && (st.mode & 0o027) !== 0) {
+    throw new CliError(
+      `--credentials-file ${path}: permissions ${(st.mode & 0o777).toString(8).padStart(3, "0")} are too open (readable or writable by others, or writable by the group): run chmod 600 ${path}`,
+    );
+  }
+  if (st.size > MAX_CREDENTIALS_BYTES) throw new CliError(`--credentials-file ${path}: larger than 1 MiB`);
+  const tree = gitWorkTree(path);
+  if (tree !== undefined) warn(`warning: --credentials-file ${path} is inside the git work tree ${tree}: keep secrets out of version control`);
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new CliError(`--credentials-file ${path}: not JSON`);
+  }
+  const parsed = credentialConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(
+      `--credentials-file ${path} is invalid: ${issue ? `${issue.path.map(String).join(".") || "(root)"}: ${issue.code === "invalid_key" ? "keys must be ERC-8004 agent ids (decimal integers)" : issue.message}` : "bad shape"} (expected { "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } })`,
+    );
+  }
+  return parsed.data;
+}
+
+function apiTokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new CliError(`--api-token-env must name an environment variable, got "${name.slice(0, 40)}"`);
+  const token = env[name];
+  if (token === undefined || token === "") throw new CliError(`--api-token-env ${name}: the variable is not set`);
+  if (token.length < 16) throw new CliError(`--api-token-env ${name}: the token must be at least 16 characters`);
+  return token;
+}
+
+export function daemonCommand(runtime: () => Runtime): Command {
+  return new Command("daemon")
+    .description(
+      "Run the resolver daemon: watch ResolutionRequested on the market contract (--market or the deployment file), resolve every requested market exactly once through the workflow and write it on-chain (settleInvalid after --max-attempts failed or no-quorum runs), keep state in SQLite, serve the HTTP API (/health, /metrics, /markets/:id, /.well-known/jwks.json, the Agora event stream, POST /markets/:id/resolve). Needs the key of a resolver on the market (PRIVATE_KEY). Runs until SIGINT/SIGTERM.",
+    )
+    .option("--db <path>", "SQLite state file (created 0600; one daemon per file)", "./cresolver-daemon.sqlite")
+    .option("--api-host <host>", "HTTP API address (keep it on loopback; put a TLS proxy in front to expose it)", "127.0.0.1")
+    .option("--api-port <port>", "HTTP API port (0 = any free port)", "8787")
+    .option("--api-token-env <VAR>", "environment variable holding the bearer token (≥ 16 chars) of POST /markets/:id/resolve; without it manual triggers are refused")
+    .option("--confirmations <n>", "blocks a ResolutionRequested event must be buried under (default 2)")
+    .option("--poll-interval-ms <ms>", "pause between scans once caught up (default 4000)")
+    .option("--start-block <n>", "first block to scan when the database has no cursor (default: the market's deployment block from the deployment file, else 0)")
+    .option("--max-attempts <n>", "resolve attempts per market before the invalid settlement (default 5)")
+    .option("--concurrency <n>", "markets resolved at once (default 4)")
+    .option("--credentials-file <path>", 'per-agent secrets, JSON { "<agentId>": { "bearerToken"?, "hmacSecret"? } }; chmod 600, outside the repository')
+    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads CRESOLVER_EVAL_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)").choices(["rubric", "llm"]).default("rubric"))
+    .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
+    .option("--allow-private", "let the workflow reach agents on private networks")
+    .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]).default("info"))
+    .action(async (opts: DaemonOpts) => {
+      const rt = runtime();
+      const env = rt.io.env;
+      // Every flag is checked before anything touches the network.
+      const apiPort = intFlag(opts.apiPort, "--api-port", 0, 65_535)!;
+      const confirmations = intFlag(opts.confirmations, "--confirmations", 0, 1_000);
+      const pollIntervalMs = intFlag(opts.pollIntervalMs, "--poll-interval-ms", 10, 3_600_000);
+      let startBlock = intFlag(opts.startBlock, "--start-block", 0, Number.MAX_SAFE_INTEGER);
+      const maxAttempts = intFlag(opts.maxAttempts, "--max-attempts", 1, 100);
+      const concurrency = intFlag(opts.concurrency, "--concurrency", 1, 256);
+      const apiToken = apiTokenFrom(env, opts.apiTokenEnv);
+      if (opts.apiHost.trim() === "") throw new CliError("--api-host must not be empty");
+      const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;
+      const evaluator = opts.evaluator === "llm" ? llmEvaluatorFromEnv(env as NodeJS.ProcessEnv) : ({ kind: "rubric" } as const);
+      const identity = rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
+      const rpcUrl = rt.rpcUrl;
+      rt.requireKey();
+
+      const ctx = await rt.chain({ needsKey: true });
+      const market: Address = await rt.marketAddress();
+      if (startBlock === undefined && rt.globals.market === undefined) {
+        startBlock = (await rt.deployment({ required: true }))?.contracts.ResolutionMarket.blockNumber;
+      }
+      if (startBlock === undefined && !LOCAL_CHAIN_IDS.has(ctx.chainId)) {
+        rt.io.stderr(`warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`);
+      }
+      const isResolver = await ctx.publicClient.readContract({
+        address: market,
+        abi: [{ type: "function", name: "isResolver", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "bool" }] }] as const,
+        functionName: "isResolver",
+        args: [ctx.account!.address],
+      });
+      if (!isResolver) throw new CliError(`${ctx.account!.address} is not a resolver on market contract ${market}`);
+
+      const logger = process.stderr.isTTY
+        ? createLogger({ level: opts.logLevel, pretty: true, prettyFd: 2 })
+        : createLogger({
+            level: opts.logLevel,
+            pretty: false,
+            destination: new Writable({
+              write(chunk: Buffer | string, _enc, done) {
+                rt.io.stderr(String(chunk));
+                done();
+              },
+            }),
+          });
+
+      let handle;
+      try {
+        handle = await startResolverDaemon({
+          ctx,
+          rpcUrl,
+          markets: [startBlock !== undefined ? { address: market, startBlock } : market],
+          ...(identity !== undefined ? { identityRegistry: identity } : {}),
+          dbPath: resolvePath(rt.io.cwd, opts.db),
+          apiHost: opts.apiHost,
+          apiPort,
+          ...(apiToken !== undefined ? { apiToken } : {}),
+          ...(confirmations !== undefined ? { confirmations } : {}),
+          ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+          ...(maxAttempts !== undefined ? { maxAttempts } : {}),
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(credentials !== undefined ? { credentials } : {}),
+          evaluator,
+          http: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true },
+          logger,
+          logLevel: opts.logLevel,
+        });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (/^invalid (daemon config|credentials)/.test(message)) throw new CliError(message);
+        if (/EADDRINUSE|address already in use/i.test(message)) throw new CliError(`--api-host/--api-port: ${opts.apiHost}:${apiPort} is already in use`);
+        throw error;
+      }
+
+      // Until SIGINT/SIGTERM; a second signal while stopping leaves at once.
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once("SIGINT", () => resolve("SIGINT"));
+        process.once("SIGTERM", () => resolve("SIGTERM"));
+      });
+      const again = () => process.exit(1);
+      process.once("SIGINT", again);
+      process.once("SIGTERM", again);
+      logger.info({ signal }, "stopping");
+      await handle.close();
+      logger.flush();
+      rt.emit({ status: "stopped", signal, api: handle.url, market, resolver: handle.resolver }, `daemon stopped (${signal})`);
+      process.off("SIGINT", again);
+      process.off("SIGTERM", again);
+    });
+}

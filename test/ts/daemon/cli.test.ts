@@ -1,0 +1,208 @@
+/**
+ * `cresolver daemon` as a subprocess (kept to two runs): --help, and a run against the in-process chain served
+ * over HTTP like a `hardhat node`, resolving a market of two CRE reference agents from its event, then stopped
+ * with SIGTERM (exit 0). Plus the credentials-file policy, in process.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { keccak256, stringToBytes } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadCredentialsFile } from "../../../cli/commands/daemon.js";
+import { CliError } from "../../../cli/errors.js";
+import { run as runCli } from "../../../cli/program.js";
+import { startAgent, stopAll } from "../agents/helpers.js";
+import { NODE, REPO } from "../cli/helpers/processes.js";
+import { getJson, waitFor } from "./helpers/chain.js";
+import { STATUS } from "./helpers/job.js";
+import { startPanelChain, type PanelChain } from "./helpers/panel.js";
+
+const CLI = resolve(REPO, "bin/cresolver.mjs");
+const API_TOKEN = "cli-daemon-token-0123456789abcdef";
+const BEARER = "factagora-secret-token-0123456789";
+
+function spawnCli(args: string[], env: Record<string, string>) {
+  const child = spawn(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+  return { child, out, exited };
+}
+
+let chain: PanelChain;
+let dir: string;
+
+beforeAll(async () => {
+  chain = await startPanelChain();
+  dir = mkdtempSync(join(tmpdir(), "cresolver-daemon-cli-"));
+}, 60_000);
+
+afterAll(async () => {
+  await stopAll();
+  await chain?.close();
+});
+
+describe("cresolver daemon", () => {
+  it("--help documents the command and exits 0", async () => {
+    const { out, exited } = spawnCli(["daemon", "--help"], {});
+    expect(await exited).toBe(0);
+    for (const flag of ["--db", "--api-host", "--api-port", "--api-token-env", "--confirmations", "--poll-interval-ms", "--start-block", "--max-attempts", "--credentials-file", "--evaluator", "--allow-loopback", "--allow-private", "--log-level"]) {
+      expect(out.stdout).toContain(flag);
+    }
+  });
+
+  it("resolves a requested market from the chain, then stops gracefully on SIGTERM (exit 0) without printing a secret", async () => {
+    const workers = [];
+    for (const i of [1, 2]) {
+      const agent = await startAgent({ protocol: "cresolver", persona: "analyst" });
+      const w = await chain.registerAgent(i);
+      await w.setEndpoint(agent.url, "cresolver");
+      workers.push(w);
+    }
+    const credentialsFile = join(dir, "credentials.json");
+    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { bearerToken: BEARER } }));
+    chmodSync(credentialsFile, 0o600);
+
+    const run = spawnCli(
+      [
+        "--json",
+        "--market",
+        chain.market,
+        "daemon",
+        "--db",
+        join(dir, "daemon.sqlite"),
+        "--api-port",
+        "0",
+        "--api-token-env",
+        "DAEMON_TOKEN",
+        "--confirmations",
+        "0",
+        "--poll-interval-ms",
+        "50",
+        "--credentials-file",
+        credentialsFile,
+        "--allow-loopback",
+      ],
+      { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey, DAEMON_TOKEN: API_TOKEN },
+    );
+    try {
+      const api = await waitFor(() => {
+        for (const line of run.out.stderr.split("\n")) {
+          if (!line.includes('"daemon started"')) continue;
+          return (JSON.parse(line) as { api: string }).api;
+        }
+        if (run.child.exitCode !== null) throw new Error(`daemon exited: ${run.out.stderr.slice(-2000)}`);
+        return undefined;
+      }, "the daemon to start", 60_000);
+
+      const id = await chain.openMarket("Will the CLI daemon resolve this market?", workers);
+      await chain.requestResolution(id);
+      const view = await waitFor(async () => {
+        const v = await getJson(`${api}/markets/${id}`);
+        return v.job?.state === "written" ? v : undefined;
+      }, "the daemon to write the resolution", 60_000);
+      const onChain = await chain.getMarket(id);
+      expect(onChain.status).toBe(STATUS.Resolved);
+      expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
+
+      // The manual trigger takes the token from the named variable.
+      const manual = await fetch(`${api}/markets/${id}/resolve`, { method: "POST", headers: { authorization: `Bearer ${API_TOKEN}` } });
+      expect(manual.status).toBe(409);
+    } finally {
+      run.child.kill("SIGTERM");
+    }
+    expect(await run.exited).toBe(0);
+    const result = JSON.parse(run.out.stdout.trim()) as { status: string; signal: string; market: string };
+    expect(result).toMatchObject({ status: "stopped", signal: "SIGTERM" });
+    expect(result.market.toLowerCase()).toBe(chain.market.toLowerCase());
+    const all = run.out.stdout + run.out.stderr;
+    expect(run.out.stderr).toContain('"daemon stopped"');
+    for (const secret of [chain.resolverKey.slice(2), API_TOKEN, BEARER]) expect(all).not.toContain(secret);
+  }, 120_000);
+});
+
+describe("--credentials-file policy", () => {
+  const write = (name: string, text: string, mode: number) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    chmodSync(p, mode);
+    return p;
+  };
+  const refused = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      expect(e).toBeInstanceOf(CliError);
+      return (e as Error).message;
+    }
+    throw new Error("not refused");
+  };
+
+  it("accepts a 0600 file and validates its shape without echoing a value", () => {
+    const warnings: string[] = [];
+    const ok = write("ok.json", JSON.stringify({ "7": { hmacSecret: "s3cret-value-123" }, "8": { bearerToken: "tok-value-456" } }), 0o600);
+    expect(loadCredentialsFile(ok, (m) => warnings.push(m))).toEqual({ "7": { hmacSecret: "s3cret-value-123" }, "8": { bearerToken: "tok-value-456" } });
+    expect(warnings).toEqual([]);
+    const bad = write("bad.json", JSON.stringify({ "7": { hmacSecret: "s3cret-value-123", password: "hunter2-value" } }), 0o600);
+    const msg = refused(() => loadCredentialsFile(bad, () => {}));
+    expect(msg).toMatch(/is invalid: 7: /);
+    expect(msg).not.toContain("hunter2");
+    const notId = write("notid.json", JSON.stringify({ alice: { bearerToken: "x-value-123" } }), 0o600);
+    expect(refused(() => loadCredentialsFile(notId, () => {}))).toMatch(/alice: keys must be ERC-8004 agent ids/);
+    expect(refused(() => loadCredentialsFile(write("nojson.json", "{ nope", 0o600), () => {}))).toMatch(/not JSON$/);
+  });
+
+  it("refuses files readable by others or writable by the group", () => {
+    for (const mode of [0o644, 0o604, 0o620, 0o666]) {
+      const p = write(`open-${mode.toString(8)}.json`, "{}", mode);
+      expect(refused(() => loadCredentialsFile(p, () => {}))).toMatch(/too open .*chmod 600/);
+    }
+    expect(loadCredentialsFile(write("group-read.json", "{}", 0o640), () => {})).toEqual({});
+  });
+
+  it("warns about a file inside a git work tree", () => {
+    const tree = join(dir, "checkout");
+    mkdirSync(join(tree, ".git"), { recursive: true });
+    mkdirSync(join(tree, "config"));
+    const p = join(tree, "config", "credentials.json");
+    writeFileSync(p, "{}", { mode: 0o600 });
+    const warnings: string[] = [];
+    loadCredentialsFile(p, (m) => warnings.push(m));
+    expect(warnings.join("\n")).toContain(`inside the git work tree ${tree}`);
+  });
+});
+
+describe("cresolver daemon: bad input is one line on stderr and exit 2, before any network call", () => {
+  const runIn = async (args: string[], env: Record<string, string> = {}) => {
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { RPC_URL: "http://127.0.0.1:9", ...env }, cwd: dir });
+    return { code, stdout, stderr };
+  };
+
+  it.each([
+    [["daemon", "--api-port", "70000"], /^error: --api-port must be between 0 and 65535\n$/],
+    [["daemon", "--confirmations", "-1"], /^error: --confirmations must be a non-negative integer/],
+    [["daemon", "--evaluator", "oracle"], /^error: option '--evaluator <kind>' argument 'oracle' is invalid/],
+    [["daemon", "--api-token-env", "NOT_SET_ANYWHERE"], /^error: --api-token-env NOT_SET_ANYWHERE: the variable is not set\n$/],
+    [["daemon", "--credentials-file", "missing.json"], /^error: --credentials-file .*missing\.json: file not found\n$/],
+    [["daemon"], /^error: this command sends a transaction: pass --private-key or set PRIVATE_KEY\n$/],
+  ])("%j", async (args, expected) => {
+    const r = await runIn(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(expected);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("refuses a too-open credentials file by name, with the fix", async () => {
+    const p = join(dir, "open.json");
+    writeFileSync(p, "{}");
+    chmodSync(p, 0o644);
+    const r = await runIn(["daemon", "--credentials-file", p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --credentials-file .*open\.json: permissions 644 are too open .*chmod 600/);
+  });
+});
