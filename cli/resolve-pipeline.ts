@@ -12,6 +12,7 @@ import type { SettlementPlanLike } from "../workflow/chain/writer.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
+import { createCredentialStore, type AgentCredentials } from "../workflow/adapters/credentials.js";
 import { CliError } from "./errors.js";
 
 export interface ResolveInput {
@@ -32,6 +33,8 @@ export interface ResolveOptions {
   allowPrivate: boolean;
   /** Evaluator kind (the LLM one reads its endpoint from the environment). */
   evaluator: "rubric" | "llm";
+  /** Per-agent secrets (Factagora bearer tokens, AI Olympics HMAC secrets), keyed by agent id. */
+  credentials?: Record<string, AgentCredentials>;
 }
 
 export type ResolveDecision =
@@ -60,6 +63,7 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
     identityRegistry: identity,
     http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
     evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
+    ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);

@@ -7,23 +7,21 @@
  * (one JSON object with --json). Secrets (the key, the API token, per-agent credentials, the RPC URL's path)
  * are never printed.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, resolve as resolvePath } from "node:path";
+import { resolve as resolvePath } from "node:path";
 import { Writable } from "node:stream";
 import { Command, Option } from "commander";
 import { type Address } from "viem";
 import { startResolverDaemon } from "../../daemon/host.js";
 import { createLogger } from "../../daemon/log.js";
-import { credentialConfigSchema } from "../../workflow/adapters/credentials.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { parseAddress } from "../config.js";
+import { loadCredentialsFile } from "../credentials-file.js";
 import { CliError } from "../errors.js";
 import { llmEvaluatorFromEnv } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
-const MAX_CREDENTIALS_BYTES = 1024 * 1024;
 
 interface DaemonOpts {
   db: string;
@@ -48,56 +46,6 @@ function intFlag(value: string | undefined, flag: string, min: number, max: numb
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`${flag} must be between ${min} and ${max}`);
   return n;
-}
-
-/** The git work tree a path is in, if any (walks up looking for `.git`). */
-function gitWorkTree(path: string): string | undefined {
-  let dir = dirname(path);
-  for (;;) {
-    if (existsSync(resolvePath(dir, ".git"))) return dir;
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
-/**
- * Per-agent credentials: JSON `{ "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } }`.
- * Policy: a regular file of at most 1 MiB; on POSIX refused when any "other" permission bit is set or it is
- * group-writable (chmod 600 or 640; like ssh with private keys — anyone who can read it can impersonate the
- * platform to the agents, anyone who can write it can redirect them); a file inside a git work tree is
- * accepted with a warning (keep it out of version control). Errors name the file and the JSON path, never a value.
- */
-export function loadCredentialsFile(path: string, warn: (message: string) => void): Record<string, { bearerToken?: string; hmacSecret?: string }> {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    throw new CliError(`--credentials-file ${path}: file not found`);
-  }
-  if (!st.isFile()) throw new CliError(`--credentials-file ${path}: not a regular file`);
-  if (process.platform !== "win32" && (st.mode & 0o027) !== 0) {
-    throw new CliError(
-      `--credentials-file ${path}: permissions ${(st.mode & 0o777).toString(8).padStart(3, "0")} are too open (readable or writable by others, or writable by the group): run chmod 600 ${path}`,
-    );
-  }
-  if (st.size > MAX_CREDENTIALS_BYTES) throw new CliError(`--credentials-file ${path}: larger than 1 MiB`);
-  const tree = gitWorkTree(path);
-  if (tree !== undefined) warn(`warning: --credentials-file ${path} is inside the git work tree ${tree}: keep secrets out of version control`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    throw new CliError(`--credentials-file ${path}: not JSON`);
-  }
-  const parsed = credentialConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new CliError(
-      `--credentials-file ${path} is invalid: ${issue ? `${issue.path.map(String).join(".") || "(root)"}: ${issue.code === "invalid_key" ? "keys must be ERC-8004 agent ids (decimal integers)" : issue.message}` : "bad shape"} (expected { "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } })`,
-    );
-  }
-  return parsed.data;
 }
 
 function apiTokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { createResolutionWriter } from "../../workflow/chain/writer.js";
 import { isTerminalStatus, readMarketState } from "../../workflow/chain/snapshot.js";
 import { parseUint } from "../config.js";
+import { loadCredentialsFile } from "../credentials-file.js";
 import { CliError } from "../errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
@@ -63,10 +64,12 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
     .option("--dry-run", "decide but do not write")
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
-    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL / OPENAI_API_KEY / model settings from the environment)").choices(["rubric", "llm"]).default("rubric"))
+    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_EVAL_MODEL from the environment)").choices(["rubric", "llm"]).default("rubric"))
     .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file")
-    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string }) => {
+    .option("--credentials-file <path>", 'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "bearerToken"?, "hmacSecret"? } }; chmod 600, outside the repository')
+    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string; credentialsFile?: string }) => {
       const rt = runtime();
+      const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;
       const marketId = parseUint(marketIdArg, "marketId");
       const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
       if (!opts.dryRun) rt.requireKey();
@@ -94,7 +97,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
         market,
         identity,
         note: (m) => rt.note(m),
-        options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator },
+        options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
       });
       const summary = decision.summary ?? {};
       if (opts.bundleOut !== undefined) {

@@ -202,37 +202,55 @@ describe("bad input is refused before anything is sent", () => {
 });
 
 describe("resolve seam", () => {
-  it("runs the workflow against real reference agents and writes its decision; loopback agents need --allow-loopback", async () => {
+  it("runs the workflow against real reference agents of three protocols and writes its decision; needs --allow-loopback and the credentials file", async () => {
+    const panel = [
+      { protocol: "cresolver", path: "", auth: {} },
+      { protocol: "factagora", path: "/webhook", auth: { bearerToken: "factagora-test-token-123" } },
+      { protocol: "ai-olympics", path: "/webhook", auth: { hmacSecret: "olympics-test-secret-456" } },
+    ] as const;
     const agents = await Promise.all(
-      (["analyst", "analyst", "skeptic"] as const).map(async (persona) => {
-        const agent = createReferenceAgent({ persona });
-        return { agent, url: await agent.start({ host: "127.0.0.1", port: 0 }) };
+      panel.map(async (p) => {
+        const agent = createReferenceAgent({ protocol: p.protocol, persona: "analyst", auth: p.auth });
+        return { agent, endpoint: `${(await agent.start({ host: "127.0.0.1", port: 0 })).replace(/\/$/, "")}${p.path}` };
       }),
     );
     try {
       const { marketId } = await createMarket(owner, market, "Will the reference panel resolve this market?", (await now()) + 100n, parseEther("1"));
+      const secrets: Record<string, unknown> = {};
       for (const [i, a] of agents.entries()) {
         const worker = withKey(owner, hardhatKey(10 + i));
-        const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `panel ${i}`, endpoint: a.url }));
+        const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `panel ${i}`, endpoint: a.endpoint, protocol: panel[i]!.protocol }));
         const { agentId } = await registerAgent(worker, identity, uri);
+        secrets[agentId.toString()] = panel[i]!.auth;
         await joinMarket(worker, market, marketId, agentId, parseEther("0.01"));
       }
       await provider.request({ method: "evm_increaseTime", params: [101] });
       await provider.request({ method: "evm_mine", params: [] });
       await requestResolution(owner, market, marketId);
 
-      // Without --allow-loopback the destination guard refuses every agent: no quorum, settled invalid.
+      // Without --allow-loopback the destination guard refuses every agent: no quorum, would settle invalid.
       const dry = await cresolver(["resolve", String(marketId), "--dry-run"], { key: hardhatKey(0) });
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.json).toMatchObject({ status: "dry-run", decision: "invalid", outcome: { kind: "no-quorum", answered: 0 } });
 
-      const r = await cresolver(["resolve", String(marketId), "--allow-loopback", "--bundle-out", "bundle.json"], { key: hardhatKey(0) });
+      // Without credentials the Factagora and AI Olympics agents are not asked: quorum 1 of 3 fails.
+      const noCreds = await cresolver(["resolve", String(marketId), "--dry-run", "--allow-loopback"], { key: hardhatKey(0) });
+      expect(noCreds.json).toMatchObject({ decision: "invalid", quorum: { n: 3, answered: 1 } });
+      expect((noCreds.json!.workers as { failure: string | null }[]).map((w) => w.failure)).toEqual([null, "auth", "auth"]);
+
+      writeFileSync(join(dir, "creds.json"), JSON.stringify(secrets), { mode: 0o600 });
+      const r = await cresolver(["resolve", String(marketId), "--allow-loopback", "--credentials-file", "creds.json", "--bundle-out", "bundle.json"], { key: hardhatKey(0) });
       expect(r.code, r.stderr).toBe(0);
       expect(r.json).toMatchObject({ status: "written", decision: "resolve", quorum: { n: 3, answered: 3 } });
+      expect(r.stdout).not.toContain("factagora-test-token-123");
+      expect(r.stdout).not.toContain("olympics-test-secret-456");
       const state = await readMarketState(owner, market, marketId);
       expect(state.statusName).toBe("Resolved");
-      // The bundle file holds the exact bytes whose keccak256 is on-chain.
-      expect(keccak256(toBytes(readFileSync(join(dir, "bundle.json"), "utf8")))).toBe(state.bundleHash);
+      // The bundle file holds the exact bytes whose keccak256 is on-chain, and no secret.
+      const bundle = readFileSync(join(dir, "bundle.json"), "utf8");
+      expect(keccak256(toBytes(bundle))).toBe(state.bundleHash);
+      expect(bundle).not.toContain("factagora-test-token-123");
+      expect(bundle).not.toContain("olympics-test-secret-456");
       expect(state.workers.every((w) => w.reputation!.count === 1n)).toBe(true);
     } finally {
       await Promise.all(agents.map((a) => a.agent.close()));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCredentialsFile } from "../../../cli/commands/daemon.js";
+import { loadCredentialsFile } from "../../../cli/credentials-file.js";
 import { CliError } from "../../../cli/errors.js";
 import { run as runCli } from "../../../cli/program.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
