@@ -6,7 +6,7 @@
  */
 import { closeSync, mkdirSync, openSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "./sqlite.js";
 
 export const JOB_STATES = [
   "requested",

@@ -11,7 +11,6 @@ import { resolve as resolvePath } from "node:path";
 import { Writable } from "node:stream";
 import { Command, Option } from "commander";
 import { type Address } from "viem";
-import { startResolverDaemon } from "../../daemon/host.js";
 import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { parseAddress } from "../config.js";
@@ -125,6 +124,8 @@ export function daemonCommand(runtime: () => Runtime): Command {
 
       let handle;
       try {
+        // Loaded on use: the daemon (SQLite, fastify, the whole pipeline) is not needed by other commands.
+        const { startResolverDaemon } = await import("../../daemon/host.js");
         handle = await startResolverDaemon({
           ctx,
           rpcUrl,
