@@ -7,6 +7,7 @@ import { createResolutionWriter } from "../../workflow/chain/writer.js";
 import { isTerminalStatus, readMarketState } from "../../workflow/chain/snapshot.js";
 import { parseUint } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
+import { requireResolver } from "../../workflow/chain/actions.js";
 import { CliError } from "../errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
@@ -83,13 +84,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       }
       if (state.statusName !== "ResolutionRequested") throw new CliError(`market ${marketId} is ${state.statusName}, not ResolutionRequested: run \`cresolver market request-resolution ${marketId}\` after the deadline`);
       if (!opts.dryRun) {
-        const isResolver = await ctx.publicClient.readContract({
-          address: market,
-          abi: [{ type: "function", name: "isResolver", stateMutability: "view", inputs: [{ name: "account", type: "address" }], outputs: [{ type: "bool" }] }] as const,
-          functionName: "isResolver",
-          args: [ctx.account!.address],
-        });
-        if (!isResolver) throw new CliError(`${ctx.account!.address} is not a resolver on market contract ${market}`);
+        await requireResolver(ctx, market);
       }
       const decision = await run({
         marketId,

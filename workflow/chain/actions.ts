@@ -163,3 +163,12 @@ export async function withdraw(ctx: ChainContext, market: Address): Promise<TxIn
   const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "Withdrawal", logs: receipt.logs });
   return { txHash: hash, blockNumber: receipt.blockNumber, amount: event?.args.amount ?? pending };
 }
+
+/** Refuses (before anything is sent) a key that is not a resolver on `market`. */
+export async function requireResolver(ctx: ChainContext, market: Address): Promise<void> {
+  const { account } = requireWallet(ctx);
+  const isResolver = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "isResolver", args: [account.address] }).catch((e: unknown) => {
+    throw toChainError(e, "ResolutionMarket.isResolver");
+  });
+  if (!isResolver) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market}`);
+}
