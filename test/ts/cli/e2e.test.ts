@@ -1,9 +1,9 @@
 /**
  * End to end: the `cresolver` CLI as subprocesses with --json against a `hardhat node` on
- * 127.0.0.1 — deploy → register → create → join → request → resolve (a precomputed plan through
- * `resolve --plan`; the workflow itself is driven in commands.test.ts) → status → withdraw, checking balances, market
- * reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical registries present
- * at their testnet addresses). Needs `npx hardhat build`.
+ * 127.0.0.1 — deploy → register → create → join → request → resolve (first a precomputed plan through
+ * `resolve --plan`, then the workflow against two live reference agents on loopback) → status → withdraw,
+ * checking balances, market reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical
+ * registries present at their testnet addresses). Needs `npx hardhat build`.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { createReferenceAgent } from "../../../agents/reference/server.js";
 import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect } from "../../../workflow/chain/clients.js";
 import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
@@ -20,6 +21,9 @@ import { cli, ok, rpc, startHardhatNode, type HardhatNode } from "./helpers/proc
 let node: HardhatNode;
 let dir: string;
 let client: PublicClient;
+/** Two live reference agents (CRE A2A) that the registered workers point at. */
+const agents = [createReferenceAgent({ persona: "analyst" }), createReferenceAgent({ persona: "optimist" })];
+let agentUrls: string[] = [];
 const deployerKey = hardhatKey(0);
 const worker1Key = hardhatKey(1);
 const worker2Key = hardhatKey(2);
@@ -37,9 +41,11 @@ beforeAll(async () => {
   node = await startHardhatNode();
   dir = mkdtempSync(join(tmpdir(), "cresolver-e2e-"));
   client = createPublicClient({ transport: http(node.url) }) as PublicClient;
+  agentUrls = await Promise.all(agents.map((a) => a.start({ host: "127.0.0.1", port: 0 })));
 }, 120_000);
 
 afterAll(async () => {
+  await Promise.all(agents.map((a) => a.close()));
   await node?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -66,8 +72,8 @@ describe("cresolver on a local hardhat node", () => {
   });
 
   it("registers two agents with data: URIs, creates a market, and both join", async () => {
-    const a1 = await ok(["agent", "register", "--name", "Worker one", "--endpoint", "http://127.0.0.1:9001", "--protocol", "cresolver", "--description", "e2e"], { cwd: dir, env: env(worker1Key) });
-    const a2 = await ok(["agent", "register", "--name", "Worker two", "--endpoint", "https://worker-two.example"], { cwd: dir, env: env(worker2Key) });
+    const a1 = await ok(["agent", "register", "--name", "Worker one", "--endpoint", agentUrls[0]!, "--protocol", "cresolver", "--description", "e2e"], { cwd: dir, env: env(worker1Key) });
+    const a2 = await ok(["agent", "register", "--name", "Worker two", "--endpoint", agentUrls[1]!], { cwd: dir, env: env(worker2Key) });
     agent1 = a1.agentId as string;
     agent2 = a2.agentId as string;
     expect(agent1).toBe("0");
@@ -135,6 +141,25 @@ describe("cresolver on a local hardhat node", () => {
     expect(again2.code).toBe(2);
     expect(again2.stdout).toBe("");
     expect(again2.stderr.trim()).toMatch(/^error: nothing to withdraw for 0x[0-9a-fA-F]{40}$/);
+  });
+
+  it("resolve runs the workflow against the live agents: asks, challenges, scores, votes and settles", async () => {
+    const created = await ok(["market", "create", "--question", "Will the live panel settle this one?", "--deadline", "+10m", "--reward", "0.4"], { cwd: dir, env: env(creatorKey) });
+    const id = created.marketId as string;
+    await ok(["market", "join", id, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
+    await ok(["market", "join", id, "--agent-id", agent2, "--stake", "0.01"], { cwd: dir, env: env(worker2Key) });
+    await advance(601);
+    await ok(["market", "request-resolution", id], { cwd: dir, env: env(creatorKey) });
+    const resolved = await ok(["resolve", id, "--allow-loopback"], { cwd: dir, env: env(deployerKey) });
+    expect(resolved).toMatchObject({ status: "written", decision: "resolve", quorum: { n: 2, required: 2, answered: 2 } });
+    const status = await ok(["market", "status", id], { cwd: dir, env: { RPC_URL: node.url } });
+    expect(status.status).toBe("Resolved");
+    expect(status.outcome).toBe(resolved.verdict);
+    // Second scored market for both agents: market averages over 2, six ERC-8004 records each from the market.
+    for (const w of status.workers as { reputation: { count: string }; feedbackCount: string }[]) {
+      expect(w.reputation.count).toBe("2");
+      expect(w.feedbackCount).toBe("6");
+    }
   });
 
   it("agent set-wallet binds a wallet signed by its own key (EIP-712)", async () => {
