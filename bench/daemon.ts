@@ -1,43 +1,48 @@
 /**
  * Daemon benchmark (`npm run bench:daemon` → bench/results/daemon.json): the production daemon end to end.
  *
- * Everything is real and in one Node process: Hardhat's EDR chain served over JSON-RPC/HTTP on 127.0.0.1
- * (automine) with the real IdentityRegistry + ReputationRegistry + ResolutionMarket (test/ts/daemon/helpers/
- * panel.ts); three reference agents (agents/reference, offline engine: they answer at once) on loopback,
- * CRE protocol, registered on ERC-8004 with data: registration files; `startResolverDaemon` (daemon/host.ts)
- * with its real SQLite file and the real pipeline (daemon/seams.ts: read → discover → ask → challenge →
- * rubric evaluator → vote → bundle → resolveMarket, receipt awaited). Every market has 3 workers.
+ * Everything is real: Hardhat's EDR chain served over JSON-RPC/HTTP on 127.0.0.1 (automine) with the real
+ * IdentityRegistry + ReputationRegistry + ResolutionMarket (test/ts/daemon/helpers/panel.ts); three reference
+ * agents (agents/reference/server.ts, offline engine: they answer at once) on loopback, CRE protocol,
+ * registered on ERC-8004 with data: registration files; `startResolverDaemon` (daemon/host.ts) with its SQLite
+ * file and the real pipeline (daemon/seams.ts: read → discover → ask → challenge → rubric evaluator → vote →
+ * bundle → resolveMarket, receipt awaited). Every market has 3 workers. The daemon runs in its own forked Node
+ * process (bench/daemon-host.ts), as `cresolver daemon` would; chain, agents and this script share the other.
  *
  * Series:
  *  1. latency: one market at a time, from the block carrying ResolutionRequested being mined to the job
  *     starting (the daemon's `running` claim, SQLite `started_at`) and to the job being `written` (after the
  *     resolveMarket receipt, SQLite `finished_at`); confirmations 0 (add confirmations × block time on a
  *     real chain), at two poll intervals, with a random phase against the poll timer;
- *  2. throughput, end to end: 50 markets requested in one block, at a few concurrencies; markets/s =
- *     50 / (last `written` − request block mined);
- *  3. daemon only (for comparison, not the headline): the same burst with a stub job that returns "written"
- *     at once without agents, evaluator or chain write: ingestion + scheduling + SQLite transitions.
+ *  2. throughput, end to end (the headline): 50 markets requested in one block, at a few concurrencies;
+ *     markets/s = 50 / (last `written` − request block mined). Every market is checked on chain afterwards
+ *     (Resolved, bundle hash = keccak256 of the bundle the daemon stored);
+ *  3. the same burst with the daemon inside the bench process (how the tests run it), for comparison;
+ *  4. daemon only (not end to end): the same burst with a stub job that returns "written" at once, without
+ *     agents, evaluator or chain write: event ingestion + scheduling + SQLite transitions.
+ * A small warm-up burst runs first on each daemon process (cold JIT) and is reported apart.
  *
- * Times: every timestamp is Date.now() in this process; "request block mined" is taken when the RPC call
- * that mined it returned. Chain, agents, daemon and this script share one event loop on a 2-core machine,
- * so the figures are lower bounds of a daemon running alone.
+ * Times: Date.now() in both processes (same clock); "request block mined" is when the RPC call that mined it
+ * returned. The machine has 2 shared cores: figures are for this box, not a capacity claim.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { createWalletClient, http, keccak256, stringToBytes, type Hex, type WalletClient } from "viem";
 import { hardhat } from "viem/chains";
-import { startResolverDaemon, type ResolverDaemonHandle } from "../daemon/host.js";
-import { createLogger, startDaemon, type DaemonHandle, type JobOutcome, type JobRow, type ResolveJob } from "../daemon/index.js";
+import { createLogger, startDaemon, type JobOutcome, type ResolveJob } from "../daemon/index.js";
 import { startAgent, stopAll } from "../test/ts/agents/helpers.js";
 import { rpcClient, tempDbPath } from "../test/ts/daemon/helpers/daemon.js";
 import { marketAbi, STATUS } from "../test/ts/daemon/helpers/job.js";
 import { startPanelChain, type PanelChain, type PanelWorker } from "../test/ts/daemon/helpers/panel.js";
+import { childProcessHost, inProcessHost, type DaemonHost, type JobTimes } from "./daemon-host.js";
 
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 10);
 const LATENCY_POLL_INTERVALS = [100, 500];
 const BURST = 50;
 const BURST_POLL_MS = 100;
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCIES ?? "4,8,16").split(",").map(Number);
+const LOCAL_CONCURRENCY = 8;
+const WARM_UP = 10;
 const PERSONAS = ["analyst", "analyst", "skeptic"] as const;
 const TERMINAL = new Set(["written", "no-quorum", "already-settled", "failed"]);
 
@@ -56,16 +61,6 @@ const stats = (xs: number[]) => {
     mean: Math.round((s.reduce((a, b) => a + b, 0) / s.length) * 10) / 10,
   };
 };
-
-async function waitUntil<T>(cond: () => T | undefined | false, what: string, timeoutMs: number, intervalMs = 10): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = cond();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 interface Bench {
   chain: PanelChain;
@@ -116,106 +111,74 @@ async function setup(): Promise<Bench> {
   };
 }
 
-async function startProductionDaemon(b: Bench, opts: { pollIntervalMs: number; concurrency: number }): Promise<ResolverDaemonHandle> {
-  return startResolverDaemon({
+const dbPath = () => tempDbPath("bench");
+
+async function startOn(host: DaemonHost, b: Bench, pollIntervalMs: number, concurrency: number) {
+  await host.start({
     rpcUrl: b.chain.rpcUrl,
     privateKey: b.chain.resolverKey,
-    markets: [b.chain.market],
+    market: b.chain.market,
     startBlock: await b.nextBlock(),
-    dbPath: tempDbPath("bench"),
-    apiHost: "127.0.0.1",
-    apiPort: 0,
-    confirmations: 0,
-    pollIntervalMs: opts.pollIntervalMs,
-    concurrency: opts.concurrency,
-    maxAttempts: 2,
-    backoffMs: 20,
-    maxBackoffMs: 100,
-    shutdownGraceMs: 2_000,
-    http: { allowLoopback: true },
-    resolveTimeoutMs: 5_000,
-    challengeTimeoutMs: 5_000,
-    logger,
+    dbPath: dbPath(),
+    pollIntervalMs,
+    concurrency,
   });
 }
 
-const jobOf = (d: DaemonHandle, b: Bench, id: bigint) => d.store.getJob({ chainId: d.chainId, market: b.chain.market.toLowerCase(), marketId: id });
-
-/** Per-job timings relative to the request block, and outcome counts. */
-function summarize(rows: JobRow[], minedAt: number) {
+/** Per-job timings relative to the request block (ms), and outcome counts. */
+function summarize(rows: JobTimes[], minedAt: number | number[]) {
+  const at = (i: number) => (Array.isArray(minedAt) ? minedAt[i] : minedAt);
   const states: Record<string, number> = {};
   for (const r of rows) states[r.state] = (states[r.state] ?? 0) + 1;
   return {
     states,
     retried: rows.filter((r) => r.attempts > 1).length,
-    requestBlockToJobStartMs: stats(rows.map((r) => r.startedAt! - minedAt)),
-    requestBlockToWrittenMs: stats(rows.map((r) => r.finishedAt! - minedAt)),
-    jobStartToWrittenMs: stats(rows.map((r) => r.finishedAt! - r.startedAt!)),
+    requestBlockToJobStartMs: stats(rows.map((r, i) => r.startedAt - at(i))),
+    requestBlockToWrittenMs: stats(rows.map((r, i) => r.finishedAt - at(i))),
+    jobStartToWrittenMs: stats(rows.map((r) => r.finishedAt - r.startedAt)),
   };
 }
 
-/** Sum/count of the daemon's agent-call latency histogram, by protocol (GET /metrics). */
-async function agentCalls(d: DaemonHandle) {
-  const text = await (await fetch(`${d.url}/metrics`)).text();
-  const sum = /cresolver_agent_call_latency_seconds_sum\{[^}]*protocol="cresolver"[^}]*\} ([0-9.e+-]+)/.exec(text);
-  const count = /cresolver_agent_call_latency_seconds_count\{[^}]*protocol="cresolver"[^}]*\} (\d+)/.exec(text);
-  if (!sum || !count) return undefined;
-  const n = Number(count[1]);
-  return { calls: n, meanMs: Math.round((Number(sum[1]) / n) * 1000 * 10) / 10 };
-}
-
-/** Checks the chain: every market Resolved with the bundle hash the daemon stored. */
-async function verifyOnChain(b: Bench, d: DaemonHandle, ids: bigint[]) {
+/** Checks the chain: every market Resolved, with the hash of the bundle the daemon stored. */
+async function verifyOnChain(b: Bench, rows: JobTimes[]) {
   let resolved = 0;
   let hashMatches = 0;
-  for (const id of ids) {
-    const m = await b.chain.getMarket(id);
+  for (const r of rows) {
+    const m = await b.chain.getMarket(BigInt(r.marketId));
     if (m.status === STATUS.Resolved) resolved++;
-    const job = jobOf(d, b, id)!;
-    const bundle = d.store.bundles(job.id).at(-1);
-    if (bundle && keccak256(stringToBytes(bundle.json)) === m.bundleHash) hashMatches++;
+    if (r.bundleHash !== null && r.bundleHash === m.bundleHash) hashMatches++;
   }
-  return { markets: ids.length, resolvedOnChain: resolved, storedBundleHashEqualsOnChain: hashMatches };
+  return { markets: rows.length, resolvedOnChain: resolved, storedBundleHashEqualsOnChain: hashMatches };
 }
 
-async function latency(b: Bench, ids: bigint[], pollIntervalMs: number) {
-  const d = await startProductionDaemon(b, { pollIntervalMs, concurrency: 4 });
-  const rows: { start: number; written: number; state: string; attempts: number }[] = [];
+async function latency(host: DaemonHost, b: Bench, ids: bigint[], pollIntervalMs: number) {
+  await startOn(host, b, pollIntervalMs, 4);
+  const rows: JobTimes[] = [];
+  const mined: number[] = [];
   try {
     for (const id of ids) {
       // Random phase against the poll timer.
       await sleep(Math.random() * pollIntervalMs);
-      const minedAt = await b.request([id]);
-      const job = await waitUntil(() => {
-        const j = jobOf(d, b, id);
-        return j && TERMINAL.has(j.state) ? j : undefined;
-      }, "job to finish", 60_000);
-      rows.push({ start: job.startedAt! - minedAt, written: job.finishedAt! - minedAt, state: job.state, attempts: job.attempts });
+      mined.push(await b.request([id]));
+      rows.push(...(await host.wait([id], 60_000)));
     }
-    return {
-      pollIntervalMs,
-      confirmations: 0,
-      states: rows.reduce<Record<string, number>>((a, r) => ((a[r.state] = (a[r.state] ?? 0) + 1), a), {}),
-      retried: rows.filter((r) => r.attempts > 1).length,
-      requestBlockToJobStartMs: stats(rows.map((r) => r.start)),
-      requestBlockToWrittenMs: stats(rows.map((r) => r.written)),
-      verify: await verifyOnChain(b, d, ids),
-    };
+    const { jobStartToWrittenMs, ...s } = summarize(rows, mined);
+    return { daemon: host.where, pollIntervalMs, confirmations: 0, concurrency: 4, workersPerMarket: PERSONAS.length, ...s, jobStartToWrittenMs, verify: await verifyOnChain(b, rows) };
   } finally {
-    await d.close();
+    await host.stop();
   }
 }
 
-async function burstEndToEnd(b: Bench, ids: bigint[], concurrency: number) {
-  const d = await startProductionDaemon(b, { pollIntervalMs: BURST_POLL_MS, concurrency });
+async function burstEndToEnd(host: DaemonHost, b: Bench, ids: bigint[], concurrency: number, note?: string) {
+  await startOn(host, b, BURST_POLL_MS, concurrency);
   try {
     const minedAt = await b.request(ids);
-    await waitUntil(() => ids.every((id) => TERMINAL.has(jobOf(d, b, id)?.state ?? "")), "all jobs finished", 120_000, 20);
-    const rows = ids.map((id) => jobOf(d, b, id)!);
-    const lastDone = Math.max(...rows.map((r) => r.finishedAt!));
-    const totalMs = lastDone - minedAt;
+    const rows = await host.wait(ids, 120_000);
+    const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
     return {
-      mode: "end-to-end (production daemon, 3 instant CRE agents, rubric evaluator, resolveMarket receipt)",
+      mode: "end-to-end: production daemon, 3 instant CRE agents, rubric evaluator, resolveMarket receipt",
+      daemon: host.where,
+      ...(note !== undefined ? { note } : {}),
       markets: ids.length,
       workersPerMarket: PERSONAS.length,
       concurrency,
@@ -224,11 +187,11 @@ async function burstEndToEnd(b: Bench, ids: bigint[], concurrency: number) {
       totalWallMs: totalMs,
       marketsPerSecond: Math.round((ids.length / (totalMs / 1000)) * 10) / 10,
       ...summarize(rows, minedAt),
-      agentCalls: await agentCalls(d),
-      verify: await verifyOnChain(b, d, ids),
+      agentCalls: await host.agentCalls(),
+      verify: await verifyOnChain(b, rows),
     };
   } finally {
-    await d.close();
+    await host.stop();
   }
 }
 
@@ -254,11 +217,21 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
   );
   try {
     const minedAt = await b.request(ids);
-    await waitUntil(() => ids.every((id) => TERMINAL.has(jobOf(d, b, id)?.state ?? "")), "all stub jobs finished", 60_000, 5);
-    const rows = ids.map((id) => jobOf(d, b, id)!);
-    const totalMs = Math.max(...rows.map((r) => r.finishedAt!)) - minedAt;
+    const jobOf = (id: bigint) => d.store.getJob({ chainId: d.chainId, market: b.chain.market, marketId: id });
+    const done = () => ids.every((id) => TERMINAL.has(jobOf(id)?.state ?? ""));
+    const deadline = Date.now() + 60_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error("timed out waiting for the stub jobs");
+      await sleep(5);
+    }
+    const rows: JobTimes[] = ids.map((id) => {
+      const r = jobOf(id)!;
+      return { marketId: id.toString(10), state: r.state, attempts: r.attempts, startedAt: r.startedAt!, finishedAt: r.finishedAt!, bundleHash: null };
+    });
+    const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
     return {
-      mode: "daemon only (stub job: ingestion + scheduling + SQLite; markets stay ResolutionRequested on chain)",
+      mode: "daemon only, NOT end-to-end: stub job (returns written at once; no agents, evaluator or chain write): event ingestion + scheduling + SQLite transitions; the markets stay ResolutionRequested on chain",
+      daemon: "in-process" as const,
       markets: ids.length,
       concurrency,
       pollIntervalMs: BURST_POLL_MS,
@@ -275,44 +248,61 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
 async function main() {
   const t0 = Date.now();
   const b = await setup();
+  const child = await childProcessHost();
+  const local = inProcessHost();
   try {
     // All markets first (deadline +1 h), then one jump past every deadline.
+    const warmIds = [await b.open("warm-up-child", WARM_UP, b.workers), await b.open("warm-up-in-process", WARM_UP, b.workers)];
     const latIds = [];
     for (const p of LATENCY_POLL_INTERVALS) latIds.push(await b.open(`latency-${p}ms`, LATENCY_SAMPLES, b.workers));
     const burstIds = [];
     for (const c of CONCURRENCIES) burstIds.push(await b.open(`burst-c${c}`, BURST, b.workers));
+    const localIds = await b.open("burst-in-process", BURST, b.workers);
     const stubIds = await b.open("stub", BURST, b.workers.slice(0, 1));
     await b.chain.testClient.increaseTime({ seconds: 3_601 });
     await b.chain.testClient.mine({ blocks: 1 });
     const setupMs = Date.now() - t0;
     console.error(`setup ${setupMs} ms`);
 
+    // A daemon that just started is cold (module loading, JIT): one small burst first, reported apart.
+    const warmUp = await burstEndToEnd(child, b, warmIds[0], LOCAL_CONCURRENCY, "warm-up of the child process (cold JIT), not a measurement");
     const lat = [];
     for (const [i, p] of LATENCY_POLL_INTERVALS.entries()) {
-      lat.push(await latency(b, latIds[i], p));
-      console.error(`latency poll ${p} ms done`);
+      lat.push(await latency(child, b, latIds[i], p));
+      console.error(`latency poll ${p} ms: start p50 ${lat.at(-1)!.requestBlockToJobStartMs.p50} ms`);
     }
     const e2e = [];
     for (const [i, c] of CONCURRENCIES.entries()) {
-      e2e.push(await burstEndToEnd(b, burstIds[i], c));
+      e2e.push(await burstEndToEnd(child, b, burstIds[i], c));
       console.error(`burst c=${c}: ${e2e.at(-1)!.marketsPerSecond} markets/s`);
     }
-    const stub = await burstDaemonOnly(b, stubIds, 8);
+    await burstEndToEnd(local, b, warmIds[1], LOCAL_CONCURRENCY, "warm-up");
+    const shared = await burstEndToEnd(
+      local,
+      b,
+      localIds,
+      LOCAL_CONCURRENCY,
+      "for comparison: the daemon in the bench process, sharing one event loop with the chain's JSON-RPC server and the 3 agents (how the tests run it)",
+    );
+    console.error(`burst in-process c=${LOCAL_CONCURRENCY}: ${shared.marketsPerSecond} markets/s`);
+    const stub = await burstDaemonOnly(b, stubIds, LOCAL_CONCURRENCY);
 
     const cpu = cpus()[0]?.model ?? "unknown";
     const result = {
       generatedAt: new Date().toISOString(),
       node: process.version,
-      machine: `${availableParallelism()} cores (${cpu}); chain JSON-RPC server, 3 agents, daemon and bench share one Node process/event loop`,
-      chain: "Hardhat EDR (in-process) over JSON-RPC/HTTP on 127.0.0.1, automine (one block per resolveMarket)",
+      machine: `${availableParallelism()} cores (${cpu}), shared; the daemon runs in its own Node process (forked), the chain's JSON-RPC server, the 3 agents and this script in another`,
+      chain: "Hardhat EDR (in-process in the bench process) over JSON-RPC/HTTP on 127.0.0.1, automine (each resolveMarket in its own block)",
       contract: "ResolutionMarket + IdentityRegistry + ReputationRegistry (real), 3 worker seats per market",
-      daemon: "startResolverDaemon (daemon/host.ts) with the real pipeline (daemon/seams.ts), SQLite file, resolver key over the RPC URL (receipt polling 100 ms on a local chain id)",
-      agents: "3 reference agents (agents/reference, offline engine: instant answers), CRE protocol over loopback HTTP, personas analyst/analyst/skeptic, ERC-8004 data: registration files",
+      daemon: "startResolverDaemon (daemon/host.ts): real pipeline (daemon/seams.ts), SQLite file, resolver key + RPC URL (viem receipt polling 100 ms on a local chain id), maxAttempts 2",
+      agents: "3 reference agents (agents/reference/server.ts, offline engine: instant answers), CRE protocol over loopback HTTP, personas analyst/analyst/skeptic, ERC-8004 data: registration files",
       evaluator: "rubric (default)",
-      timeSource: "Date.now() in-process; request block = when the mining RPC call returned; job start = SQLite started_at (running claim); written = SQLite finished_at (after the resolveMarket receipt)",
+      timeSource: "Date.now() (same clock in both processes); request block = when the mining RPC call returned; job start = SQLite started_at (the running claim); written = SQLite finished_at (after the resolveMarket receipt)",
       latencyFromRequestBlock: lat,
       throughput50AtOnce: e2e,
+      throughput50AtOnceInProcess: shared,
       daemonOnlyStub50AtOnce: stub,
+      warmUp: { markets: warmUp.markets, totalWallMs: warmUp.totalWallMs, marketsPerSecond: warmUp.marketsPerSecond, states: warmUp.states },
       setupWallMs: setupMs,
       totalWallMs: Date.now() - t0,
     };
@@ -320,6 +310,8 @@ async function main() {
     writeFileSync(new URL("./results/daemon.json", import.meta.url), JSON.stringify(result, null, 2) + "\n");
     console.log(JSON.stringify(result, null, 2));
   } finally {
+    await local.stop();
+    await child.dispose();
     await stopAll();
     await b.chain.close();
   }
