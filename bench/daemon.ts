@@ -28,7 +28,8 @@
  * Times: Date.now() in both processes (same clock); "request block mined" is when the RPC call that mined it
  * returned. The machine has 2 shared cores: figures are for this box, not a capacity claim.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { createWalletClient, http, keccak256, stringToBytes, type Hex, type WalletClient } from "viem";
 import { hardhat } from "viem/chains";
@@ -133,7 +134,13 @@ async function setup(): Promise<Bench> {
   };
 }
 
-const dbPath = () => tempDbPath("bench");
+/** Temp SQLite files of this run, removed at the end. */
+const tempDbs: string[] = [];
+const dbPath = (name = "bench") => {
+  const path = tempDbPath(name);
+  tempDbs.push(path);
+  return path;
+};
 
 async function startOn(host: DaemonHost, b: Bench, pollIntervalMs: number, concurrency: number) {
   trace?.take();
@@ -236,7 +243,7 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
     {
       markets: [b.chain.market],
       startBlock: await b.nextBlock(),
-      dbPath: tempDbPath("bench-stub"),
+      dbPath: dbPath("bench-stub"),
       confirmations: 0,
       pollIntervalMs: BURST_POLL_MS,
       concurrency,
@@ -375,6 +382,7 @@ async function main() {
     await local.stop();
     await child.dispose();
     await trace?.close();
+    for (const path of tempDbs) rmSync(dirname(path), { recursive: true, force: true });
     await stopAll();
     await b.chain.close();
   }
