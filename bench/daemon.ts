@@ -21,7 +21,7 @@
  *  4. daemon only (not end to end): the same burst with a stub job that returns "written" at once, without
  *     agents, evaluator or chain write: event ingestion + scheduling + SQLite transitions.
  * A small warm-up burst runs first on each daemon process (cold JIT) and is reported apart. Each concurrency
- * runs BENCH_REPEATS times (default 2; the box is shared, so bursts vary by ±20 %).
+ * runs BENCH_REPEATS times (default 2; the box is shared: the same burst has ranged 10-21 markets/s between runs).
  * Knobs: BENCH_LATENCY_SAMPLES (10), BENCH_CONCURRENCIES ("4,8,16"), BENCH_REPEATS (2); BENCH_RPC_TRACE=1 is a
  * diagnostic (bench/rpc-trace.ts: the daemon's JSON-RPC calls timed by method through a proxy; nothing written).
  *
