@@ -28,21 +28,24 @@
  * - Extras (bundle): turns, thinking (capped), every action executed or skipped with the reason, turn
  *   errors. No timings or timestamps: the bundle must be reproducible.
  *
- * The wire format (schemas, prompts, request builder) is in ai-olympics-wire.ts, signing in
- * ai-olympics-signing.ts; this module re-exports what they offered from here before.
+ * Split by concern: the wire format (schemas, prompts, request builder) is in ai-olympics-wire.ts,
+ * action execution and page text in ai-olympics-actions.ts, signing in ai-olympics-signing.ts. This
+ * module is the adapter with its turn loop, and re-exports what the others offered from here before.
  */
 import { createHash } from "node:crypto";
 import type { CallResult, FailureKind, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import { createSafeHttpClient, type SafeHttpClient } from "../http/client.js";
+import type { SafeHttpClient } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
 import { toFailure } from "./call.js";
 import type { CredentialStore } from "./credentials.js";
 import { describeIssues } from "./cresolver.js";
-import { actionSchema, AI_OLYMPICS_LIMITS, apiCallArgsSchema, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./ai-olympics-wire.js";
-import { doneResponsesSchema, EXECUTED_TOOLS, initialPageState, navigateArgsSchema, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./ai-olympics-wire.js";
+import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./ai-olympics-actions.js";
+import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeTaskPrompt, doneArgsSchema, doneFindingSchema, doneResponsesSchema } from "./ai-olympics-wire.js";
+import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./ai-olympics-wire.js";
 
-// This module's public surface from before the split: all of the wire format.
+// This module's public surface from before the split: all of the wire format, and pageText.
 export * from "./ai-olympics-wire.js";
+export { pageText } from "./ai-olympics-actions.js";
 
 export const AI_OLYMPICS_PROTOCOL = "ai-olympics";
 
@@ -88,48 +91,6 @@ export interface AiOlympicsDefaults {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Page text
-// ---------------------------------------------------------------------------------------------
-
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " ", "#39": "'" };
-
-/** Title and readable text of a fetched document (HTML reduced to text; anything else as is). */
-export function pageText(raw: string): { title: string; text: string } {
-  const looksHtml = /<(!doctype html|html|head|body|title)[\s>]/i.test(raw.slice(0, 2_000));
-  if (!looksHtml) return { title: "", text: collapse(raw) };
-  const titleMatch = /<title[^>]*>([\s\S]{0,2000}?)<\/title>/i.exec(raw);
-  const decode = (s: string) => s.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_m, e: string) => ENTITIES[e] ?? "");
-  const text = raw
-    .replace(/<(script|style|noscript|template)[^>]*>[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<(br|p|div|li|h[1-6]|tr|section|article)[^>]*>/gi, "\n")
-    .replace(/<[^>]*>/g, " ");
-  return { title: collapse(decode(titleMatch?.[1] ?? "")).slice(0, 300), text: collapse(decode(text)) };
-}
-
-function collapse(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " ").replace(/[ \t]+/g, " ").replace(/\s*\n\s*/g, "\n").trim();
-}
-
-function cap(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max) + "…" : s;
-}
-
-/** URL for records: no credentials, no fragment, capped. */
-function recordUrl(raw: string): string {
-  try {
-    const u = new URL(raw);
-    u.username = "";
-    u.password = "";
-    u.hash = "";
-    return cap(u.toString(), 500);
-  } catch {
-    return cap(raw, 200);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // The session
 // ---------------------------------------------------------------------------------------------
 
@@ -162,8 +123,6 @@ interface SessionOutcome<T> {
   result: CallResult<T>;
   log: SessionLog;
 }
-
-const clip = (s: string, max = 300) => cap(s.replace(/\s+/g, " "), max);
 
 export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): WorkerProtocolAdapter {
   const maxTurns = positive(config.maxTurns, 5);
@@ -201,7 +160,7 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
     const deadline = start + sessionTimeoutMs;
     const ownActionClient = config.actionHttp === undefined;
     let actionClient: SafeHttpClient | undefined = config.actionHttp;
-    const actions = () => (actionClient ??= createSafeHttpClient({ maxResponseBytes: actionMaxBytes }));
+    const actions = () => (actionClient ??= createStrictActionClient(actionMaxBytes));
 
     let pageState = initialPageState();
     let actionResults: ActionResultView[] = [];
@@ -334,10 +293,7 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
           previousActions.push({ name: tool, arguments: previousArguments(tool, request.value) });
           const shown = recordUrl(request.value.url);
           try {
-            const raw =
-              request.value.method === "GET"
-                ? await actions().getText(request.value.url, { maxBytes: actionMaxBytes, timeoutMs: Math.min(actionTimeoutMs, left) })
-                : JSON.stringify((await actions().postJson(request.value.url, request.value.json, { timeoutMs: Math.min(actionTimeoutMs, left), maxBytes: actionMaxBytes })).body);
+            const raw = await fetchAction(actions(), request.value, { maxBytes: actionMaxBytes, timeoutMs: Math.min(actionTimeoutMs, left) });
             const page = pageText(raw);
             const title = page.title !== "" ? page.title : `${tool === "navigate" ? "navigate" : `api_call ${request.value.method}`} ${shown}`;
             log.actions.push({
@@ -427,44 +383,6 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       return { ...result, value: result.value.slice(0, request.challenges.length) };
     },
   };
-}
-
-interface ActionRequest {
-  method: "GET" | "POST";
-  url: string;
-  /** POST body (parsed JSON). */
-  json?: unknown;
-}
-
-function navigateRequest(args: Record<string, unknown>): { ok: true; value: ActionRequest } | { ok: false; message: string } {
-  const parsed = navigateArgsSchema.safeParse(args);
-  if (!parsed.success) return { ok: false, message: describeIssues("navigate args", parsed.error) };
-  return { ok: true, value: { method: "GET", url: parsed.data.url } };
-}
-
-function apiCallRequest(args: Record<string, unknown>): { ok: true; value: ActionRequest } | { ok: false; message: string } {
-  const parsed = apiCallArgsSchema.safeParse(args);
-  if (!parsed.success) return { ok: false, message: describeIssues("api_call args", parsed.error) };
-  const { method, url, body } = parsed.data;
-  if (method === "GET") return { ok: true, value: { method, url } };
-  let json: unknown = body ?? {};
-  if (typeof body === "string") {
-    try {
-      json = JSON.parse(body) as unknown;
-    } catch {
-      return { ok: false, message: "api_call POST body must be JSON (the resolver only sends application/json)" };
-    }
-  }
-  return { ok: true, value: { method, url, json } };
-}
-
-function previousArguments(tool: string, request: ActionRequest): Record<string, unknown> {
-  return tool === "navigate" ? { url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) } : { method: request.method, url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) };
-}
-
-function toolOf(raw: unknown): string {
-  if (raw !== null && typeof raw === "object" && typeof (raw as { tool?: unknown }).tool === "string") return (raw as { tool: string }).tool;
-  return "(invalid)";
 }
 
 function positive(value: number | undefined, fallback: number): number {
