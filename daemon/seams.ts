@@ -7,7 +7,7 @@ import type { Address, Hex } from "viem";
 import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
-import { isTerminalStatus, readMarketState } from "../workflow/chain/snapshot.js";
+import { isTerminalStatus, readMarketStatus } from "../workflow/chain/snapshot.js";
 import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
 import type { WorkerRecord } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
@@ -67,7 +67,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
 
   return {
     async resolveJob(marketId) {
-      const state = await readMarketState(config.ctx, config.market, marketId, { reputation: false });
+      const state = await readMarketStatus(config.ctx, config.market, marketId);
       if (isTerminalStatus(state.status)) return { kind: "already-settled", bundleHash: state.bundleHash };
       const run = await runResolution(marketId, ports, config.resolution ?? {});
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);

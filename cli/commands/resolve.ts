@@ -4,7 +4,7 @@ import { Command, Option } from "commander";
 import { getAddress, isAddress, type Hex } from "viem";
 import { z } from "zod";
 import { createResolutionWriter } from "../../workflow/chain/writer.js";
-import { isTerminalStatus, readMarketState } from "../../workflow/chain/snapshot.js";
+import { isTerminalStatus, readMarketStatus } from "../../workflow/chain/snapshot.js";
 import { parseUint } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
 import { requireResolver } from "../../workflow/chain/actions.js";
@@ -77,7 +77,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       const market = await rt.marketAddress();
       const identity = await rt.identityAddress();
       const ctx = await rt.chain({ needsKey: !opts.dryRun });
-      const state = await readMarketState(ctx, market, marketId, { reputation: false });
+      const state = await readMarketStatus(ctx, market, marketId);
       if (isTerminalStatus(state.status)) {
         rt.emit({ marketId, status: "skipped", reason: `market ${marketId} is already ${state.statusName}`, marketStatus: state.statusName }, `market ${marketId} is already ${state.statusName}: nothing to do`);
         return;

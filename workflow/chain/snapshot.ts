@@ -216,3 +216,25 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
     mode,
   };
 }
+
+export interface MarketStatusView {
+  status: number;
+  statusName: StatusName;
+  bundleHash: Hex;
+}
+
+/**
+ * The status of a market in one `getMarket` call — for the checks before a run and before a write,
+ * which need nothing else. When the call fails (unknown id, no contract) the full snapshot is read
+ * instead, so the error names the problem exactly as `readMarketState` does.
+ */
+export async function readMarketStatus(ctx: ChainContext, market: Address, marketId: bigint): Promise<MarketStatusView> {
+  let info: MarketInfoResult;
+  try {
+    info = (await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] })) as MarketInfoResult;
+  } catch {
+    const state = await readMarketState(ctx, market, marketId, { reputation: false });
+    return { status: state.status, statusName: state.statusName, bundleHash: state.bundleHash };
+  }
+  return { status: info.status, statusName: STATUS_NAMES[info.status] ?? "None", bundleHash: info.bundleHash };
+}

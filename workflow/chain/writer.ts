@@ -7,7 +7,7 @@ import { encodeFunctionData, formatEther, type Abi, type Address, type Hex, type
 import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
-import { isTerminalStatus, readMarketState } from "./snapshot.js";
+import { isTerminalStatus, readMarketStatus } from "./snapshot.js";
 
 export interface ContractWrite {
   address: Address;
@@ -131,7 +131,7 @@ export function createResolutionWriter(ctx: ChainContext, market: Address, optio
 
   /** Re-reads the status: a terminal market is skipped; anything but ResolutionRequested is an error. */
   async function precheck(marketId: bigint): Promise<ResolutionWrite | undefined> {
-    const state = await readMarketState(ctx, market, marketId, { reputation: false });
+    const state = await readMarketStatus(ctx, market, marketId);
     if (isTerminalStatus(state.status)) {
       return { status: "skipped", reason: `market ${marketId} is already ${state.statusName}`, marketStatus: state.statusName };
     }
@@ -149,7 +149,7 @@ export function createResolutionWriter(ctx: ChainContext, market: Address, optio
   async function raced(error: unknown, marketId: bigint): Promise<ResolutionWrite | undefined> {
     if (!(error instanceof ChainError) || error.kind !== "revert") return undefined;
     if (error.errorName !== undefined && error.errorName !== "WrongStatus") return undefined;
-    const state = await readMarketState(ctx, market, marketId, { reputation: false }).catch(() => undefined);
+    const state = await readMarketStatus(ctx, market, marketId).catch(() => undefined);
     if (state && isTerminalStatus(state.status)) {
       return { status: "skipped", reason: `market ${marketId} was settled concurrently (now ${state.statusName})`, marketStatus: STATUS_NAMES[state.status] ?? state.statusName };
     }
