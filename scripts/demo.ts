@@ -11,20 +11,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { network } from "hardhat";
-import { formatEther, parseEther, toHex, type Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
+import { formatEther, parseEther } from "viem";
 import { startResolverDaemon, type ResolverDaemonHandle } from "../daemon/host.js";
 import type { AgentCredentials, CredentialStore } from "../workflow/adapters/credentials.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../workflow/chain/actions.js";
 import { connect, withKey, type ChainContext } from "../workflow/chain/clients.js";
+import { localDevKey as devKey } from "../workflow/chain/dev-accounts.js";
 import { deployAll } from "../workflow/chain/deploy.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../workflow/registration/index.js";
 import { formatReport, marketReport } from "./demo/summary.js";
 import { startPanel, type PanelMember } from "./demo/panel.js";
 
-/** Hardhat's development accounts (public test mnemonic, worthless outside a local chain). */
-const DEV_MNEMONIC = "test test test test test test test test test test test junk";
-const devKey = (index: number): Hex => toHex(mnemonicToAccount(DEV_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!);
 
 const MARKETS = [
   // Offline agents answer deterministically from the question text: on the first the skeptic dissents.

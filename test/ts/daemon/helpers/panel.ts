@@ -15,7 +15,6 @@ import {
   parseAbi,
   parseEther,
   parseEventLogs,
-  toHex,
   type Abi,
   type Address,
   type Hex,
@@ -23,7 +22,6 @@ import {
   type TestClient,
   type WalletClient,
 } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { reputationRegistryAbi } from "../../../../workflow/chain/abis.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
@@ -40,11 +38,8 @@ const settledAbi = parseAbi([
 
 export const STAKE = parseEther("0.01");
 export const POOL = parseEther("1");
-const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
-
-export function hardhatKey(index: number): Hex {
-  return toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!);
-}
+import { localDevKey as hardhatKey } from "../../../../workflow/chain/dev-accounts.js";
+export { hardhatKey };
 
 function artifact(path: string): { abi: Abi; bytecode: Hex } {
   return JSON.parse(readFileSync(new URL(`../../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };

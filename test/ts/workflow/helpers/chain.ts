@@ -4,8 +4,7 @@
  * Needs compiled contracts (`npx hardhat build`).
  */
 import { network } from "hardhat";
-import { parseAbi, parseEther, parseEventLogs, toHex, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
+import { parseAbi, parseEther, parseEventLogs, type Address, type PublicClient, type WalletClient } from "viem";
 import { connectProvider, type ChainContext } from "../../../../workflow/chain/clients.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
 
@@ -39,11 +38,8 @@ export interface TestChain {
   frozenMarket(question: string, tokenURIs: string[]): Promise<bigint>;
 }
 
-/** Hardhat's default accounts: this mnemonic, m/44'/60'/0'/0/i. */
-const HARDHAT_MNEMONIC = "test test test test test test test test test test test junk";
-export function hardhatKey(index: number): Hex {
-  return toHex(mnemonicToAccount(HARDHAT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey!);
-}
+import { localDevKey as hardhatKey } from "../../../../workflow/chain/dev-accounts.js";
+export { hardhatKey };
 
 export function dataUriFor(endpoint: string, name = "Test worker"): string {
   return encodeRegistrationDataUri(buildRegistrationFile({ name, endpoint }));
