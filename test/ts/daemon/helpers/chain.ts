@@ -4,24 +4,17 @@
  * from the compiled artifacts (`npx hardhat build --no-tests`). Everything goes through HTTP, so daemons in
  * this process, in a child process, or behind a dropping proxy all see the same chain.
  */
-import { readFileSync } from "node:fs";
-import { network } from "hardhat";
 import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  http,
   parseAbi,
   parseEther,
   parseEventLogs,
-  type Abi,
   type Address,
   type Hex,
   type PublicClient,
   type TestClient,
   type WalletClient,
 } from "viem";
-import { hardhat } from "viem/chains";
+import { serveLocalChain } from "./local-chain.js";
 import { marketAbi } from "./job.js";
 
 export { marketAbi, STATUS } from "./job.js";
@@ -32,11 +25,6 @@ const registerAbi = parseAbi([
 ]);
 
 export const STAKE = parseEther("0.01");
-
-function artifact(path: string): { abi: Abi; bytecode: Hex } {
-  const a = JSON.parse(readFileSync(new URL(`../../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
-  return a;
-}
 
 export interface TestChain {
   rpcUrl: string;
@@ -65,30 +53,7 @@ export interface TestChain {
 }
 
 export async function startTestChain(): Promise<TestChain> {
-  const server = await network.createServer("default", "127.0.0.1", 0);
-  const { address, port } = await server.listen();
-  const rpcUrl = `http://${address}:${port}`;
-  const transport = http(rpcUrl, { retryCount: 0 });
-  const publicClient = createPublicClient({ chain: hardhat, transport, pollingInterval: 50 }) as PublicClient;
-  const testClient = createTestClient({ chain: hardhat, mode: "hardhat", transport }) as unknown as TestClient;
-  const chainId = await publicClient.getChainId();
-  const chain = { ...hardhat, id: chainId };
-  const accounts = (await publicClient.request({ method: "eth_accounts" } as never)) as Address[];
-  const wallet = (account: Address) => createWalletClient({ chain, transport, account }) as WalletClient;
-
-  const send = async (from: Address, req: { address: Address; abi: Abi; functionName: string; args?: readonly unknown[]; value?: bigint }) => {
-    const w = wallet(from);
-    const hash = await w.writeContract({ ...req, account: from, chain } as never);
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== "success") throw new Error(`${req.functionName} reverted`);
-    return receipt;
-  };
-  const deploy = async (path: string, args: readonly unknown[]) => {
-    const a = artifact(path);
-    const hash = await wallet(accounts[0]).deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain } as never);
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    return receipt.contractAddress!;
-  };
+  const { server, rpcUrl, publicClient, testClient, chainId, chain, accounts, wallet, send, deploy } = await serveLocalChain(50);
 
   const owner = accounts[0];
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);

@@ -5,24 +5,16 @@
  * joined and requested through real transactions. The resolver is Hardhat account 19 (its key is given to
  * the daemon as a hex private key, like in production).
  */
-import { readFileSync } from "node:fs";
-import { network } from "hardhat";
 import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  http,
   parseAbi,
   parseEther,
   parseEventLogs,
-  type Abi,
   type Address,
   type Hex,
   type PublicClient,
   type TestClient,
-  type WalletClient,
 } from "viem";
-import { hardhat } from "viem/chains";
+import { serveLocalChain } from "./local-chain.js";
 import { reputationRegistryAbi } from "../../../../workflow/chain/abis.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
 import { marketAbi } from "./job.js";
@@ -40,10 +32,6 @@ export const STAKE = parseEther("0.01");
 export const POOL = parseEther("1");
 import { localDevKey as hardhatKey } from "../../../../workflow/chain/dev-accounts.js";
 export { hardhatKey };
-
-function artifact(path: string): { abi: Abi; bytecode: Hex } {
-  return JSON.parse(readFileSync(new URL(`../../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
-}
 
 export interface PanelWorker {
   address: Address;
@@ -79,28 +67,7 @@ export interface PanelChain {
 }
 
 export async function startPanelChain(): Promise<PanelChain> {
-  const server = await network.createServer("default", "127.0.0.1", 0);
-  const { address, port } = await server.listen();
-  const rpcUrl = `http://${address}:${port}`;
-  const transport = http(rpcUrl, { retryCount: 0 });
-  const publicClient = createPublicClient({ chain: hardhat, transport, pollingInterval: 20 }) as PublicClient;
-  const testClient = createTestClient({ chain: hardhat, mode: "hardhat", transport }) as unknown as TestClient;
-  const chainId = await publicClient.getChainId();
-  const chain = { ...hardhat, id: chainId };
-  const accounts = (await publicClient.request({ method: "eth_accounts" } as never)) as Address[];
-  const wallet = (account: Address) => createWalletClient({ chain, transport, account }) as WalletClient;
-
-  const send = async (from: Address, req: { address: Address; abi: Abi; functionName: string; args?: readonly unknown[]; value?: bigint }) => {
-    const hash = await wallet(from).writeContract({ ...req, account: from, chain } as never);
-    const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-    if (receipt.status !== "success") throw new Error(`${req.functionName} reverted`);
-    return receipt;
-  };
-  const deploy = async (path: string, args: readonly unknown[]) => {
-    const a = artifact(path);
-    const hash = await wallet(accounts[0]).deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain } as never);
-    return (await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })).contractAddress!;
-  };
+  const { server, rpcUrl, publicClient, testClient, accounts, send, deploy } = await serveLocalChain(20);
 
   const owner = accounts[0];
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
