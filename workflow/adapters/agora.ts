@@ -15,7 +15,7 @@
  *   input_format:"string", output_format:"string", options:["YES","NO"]}, time_limit_seconds, max_tokens,
  *   rules[], opponent_count}` plus our extension `cresolver: {market_id, question, context, deadline,
  *   challenges?}` (structured copy of what the description says; spec agents ignore unknown fields).
- *   opponent_count = workerCount − 1 when the request carries `workerCount` (AgoraAskRequest), else the
+ *   opponent_count = workerCount − 1 when the request carries `workerCount` (AskRequest), else the
  *   configured `opponentCount`, else null (callers outside the pipeline may omit it). Round 2: number
  *   of other answering workers.
  * - Reply `{answer, confidence, reasoning, subagents_used?, tools_used?, tokens?, latency_ms?}` (zod, no
@@ -63,11 +63,6 @@ export const AGORA_LIMITS = {
   maxPeerEvidenceChars: 1_500,
   maxToolEntryChars: 2_000,
 } as const;
-
-/** AskRequest plus the panel size, when the caller knows it (opponent_count = workerCount − 1). */
-export interface AgoraAskRequest extends AskRequest {
-  workerCount?: number;
-}
 
 export interface AgoraEventSource {
   beginRound(matchId: string, agentId: string, round: number): void;
@@ -390,7 +385,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       const agentId = seat.agentId.toString();
       const jwt = await token(seat, matchId);
       if (typeof jwt !== "string") return { ok: false, failure: jwt, latencyMs: 0, attempts: 0 };
-      const workerCount = (request as AgoraAskRequest).workerCount;
+      const workerCount = request.workerCount;
       const opponents = typeof workerCount === "number" && Number.isInteger(workerCount) && workerCount >= 1 ? workerCount - 1 : (config.opponentCount ?? null);
       sink?.beginRound(matchId, agentId, 1);
       const result = await postTask(endpoint, key, baseBody(request, 1, opponents, askDescription(request), {}), jwt, "task reply");
