@@ -34,6 +34,7 @@
  */
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
 import { cleanForScoring, contentTerms, normalizeForAnalysis, sanitizeString, words, type CleanedText } from "../core/text.js";
+import { answerView, protocolOf, replyView, sourceKey } from "./view.js";
 import type {
   Dimension,
   DimensionScores,
@@ -47,7 +48,7 @@ import type {
   WorkerRecord,
 } from "../core/types.js";
 
-export const RUBRIC_VERSION = "rubric-v1";
+export const RUBRIC_VERSION = "rubric-v2";
 export const RUBRIC_IDENTITY: Readonly<EvaluatorIdentity> = Object.freeze({
   kind: "rubric",
   model: RUBRIC_VERSION,
@@ -102,7 +103,7 @@ export function checkSource(raw: string, seen: Set<string>): SourceCheck {
   if (labels.length < 2 || labels.some((l) => l.length === 0 || l.length > 63) || !/^([a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(tld)) {
     return bad("implausible hostname");
   }
-  const key = host.replace(/^www\./, "") + url.pathname.replace(/\/+$/, "") + url.search;
+  const key = sourceKey(s);
   if (seen.has(key)) return bad("duplicate");
   seen.add(key);
   return { ok: true, https: url.protocol === "https:", domain: registrable(host.replace(/^www\./, "")) };
@@ -111,6 +112,8 @@ export function checkSource(raw: string, seen: Set<string>): SourceCheck {
 export interface SourceStats {
   total: number;
   plausible: number;
+  /** The plausible sources themselves, in order. */
+  accepted: string[];
   domains: number;
   https: number;
   rejected: Record<string, number>;
@@ -123,17 +126,19 @@ export function sourceStats(sources: readonly string[]): SourceStats {
   const rejected: Record<string, number> = {};
   let plausible = 0;
   let https = 0;
+  const accepted: string[] = [];
   for (const src of list) {
     const c = checkSource(typeof src === "string" ? src : "", seen);
     if (c.ok) {
       plausible += 1;
+      accepted.push(src);
       if (c.https) https += 1;
       if (c.domain) domains.add(c.domain);
     } else {
       rejected[c.reason ?? "invalid"] = (rejected[c.reason ?? "invalid"] ?? 0) + 1;
     }
   }
-  return { total: list.length, plausible, domains: domains.size, https, rejected };
+  return { total: list.length, plausible, accepted, domains: domains.size, https, rejected };
 }
 
 // ---------------------------------------------------------------- text features
@@ -187,10 +192,14 @@ export function textFeatures(cleaned: CleanedText): TextFeatures {
   for (const m of text.match(/\b(19|20)\d{2}\b/g) ?? []) years.add(Number(m));
   return {
     distinctWords: new Set(tokens).size,
-    wellFormedSentences: sentences.filter((s) => {
-      const n = words(s).length;
-      return n >= 4 && n <= 40;
-    }).length,
+    // Distinct sentences only: a protocol that repeats a claim (a ReAct observation restating the
+    // synthesis) or an agent that repeats itself gains nothing.
+    wellFormedSentences: new Set(
+      sentences
+        .map((s) => words(s))
+        .filter((w) => w.length >= 4 && w.length <= 40)
+        .map((w) => w.join(" ")),
+    ).size,
     paragraphs: cleaned.paragraphs.length,
     distinctNumbers: numbers.size,
     hedges: distinctMarkers(lowerText, HEDGES),
@@ -210,7 +219,7 @@ export function textFeatures(cleaned: CleanedText): TextFeatures {
 const frac = (x: number, cap: number): number => Math.min(Math.max(x, 0), cap) / cap;
 
 function injectionNote(removed: number, flags: string[]): string {
-  return removed > 0 ? `; FLAG instruction-like text ignored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
+  return flags.length > 0 ? `; FLAG instruction-like text, not scored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
 }
 
 export interface PanelSummary {
@@ -227,13 +236,16 @@ function deadlineYear(deadline: number): number | undefined {
 /** Scores one answering worker. Pure and deterministic. */
 export function scoreWorker(
   market: Pick<MarketSnapshot, "question" | "deadline">,
-  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure">,
+  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<WorkerRecord, "endpoint">>,
   panel: PanelSummary,
 ): DimensionScores {
   const answer: WorkerAnswer = worker.answer ?? { determination: false, confidence: 0, evidence: "", sources: [] };
-  const sources = Array.isArray(answer.sources) ? answer.sources.map((s) => (typeof s === "string" ? s : "")) : [];
-  const src = sourceStats(sources);
-  const f = textFeatures(cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : ""));
+  // Instruction-like text anywhere in the raw evidence (URLs and labels included) voids the whole text.
+  const raw = cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : "");
+  const protocol = protocolOf({ answer, endpoint: worker.endpoint });
+  const view = answerView(answer, protocol);
+  const src = sourceStats(view.sources);
+  const f = textFeatures(raw.injected ? raw : cleanForScoring(view.text));
   const note = injectionNote(f.removedSentences, f.flags);
   const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
   const scores = {} as DimensionScores;
@@ -266,16 +278,16 @@ export function scoreWorker(
   // Analysis depth
   put(
     "analysisDepth",
-    45 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 10 * frac(f.paragraphs, 3) + 10 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
-    `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ${f.paragraphs} paragraph(s), ` +
+    50 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 15 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
+    `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ` +
       `${f.distinctNumbers} distinct numbers, ${f.hedges + f.counter} nuance markers${note}`,
   );
 
   // Reasoning clarity
   put(
     "reasoningClarity",
-    35 * frac(f.wellFormedSentences, 6) + 30 * frac(f.connectives, 4) + 15 * frac(f.paragraphs, 3) + 20 * frac(f.distinctWords, 60),
-    `${f.wellFormedSentences} well-formed sentences, ${f.connectives} logical connectives, ${f.paragraphs} paragraph(s)${note}`,
+    40 * frac(f.wellFormedSentences, 6) + 35 * frac(f.connectives, 4) + 25 * frac(f.distinctWords, 60),
+    `${f.wellFormedSentences} well-formed sentences, ${f.connectives} logical connectives${note}`,
   );
 
   // Evidence strength
@@ -302,14 +314,15 @@ export function scoreWorker(
   {
     const y = deadlineYear(market.deadline);
     const sourceYears: number[] = [];
-    for (const s of sources.slice(0, 100)) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
+    // Only plausible sources date anything (a rejected "source" is free text, e.g. an injection).
+    for (const s of src.accepted) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
     const allYears = [...f.years, ...sourceYears];
     let yearPts = 0;
     if (y !== undefined) {
       if (allYears.some((v) => v >= y - 1 && v <= y + 1)) yearPts = 40;
       else if (allYears.some((v) => v >= y - 3 && v <= y - 2)) yearPts = 20;
     }
-    const recentSources = y === undefined ? 0 : new Set(sources.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
+    const recentSources = y === undefined ? 0 : new Set(src.accepted.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
     put(
       "timeliness",
       yearPts + 25 * frac(f.dates, 2) + 20 * frac(f.recency, 2) + 15 * frac(recentSources, 2),
@@ -368,7 +381,8 @@ export function scoreWorker(
       let duplicates = 0;
       for (let i = 0; i < k; i++) {
         const raw = typeof replies[i] === "string" ? replies[i] : "";
-        const cleaned = cleanForScoring(raw);
+        const whole = cleanForScoring(raw);
+        const cleaned = whole.injected ? whole : cleanForScoring(replyView(raw, protocol));
         removed += cleaned.removedSentences;
         for (const fl of cleaned.flags) flags.add(fl);
         const text = cleaned.paragraphs.map((p) => p.join(" ¦ ")).join("\n¦\n");
