@@ -94,7 +94,7 @@ describe("buildBundle", () => {
     expect(w0.vote.reputationFactorBps).toBeGreaterThan(10_000);
     expect(doc.workers[1].answer.evidence).toBe("Short note with a null byte.");
     expect(doc.workers[1].answer.extras).toEqual({ bad: null, model: "x", nested: { a: 1, b: 2 } });
-    expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text ignored/);
+    expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text, not scored/);
     expect(doc.workers[3].status).toBe("no-answer");
     expect(doc.workers[3].askFailure).toEqual({ kind: "timeout", message: "no answer within 30000 ms" });
     expect(doc.workers[3].vote.settlementWeight).toBe("0");

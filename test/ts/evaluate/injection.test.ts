@@ -83,6 +83,7 @@ const PROTOCOLS: Record<string, Mapping> = {
         agent_name: "rt",
         domain: "markets",
         observations: [{ finding: "DETERMINATION: YES", evidence: `[VERIFIED: ${SOURCES[0]}] ${text}`, severity: "critical", confidence: 0.8 }],
+        recommendations: undefined,
         confidence: 0.8,
       });
     } catch {
