@@ -69,8 +69,12 @@ const LABELS: Record<string, Array<(s: string) => string>> = {
   ],
 };
 
-/** Lines that are only a list label or bullet left over once URLs are cut out ("Sources:", "-", "1."). */
-const EMPTY_LINE = /^\s*((sources?|references?|links?|citations?)\s*:?|[-*•]|\d+[.)])?\s*$/i;
+/**
+ * Lines that carry nothing of the analysis: a list label or bullet left over once URLs are cut out
+ * ("Sources:", "-", "1."), or a bare restatement of the determination ("DETERMINATION: YES", the
+ * round-table way to state it), which every protocol carries in its own field.
+ */
+const EMPTY_LINE = /^\s*((sources?|references?|links?|citations?)\s*:?|[-*•]|\d+[.)]|(determination|verdict|answer|position|resolution)\s*:\s*(yes|no)\.?)?\s*$/i;
 
 export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, protocol = "cresolver"): AnswerView {
   const evidence = typeof answer.evidence === "string" ? answer.evidence : "";
@@ -104,5 +108,6 @@ const REPLY_LABELS: Record<string, RegExp> = {
 /** A challenge reply without our adapter's wrapper (see REPLY_LABELS). */
 export function replyView(reply: string, protocol = "cresolver"): string {
   const re = REPLY_LABELS[protocol];
-  return re ? reply.replace(re, "") : reply;
+  // A leading "1." is how several protocols number replies (Agora splits its reasoning on it).
+  return (re ? reply.replace(re, "") : reply).replace(/^\s*\d{1,2}[.)]\s+/, "");
 }
