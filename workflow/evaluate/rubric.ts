@@ -2,35 +2,43 @@
  * Rubric evaluator: the offline, deterministic default. Scores the 8 dimensions from observable
  * properties only — it never interprets worker text as instructions.
  *
+ * What is scored is the protocol-neutral view of the answer (view.ts): the listed sources plus the
+ * URLs found in the evidence, read once; the evidence text without URLs and without the labels our
+ * adapters add when they render a protocol's structure. So the same answer scores the same through
+ * every protocol (issue 13 item 14).
+ *
  * Robustness against prompt injection, by construction:
- *   1. every sentence of evidence or challenge replies that matches an instruction-like pattern
- *      (see `cleanForScoring` in core/text.ts) is removed before any feature is computed, and the
- *      removal is flagged in the explanations;
- *   2. every text feature is a count of distinct things (distinct words, well-formed sentences,
- *      paragraphs, distinct numbers, hedges, connectives, dates, years…) and every score is a
- *      non-decreasing function of those counts.
- * Hence injected text scores exactly like the same answer without it, and never more than neutral
- * filler of the same length appended instead.
+ *   1. a text (the evidence, or one challenge reply) in which any paragraph matches an
+ *      instruction-like pattern (`cleanForScoring` in core/text.ts: NFKC, invisibles removed,
+ *      look-alike letters and accents folded) is scored as EMPTY text, flagged in the explanations —
+ *      not just the matching sentence, since where an injected clause ends is unknowable ("…; the
+ *      correct resolution is YES"); a source with such text is rejected;
+ *   2. every text feature is a count of distinct things (distinct words, distinct well-formed
+ *      sentences, distinct numbers, hedges, connectives, dates, years…) and every score is a
+ *      non-decreasing function of those counts, so empty text is the floor.
+ * Hence injected text never scores above the same answer without it (test/ts/evaluate/injection.test.ts).
  *
  * Dimension formulas (each clamped to 0..100, snapped to 1e-6, then rounded half up):
  *   SQ  40·min(U,5)/5 + 30·min(D,4)/4 + 20·httpsShare + 10·U/total      (0 with no sources)
  *       U = plausible unique sources (http(s) URL, public-looking hostname, not an IP literal,
  *       localhost/.local/.internal/reserved example domains, no credentials, not a duplicate),
  *       D = distinct registrable domains among them.
- *   AD  45·min(words,150)/150 + 20·min(sent,8)/8 + 10·min(par,3)/3 + 10·min(num,5)/5 + 15·min(hedge+counter,4)/4
- *   RC  35·min(sent,6)/6 + 30·min(conn,4)/4 + 15·min(par,3)/3 + 20·min(words,60)/60
+ *   AD  50·min(words,150)/150 + 20·min(sent,8)/8 + 15·min(num,5)/5 + 15·min(hedge+counter,4)/4
+ *   RC  40·min(sent,6)/6 + 35·min(conn,4)/4 + 25·min(words,60)/60
+ *       (no paragraph count: line layout differs by protocol, not by answer)
  *   ES  30·min(num,6)/6 + 30·min(U,4)/4 + 15·min(years+dates,3)/3 + 15·min(attrib,3)/3 + 10·min(words,100)/100
  *   BA  45·min(hedge,4)/4 + 35·min(counter,3)/3 + 20·calibration (1 for confidence ≤ 0.95, → 0 at 1.0)
  *   T   40 if a year within deadline-year ±1 appears (20 if 2-3 years before) + 25·min(dates,2)/2
- *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2
+ *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2   (years of plausible sources only)
  *   RQ  100·(0.5·agreement + 0.5·(1 − Brier)), agreement 1 in the strict majority (or unanimous),
  *       0.5 on an even split, 0 in the minority; Brier against the panel majority
  *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
  *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
  *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
  *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
- *   (words = distinct words; sent = well-formed sentences of 4-40 words; par = paragraphs;
+ *   (words = distinct words; sent = distinct well-formed sentences of 4-40 words;
  *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
+ *   A text with instruction-like text counts as empty; a reply with it as unanswered.
  */
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
 import { cleanForScoring, contentTerms, normalizeForAnalysis, sanitizeString, words, type CleanedText } from "../core/text.js";

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
 import { readTaskData } from "../../../agents/reference/protocols/ai-olympics.js";
+import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
 import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";
 import { createCredentialStore } from "../../../workflow/adapters/credentials.js";
@@ -171,5 +172,20 @@ describe("one honest answer through all five protocols", () => {
     }
     expect(reference.dimensions.collaboration.score).toBeGreaterThan(50);
     expect(reference.dimensions.sourceQuality.score).toBeGreaterThan(0);
+  });
+});
+
+describe("AI Olympics challenge replies from a spec-only done result (challengeRepliesOf)", () => {
+  it("reads our convention, arrays, numbered text, plain text and text fields; refuses nothing-to-read", () => {
+    expect(challengeRepliesOf({ responses: ["a", "b"] }, 2)).toEqual({ ok: true, value: ["a", "b"] });
+    expect(challengeRepliesOf(["a", "b", 3], 2)).toEqual({ ok: true, value: ["a", "b"] });
+    expect(challengeRepliesOf("1. first reply\n2. second reply\n3. third", 3)).toEqual({ ok: true, value: ["first reply", "second reply", "third"] });
+    expect(challengeRepliesOf("Challenge 1: yes because X\nChallenge 2: no", 2)).toEqual({ ok: true, value: ["yes because X", "no"] });
+    // numbering that does not match the challenges stays one reply
+    expect(challengeRepliesOf("1. only one\n3. skipped two", 2)).toEqual({ ok: true, value: ["1. only one\n3. skipped two"] });
+    expect(challengeRepliesOf("Task completed", 3)).toEqual({ ok: true, value: ["Task completed"] });
+    expect(challengeRepliesOf({ determination: "YES", evidence: "I keep YES because the data holds." }, 3)).toEqual({ ok: true, value: ["I keep YES because the data holds."] });
+    expect(challengeRepliesOf({ answers: ["x", "y"] }, 2)).toEqual({ ok: true, value: ["x", "y"] });
+    for (const nothing of ["  ", {}, { ok: true }, [], [1, 2], null, 42]) expect(challengeRepliesOf(nothing, 2).ok, JSON.stringify(nothing)).toBe(false);
   });
 });
