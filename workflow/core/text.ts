@@ -125,10 +125,25 @@ export interface CleanedText {
  */
 export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHARS): CleanedText {
   const normalized = normalizeForAnalysis(text, maxChars);
-  const paras = splitParagraphs(normalized);
-  const paragraphs = paras.map(splitSentences).filter((p) => p.length > 0);
-  // Matched per paragraph (not per sentence), so ". ", "; " or line breaks between the words of a pattern do not hide it.
-  const flags = [...new Set(paras.flatMap((p) => detectInjection(p)))];
+  const paragraphs = splitParagraphs(normalized).map(splitSentences).filter((p) => p.length > 0);
+  const found = new Set<string>();
+  for (const sentences of paragraphs) {
+    for (const sentence of sentences) for (const f of detectInjection(sentence)) found.add(f);
+    // Runs of fragments ("Ignore. Previous. Instructions.", one word per line) are matched as one text, so
+    // splitting a pattern's words into sentences does not hide it; full sentences are matched alone, so
+    // two honest sentences ("…ignore the noise. Instructions from the court…") never make a pattern.
+    let run: string[] = [];
+    const flush = (): void => {
+      if (run.length >= 2) for (const f of detectInjection(run.join(" "))) found.add(f);
+      run = [];
+    };
+    for (const sentence of sentences) {
+      if (words(sentence).length < 4) run.push(sentence);
+      else flush();
+    }
+    flush();
+  }
+  const flags = [...found];
   if (flags.length === 0) return { paragraphs, removedSentences: 0, flags: [], injected: false };
   const removed = paragraphs.reduce((n, p) => n + p.length, 0);
   return { paragraphs: [], removedSentences: removed, flags: [...flags].sort(), injected: true };

@@ -187,3 +187,26 @@ describe("injected instructions never raise a score (property over payloads × p
     for (const d of DIMENSIONS) expect(dirty[d].score, d).toBeLessThanOrEqual(clean[d].score);
   });
 });
+
+describe("no false alarms on honest reference answers", () => {
+  it("never voids the reference agent's offline answers or challenge replies (50 questions × 4 personas)", async () => {
+    const { createOfflineEngine } = await import("../../../agents/reference/engine/offline.js");
+    const { PERSONAS } = await import("../../../agents/reference/engine/types.js");
+    const { QUESTIONS } = await import("../agents/questions.js");
+    const { cleanForScoring } = await import("../../../workflow/core/text.js");
+    const flagged: string[] = [];
+    for (const persona of PERSONAS) {
+      const engine = createOfflineEngine({ persona });
+      for (const [i, question] of QUESTIONS.entries()) {
+        const q = { marketId: BigInt(i + 1), question, deadline: 1_798_675_200 };
+        const f = await engine.investigate(q);
+        const replies = await engine.defend(q, f, ["What specific evidence makes you confident?", "What would make you reverse your determination?", "Identify the weakest point in your analysis."]);
+        for (const text of [f.evidence, ...f.observations, ...f.sources, ...replies]) {
+          const c = cleanForScoring(text);
+          if (c.injected) flagged.push(`${persona} ${question}: ${c.flags.join(",")}: ${text.slice(0, 100)}`);
+        }
+      }
+    }
+    expect(flagged).toEqual([]);
+  });
+});
