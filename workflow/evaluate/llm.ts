@@ -336,10 +336,11 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       await Promise.all(runners);
 
       const failures = results.filter((r): r is Failed => "error" in r);
-      // The LLM is down for the panel: any service failure, or every one of ≥ 2 workers failing (then
-      // the cause is the model or the market text, not one worker). Then every worker not blamed for
-      // its own failure is scored by the fallback, loudly, so no panel mixes evaluators.
-      const allFailed = answered.length >= 2 && failures.length === answered.length;
+      // The LLM is down for the panel: any service failure, or every one of ≥ 2 workers failing because
+      // of "its own" text (then the cause is the model or the market text, not one worker). Then every
+      // worker not blamed for its own failure is scored by the fallback, loudly, so no panel mixes
+      // evaluators. A service failure elsewhere never lifts a worker's own blame.
+      const allFailed = answered.length >= 2 && failures.length === answered.length && failures.every((f) => f.blame === "worker");
       const global = allFailed || failures.some((f) => f.blame === "service");
       const blamed = (r: DimensionScores | Failed): r is Failed => "error" in r && r.blame === "worker" && !allFailed;
 

@@ -142,6 +142,28 @@ describe("LLM evaluator: failures are blamed", () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it("two workers, one dodging and one hit by an outage: the dodger still scores at the floor", async () => {
+    reply = (user) => (user.includes("DODGER") ? { status: 200, body: completion(null, { refusal: "no" }) } : { status: 503, body: {} });
+    const warnings: string[] = [];
+    const inp = input();
+    inp.workers = inp.workers.slice(0, 2);
+    const r = await evaluator(warnings).evaluate(inp);
+    for (const d of DIMENSIONS) expect(r.evaluations[0].dimensions[d].score).toBe(0);
+    expect(r.evaluations[1].aggregate).toEqual(rubricEvaluate(inp).evaluations[1].aggregate);
+    expect(r.fallbackReason).toMatch(/^GLOBAL FALLBACK: LLM evaluation failed for 2 of 2 workers \(HTTP 503/);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("every worker's call refused (the market text or the model, not one worker): nobody is blamed, rubric for all, loudly", async () => {
+    reply = () => ({ status: 200, body: completion(null, { refusal: "I can't discuss this topic." }) });
+    const warnings: string[] = [];
+    const inp = input();
+    const r = await evaluator(warnings).evaluate(inp);
+    expect(r.evaluations.map((e) => e.aggregate)).toEqual(rubricEvaluate(inp).evaluations.map((e) => e.aggregate));
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: model refused; global fallback for the panel");
+    expect(warnings).toHaveLength(1);
+  });
+
   it("writes the global warning to stderr by default", async () => {
     reply = () => ({ status: 503, body: {} });
     const written: string[] = [];
