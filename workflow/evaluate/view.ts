@@ -95,7 +95,9 @@ export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, p
     .split("\n")
     .map((l) => rules.reduce((acc, rule) => rule(acc.trim()), l).replace(URL_RE, (u) => u.match(URL_TAIL)?.[0] ?? "").replace(/\(\s*\)/g, ""))
     .filter((l) => !EMPTY_LINE.test(l) || l.trim() === "")
-    .join("\n");
+    .join("\n")
+    .replace(/\n\s*\n(\s*\n)+/g, "\n\n")
+    .trim();
   return { text, sources };
 }
 

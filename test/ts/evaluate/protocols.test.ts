@@ -17,6 +17,7 @@ import { createCredentialStore } from "../../../workflow/adapters/credentials.js
 import { defaultAdapters } from "../../../workflow/adapters/index.js";
 import type { AskRequest, WorkerEndpoint, WorkerRecord } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/client.js";
+import { buildPrompt } from "../../../workflow/evaluate/prompt.js";
 import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { market } from "../core/fixtures.js";
 import { startJwksServer, testKey } from "../protocols/agora/helpers.js";
@@ -172,6 +173,18 @@ describe("one honest answer through all five protocols", () => {
     }
     expect(reference.dimensions.collaboration.score).toBeGreaterThan(50);
     expect(reference.dimensions.sourceQuality.score).toBeGreaterThan(0);
+  });
+
+  it("shows the LLM evaluator the same answer whatever the protocol", () => {
+    const panel = { answered: records.length, yes: records.length, no: 0 };
+    const data = records.map((r) => JSON.parse(buildPrompt(m, r, panel).data) as { worker: { evidence: string; sources: string[]; challenges: unknown[] } });
+    for (const [i, d] of data.entries()) {
+      expect(d.worker.sources, PANEL[i]).toEqual(SOURCES);
+      expect(d.worker.challenges, PANEL[i]).toEqual(data[0].worker.challenges);
+      if (PANEL[i] === "factagora") for (const s of SENTENCES) expect(d.worker.evidence).toContain(s); // laid out over the ReAct fields
+      else expect(d.worker, PANEL[i]).toEqual(data[0].worker);
+    }
+    expect(data[0].worker.evidence).toBe(EVIDENCE);
   });
 });
 
