@@ -123,7 +123,7 @@ export interface CleanedText {
  * non-decreasing count, so empty text is the floor: injected text never scores above the same
  * answer without it, wherever the injection sits and whatever separates its parts.
  */
-export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHARS): CleanedText {
+export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHARS, ignore: ReadonlySet<string> = NO_PATTERNS): CleanedText {
   const normalized = normalizeForAnalysis(text, maxChars);
   const paragraphs = splitParagraphs(normalized).map(splitSentences).filter((p) => p.length > 0);
   const found = new Set<string>();
@@ -143,10 +143,21 @@ export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHAR
     }
     flush();
   }
-  const flags = [...found];
+  const flags = [...found].filter((f) => !ignore.has(f));
   if (flags.length === 0) return { paragraphs, removedSentences: 0, flags: [], injected: false };
   const removed = paragraphs.reduce((n, p) => n + p.length, 0);
   return { paragraphs: [], removedSentences: removed, flags: [...flags].sort(), injected: true };
+}
+
+const NO_PATTERNS: ReadonlySet<string> = new Set();
+
+/**
+ * Patterns the market's own question or context trips ("Will OpenAI publish its system prompt?"): honest
+ * answers must be able to repeat the question, so these pattern names are not held against workers on
+ * that market (every other pattern still is). The creator, not a worker, wrote that text.
+ */
+export function marketPatterns(market: { question?: string; context?: string }): ReadonlySet<string> {
+  return new Set(cleanForScoring(`${market.question ?? ""}\n\n${market.context ?? ""}`).flags);
 }
 
 /** Lower-case word tokens (letters/digits, may contain inner apostrophes/hyphens/dots in numbers). */

@@ -36,7 +36,7 @@ import OpenAI from "openai";
 import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { cleanForScoring, sanitizeString } from "../core/text.js";
+import { cleanForScoring, marketPatterns, sanitizeString } from "../core/text.js";
 import {
   DIMENSIONS,
   type Address,
@@ -59,10 +59,11 @@ interface Failed {
 }
 
 /** True when the rubric finds instruction-like text in the worker's evidence, a source or a challenge reply. */
-function carriesInjection(w: WorkerRecord): boolean {
+function carriesInjection(input: EvaluationInput, w: WorkerRecord): boolean {
   const a = w.answer;
+  const exempt = marketPatterns(input.market);
   const texts = [a?.evidence, ...(Array.isArray(a?.sources) ? a.sources : []), ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : [])];
-  return texts.some((t) => typeof t === "string" && cleanForScoring(t).injected);
+  return texts.some((t) => typeof t === "string" && cleanForScoring(t, undefined, exempt).injected);
 }
 
 /**
@@ -71,7 +72,7 @@ function carriesInjection(w: WorkerRecord): boolean {
  * injection never scores above the same answer without it under either evaluator.
  */
 function capInjected(input: EvaluationInput, w: WorkerRecord, scores: DimensionScores): DimensionScores {
-  if (!carriesInjection(w)) return scores;
+  if (!carriesInjection(input, w)) return scores;
   const rubric = scoreWorker(input.market, w, panelSummary(input.workers));
   const out = {} as DimensionScores;
   for (const d of DIMENSIONS) {

@@ -38,10 +38,11 @@
  *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
  *   (words = distinct words; sent = distinct well-formed sentences of 4-40 words;
  *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
- *   A text with instruction-like text counts as empty; a reply with it as unanswered.
+ *   A text with instruction-like text counts as empty; a reply with it as unanswered (patterns that the
+ *   market's own question/context trips are not held against workers: see core/text.ts marketPatterns).
  */
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { cleanForScoring, contentTerms, sanitizeString, words, type CleanedText } from "../core/text.js";
+import { cleanForScoring, contentTerms, marketPatterns, sanitizeString, words, type CleanedText } from "../core/text.js";
 import { sourceStats } from "./sources.js";
 import { answerView, protocolOf, replyView } from "./view.js";
 import type {
@@ -161,17 +162,18 @@ function deadlineYear(deadline: number): number | undefined {
 
 /** Scores one answering worker. Pure and deterministic. */
 export function scoreWorker(
-  market: Pick<MarketSnapshot, "question" | "deadline">,
+  market: Pick<MarketSnapshot, "question" | "deadline"> & Partial<Pick<MarketSnapshot, "context">>,
   worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<WorkerRecord, "endpoint">>,
   panel: PanelSummary,
 ): DimensionScores {
   const answer: WorkerAnswer = worker.answer ?? { determination: false, confidence: 0, evidence: "", sources: [] };
   // Instruction-like text anywhere in the raw evidence (URLs and labels included) voids the whole text.
-  const raw = cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : "");
+  const exempt = marketPatterns(market);
+  const raw = cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : "", undefined, exempt);
   const protocol = protocolOf({ answer, endpoint: worker.endpoint });
   const view = answerView(answer, protocol);
-  const src = sourceStats(view.sources);
-  const f = textFeatures(raw.injected ? raw : cleanForScoring(view.text));
+  const src = sourceStats(view.sources, exempt);
+  const f = textFeatures(raw.injected ? raw : cleanForScoring(view.text, undefined, exempt));
   const note = injectionNote(f.removedSentences, f.flags);
   const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
   const scores = {} as DimensionScores;
@@ -307,8 +309,8 @@ export function scoreWorker(
       let duplicates = 0;
       for (let i = 0; i < k; i++) {
         const raw = typeof replies[i] === "string" ? replies[i] : "";
-        const whole = cleanForScoring(raw);
-        const cleaned = whole.injected ? whole : cleanForScoring(replyView(raw, protocol));
+        const whole = cleanForScoring(raw, undefined, exempt);
+        const cleaned = whole.injected ? whole : cleanForScoring(replyView(raw, protocol), undefined, exempt);
         removed += cleaned.removedSentences;
         for (const fl of cleaned.flags) flags.add(fl);
         const text = cleaned.paragraphs.map((p) => p.join(" ¦ ")).join("\n¦\n");

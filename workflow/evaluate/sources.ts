@@ -28,12 +28,12 @@ function registrable(host: string): string {
 }
 
 /** Checks one source string for plausibility. `seen` holds dedupe keys of earlier sources. */
-export function checkSource(raw: string, seen: Set<string>): SourceCheck {
+export function checkSource(raw: string, seen: Set<string>, ignore?: ReadonlySet<string>): SourceCheck {
   const s = normalizeForAnalysis(String(raw), 4_096).trim();
   const bad = (reason: string): SourceCheck => ({ ok: false, https: false, reason });
   if (s.length === 0) return bad("empty");
   if (s.length > 2_048) return bad("too long");
-  if (cleanForScoring(s).removedSentences > 0) return bad("instruction-like text");
+  if (cleanForScoring(s, undefined, ignore).injected) return bad("instruction-like text");
   let url: URL;
   try {
     url = new URL(s);
@@ -68,7 +68,7 @@ export interface SourceStats {
   rejected: Record<string, number>;
 }
 
-export function sourceStats(sources: readonly string[]): SourceStats {
+export function sourceStats(sources: readonly string[], ignore?: ReadonlySet<string>): SourceStats {
   const list = (Array.isArray(sources) ? sources : []).slice(0, 100);
   const seen = new Set<string>();
   const domains = new Set<string>();
@@ -77,7 +77,7 @@ export function sourceStats(sources: readonly string[]): SourceStats {
   let https = 0;
   const accepted: string[] = [];
   for (const src of list) {
-    const c = checkSource(typeof src === "string" ? src : "", seen);
+    const c = checkSource(typeof src === "string" ? src : "", seen, ignore);
     if (c.ok) {
       plausible += 1;
       accepted.push(src);
