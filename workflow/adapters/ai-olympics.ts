@@ -144,10 +144,6 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       log,
     });
 
-    const secret = config.credentials?.forAgent(seat.agentId)?.hmacSecret;
-    if (secret === undefined || secret === "") {
-      return fail({ kind: "auth", message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned` }, 0);
-    }
     let url: string;
     try {
       const parsed = new URL(endpoint.url);
@@ -155,6 +151,12 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       url = parsed.toString();
     } catch {
       return fail({ kind: "registration", message: "endpoint is not a URL" }, 0);
+    }
+    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
+    if (found.kind === "refused") return fail(found.failure, 0);
+    const secret = found.kind === "ok" ? found.credentials.hmacSecret : undefined;
+    if (secret === undefined || secret === "") {
+      return fail({ kind: "auth", message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned` }, 0);
     }
 
     const deadline = start + sessionTimeoutMs;

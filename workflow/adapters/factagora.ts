@@ -118,7 +118,9 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
     } catch {
       return done({ ok: false, failure: { kind: "registration", message: "endpoint is not a URL" } }, 0);
     }
-    const token = config.credentials.forAgent(seat.agentId)?.bearerToken;
+    const found = config.credentials.forEndpoint(seat.agentId, url);
+    if (found.kind === "refused") return done({ ok: false, failure: found.failure }, 0);
+    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
     if (token === undefined) {
       return done({ ok: false, failure: { kind: "auth", message: `no factagora bearer token configured for agent ${seat.agentId.toString()}; not called` } }, 0);
     }
