@@ -285,7 +285,7 @@ function ipfsToGatewayUrl(uri: string, gateway: string): string {
   }
   const segments = path === "" ? [] : path.slice(1).split("/");
   for (const segment of segments) {
-    if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%-]*$/.test(segment) || segment === "." || segment === "..") {
+    if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%-]*$/.test(segment) || isDotOrSlashSegment(segment)) {
       throw new RegistrationError("bad-uri", `ipfs URI has an invalid path: "${truncate(path)}"`);
     }
   }
@@ -294,7 +294,29 @@ function ipfsToGatewayUrl(uri: string, gateway: string): string {
     throw new RegistrationError("bad-uri", `ipfs gateway is not a plain http(s) URL: "${truncate(gateway)}"`);
   }
   const prefix = base.url.href.endsWith("/") ? base.url.href : `${base.url.href}/`;
-  return `${prefix}${cid}${path}`;
+  const joined = `${prefix}${cid}${path}`;
+  // Belt and braces: after the URL parser's own normalisation the path must still be under <gateway>/<cid>.
+  const root = new URL(`${prefix}${cid}`).pathname;
+  const final = new URL(joined);
+  if (final.origin !== base.url.origin || (final.pathname !== root && !final.pathname.startsWith(`${root}/`))) {
+    throw new RegistrationError("bad-uri", `ipfs URI path leaves the gateway's /${cid} folder: "${truncate(path)}"`);
+  }
+  return joined;
+}
+
+/**
+ * A segment that is "." or ".." once percent-decoded (the WHATWG URL parser and gateways treat %2e as "."), or
+ * that decodes to something holding a slash or backslash (a gateway decoding %2F would see extra segments).
+ * Malformed escapes count as bad.
+ */
+function isDotOrSlashSegment(segment: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return true;
+  }
+  return decoded === "." || decoded === ".." || /[/\\]/.test(decoded) || /[\u0000-\u001f\u007f]/.test(decoded);
 }
 
 async function fetchText(
