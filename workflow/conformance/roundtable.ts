@@ -36,7 +36,7 @@ import { joinEndpoint } from "../adapters/call.js";
 import { challengesFor } from "../core/challenges.js";
 import { sanitizeString } from "../core/text.js";
 import type { AskRequest, PeerFinding, WorkerAnswer } from "../core/types.js";
-import { isHttpError } from "../http/errors.js";
+import { describeUrlText, isHttpError } from "../http/errors.js";
 import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "./types.js";
 
 export const SAMPLE_ASK: AskRequest = {
@@ -88,7 +88,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     try {
       url = joinEndpoint(options.url, path);
     } catch {
-      violation(`roundtable.${phase}.status`, `${options.url} is not a URL`);
+      violation(`roundtable.${phase}.status`, `${describeUrlText(options.url)} is not a URL`);
       return undefined;
     }
     const t0 = performance.now();
