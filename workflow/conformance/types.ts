@@ -39,5 +39,6 @@ export type ConformanceChecker = (options: ConformanceCheckOptions) => Promise<C
 /** Builds a report from findings; `passed` is derived, never set by hand. */
 export function conformanceReport(protocol: string, url: string, findings: ConformanceFinding[], timings: Record<string, number>): ConformanceReport {
   // The URL as shown (describeUrlText): a token in its userinfo or query never reaches a printed report.
-  return { protocol, url: describeUrlText(url), findings, timings, passed: findings.every((f) => f.severity !== "violation") };
+  const shown = /[@?#]/.test(url) ? describeUrlText(url) : url;
+  return { protocol, url: shown, findings, timings, passed: findings.every((f) => f.severity !== "violation") };
 }

@@ -198,7 +198,7 @@ export const agoraProtocol: ProtocolModule = {
         });
         const work = (async () => {
           if (challenges.length > 0) {
-            let record = ctx.memory.lookup(q.marketId);
+            let record = ctx.memory.lookup(q.marketId, q.question);
             if (record === undefined) {
               const finding = await ctx.engine.investigate(q);
               ctx.memory.remember(q, finding);
