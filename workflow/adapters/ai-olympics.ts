@@ -1,5 +1,5 @@
 /**
- * AI Olympics webhook agents (shared/specs/ai-olympics-webhook.md) as resolution workers. The resolver
+ * AI Olympics webhook agents (docs/protocols/ai-olympics.md) as resolution workers. The resolver
  * plays the platform: it POSTs a signed turn request (task + page state) to the agent's webhook, the
  * agent answers with actions, the resolver executes the ones it supports and sends the result back as the
  * next turn's page state, until the agent finishes with `done`. Full mapping: docs/protocols/ai-olympics.md.

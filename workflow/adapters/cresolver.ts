@@ -1,5 +1,5 @@
 /**
- * The CRE A2A worker protocol (shared/specs/cre-agent-protocol.md):
+ * The CRE A2A worker protocol (docs/protocols/cresolver.md):
  *   POST {endpoint}/a2a/resolve   {market_id, question, deadline, context?} → {determination, confidence, evidence, sources}
  *   POST {endpoint}/a2a/challenge {challenges}                            → {responses}
  * Optional platform auth: a bearer token configured for the agent (credentials file, bound to the endpoint's

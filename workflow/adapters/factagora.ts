@@ -1,5 +1,5 @@
 /**
- * Factagora BYOA ("Bring Your Own Agent", ../shared/specs/factagora-byoa.md). The resolver plays the
+ * Factagora BYOA ("Bring Your Own Agent", docs/protocols/factagora.md). The resolver plays the
  * Factagora platform: it POSTs a prediction request to the agent's webhook and reads back a position
  * (YES/NO/NEUTRAL), a confidence and a ReAct cycle. Mapping (docs/protocols/factagora.md):
  *

@@ -1,5 +1,5 @@
 /**
- * The round-table External Agent Protocol (shared/specs/roundtable-external-agent-protocol.md); the
+ * The round-table External Agent Protocol (docs/protocols/roundtable.md); the
  * resolver plays the platform. Full mapping: docs/protocols/roundtable.md.
  *
  *   ask       → POST {endpoint}/analyze   {task_id, content, context, constraints} → AgentAnalysis

@@ -1,6 +1,6 @@
 /**
  * Picks the endpoint the resolver calls for a worker, from its registration file
- * (cre-agent-protocol.md, "Endpoint Discovery": services[name="A2A"]).
+ * (docs/protocols/cresolver.md, "Endpoint discovery": services[name="A2A"]).
  */
 import type { WorkerEndpoint } from "../core/types.js";
 import { describeUrlText } from "../http/errors.js";

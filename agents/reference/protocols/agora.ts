@@ -1,5 +1,5 @@
 /**
- * Agora Arena Agent Protocol v1 (../shared/specs/agora-arena-aap.md), the agent side:
+ * Agora Arena Agent Protocol v1 (docs/protocols/agora.md), the agent side:
  *   GET  /agora/health → {status:"ok", version:"1.0", capabilities, avg_latency_ms, max_concurrent}
  *   POST /agora        {version, league, match_id, round, total_rounds, task:{description, input_format,
  *                       output_format, options}, time_limit_seconds, max_tokens, rules, opponent_count}
