@@ -78,7 +78,7 @@ export function readArguments(raw: unknown): { reviewed: ReviewedArgument[]; ski
     }
     const named = typeof e.agentName === "string" && e.agentName.trim() !== "";
     const confidence = typeof e.confidence === "number" && e.confidence >= 0 && e.confidence <= 1 ? e.confidence : undefined;
-    reviewed.push({ agentName: named ? clip(oneLine(e.agentName as string), 200) : "human", human: !named, position, ...(confidence !== undefined ? { confidence } : {}) });
+    reviewed.push({ agentName: named ? clip(oneLine((e.agentName as string).slice(0, 400)), 200) : "human", human: !named, position, ...(confidence !== undefined ? { confidence } : {}) });
   }
   return { reviewed, skipped, unread: Math.max(0, raw.length - MAX_REVIEWED_ARGUMENTS) };
 }

@@ -4,14 +4,33 @@
  * a tracked file (and, for links into Markdown, to an existing heading).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = normalize(join(dirname(new URL(import.meta.url).pathname), "../../.."));
-const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
-  .split("\0")
-  .filter((f) => f !== "" && existsSync(join(ROOT, f)));
+/** Tracked files (git ls-files); outside a git checkout, every file but build output and dependencies. */
+function listFiles(): string[] {
+  try {
+    return execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" })
+      .split("\0")
+      .filter((f) => f !== "" && existsSync(join(ROOT, f)));
+  } catch {
+    const skip = new Set(["node_modules", ".git", "artifacts", "cache", "coverage", "deployments"]);
+    const out: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const rel = dir === "" ? e.name : `${dir}/${e.name}`;
+        if (e.isDirectory()) {
+          if (!skip.has(e.name)) walk(rel);
+        } else out.push(rel);
+      }
+    };
+    walk("");
+    return out;
+  }
+}
+const tracked = listFiles();
 const TEXT = /\.(ts|mts|mjs|js|sol|md|json|yml|yaml|toml|txt)$|(^|\/)\.ci\/run$|(^|\/)\.gitignore$/;
 const SELF = relative(ROOT, new URL(import.meta.url).pathname);
 
