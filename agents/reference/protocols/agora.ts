@@ -198,7 +198,9 @@ export const agoraProtocol: ProtocolModule = {
         });
         const work = (async () => {
           if (challenges.length > 0) {
-            let record = ctx.memory.lookup(q.marketId, q.question);
+            // Keyed by match and question; without our extension the round-2 description (the "question") carries
+            // the challenges, so fall back to the match's latest answer.
+            let record = ctx.memory.lookup(q.marketId, q.question) ?? (ext?.question === undefined ? ctx.memory.lookup(q.marketId) : undefined);
             if (record === undefined) {
               const finding = await ctx.engine.investigate(q);
               ctx.memory.remember(q, finding);
