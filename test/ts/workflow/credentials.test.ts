@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.js";
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
+import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
 import { createFactagoraAdapter } from "../../../workflow/adapters/factagora.js";
 import { createRoundtableAdapter } from "../../../workflow/adapters/roundtable.js";
 import type { AskRequest, WorkerSeat } from "../../../workflow/core/types.js";
@@ -76,6 +77,7 @@ describe("adapters send a secret only to its origin (a moved tokenURI gets nothi
   });
 
   const cases = [
+    { protocol: "cresolver", secret: { bearerToken: TOKEN }, make: () => createCresolverAdapter({ http, credentials: credentialStoreOver(entries), retryDelayMs: 1 }) },
     { protocol: "factagora", secret: { bearerToken: TOKEN }, make: () => createFactagoraAdapter({ http, credentials: credentialStoreOver(entries), maxRetries: 0 }) },
     { protocol: "roundtable", secret: { bearerToken: TOKEN }, make: () => createRoundtableAdapter({ http, credentials: credentialStoreOver(entries) }) },
     { protocol: "ai-olympics", secret: { hmacSecret: SECRET }, make: () => createAiOlympicsAdapter({ http, credentials: credentialStoreOver(entries), maxTurns: 1 }) },
@@ -91,6 +93,7 @@ describe("adapters send a secret only to its origin (a moved tokenURI gets nothi
       expect(seen.length).toBeGreaterThan(0);
       const auth = seen[0].headers.authorization ?? seen[0].headers["x-ai-olympics-signature"];
       expect(auth).toBeDefined();
+      if ("bearerToken" in c.secret) expect(seen[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
 
       const moved = await c.make().ask({ url: `${elsewhere.url}/webhook`, protocol: c.protocol }, seat, ask);
       expect(moved).toMatchObject({ ok: false, failure: { kind: "auth" }, attempts: 0 });
