@@ -55,14 +55,17 @@ describe("cresolver daemon", () => {
 
   it("resolves a requested market from the chain, then stops gracefully on SIGTERM (exit 0) without printing a secret", async () => {
     const workers = [];
+    const urls: string[] = [];
     for (const i of [1, 2]) {
       const agent = await startAgent({ protocol: "cresolver", persona: "analyst" });
       const w = await chain.registerAgent(i);
       await w.setEndpoint(agent.url, "cresolver");
       workers.push(w);
+      urls.push(agent.url);
     }
     const credentialsFile = join(dir, "credentials.json");
-    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { origin: "http://127.0.0.1:9", bearerToken: BEARER } }));
+    // The token is bound to worker 0's origin (a CRE agent accepts an optional platform token).
+    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { origin: new URL(urls[0]).origin, bearerToken: BEARER } }));
     chmodSync(credentialsFile, 0o600);
 
     const run = spawnCli(
