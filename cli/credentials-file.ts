@@ -1,10 +1,11 @@
 /** Loading the per-agent credentials file shared by `cresolver resolve` and `cresolver daemon`. */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
-import { credentialConfigSchema } from "../workflow/adapters/credentials.js";
+import { type CredentialConfig, credentialConfigSchema } from "../workflow/adapters/credentials.js";
 import { CliError } from "./errors.js";
 
 const MAX_CREDENTIALS_BYTES = 1024 * 1024;
+const FORMAT = '{ "<agentId>": { "origin": "https://host[:port]", "bearerToken"?: "…", "hmacSecret"?: "…" } }';
 
 /** The git work tree a path is in, if any (walks up looking for `.git`). */
 function gitWorkTree(path: string): string | undefined {
@@ -18,13 +19,15 @@ function gitWorkTree(path: string): string | undefined {
 }
 
 /**
- * Per-agent credentials: JSON `{ "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } }`.
+ * Per-agent credentials: JSON `{ "<agentId>": { "origin": "https://host[:port]", "bearerToken"?: "…", "hmacSecret"?: "…" } }`.
+ * `origin` is required: a secret is sent only to that origin, so an agent whose tokenURI moves elsewhere gets
+ * nothing (its seat fails with `auth`). Files from before the binding (no origin) are refused, not guessed.
  * Policy: a regular file of at most 1 MiB; on POSIX refused when any "other" permission bit is set or it is
  * group-writable (chmod 600 or 640; like ssh with private keys — anyone who can read it can impersonate the
  * platform to the agents, anyone who can write it can redirect them); a file inside a git work tree is
  * accepted with a warning (keep it out of version control). Errors name the file and the JSON path, never a value.
  */
-export function loadCredentialsFile(path: string, warn: (message: string) => void): Record<string, { bearerToken?: string; hmacSecret?: string }> {
+export function loadCredentialsFile(path: string, warn: (message: string) => void): CredentialConfig {
   let st;
   try {
     st = statSync(path);
@@ -49,9 +52,16 @@ export function loadCredentialsFile(path: string, warn: (message: string) => voi
   const parsed = credentialConfigSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(
-      `--credentials-file ${path} is invalid: ${issue ? `${issue.path.map(String).join(".") || "(root)"}: ${issue.code === "invalid_key" ? "keys must be ERC-8004 agent ids (decimal integers)" : issue.message}` : "bad shape"} (expected { "<agentId>": { "bearerToken"?: "…", "hmacSecret"?: "…" } })`,
-    );
+    const where = issue ? issue.path.map(String).join(".") || "(root)" : "";
+    const noOrigin = issue !== undefined && issue.path.length === 2 && issue.path[1] === "origin" && issue.code === "invalid_type";
+    const why = !issue
+      ? "bad shape"
+      : issue.code === "invalid_key"
+        ? `${where}: keys must be ERC-8004 agent ids (decimal integers)`
+        : noOrigin
+          ? `${where}: missing; every entry names the endpoint origin its secrets may be sent to, e.g. "origin": "https://agent.example"`
+          : `${where}: ${issue.message}`;
+    throw new CliError(`--credentials-file ${path} is invalid: ${why} (expected ${FORMAT})`);
   }
   return parsed.data;
 }

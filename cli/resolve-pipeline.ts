@@ -12,7 +12,7 @@ import type { SettlementPlanLike } from "../workflow/chain/writer.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
-import { createCredentialStore, type AgentCredentials } from "../workflow/adapters/credentials.js";
+import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
 import { CliError } from "./errors.js";
 
 export interface ResolveInput {
@@ -34,7 +34,7 @@ export interface ResolveOptions {
   /** Evaluator kind (the LLM one reads its endpoint from the environment). */
   evaluator: "rubric" | "llm";
   /** Per-agent secrets (Factagora bearer tokens, AI Olympics HMAC secrets), keyed by agent id. */
-  credentials?: Record<string, AgentCredentials>;
+  credentials?: Record<string, BoundAgentCredentials>;
 }
 
 export type ResolveDecision =

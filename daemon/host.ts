@@ -26,7 +26,7 @@ import type { Address, Hex, PublicClient } from "viem";
 import { verifyAgoraToken, type AgoraTokenSigner, DEFAULT_AGORA_TOKEN_TTL_SECONDS } from "../workflow/adapters/agora-jwt.js";
 import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../workflow/adapters/agora-stream.js";
 import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
-import { type AgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
+import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
 import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
@@ -79,8 +79,8 @@ export interface ResolverDaemonOptions {
   handleSignals?: boolean;
 
   // --- pipeline
-  /** Per-agent secrets `{ "<agentId>": { bearerToken?, hmacSecret? } }` (validated) or a ready store. */
-  credentials?: Record<string, AgentCredentials> | CredentialStore;
+  /** Per-agent secrets `{ "<agentId>": { origin, bearerToken?, hmacSecret? } }` (validated) or a ready store. */
+  credentials?: Record<string, BoundAgentCredentials> | CredentialStore;
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
   /** Outbound destination policy. Production: leave allowLoopback/allowPrivate unset. */
@@ -136,7 +136,7 @@ export function daemonAgoraSigner(key: SigningKey, ttlSeconds: number = DEFAULT_
 
 function credentialStore(given: ResolverDaemonOptions["credentials"]): CredentialStore | undefined {
   if (given === undefined) return undefined;
-  if (typeof (given as CredentialStore).forAgent === "function") return given as CredentialStore;
+  if (typeof (given as CredentialStore).forEndpoint === "function") return given as CredentialStore;
   try {
     return createCredentialStore(given);
   } catch (err) {

@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { network } from "hardhat";
 import { formatEther, parseEther } from "viem";
 import { startResolverDaemon, type ResolverDaemonHandle } from "../daemon/host.js";
-import type { AgentCredentials, CredentialStore } from "../workflow/adapters/credentials.js";
+import { type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../workflow/adapters/credentials.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../workflow/chain/actions.js";
 import { connect, withKey, type ChainContext } from "../workflow/chain/clients.js";
 import { localDevKey as devKey } from "../workflow/chain/dev-accounts.js";
@@ -73,8 +73,8 @@ async function main(): Promise<void> {
     const reputation = deployment.contracts.ReputationRegistry.address;
 
     // Credentials are learned per agent id as agents register; the daemon reads them at call time.
-    const secrets = new Map<bigint, AgentCredentials>();
-    const credentials: CredentialStore = { forAgent: (agentId) => secrets.get(agentId) };
+    const secrets = new Map<bigint, BoundAgentCredentials>();
+    const credentials = credentialStoreOver(secrets);
 
     step("Starting the resolver daemon (watches ResolutionRequested; SQLite state, HTTP API)");
     const daemon = await startResolverDaemon({
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       const ctx = withKey(deployer, devKey(2 + i));
       const file = buildRegistrationFile({ name: m.name, description: `cresolver reference agent (${m.persona})`, endpoint: m.endpoint, protocol: m.protocol });
       const { agentId } = await registerAgent(ctx, identity, encodeRegistrationDataUri(file));
-      secrets.set(agentId, m.credentials);
+      secrets.set(agentId, { ...m.credentials, origin: endpointOrigin(m.endpoint)! }); // bound to the endpoint it registered
       names.set(agentId, { name: m.name, protocol: m.protocol });
       workers.push({ ctx, agentId });
       step(`  agent #${agentId} ${m.name} → ${m.endpoint}`);

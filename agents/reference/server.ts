@@ -11,6 +11,7 @@ import { createLlmEngine, type LlmEngineOptions } from "./engine/llm.js";
 import { createOfflineEngine } from "./engine/offline.js";
 import { isPersonaName } from "./engine/personas.js";
 import type { AnswerEngine, EngineMode, PersonaName } from "./engine/types.js";
+import { registerAgentCard } from "./card.js";
 import { installErrorHandling } from "./http.js";
 import { FindingMemory } from "./memory.js";
 import { PROTOCOLS } from "./protocols/index.js";
@@ -44,6 +45,8 @@ export interface ReferenceAgentOptions {
   agentId?: string;
   /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
   agoraStreamUrl?: string;
+  /** The endpoint URL as registered, for the A2A agent card's `url` (default: derived from each request). */
+  publicUrl?: string;
 }
 
 export interface StartOptions {
@@ -99,6 +102,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   app.removeContentTypeParser("text/plain");
   installErrorHandling(app);
   app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
+  registerAgentCard(app, info, protocol.endpointPath ?? "", options.publicUrl);
   app.register(async (scope) => {
     await protocol.register(scope, {
       engine,

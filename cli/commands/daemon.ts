@@ -71,7 +71,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
     .option("--start-block <n>", "first block to scan when the database has no cursor (default: the market's deployment block from the deployment file, else 0)")
     .option("--max-attempts <n>", "resolve attempts per market before the invalid settlement (default 5)")
     .option("--concurrency <n>", "markets resolved at once (default 4)")
-    .option("--credentials-file <path>", 'per-agent secrets, JSON { "<agentId>": { "bearerToken"?, "hmacSecret"? } }; chmod 600, outside the repository')
+    .option("--credentials-file <path>", 'per-agent secrets, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
     .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads CRESOLVER_EVAL_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)").choices(["rubric", "llm"]).default("rubric"))
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")

@@ -67,7 +67,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_EVAL_MODEL from the environment)").choices(["rubric", "llm"]).default("rubric"))
     .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file")
-    .option("--credentials-file <path>", 'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "bearerToken"?, "hmacSecret"? } }; chmod 600, outside the repository')
+    .option("--credentials-file <path>", 'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
     .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string; credentialsFile?: string }) => {
       const rt = runtime();
       const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;

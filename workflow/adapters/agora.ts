@@ -1,5 +1,5 @@
 /**
- * Agora Arena Agent Protocol v1 (shared/specs/agora-arena-aap.md), the resolver playing the platform.
+ * Agora Arena Agent Protocol v1 (docs/protocols/agora.md), the resolver playing the platform.
  * Mapping (full table in docs/protocols/agora.md):
  *
  * - Health: `GET {endpoint}/health` before every ask, reply `{status:"ok", version, capabilities[],

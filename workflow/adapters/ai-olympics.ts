@@ -1,5 +1,5 @@
 /**
- * AI Olympics webhook agents (shared/specs/ai-olympics-webhook.md) as resolution workers. The resolver
+ * AI Olympics webhook agents (docs/protocols/ai-olympics.md) as resolution workers. The resolver
  * plays the platform: it POSTs a signed turn request (task + page state) to the agent's webhook, the
  * agent answers with actions, the resolver executes the ones it supports and sends the result back as the
  * next turn's page state, until the agent finishes with `done`. Full mapping: docs/protocols/ai-olympics.md.
@@ -146,10 +146,6 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       log,
     });
 
-    const secret = config.credentials?.forAgent(seat.agentId)?.hmacSecret;
-    if (secret === undefined || secret === "") {
-      return fail({ kind: "auth", message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned` }, 0);
-    }
     let url: string;
     try {
       const parsed = new URL(endpoint.url);
@@ -157,6 +153,12 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       url = parsed.toString();
     } catch {
       return fail({ kind: "registration", message: "endpoint is not a URL" }, 0);
+    }
+    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
+    if (found.kind === "refused") return fail(found.failure, 0);
+    const secret = found.kind === "ok" ? found.credentials.hmacSecret : undefined;
+    if (secret === undefined || secret === "") {
+      return fail({ kind: "auth", message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned` }, 0);
     }
 
     const deadline = start + sessionTimeoutMs;

@@ -1,7 +1,9 @@
 /**
- * The CRE A2A worker protocol (shared/specs/cre-agent-protocol.md):
+ * The CRE A2A worker protocol (docs/protocols/cresolver.md):
  *   POST {endpoint}/a2a/resolve   {market_id, question, deadline, context?} → {determination, confidence, evidence, sources}
  *   POST {endpoint}/a2a/challenge {challenges}                            → {responses}
+ * Optional platform auth: a bearer token configured for the agent (credentials file, bound to the endpoint's
+ * origin) is sent as `Authorization: Bearer …`; without one nothing is sent, as the spec has no auth.
  *
  * Replies are validated strictly (zod, no coercion): `"yes"` is not a boolean, `"0.8"` is not a
  * number, confidence must lie in [0,1], evidence must contain non-whitespace text, sources must be
@@ -17,6 +19,7 @@ import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
 import type { SafeHttpClient } from "../http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
+import type { CredentialStore } from "./credentials.js";
 
 export const CRESOLVER_PROTOCOL = "cresolver";
 
@@ -38,6 +41,8 @@ export interface CresolverAdapterConfig {
   retryDelayMs?: number;
   /** Extra headers for every call (never logged). */
   headers?: Record<string, string>;
+  /** Optional per-agent bearer tokens (platform auth), each bound to its endpoint origin. */
+  credentials?: CredentialStore;
 }
 
 const nonBlank = (max: number) =>
@@ -70,12 +75,19 @@ export function describeIssues(what: string, error: z.ZodError): string {
 export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerProtocolAdapter {
   const resolveTimeoutMs = config.resolveTimeoutMs ?? 30_000;
   const challengeTimeoutMs = config.challengeTimeoutMs ?? 15_000;
-  const headers = config.headers;
+  /** Headers for one seat's endpoint: the configured ones plus its bearer token, or the refusal of a moved endpoint. */
+  function headersFor(seat: WorkerSeat, url: string): { headers?: Record<string, string>; refused?: CallResult<never> } {
+    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
+    if (found.kind === "refused") return { refused: { ok: false, failure: found.failure, latencyMs: 0, attempts: 0 } };
+    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
+    if (token === undefined) return config.headers ? { headers: config.headers } : {};
+    return { headers: { ...config.headers, authorization: `Bearer ${token}` } };
+  }
 
   return {
     protocol: CRESOLVER_PROTOCOL,
 
-    async ask(endpoint: WorkerEndpoint, _seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
+    async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
       const body: Record<string, unknown> = {
         market_id: marketIdForWire(request.marketId),
         question: request.question,
@@ -88,6 +100,8 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       } catch {
         return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
       }
+      const { headers, refused } = headersFor(seat, url);
+      if (refused !== undefined) return refused;
       return callWithRetry(
         async (remainingMs) => {
           const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
@@ -105,7 +119,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       );
     },
 
-    async challenge(endpoint: WorkerEndpoint, _seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
+    async challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       let url: string;
@@ -114,11 +128,13 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       } catch {
         return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
       }
+      const { headers, refused } = headersFor(seat, url);
+      if (refused !== undefined) return refused;
       return callWithRetry(
         async (remainingMs) => {
-          // market_id is an addition to the spec's body: it lets an agent serving several markets at once
-          // defend the right answer. Agents that follow the spec strictly ignore unknown fields.
-          const body = { market_id: marketIdForWire(request.ask.marketId), challenges };
+          // market_id and question are additions to the spec's body: they let an agent serving several markets
+          // (or market contracts sharing ids) defend the right answer. Agents following the spec ignore them.
+          const body = { market_id: marketIdForWire(request.ask.marketId), question: request.ask.question, challenges };
           const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
           const parsed = challengeReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("challenge reply", parsed.error));

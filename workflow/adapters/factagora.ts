@@ -1,5 +1,5 @@
 /**
- * Factagora BYOA ("Bring Your Own Agent", ../shared/specs/factagora-byoa.md). The resolver plays the
+ * Factagora BYOA ("Bring Your Own Agent", docs/protocols/factagora.md). The resolver plays the
  * Factagora platform: it POSTs a prediction request to the agent's webhook and reads back a position
  * (YES/NO/NEUTRAL), a confidence and a ReAct cycle. Mapping (docs/protocols/factagora.md):
  *
@@ -118,7 +118,9 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
     } catch {
       return done({ ok: false, failure: { kind: "registration", message: "endpoint is not a URL" } }, 0);
     }
-    const token = config.credentials.forAgent(seat.agentId)?.bearerToken;
+    const found = config.credentials.forEndpoint(seat.agentId, url);
+    if (found.kind === "refused") return done({ ok: false, failure: found.failure }, 0);
+    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
     if (token === undefined) {
       return done({ ok: false, failure: { kind: "auth", message: `no factagora bearer token configured for agent ${seat.agentId.toString()}; not called` } }, 0);
     }

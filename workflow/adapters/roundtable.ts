@@ -1,5 +1,5 @@
 /**
- * The round-table External Agent Protocol (shared/specs/roundtable-external-agent-protocol.md); the
+ * The round-table External Agent Protocol (docs/protocols/roundtable.md); the
  * resolver plays the platform. Full mapping: docs/protocols/roundtable.md.
  *
  *   ask       → POST {endpoint}/analyze   {task_id, content, context, constraints} → AgentAnalysis
@@ -26,7 +26,7 @@
  * rule, confidence), roundtable-answers.ts (analysis → answer, vote → verdict, injection flags) and
  * roundtable-challenge-mapping.ts (challenges/concessions → one reply per resolver challenge).
  */
-import type { CallResult, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
+import type { CallResult, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
 import { sanitizeString } from "../core/text.js";
 import type { SafeHttpClient } from "../http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
@@ -81,9 +81,12 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
   const timeoutMs = config.timeoutMs ?? ROUNDTABLE_LIMITS.timeoutMs;
   const maxBytes = config.maxResponseBytes ?? ROUNDTABLE_LIMITS.maxResponseBytes;
 
-  function headersFor(seat: WorkerSeat): Record<string, string> | undefined {
-    const token = config.credentials?.forAgent(seat.agentId)?.bearerToken;
-    return token === undefined ? undefined : { authorization: `Bearer ${token}` };
+  /** The bearer header for the seat's endpoint, none, or a failure when its token is bound to another origin. */
+  function headersFor(seat: WorkerSeat, url: string): { headers?: Record<string, string>; refused?: WorkerFailure } {
+    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
+    if (found.kind === "refused") return { refused: found.failure };
+    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
+    return token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } };
   }
 
   async function post<T>(endpoint: WorkerEndpoint, seat: WorkerSeat, path: string, body: unknown, read: (reply: unknown) => T): Promise<CallResult<T>> {
@@ -93,7 +96,8 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
     } catch {
       return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
     }
-    const headers = headersFor(seat);
+    const { headers, refused } = headersFor(seat, url);
+    if (refused !== undefined) return { ok: false, failure: refused, latencyMs: 0, attempts: 0 };
     let abstained: string | undefined;
     const result = await callWithRetry(
       async (remainingMs) => {

@@ -1,5 +1,5 @@
 /**
- * Conformance checker for CRE A2A workers (shared/specs/cre-agent-protocol.md). `url` is the worker's
+ * Conformance checker for CRE A2A workers (docs/protocols/cresolver.md). `url` is the worker's
  * base URL as registered; requests go to `{url}/a2a/resolve` and `{url}/a2a/challenge`.
  *
  * Requests, each once (no retries):
@@ -7,15 +7,19 @@
  *   challenge   the spec's three sample challenges, with market_id (our extension)   15 s
  *   malformed   a resolve request without `question`: should be refused with 400 (warning only: the spec
  *               defines no error replies)
- * The protocol has no authentication, so there is no bad-auth request.
+ *   agent card  GET {url}/.well-known/agent.json: the A2A agent card the Chainlink CRE workflow probes before
+ *               asking a worker (it drops workers without one). A warning, not a violation: the worker protocol
+ *               itself does not require it.
+ * The protocol has no authentication; a bearer token given to the check (optional platform auth) is sent.
  *
  * Rule ids: cresolver.endpoint.url, cresolver.http.{status,transport,json}, cresolver.timing.deadline,
  * cresolver.response.{determination,confidence,evidence,sources,responses,responses-count} (violations);
- * cresolver.quality.{source-urls,confidence-extreme,malformed-accepted,malformed-status} (warnings).
+ * cresolver.quality.{source-urls,confidence-extreme,malformed-accepted,malformed-status},
+ * cresolver.agent-card (warnings).
  */
 import { isHttpError } from "../http/errors.js";
 import { CRESOLVER_LIMITS, CRESOLVER_PROTOCOL } from "../adapters/cresolver.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "./types.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding } from "./types.js";
 
 export const CRESOLVER_TIMEOUTS = { resolveMs: 30_000, challengeMs: 15_000 } as const;
 
@@ -59,11 +63,13 @@ export const checkCresolver: ConformanceChecker = async (options) => {
     return conformanceReport(CRESOLVER_PROTOCOL, options.url, findings, timings);
   }
 
+  const token = options.credentials?.bearerToken;
+  const headers = token !== undefined ? { authorization: `Bearer ${token}` } : undefined;
   const post = async (name: string, path: string, body: unknown, limitMs: number): Promise<unknown> => {
     const timeoutMs = options.timeoutMs ?? limitMs;
     const t0 = performance.now();
     try {
-      const res = await options.http.postJson(`${base}${path}`, body, { timeoutMs });
+      const res = await options.http.postJson(`${base}${path}`, body, { timeoutMs, ...(headers ? { headers } : {}) });
       const ms = Math.round(performance.now() - t0);
       if (ms > limitMs) violation("timing.deadline", `${name}: the reply took ${ms} ms, longer than the spec's ${limitMs / 1000} s`);
       return res.body;
@@ -114,7 +120,7 @@ export const checkCresolver: ConformanceChecker = async (options) => {
   {
     const t0 = performance.now();
     try {
-      await options.http.postJson(`${base}/a2a/resolve`, { market_id: SAMPLE_MARKET }, { timeoutMs: options.timeoutMs ?? CRESOLVER_TIMEOUTS.resolveMs });
+      await options.http.postJson(`${base}/a2a/resolve`, { market_id: SAMPLE_MARKET }, { timeoutMs: options.timeoutMs ?? CRESOLVER_TIMEOUTS.resolveMs, ...(headers ? { headers } : {}) });
       warning("quality.malformed-accepted", "malformed: a resolve request without `question` was answered with 200; 400 expected");
     } catch (error) {
       if (isHttpError(error) && error.status !== undefined && error.status !== 400) warning("quality.malformed-status", `malformed: refused with ${error.status}; 400 expected`);
@@ -124,5 +130,35 @@ export const checkCresolver: ConformanceChecker = async (options) => {
     }
   }
 
+  // ---- agent card
+  {
+    const t0 = performance.now();
+    const problem = await agentCardProblem(options.http, base, options.timeoutMs ?? CRESOLVER_TIMEOUTS.challengeMs);
+    timings.card = Math.round(performance.now() - t0);
+    if (problem !== undefined) warning("agent-card", `${problem}; the Chainlink CRE workflow drops workers without an A2A agent card (this resolver does not)`);
+  }
+
   return conformanceReport(CRESOLVER_PROTOCOL, options.url, findings, timings);
 };
+
+/** Why `{base}/.well-known/agent.json` is not a usable A2A agent card, or undefined when it is. */
+async function agentCardProblem(http: ConformanceCheckOptions["http"], base: string, timeoutMs: number): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await http.getText(`${base}/.well-known/agent.json`, { maxBytes: 64 * 1024, timeoutMs });
+  } catch (error) {
+    return `no agent card at /.well-known/agent.json (${isHttpError(error) ? error.message : "request failed"})`;
+  }
+  let card: unknown;
+  try {
+    card = JSON.parse(text);
+  } catch {
+    return "the agent card at /.well-known/agent.json is not JSON";
+  }
+  if (typeName(card) !== "object") return `the agent card is a ${typeName(card)}, not an object`;
+  const c = card as Record<string, unknown>;
+  const missing = ["name", "description", "url", "version"].filter((k) => typeof c[k] !== "string" || (c[k] as string).trim() === "");
+  if (typeName(c.capabilities) !== "object") missing.push("capabilities");
+  if (!Array.isArray(c.skills)) missing.push("skills");
+  return missing.length > 0 ? `the agent card lacks ${missing.join(", ")}` : undefined;
+}

@@ -4,6 +4,7 @@
  * protocol has auth) and reporting every spec violation, quality warning and response time.
  */
 import type { AgentCredentials } from "../adapters/credentials.js";
+import { describeUrlText } from "../http/errors.js";
 import type { SafeHttpClient } from "../http/client.js";
 
 export interface ConformanceFinding {
@@ -37,5 +38,7 @@ export type ConformanceChecker = (options: ConformanceCheckOptions) => Promise<C
 
 /** Builds a report from findings; `passed` is derived, never set by hand. */
 export function conformanceReport(protocol: string, url: string, findings: ConformanceFinding[], timings: Record<string, number>): ConformanceReport {
-  return { protocol, url, findings, timings, passed: findings.every((f) => f.severity !== "violation") };
+  // The URL as shown (describeUrlText): a token in its userinfo or query never reaches a printed report.
+  const shown = /[@?#]/.test(url) ? describeUrlText(url) : url;
+  return { protocol, url: shown, findings, timings, passed: findings.every((f) => f.severity !== "violation") };
 }

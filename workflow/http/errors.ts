@@ -50,3 +50,26 @@ export function describeUrl(url: URL): string {
   const path = url.pathname.length > 80 ? url.pathname.slice(0, 80) + "…" : url.pathname;
   return `${url.protocol}//${url.host}${path}`;
 }
+
+/**
+ * `describeUrl` for untrusted text that may not parse (endpoints and tokenURIs from registration files): the same
+ * origin + path when it parses; otherwise the text cut at the first "?" or "#", with anything up to an "@" after
+ * the scheme dropped, shortened and without control characters. Never returns userinfo, a query or a fragment.
+ */
+export function describeUrlText(text: string): string {
+  const head = text.length > 2_048 ? text.slice(0, 2_048) : text;
+  try {
+    const url = new URL(head);
+    if (url.host !== "") return clip(describeUrl(url)).slice(0, 160);
+  } catch {
+    // falls through to the textual form
+  }
+  let rest = head.split(/[?#]/, 1)[0];
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/.exec(rest)?.[0] ?? "";
+  const afterScheme = rest.slice(scheme.length);
+  const at = afterScheme.lastIndexOf("@");
+  rest = scheme + (at >= 0 ? afterScheme.slice(at + 1) : afterScheme);
+  const short = rest.length > 120 ? `${rest.slice(0, 120)}…` : rest;
+  // eslint-disable-next-line no-control-regex
+  return short.replace(/[\u0000-\u001f\u007f]/g, "?");
+}

@@ -7,7 +7,7 @@
  * (169.254/16 holds cloud metadata), multicast, unspecified, broadcast and reserved ranges are
  * always refused. IPv6 forms that embed an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, the deprecated
  * IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96 and 6to4 2002::/16) are judged by the embedded
- * address. Pure: no I/O here; the client does the DNS resolution and pins the socket to the
+ * address; Teredo (2001::/32), ORCHID (2001:10::/28, 2001:20::/28) and benchmarking (2001:2::/48) are reserved. Pure: no I/O here; the client does the DNS resolution and pins the socket to the
  * addresses checked here (see client.ts).
  */
 import { isIP } from "node:net";
@@ -132,6 +132,11 @@ function classifyV6(g: number[]): AddressClass {
   if ((g[0] & 0xffc0) === 0xfe80) return "link-local"; // fe80::/10
   if ((g[0] & 0xff00) === 0xff00) return "multicast"; // ff00::/8
   if (g[0] === 0x2001 && g[1] === 0x0db8) return "reserved"; // documentation
+  // Teredo 2001::/32 tunnels to an (obfuscated) IPv4 client behind a relay: where it lands is not ours to judge.
+  if (g[0] === 0x2001 && g[1] === 0x0000) return "reserved";
+  // ORCHID 2001:10::/28 (deprecated) and ORCHIDv2 2001:20::/28: identifiers, not routable addresses.
+  if (g[0] === 0x2001 && ((g[1] & 0xfff0) === 0x0010 || (g[1] & 0xfff0) === 0x0020)) return "reserved";
+  if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return "reserved"; // benchmarking 2001:2::/48
   if (g[0] === 0x0100 && zeros(1, 4)) return "reserved"; // discard-only 100::/64
   if (zeros(0, 1) && !zeros(0, 8)) return "reserved"; // rest of ::/16 (unassigned, e.g. ::2)
   return "public";

@@ -7,6 +7,7 @@
  * destination guard (private addresses etc.) and the streaming size/time limits.
  */
 import { checkHttpEndpoint, DEFAULT_WORKER_PROTOCOL } from "./endpoint.js";
+import { describeUrlText } from "../http/errors.js";
 import { RegistrationError, truncate } from "./errors.js";
 import {
   REGISTRATION_V1_TYPE,
@@ -82,7 +83,7 @@ export function validateRegistrationFile(value: unknown): RegistrationFile {
 export function buildRegistrationFile(input: BuildRegistrationInput): RegistrationFile {
   const check = checkHttpEndpoint(input.endpoint);
   if (!check.ok) {
-    throw new RegistrationError("invalid-schema", `A2A endpoint ${check.reason}: "${truncate(input.endpoint)}"`);
+    throw new RegistrationError("invalid-schema", `A2A endpoint ${check.reason}: "${describeUrlText(input.endpoint)}"`);
   }
   const a2a: RegistrationService = {
     name: "A2A",
@@ -141,7 +142,7 @@ export async function decodeAgentUri(uri: string, options: DecodeAgentUriOptions
   if (trimmed === "") throw new RegistrationError("bad-uri", "agent URI is empty");
 
   const match = /^([A-Za-z][A-Za-z0-9+.-]{0,31}):/.exec(trimmed.slice(0, 40));
-  if (!match) throw new RegistrationError("bad-uri", `agent URI has no scheme: "${truncate(trimmed)}"`);
+  if (!match) throw new RegistrationError("bad-uri", `agent URI has no scheme: "${describeUrlText(trimmed)}"`);
   const scheme = match[1].toLowerCase();
 
   if (scheme === "data") {
@@ -265,7 +266,7 @@ function utf8(bytes: Uint8Array): string {
 
 function httpUrl(uri: string): string {
   const check = checkHttpEndpoint(uri);
-  if (!check.ok) throw new RegistrationError("bad-uri", `agent URI ${check.reason}: "${truncate(uri)}"`);
+  if (!check.ok) throw new RegistrationError("bad-uri", `agent URI ${check.reason}: "${describeUrlText(uri)}"`);
   return check.url.href;
 }
 
@@ -285,16 +286,38 @@ function ipfsToGatewayUrl(uri: string, gateway: string): string {
   }
   const segments = path === "" ? [] : path.slice(1).split("/");
   for (const segment of segments) {
-    if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%-]*$/.test(segment) || segment === "." || segment === "..") {
+    if (!/^[A-Za-z0-9._~!$&'()*+,;=:@%-]*$/.test(segment) || isDotOrSlashSegment(segment)) {
       throw new RegistrationError("bad-uri", `ipfs URI has an invalid path: "${truncate(path)}"`);
     }
   }
   const base = checkHttpEndpoint(gateway);
   if (!base.ok || base.url.search !== "" || base.url.hash !== "") {
-    throw new RegistrationError("bad-uri", `ipfs gateway is not a plain http(s) URL: "${truncate(gateway)}"`);
+    throw new RegistrationError("bad-uri", `ipfs gateway is not a plain http(s) URL: "${describeUrlText(gateway)}"`);
   }
   const prefix = base.url.href.endsWith("/") ? base.url.href : `${base.url.href}/`;
-  return `${prefix}${cid}${path}`;
+  const joined = `${prefix}${cid}${path}`;
+  // Belt and braces: after the URL parser's own normalisation the path must still be under <gateway>/<cid>.
+  const root = new URL(`${prefix}${cid}`).pathname;
+  const final = new URL(joined);
+  if (final.origin !== base.url.origin || (final.pathname !== root && !final.pathname.startsWith(`${root}/`))) {
+    throw new RegistrationError("bad-uri", `ipfs URI path leaves the gateway's /${cid} folder: "${truncate(path)}"`);
+  }
+  return joined;
+}
+
+/**
+ * A segment that is "." or ".." once percent-decoded (the WHATWG URL parser and gateways treat %2e as "."), or
+ * that decodes to something holding a slash or backslash (a gateway decoding %2F would see extra segments).
+ * Malformed escapes count as bad.
+ */
+function isDotOrSlashSegment(segment: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    return true;
+  }
+  return decoded === "." || decoded === ".." || /[/\\]/.test(decoded) || /[\u0000-\u001f\u007f]/.test(decoded);
 }
 
 async function fetchText(
@@ -304,11 +327,11 @@ async function fetchText(
 ): Promise<string> {
   // No built-in network client on purpose: fetching without the destination guard would let a
   // registration file point the resolver at internal services.
-  if (!fetcher) throw new RegistrationError("fetch-failed", `no fetcher configured to load "${truncate(url)}"`);
+  if (!fetcher) throw new RegistrationError("fetch-failed", `no fetcher configured to load "${describeUrlText(url)}"`);
   let timer: NodeJS.Timeout | undefined;
   const backstop = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new RegistrationError("fetch-failed", `fetching "${truncate(url)}" timed out`)),
+      () => reject(new RegistrationError("fetch-failed", `fetching "${describeUrlText(url)}" timed out`)),
       limits.timeoutMs + TIMEOUT_GRACE_MS,
     );
   });
@@ -321,12 +344,12 @@ async function fetchText(
     clearTimeout(timer);
   }
   if (typeof body !== "string") {
-    throw new RegistrationError("fetch-failed", `fetcher returned no text for "${truncate(url)}"`);
+    throw new RegistrationError("fetch-failed", `fetcher returned no text for "${describeUrlText(url)}"`);
   }
   // Re-checked here so a fetcher that forgot the limit still cannot hand us an oversized file.
   const size = Buffer.byteLength(body, "utf8");
   if (size > limits.maxBytes) {
-    throw new RegistrationError("too-large", `document at "${truncate(url)}" is ${size} bytes, over ${limits.maxBytes}`);
+    throw new RegistrationError("too-large", `document at "${describeUrlText(url)}" is ${size} bytes, over ${limits.maxBytes}`);
   }
   return body;
 }
@@ -336,11 +359,11 @@ function toFetchError(error: unknown, url: string): RegistrationError {
   const tag = typeof error === "object" && error !== null ? errorTag(error) : undefined;
   const detail = describe(error);
   if (tag === "too-large") {
-    return new RegistrationError("too-large", `document at "${truncate(url)}" is too large: ${detail}`, {
+    return new RegistrationError("too-large", `document at "${describeUrlText(url)}" is too large: ${detail}`, {
       cause: error,
     });
   }
-  return new RegistrationError("fetch-failed", `fetching "${truncate(url)}" failed: ${detail}`, { cause: error });
+  return new RegistrationError("fetch-failed", `fetching "${describeUrlText(url)}" failed: ${detail}`, { cause: error });
 }
 
 function describe(error: unknown): string {

@@ -1,8 +1,9 @@
 /**
  * Picks the endpoint the resolver calls for a worker, from its registration file
- * (cre-agent-protocol.md, "Endpoint Discovery": services[name="A2A"]).
+ * (docs/protocols/cresolver.md, "Endpoint discovery": services[name="A2A"]).
  */
 import type { WorkerEndpoint } from "../core/types.js";
+import { describeUrlText } from "../http/errors.js";
 import { RegistrationError, truncate } from "./errors.js";
 import type { RegistrationFile } from "./schema.js";
 
@@ -11,7 +12,8 @@ export const DEFAULT_WORKER_PROTOCOL = "cresolver";
 
 /**
  * Parses `endpoint` as an absolute http(s) URL, or returns a reason it is not one.
- * Credentials in the URL are refused: they would be sent to (and logged by) whoever we call.
+ * Credentials in the URL are refused: they would be sent to (and logged by) whoever we call. Messages show URLs
+ * through `describeUrlText` (no userinfo, query or fragment), since they end up in logs and public bundles.
  */
 export function checkHttpEndpoint(endpoint: string): { ok: true; url: URL } | { ok: false; reason: string } {
   if (endpoint !== endpoint.trim()) return { ok: false, reason: "has surrounding whitespace" };
@@ -62,7 +64,7 @@ export function pickWorkerEndpoint(
     if (!check.ok) {
       throw new RegistrationError(
         "no-endpoint",
-        `services[${index}] (A2A, ${truncate(protocol, 40)}) endpoint ${check.reason}: "${truncate(service.endpoint)}"`,
+        `services[${index}] (A2A, ${truncate(protocol, 40)}) endpoint ${check.reason}: "${describeUrlText(service.endpoint)}"`,
       );
     }
     return { url: service.endpoint, protocol };

@@ -1,5 +1,5 @@
 /**
- * Agora Arena Agent Protocol v1 (../shared/specs/agora-arena-aap.md), the agent side:
+ * Agora Arena Agent Protocol v1 (docs/protocols/agora.md), the agent side:
  *   GET  /agora/health → {status:"ok", version:"1.0", capabilities, avg_latency_ms, max_concurrent}
  *   POST /agora        {version, league, match_id, round, total_rounds, task:{description, input_format,
  *                       output_format, options}, time_limit_seconds, max_tokens, rules, opponent_count}
@@ -198,7 +198,9 @@ export const agoraProtocol: ProtocolModule = {
         });
         const work = (async () => {
           if (challenges.length > 0) {
-            let record = ctx.memory.lookup(q.marketId);
+            // Keyed by match and question; without our extension the round-2 description (the "question") carries
+            // the challenges, so fall back to the match's latest answer.
+            let record = ctx.memory.lookup(q.marketId, q.question) ?? (ext?.question === undefined ? ctx.memory.lookup(q.marketId) : undefined);
             if (record === undefined) {
               const finding = await ctx.engine.investigate(q);
               ctx.memory.remember(q, finding);

@@ -1,5 +1,5 @@
 /**
- * The AI Olympics webhook protocol (../shared/specs/ai-olympics-webhook.md), agent side:
+ * The AI Olympics webhook protocol (docs/protocols/ai-olympics.md), agent side:
  *   POST /webhook (and POST /)   signed turn request → {thinking, actions, done?, result?}
  *
  * Authentication (checked before the body is parsed; any failure → 401 `{error: "unauthorized", message}`):
@@ -207,8 +207,8 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
         if (task.kind === "challenge") {
           const challenges = task.challenges ?? [];
           if (challenges.length === 0) return finish("No challenges to answer.", { responses: [] });
-          const known = ctx.memory.lookup(q.marketId);
-          const finding = known !== undefined && known.question.question === q.question ? known.finding : await ctx.engine.investigate(q);
+          const known = ctx.memory.lookup(q.marketId, q.question);
+          const finding = known !== undefined ? known.finding : await ctx.engine.investigate(q);
           const responses = await ctx.engine.defend(q, finding, challenges);
           if (responses.length !== challenges.length || responses.some((r) => typeof r !== "string" || r.trim() === "")) {
             throw new EngineUpstreamError("answer engine did not produce exactly one reply per challenge", "invalid-output");

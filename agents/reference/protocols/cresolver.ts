@@ -1,5 +1,5 @@
 /**
- * The CRE A2A worker protocol (../shared/specs/cre-agent-protocol.md):
+ * The CRE A2A worker protocol (docs/protocols/cresolver.md):
  *   POST /a2a/resolve   {market_id, question, deadline?, context?} → {determination, confidence, evidence, sources}
  *   POST /a2a/challenge {challenges, market_id?}                   → {responses} (one per challenge, in order)
  *
@@ -7,15 +7,19 @@
  * - market_id: non-negative integer, as a JSON number (≤ 2^53-1) or a decimal string (any uint256).
  * - question: non-blank string, ≤ 4,000 characters. context: string ≤ 20,000 (null = absent).
  * - deadline: non-negative integer Unix seconds (null = absent).
- * - challenges: 1..10 non-blank strings of ≤ 4,000 characters. market_id (optional, our extension) ties the
- *   defence to that market's answer; without it the agent defends its most recent answer.
+ * - challenges: 1..10 non-blank strings of ≤ 4,000 characters. market_id and question (optional, our
+ *   extensions) tie the defence to the answer given for that market and question (two market contracts may
+ *   share an id); with market_id alone, the latest answer for that id; with neither, the most recent answer.
  * - Unknown fields are ignored (forward compatibility).
+ * - Platform auth (optional; the spec has none): with `auth.bearerToken` configured, both routes require
+ *   `Authorization: Bearer <token>` (constant-time comparison) and answer 401 otherwise.
  */
 import { z } from "zod";
 import type { Finding, Question } from "../engine/types.js";
 import { EngineUpstreamError } from "../engine/types.js";
 import { keyTerms, humanList } from "../engine/text.js";
 import { marketIdField, optionalTextField, parseBody, textField } from "../http.js";
+import { bearerMatches } from "./factagora.js";
 import type { ProtocolContext, ProtocolModule } from "./types.js";
 
 export const MAX_QUESTION_CHARS = 4_000;
@@ -45,6 +49,7 @@ export const ChallengeRequest = z.object(
       .min(1, "must contain at least 1 challenge")
       .max(MAX_CHALLENGES, `must contain at most ${MAX_CHALLENGES} challenges`),
     market_id: marketIdField(false),
+    question: optionalTextField(MAX_QUESTION_CHARS),
   },
   { error: "must be a JSON object" },
 );
@@ -79,6 +84,16 @@ export const cresolverProtocol: ProtocolModule = {
   protocol: "cresolver",
   endpointPath: "",
   register(app, ctx: ProtocolContext) {
+    const token = ctx.auth?.bearerToken;
+    if (token !== undefined && token !== "") {
+      app.addHook("onRequest", async (request, reply) => {
+        if (!request.url.startsWith("/a2a/")) return;
+        if (!bearerMatches(request.headers.authorization, token)) {
+          return reply.code(401).header("www-authenticate", 'Bearer realm="cresolver"').type("application/json; charset=utf-8").send({ error: "Unauthorized", message: "missing or wrong bearer token" });
+        }
+      });
+    }
+
     app.post("/a2a/resolve", async (request) => {
       const body = parseBody(ResolveRequest, request.body);
       const q: Question = { marketId: body.market_id, question: body.question, deadline: body.deadline, context: body.context };
@@ -90,7 +105,7 @@ export const cresolverProtocol: ProtocolModule = {
 
     app.post("/a2a/challenge", async (request) => {
       const body = parseBody(ChallengeRequest, request.body);
-      const record = ctx.memory.lookup(body.market_id);
+      const record = ctx.memory.lookup(body.market_id, body.question);
       if (!record) return { responses: noRecordReplies(body.challenges, body.market_id) };
       const responses = await ctx.engine.defend(record.question, record.finding, body.challenges);
       if (responses.length !== body.challenges.length || responses.some((r) => typeof r !== "string" || r.trim() === "")) {

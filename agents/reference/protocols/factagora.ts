@@ -1,5 +1,5 @@
 /**
- * Factagora BYOA webhook (../shared/specs/factagora-byoa.md), as an agent:
+ * Factagora BYOA webhook (docs/protocols/factagora.md), as an agent:
  *   POST /webhook  PredictionRequest → AgentResponse {position, confidence, reactCycle, reasoning, limitations}
  *
  * - Auth: `Authorization: Bearer <token>` must match `auth.bearerToken` (constant-time comparison of
@@ -8,8 +8,10 @@
  *   a configured token (the spec has the platform send one on every request).
  * - Request rules (violations → 400 `{error, message, code: "INVALID_PREDICTION", issues}`): predictionId
  *   non-blank ≤ 200; title non-blank ≤ 4,000; description string ≤ 20,000; deadline ISO 8601 with a
- *   time zone; roundNumber integer 1..10; category ≤ 100; existingArguments ≤ 50 spec Arguments;
- *   metadata {resolutionCriteria?, sourceLinks?}. null = absent for optional fields; unknown fields ignored.
+ *   time zone; roundNumber integer 1..10; category ≤ 100; metadata {resolutionCriteria?, sourceLinks?}.
+ *   null = absent for optional fields; unknown fields ignored. existingArguments is read leniently (the
+ *   platform sends every argument, human ones with `agentName: null`): any number, bad entries skipped and
+ *   counted, human ones labelled, never a 400 for the whole request.
  * - Round 1 answers from the answer engine. Round ≥ 2 defends the round-1 finding (same predictionId;
  *   investigated afresh if none is on record) against the challenges found after the line
  *   ROUND2_MARKER in the description ("Challenge N: …", the resolver's convention), one `agent_review`
@@ -32,7 +34,7 @@ export const WEBHOOK_PATH = "/webhook";
 export const ROUND2_MARKER = "=== ROUND 2: CHALLENGES FROM THE RESOLVER ===";
 export const MAX_CHALLENGES = 10;
 /** Round-2 requests carry the other agents' arguments: allow more than the app-wide default body limit. */
-export const WEBHOOK_BODY_LIMIT = 512 * 1024;
+export const WEBHOOK_BODY_LIMIT = 4 * 1024 * 1024;
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 
@@ -43,16 +45,43 @@ const optionalString = (max: number) =>
     .nullish()
     .transform((v) => v ?? undefined);
 
-const Argument = z.object(
-  {
-    agentName: z.string({ error: "must be a string" }).max(200, "must be at most 200 characters"),
-    position: z.enum(["YES", "NO", "NEUTRAL"], { error: 'must be "YES", "NO" or "NEUTRAL"' }),
-    confidence: z.number({ error: "must be a number" }).min(0, "must be between 0 and 1").max(1, "must be between 0 and 1"),
-    reasoning: z.string({ error: "must be a string" }).max(20_000, "must be at most 20000 characters"),
-    evidence: z.array(z.unknown()).max(20).nullish(),
-  },
-  { error: "must be an object" },
-);
+/**
+ * One of the other participants' arguments, read leniently: the platform sends every argument of the prediction
+ * (no cap), human ones with `agentName: null`. A bad entry never fails the request: it is skipped and counted.
+ */
+export interface ReviewedArgument {
+  /** The agent's name, or "human" for an argument without one. */
+  agentName: string;
+  human: boolean;
+  position: "YES" | "NO" | "NEUTRAL";
+  confidence?: number;
+}
+
+/** Arguments read per request; the rest are counted as not reviewed (bounded work for any request size). */
+export const MAX_REVIEWED_ARGUMENTS = 500;
+
+/** Reads existingArguments: usable entries, and how many were skipped (malformed) or left unread (over the cap). */
+export function readArguments(raw: unknown): { reviewed: ReviewedArgument[]; skipped: number; unread: number } {
+  if (!Array.isArray(raw)) return { reviewed: [], skipped: 0, unread: 0 };
+  const reviewed: ReviewedArgument[] = [];
+  let skipped = 0;
+  for (const entry of raw.slice(0, MAX_REVIEWED_ARGUMENTS)) {
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
+      skipped++;
+      continue;
+    }
+    const e = entry as Record<string, unknown>;
+    const position = typeof e.position === "string" ? e.position.trim().toUpperCase() : undefined;
+    if (position !== "YES" && position !== "NO" && position !== "NEUTRAL") {
+      skipped++;
+      continue;
+    }
+    const named = typeof e.agentName === "string" && e.agentName.trim() !== "";
+    const confidence = typeof e.confidence === "number" && e.confidence >= 0 && e.confidence <= 1 ? e.confidence : undefined;
+    reviewed.push({ agentName: named ? clip(oneLine((e.agentName as string).slice(0, 400)), 200) : "human", human: !named, position, ...(confidence !== undefined ? { confidence } : {}) });
+  }
+  return { reviewed, skipped, unread: Math.max(0, raw.length - MAX_REVIEWED_ARGUMENTS) };
+}
 
 export const PredictionRequest = z.object(
   {
@@ -64,7 +93,8 @@ export const PredictionRequest = z.object(
       .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T23:59:59Z"),
     roundNumber: z.number({ error: (iss) => (iss.input === undefined ? "required" : "must be a number") }).int("must be an integer").min(1, "must be 1..10").max(10, "must be 1..10"),
     category: optionalString(100),
-    existingArguments: z.array(Argument, { error: "must be an array" }).max(50, "must contain at most 50 arguments").nullish().transform((v) => v ?? []),
+    // Any number of entries, each read leniently (readArguments): one bad argument must not fail the request.
+    existingArguments: z.unknown().optional().transform((v) => readArguments(v)),
     metadata: z
       .object({ resolutionCriteria: optionalString(4_000), sourceLinks: z.array(z.string().max(2_048)).max(20).nullish() }, { error: "must be an object" })
       .nullish(),
@@ -138,6 +168,14 @@ interface Round2 {
   existing: PredictionRequest["existingArguments"];
 }
 
+function describeArguments(existing: Round2["existing"], answer: string): string {
+  const list = existing.reviewed;
+  const count = (p: string) => list.filter((a) => a.position === p).length;
+  const humans = list.filter((a) => a.human).length;
+  const extra = [humans > 0 ? `${humans} from humans` : "", existing.skipped > 0 ? `${existing.skipped} malformed skipped` : "", existing.unread > 0 ? `${existing.unread} beyond the first ${MAX_REVIEWED_ARGUMENTS} not read` : ""].filter((x) => x !== "");
+  return `Reviewed ${list.length} argument(s): ${count("YES")} YES, ${count("NO")} NO, ${count("NEUTRAL")} NEUTRAL${extra.length > 0 ? ` (${extra.join("; ")})` : ""}. They add no evidence beyond what I weighed, so my position stays ${answer}.`;
+}
+
 /** A finding in the spec's response format (round 2: one agent_review action per challenge). */
 export function toAgentResponse(q: Question, finding: Finding, mode: "offline" | "llm", round2?: Round2): AgentResponse {
   const answer = finding.determination ? "YES" : "NO";
@@ -148,13 +186,9 @@ export function toAgentResponse(q: Question, finding: Finding, mode: "offline" |
   const actions: AgentResponse["reactCycle"]["actions"] = [];
   if (round2) {
     round2.challenges.forEach((c, i) => actions.push({ type: "agent_review", query: `Challenge ${i + 1}: ${quoteSnippet(c, 150)}`, result: clip(round2.replies[i] ?? "", 8_000) }));
-    if (round2.existing.length > 0) {
-      const count = (p: string) => round2.existing.filter((a) => a.position === p).length;
-      actions.push({
-        type: "agent_review",
-        query: "Existing arguments of other agents",
-        result: `Reviewed ${round2.existing.length} argument(s): ${count("YES")} YES, ${count("NO")} NO, ${count("NEUTRAL")} NEUTRAL. They add no evidence beyond what I weighed, so my position stays ${answer}.`,
-      });
+    const e = round2.existing;
+    if (e.reviewed.length + e.skipped + e.unread > 0) {
+      actions.push({ type: "agent_review", query: "Existing arguments of other participants", result: clip(describeArguments(e, answer), 8_000) });
     }
   }
   const fetched = mode === "offline" ? "offline mode: listed as a starting point, not fetched" : "cited by the model, not fetched by the agent";

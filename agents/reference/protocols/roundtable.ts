@@ -1,5 +1,5 @@
 /**
- * The round-table External Agent Protocol (../shared/specs/roundtable-external-agent-protocol.md), agent side:
+ * The round-table External Agent Protocol (docs/protocols/roundtable.md), agent side:
  *   POST /analyze   {task_id, content, context?, constraints?}        → {agent_name, domain, observations, recommendations, confidence}
  *   POST /challenge {task_id, content, other_analyses, resolver_challenges?} → {agent_name, challenges, concessions}
  *   POST /vote      {task_id, content, synthesis}                     → {agent_name, approve, conditions, dissent_reason}
@@ -16,6 +16,9 @@
  * The analysis always contains one observation whose finding is `DETERMINATION: YES|NO` (what the
  * resolver's constraints ask for). Evidence levels are honest: offline answers are derived from the
  * question text, so claims are [INDICATED: <where to verify>] and counter-evidence is [POSSIBLE].
+ *
+ * /vote with an empty (or null) `synthesis.recommended_direction` — what the platform sends when its synthesis
+ * has none — answers a dissent (nothing to approve), not 400.
  *
  * Unknown request fields are ignored; `null` counts as absent for optional ones. Errors: see ../http.ts.
  */
@@ -82,7 +85,12 @@ export const VoteRequest = z.object(
     content: textField(MAX_CONTENT_CHARS),
     synthesis: z.looseObject(
       {
-        recommended_direction: textField(MAX_CONTENT_CHARS),
+        // The platform sends "" when its synthesis has no direction: that is an answerable vote (dissent), not a bad request.
+        recommended_direction: z
+          .string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") })
+          .max(MAX_CONTENT_CHARS, `must be at most ${MAX_CONTENT_CHARS} characters`)
+          .nullable()
+          .transform((v) => v ?? ""),
         trade_offs: optionalArray(z.unknown(), 100),
         minority_views: optionalArray(z.unknown(), 100),
       },
@@ -272,6 +280,9 @@ export const roundtableProtocol: ProtocolModule = {
       const { finding } = await recall(body.task_id, body.content);
       const proposed = proposedResolution(body.synthesis.recommended_direction);
       const mine = yesNo(finding.determination);
+      if (body.synthesis.recommended_direction.trim() === "") {
+        return { agent_name: ctx.info.name, approve: false, conditions: [], dissent_reason: "The synthesis recommends no direction, so there is nothing to approve." };
+      }
       if (proposed === undefined) {
         return { agent_name: ctx.info.name, approve: false, conditions: [], dissent_reason: "The synthesis does not name a single YES or NO resolution, so there is nothing I can approve." };
       }

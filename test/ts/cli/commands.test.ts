@@ -221,7 +221,7 @@ describe("resolve seam", () => {
         const worker = withKey(owner, hardhatKey(10 + i));
         const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `panel ${i}`, endpoint: a.endpoint, protocol: panel[i]!.protocol }));
         const { agentId } = await registerAgent(worker, identity, uri);
-        secrets[agentId.toString()] = panel[i]!.auth;
+        secrets[agentId.toString()] = { origin: new URL(a.endpoint).origin, ...panel[i]!.auth };
         await joinMarket(worker, market, marketId, agentId, parseEther("0.01"));
       }
       await provider.request({ method: "evm_increaseTime", params: [101] });

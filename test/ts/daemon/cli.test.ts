@@ -55,14 +55,17 @@ describe("cresolver daemon", () => {
 
   it("resolves a requested market from the chain, then stops gracefully on SIGTERM (exit 0) without printing a secret", async () => {
     const workers = [];
+    const urls: string[] = [];
     for (const i of [1, 2]) {
       const agent = await startAgent({ protocol: "cresolver", persona: "analyst" });
       const w = await chain.registerAgent(i);
       await w.setEndpoint(agent.url, "cresolver");
       workers.push(w);
+      urls.push(agent.url);
     }
     const credentialsFile = join(dir, "credentials.json");
-    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { bearerToken: BEARER } }));
+    // The token is bound to worker 0's origin (a CRE agent accepts an optional platform token).
+    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { origin: new URL(urls[0]).origin, bearerToken: BEARER } }));
     chmodSync(credentialsFile, 0o600);
 
     const run = spawnCli(
@@ -142,16 +145,27 @@ describe("--credentials-file policy", () => {
 
   it("accepts a 0600 file and validates its shape without echoing a value", () => {
     const warnings: string[] = [];
-    const ok = write("ok.json", JSON.stringify({ "7": { hmacSecret: "s3cret-value-123" }, "8": { bearerToken: "tok-value-456" } }), 0o600);
-    expect(loadCredentialsFile(ok, (m) => warnings.push(m))).toEqual({ "7": { hmacSecret: "s3cret-value-123" }, "8": { bearerToken: "tok-value-456" } });
+    const ok = write("ok.json", JSON.stringify({ "7": { origin: "https://a.example/", hmacSecret: "s3cret-value-123" }, "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" } }), 0o600);
+    expect(loadCredentialsFile(ok, (m) => warnings.push(m))).toEqual({ "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123" }, "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" } });
     expect(warnings).toEqual([]);
-    const bad = write("bad.json", JSON.stringify({ "7": { hmacSecret: "s3cret-value-123", password: "hunter2-value" } }), 0o600);
+    const bad = write("bad.json", JSON.stringify({ "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123", password: "hunter2-value" } }), 0o600);
     const msg = refused(() => loadCredentialsFile(bad, () => {}));
     expect(msg).toMatch(/is invalid: 7: /);
     expect(msg).not.toContain("hunter2");
-    const notId = write("notid.json", JSON.stringify({ alice: { bearerToken: "x-value-123" } }), 0o600);
+    const notId = write("notid.json", JSON.stringify({ alice: { origin: "https://a.example", bearerToken: "x-value-123" } }), 0o600);
     expect(refused(() => loadCredentialsFile(notId, () => {}))).toMatch(/alice: keys must be ERC-8004 agent ids/);
     expect(refused(() => loadCredentialsFile(write("nojson.json", "{ nope", 0o600), () => {}))).toMatch(/not JSON$/);
+  });
+
+  it("refuses an entry without an origin (the pre-binding format) and names the fix, never the value", () => {
+    const legacy = write("legacy.json", JSON.stringify({ "7": { bearerToken: "legacy-token-789" } }), 0o600);
+    const msg = refused(() => loadCredentialsFile(legacy, () => {}));
+    expect(msg).toMatch(/is invalid: 7\.origin: missing; every entry names the endpoint origin/);
+    expect(msg).not.toContain("legacy-token-789");
+    const withPath = write("path.json", JSON.stringify({ "7": { origin: "https://a.example/webhook?token=abc123", bearerToken: "legacy-token-789" } }), 0o600);
+    const msg2 = refused(() => loadCredentialsFile(withPath, () => {}));
+    expect(msg2).toMatch(/7\.origin: origin must be/);
+    expect(msg2).not.toContain("abc123");
   });
 
   it("refuses files readable by others or writable by the group", () => {

@@ -10,6 +10,7 @@ import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { createLogger } from "../../../daemon/index.js";
+import { type AgentCredentials, type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../../../workflow/adapters/credentials.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";
 import { tempDbPath } from "./helpers/daemon.js";
@@ -32,6 +33,8 @@ beforeAll(async () => {
   for (const [i, protocol] of protocols.entries()) registered.push(Object.assign(await chain.registerAgent(i + 1), { protocol }));
   const id = (protocol: string) => registered.find((w) => w.protocol === protocol)!.agentId.toString();
 
+  const secrets = new Map<bigint, BoundAgentCredentials>();
+  const auth: Record<string, AgentCredentials> = { factagora: { bearerToken: FACTAGORA_TOKEN }, roundtable: { bearerToken: ROUNDTABLE_TOKEN }, "ai-olympics": { hmacSecret: OLYMPICS_SECRET } };
   daemon = await startResolverDaemon({
     rpcUrl: chain.rpcUrl,
     privateKey: chain.resolverKey,
@@ -44,11 +47,7 @@ beforeAll(async () => {
     backoffMs: 20,
     shutdownGraceMs: 2_000,
     http: { allowLoopback: true },
-    credentials: {
-      [id("factagora")]: { bearerToken: FACTAGORA_TOKEN },
-      [id("roundtable")]: { bearerToken: ROUNDTABLE_TOKEN },
-      [id("ai-olympics")]: { hmacSecret: OLYMPICS_SECRET },
-    },
+    credentials: credentialStoreOver(secrets), // filled below, bound to each agent's origin once it listens
     logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
   });
 
@@ -64,6 +63,7 @@ beforeAll(async () => {
     const { opts, path } = servers[w.protocol];
     const agent = await startAgent(opts);
     await w.setEndpoint(`${agent.url}${path}`, w.protocol);
+    if (auth[w.protocol] !== undefined) secrets.set(w.agentId, { origin: endpointOrigin(agent.url)!, ...auth[w.protocol] });
     workers.push(w);
   }
 }, 120_000);

@@ -106,6 +106,13 @@ describe("ipfs: through a gateway", () => {
   it.each([
     ["an empty CID", "ipfs://"],
     ["a dot-dot path", `ipfs://${CID}/../../admin`],
+    ["an encoded dot-dot path", `ipfs://${CID}/%2e%2e/%2e%2e/admin`],
+    ["a mixed-case encoded dot-dot", `ipfs://${CID}/.%2E/%2E./admin`],
+    ["an encoded dot", `ipfs://${CID}/%2e/x`],
+    ["an encoded slash", `ipfs://${CID}/a%2F..%2F..%2Fadmin`],
+    ["an encoded backslash", `ipfs://${CID}/%5c..%5cadmin`],
+    ["a malformed escape", `ipfs://${CID}/%zz`],
+    ["an encoded control character", `ipfs://${CID}/a%0ab`],
     ["a dot-dot CID", "ipfs://../admin"],
     ["a query", `ipfs://${CID}?x=1`],
     ["a fragment", `ipfs://${CID}#frag`],

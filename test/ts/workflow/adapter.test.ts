@@ -165,7 +165,7 @@ describe("cresolver adapter", () => {
       const w = await worker({});
       const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, ask(challenges));
       expect(r.ok && r.value.length).toBe(3);
-      expect(JSON.parse(w.requests[0].body)).toEqual({ market_id: 42, challenges });
+      expect(JSON.parse(w.requests[0].body)).toEqual({ market_id: 42, question: "Will X happen?", challenges });
     });
 
     it("records short replies as is and ignores extra ones", async () => {

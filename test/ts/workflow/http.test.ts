@@ -45,6 +45,15 @@ describe("destination guard: address classification", () => {
     ["::a9fe:a9fe", "link-local"],
     ["64:ff9b::a9fe:a9fe", "link-local"],
     ["2002:7f00:1::", "loopback"],
+    ["2001::1", "reserved"], // Teredo 2001::/32
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved"], // Teredo, RFC 4380's example
+    ["2001:10::1", "reserved"], // ORCHID 2001:10::/28
+    ["2001:1f:ffff::1", "reserved"],
+    ["2001:20::1", "reserved"], // ORCHIDv2 2001:20::/28
+    ["2001:2f::1", "reserved"],
+    ["2001:2::1", "reserved"], // benchmarking 2001:2::/48
+    ["2001:4860:4860::8888", "public"],
+    ["2001:1::1", "public"],
     ["8.8.8.8", "public"],
     ["172.32.0.1", "public"],
     ["100.128.0.1", "public"],

@@ -65,6 +65,8 @@ describe("ai-olympics conformance checker", () => {
     const report = await checkAiOlympics({ url: await broken({ acceptStale: true }), http, credentials: { hmacSecret: SECRET } });
     expect(rules(report)).toEqual(["ai-olympics.auth.replay-window"]);
     expect(rules(report, "warning")).toContain("ai-olympics.auth.duplicate");
+    // The duplicate rule is ours, not the spec's: the finding says so.
+    expect(report.findings.find((f) => f.rule === "ai-olympics.auth.duplicate")!.message).toMatch(/beyond the spec: the spec requires the 5-minute timestamp window, not duplicate detection/);
   });
 
   it("a checker whose clock is 10 minutes off sees every signed sample refused", async () => {

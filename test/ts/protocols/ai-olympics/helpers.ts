@@ -1,13 +1,13 @@
 /** Shared pieces of the AI Olympics tests: real servers on loopback, no function mocks. */
 import type { IncomingMessage } from "node:http";
-import { createCredentialStore } from "../../../../workflow/adapters/credentials.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { verifyBodySignature, SIGNATURE_HEADER } from "../../../../workflow/adapters/ai-olympics-signing.js";
 import type { AskRequest, ChallengeRequest, WorkerSeat } from "../../../../workflow/core/types.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 
 export const SECRET = "test-webhook-secret-0123456789";
 export const seat: WorkerSeat = { address: "0x0000000000000000000000000000000000000007", agentId: 7n, stake: 1n };
-export const credentials = createCredentialStore({ "7": { hmacSecret: SECRET } });
+export const credentials = anyOriginStore({ "7": { hmacSecret: SECRET } });
 export const request: AskRequest = { marketId: 42n, question: "Will the city's population exceed 2 million by the end of 2026?", deadline: 1_900_000_000, context: "official census data" };
 
 export function challengeRequest(): ChallengeRequest {

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookVerifier } from "../../../../agents/reference/protocols/ai-olympics.js";
 import { createAiOlympicsAdapter, buildTurnRequest, askTaskPrompt, initialPageState, signTurnRequest } from "../../../../workflow/adapters/ai-olympics.js";
-import { createCredentialStore } from "../../../../workflow/adapters/credentials.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
@@ -77,7 +77,7 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
   });
 
   it("a wrong secret is refused by the agent (401) and surfaced as auth on turn 1", async () => {
-    const wrong = createAiOlympicsAdapter({ http, actionHttp, credentials: createCredentialStore({ "7": { hmacSecret: "not-the-secret" } }) });
+    const wrong = createAiOlympicsAdapter({ http, actionHttp, credentials: anyOriginStore({ "7": { hmacSecret: "not-the-secret" } }) });
     const r = await wrong.ask(endpoint(url), seat, request);
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -98,7 +98,7 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
   });
 
   it("no secret configured for the agent: auth failure, nothing sent unsigned", async () => {
-    const none = createAiOlympicsAdapter({ http, actionHttp, credentials: createCredentialStore({ "8": { hmacSecret: SECRET } }) });
+    const none = createAiOlympicsAdapter({ http, actionHttp, credentials: anyOriginStore({ "8": { hmacSecret: SECRET } }) });
     const r = await none.ask(endpoint(url), seat, request);
     expect(r).toMatchObject({ ok: false, attempts: 0, failure: { kind: "auth" } });
     const c = await none.challenge(endpoint(url), seat, challengeRequest());

@@ -9,7 +9,8 @@ import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
-import { credentials, request, SECRET } from "./helpers.js";
+import { request, SECRET } from "./helpers.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 
 describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
   let http: SafeHttpClient;
@@ -51,7 +52,7 @@ describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
   });
 
   it("asks and challenges three webhook workers; the bundle is canonical and reproducible", async () => {
-    const creds = { forAgent: (id: bigint) => (id === 7n || id === 8n || id === 9n ? { hmacSecret: SECRET } : credentials.forAgent(id)) };
+    const creds = anyOriginStore({ "7": { hmacSecret: SECRET }, "8": { hmacSecret: SECRET }, "9": { hmacSecret: SECRET } });
     const registry = createAdapterRegistry(defaultAdapters({ http, credentials: creds, aiOlympics: { actionHttp, turnTimeoutMs: 5_000 } }));
     const run = async () => {
       const m = market();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
-import { createCredentialStore } from "../../../../workflow/adapters/credentials.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import {
   createFactagoraAdapter,
   isoDeadline,
@@ -48,7 +48,7 @@ describe("factagora adapter", () => {
 
   beforeAll(() => {
     http = createSafeHttpClient({ allowLoopback: true, maxResponseBytes: 64 * 1024 });
-    adapter = createFactagoraAdapter({ http, credentials: createCredentialStore({ "7": { bearerToken: TOKEN } }), timeoutMs: 3_000, retryBaseDelayMs: 5 });
+    adapter = createFactagoraAdapter({ http, credentials: anyOriginStore({ "7": { bearerToken: TOKEN } }), timeoutMs: 3_000, retryBaseDelayMs: 5 });
   });
   afterAll(async () => {
     await http.close();
@@ -334,7 +334,7 @@ describe("factagora adapter", () => {
     });
 
     it("slow reply → timeout (no retry)", async () => {
-      const quick = createFactagoraAdapter({ http, credentials: createCredentialStore({ "7": { bearerToken: TOKEN } }), timeoutMs: 300, retryBaseDelayMs: 5 });
+      const quick = createFactagoraAdapter({ http, credentials: anyOriginStore({ "7": { bearerToken: TOKEN } }), timeoutMs: 300, retryBaseDelayMs: 5 });
       const s = await fake(async (_req, res) => {
         await sleep(2_000);
         sendJson(res, 200, validReply());
@@ -416,7 +416,7 @@ describe("factagora adapter", () => {
   });
 
   it("is in the default registry, with credentials passed through", async () => {
-    const registry = createAdapterRegistry(defaultAdapters({ http, credentials: createCredentialStore({ "7": { bearerToken: TOKEN } }) }));
+    const registry = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "7": { bearerToken: TOKEN } }) }));
     expect(registry.protocols).toContain("factagora");
     const s = await fake(validReply());
     const r = await registry.get("FACTAGORA")!.ask({ url: `${s.url}/webhook`, protocol: "factagora" }, seat, ask);

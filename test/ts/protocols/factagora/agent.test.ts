@@ -75,13 +75,38 @@ describe("factagora reference agent: requests", () => {
     ["roundNumber 0", { ...SAMPLE_MINIMAL, roundNumber: 0 }, "roundNumber"],
     ["roundNumber 11", { ...SAMPLE_MINIMAL, roundNumber: 11 }, "roundNumber"],
     ["roundNumber a string", { ...SAMPLE_MINIMAL, roundNumber: "1" }, "roundNumber"],
-    ["bad argument position", { ...SAMPLE_MINIMAL, existingArguments: [{ agentName: "x", position: "MAYBE", confidence: 0.5, reasoning: "r" }] }, "existingArguments.0.position"],
   ])("400 INVALID_PREDICTION for %s", async (_name, body, field) => {
     const { url } = await agent();
     const r = await webhook(url, body);
     expect(r.status).toBe(400);
     expect(r.json.code).toBe("INVALID_PREDICTION");
     expect(r.json.message).toContain(field);
+  });
+
+  it("round 2 accepts the platform's arguments leniently: human ones (agentName null) labelled, bad ones skipped, any number", async () => {
+    const { url } = await agent({ persona: "analyst" });
+    const first = await webhook(url, SAMPLE_ROUND1);
+    const base = sampleRound2({ determination: first.json.position === "YES", confidence: first.json.confidence });
+    const many = Array.from({ length: 120 }, (_, i) => ({ agentName: `Agent ${i}`, position: i % 2 === 0 ? "YES" : "NO", confidence: 0.6, reasoning: `Argument ${i}.`, evidence: [] }));
+    const existingArguments = [
+      { agentName: null, position: "YES", confidence: 0.7, reasoning: "A human's argument." },
+      { agentName: "x", position: "MAYBE", confidence: 0.5, reasoning: "r" },
+      "not an object",
+      null,
+      { agentName: "No confidence", position: "neutral", reasoning: "lower-case position, no confidence" },
+      ...many,
+    ];
+    const r = await webhook(url, { ...base, existingArguments });
+    expect(r.status).toBe(200);
+    expect(validateFactagoraResponse(r.json).violations).toEqual([]);
+    const review = r.json.reactCycle.actions.find((x: { query: string }) => x.query.startsWith("Existing arg"));
+    expect(review.result).toMatch(/Reviewed 122 argument\(s\): 61 YES, 60 NO, 1 NEUTRAL \(1 from humans; 3 malformed skipped\)/);
+
+    // Arguments alone that are all malformed still get an answer, never a 400.
+    const bad = await webhook(url, { ...base, existingArguments: [{ agentName: 5 }, 7] });
+    expect(bad.status).toBe(200);
+    // A non-array is read as no arguments.
+    expect((await webhook(url, { ...base, existingArguments: { a: 1 } })).status).toBe(200);
   });
 
   it("ignores unknown fields and accepts null optionals", async () => {

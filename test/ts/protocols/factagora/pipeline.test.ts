@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
-import { createCredentialStore } from "../../../../workflow/adapters/credentials.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
@@ -45,7 +45,7 @@ describe("factagora workers in the pipeline stages", () => {
       { url: `${neutral.url}/webhook`, protocol: "factagora" },
     ];
     const records: WorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
-    const adapters = createAdapterRegistry(defaultAdapters({ http, credentials: createCredentialStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }) }));
+    const adapters = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }) }));
 
     const asked = await askStage(market, records, adapters);
     expect(asked[0].answer).toBeDefined();

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEngine } from "../../../../agents/reference/engine/offline.js";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
-import { createCredentialStore } from "../../../../workflow/adapters/credentials.js";
-import { answerConfidence, analysisReplySchema, createRoundtableAdapter, taskId } from "../../../../workflow/adapters/roundtable.js";
+import { anyOriginStore } from "../../workflow/helpers/credentials.js";
+import { answerConfidence, analysisReplySchema, createRoundtableAdapter, taskId, voteReplySchema } from "../../../../workflow/adapters/roundtable.js";
 import type { AskRequest, ChallengeRequest, ReviewProposal, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { post, startAgent, stopAll } from "../../agents/helpers.js";
@@ -113,9 +113,9 @@ describe("round-table adapter ↔ reference agent (offline engine)", () => {
   it("bearer auth: the configured token is sent and accepted; a wrong or missing token is refused (failure kind auth)", async () => {
     const { url } = await startAgent({ protocol: "roundtable", auth: { bearerToken: TOKEN } });
     const endpoint = { url, protocol: "roundtable" };
-    const good = createRoundtableAdapter({ http, timeoutMs: 10_000, credentials: createCredentialStore({ "7": { bearerToken: TOKEN } }) });
+    const good = createRoundtableAdapter({ http, timeoutMs: 10_000, credentials: anyOriginStore({ "7": { bearerToken: TOKEN } }) });
     expect((await good.ask(endpoint, seat, ask)).ok).toBe(true);
-    const wrong = createRoundtableAdapter({ http, timeoutMs: 10_000, credentials: createCredentialStore({ "7": { bearerToken: `${TOKEN}-old` } }) });
+    const wrong = createRoundtableAdapter({ http, timeoutMs: 10_000, credentials: anyOriginStore({ "7": { bearerToken: `${TOKEN}-old` } }) });
     for (const a of [wrong, adapter]) {
       const r = await a.ask(endpoint, seat, ask);
       expect(r.ok).toBe(false);
@@ -131,7 +131,7 @@ describe("round-table adapter ↔ reference agent (offline engine)", () => {
 
   it("is selected by the default adapters for protocol \"roundtable\", with credentials passed through", async () => {
     const { url } = await startAgent({ protocol: "roundtable", auth: { bearerToken: TOKEN } });
-    const registry = createAdapterRegistry(defaultAdapters({ http, credentials: createCredentialStore({ "7": { bearerToken: TOKEN } }) }));
+    const registry = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "7": { bearerToken: TOKEN } }) }));
     const rt = registry.get("RoundTable");
     expect(rt?.protocol).toBe("roundtable");
     expect(typeof rt?.review).toBe("function");
@@ -164,6 +164,16 @@ describe("reference agent: round-table requests", () => {
     });
     expect(spec.status).toBe(200);
     expect(spec.json).toMatchObject({ approve: false, dissent_reason: expect.stringMatching(/does not name a single YES or NO/) });
+  });
+
+  it("/vote with an empty recommended_direction (the platform's synthesis has none) answers a dissent, not 400", async () => {
+    const { url } = await startAgent({ protocol: "roundtable" });
+    for (const direction of ["", "   ", null]) {
+      const res = await post(url, "/vote", { task_id: "t-empty", content: "Will it rain in Paris on 1 May 2027?", synthesis: { recommended_direction: direction, key_findings: [], trade_offs: [], minority_views: [] } });
+      expect(res.status, JSON.stringify(direction)).toBe(200);
+      expect(voteReplySchema.safeParse(res.json).success).toBe(true);
+      expect(res.json).toMatchObject({ approve: false, conditions: [], dissent_reason: expect.stringMatching(/recommends no direction, so there is nothing to approve/) });
+    }
   });
 
   it("the bearer check runs before the body is read, and /health stays open", async () => {
