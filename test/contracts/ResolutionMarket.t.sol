@@ -3,725 +3,568 @@ pragma solidity ^0.8.24;
 
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {IdentityRegistry} from "../../contracts/erc8004/IdentityRegistry.sol";
-import {ReputationRegistry} from "../../contracts/erc8004/ReputationRegistry.sol";
 import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
+import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
-import {SettlementMath} from "../../contracts/market/libraries/SettlementMath.sol";
-import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
-import {SimpleIdentityRegistry, ResolutionMarketHarness} from "./market/MarketMocks.sol";
+import {MarketFixture} from "./market/MarketFixture.sol";
+import {TestArbiter} from "./market/TestArbiter.sol";
 
-/// @notice Unit tests: every external function, every revert path, the events.
+/// @notice Creation, joining, admission, the bounded owner, views and the deployed size.
 contract ResolutionMarketTest is MarketFixture {
-    // ------------------------------------------------------------------ construction & admin
+    IResolutionMarket.MarketParams internal params;
 
-    function testConstructorDefaults() public {
-        ResolutionMarket m = new ResolutionMarket(identity, reputation, owner);
-        assertEq(address(m.identityRegistry()), address(identity), "identity");
-        assertEq(address(m.reputationRegistry()), address(reputation), "reputation");
-        assertEq(m.owner(), owner, "owner");
-        assertEq(m.minStake(), m.DEFAULT_MIN_STAKE(), "minStake");
-        assertEq(uint256(m.maxWorkers()), 10, "maxWorkers");
-        assertEq(uint256(m.gracePeriod()), 3 days, "grace");
-        assertEq(m.marketCount(), 0, "count");
-        assertTrue(!m.isResolver(resolver), "no resolver yet");
+    function _expectWrongStatus(uint256 id, IResolutionMarket.Status status) internal {
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, status));
+    }
+
+    // ------------------------------------------------------------------ deployment and size
+
+    function testRuntimeSizeBelowEip170() public view {
+        assertTrue(address(market).code.length < 24_576, "runtime bytecode < 24,576 bytes (EIP-170)");
     }
 
     function testConstructorRejectsNonContracts() public {
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(IIdentityRegistry(address(0x1234)), reputation, owner);
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x5678)));
-        new ResolutionMarket(identity, IReputationRegistry(address(0x5678)), owner);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableInvalidOwner.selector, address(0)));
-        new ResolutionMarket(identity, reputation, address(0));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
+        new ResolutionMarket(identity, IReputationRegistry(address(0x1234)), owner);
     }
 
-    function testResolverAdmin() public {
-        address r = address(0x1111);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.ResolverAdded(r);
-        vm.prank(owner);
-        market.addResolver(r);
-        assertTrue(market.isResolver(r), "added");
-        vm.prank(owner);
-        market.addResolver(r); // idempotent, no event needed
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.ResolverRemoved(r);
-        vm.prank(owner);
-        market.removeResolver(r);
-        assertTrue(!market.isResolver(r), "removed");
-        vm.prank(owner);
-        market.removeResolver(r); // idempotent
-
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.ZeroAddress.selector));
-        vm.prank(owner);
-        market.addResolver(address(0));
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
-        vm.prank(stranger);
-        market.addResolver(stranger);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
-        vm.prank(stranger);
-        market.removeResolver(resolver);
-    }
-
-    function testSetMinStake() public {
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.MinStakeUpdated(0.5 ether);
-        vm.prank(owner);
-        market.setMinStake(0.5 ether);
-        assertEq(market.minStake(), 0.5 ether, "minStake");
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MinStakeTooLarge.selector, uint256(type(uint96).max) + 1));
-        vm.prank(owner);
-        market.setMinStake(uint256(type(uint96).max) + 1);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
-        vm.prank(stranger);
-        market.setMinStake(0);
-    }
-
-    function testSetMaxWorkers() public {
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.MaxWorkersUpdated(7);
-        vm.prank(owner);
-        market.setMaxWorkers(7);
-        assertEq(uint256(market.maxWorkers()), 7, "maxWorkers");
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MaxWorkersOutOfRange.selector, 0));
-        vm.prank(owner);
-        market.setMaxWorkers(0);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MaxWorkersOutOfRange.selector, 101));
-        vm.prank(owner);
-        market.setMaxWorkers(101);
-        vm.prank(owner);
-        market.setMaxWorkers(100);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
-        vm.prank(stranger);
-        market.setMaxWorkers(5);
-    }
-
-    function testSetGracePeriod() public {
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.GracePeriodUpdated(1 hours);
-        vm.prank(owner);
-        market.setGracePeriod(1 hours);
-        vm.prank(owner);
-        market.setGracePeriod(30 days);
-        assertEq(uint256(market.gracePeriod()), 30 days, "grace");
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.GracePeriodOutOfRange.selector, 1 hours - 1));
-        vm.prank(owner);
-        market.setGracePeriod(1 hours - 1);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.GracePeriodOutOfRange.selector, 30 days + 1));
-        vm.prank(owner);
-        market.setGracePeriod(30 days + 1);
-        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
-        vm.prank(stranger);
-        market.setGracePeriod(2 days);
-    }
-
-    function testTwoStepOwnership() public {
-        vm.prank(owner);
-        market.transferOwnership(stranger);
-        assertEq(market.owner(), owner, "still owner until accepted");
-        vm.prank(stranger);
-        market.acceptOwnership();
-        assertEq(market.owner(), stranger, "accepted");
-    }
-
-    // ------------------------------------------------------------------ createMarket
-
-    function testCreateMarket() public {
-        uint64 deadline = uint64(block.timestamp + 2 days);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.MarketCreated(1, creator, QUESTION, deadline, 3 ether);
+    function testDefaultsAtDeployment() public {
+        ResolutionMarket m = new ResolutionMarket(identity, reputation, owner);
+        IResolutionMarket.MarketConfig memory d = m.getDefaults();
+        assertEq(uint256(d.minStake), 0.001 ether, "minStake");
+        assertEq(uint256(d.maxWorkers), 10, "maxWorkers");
+        assertEq(uint256(d.gracePeriod), 3 days, "grace");
+        assertEq(uint256(d.disputeWindow), 1 days, "window");
+        assertEq(uint256(d.bond), 0.01 ether, "bond");
+        assertEq(address(d.arbiter), address(0), "no arbiter yet");
+        // Without an arbiter no market can be created (a market must always be disputable).
         vm.prank(creator);
-        uint256 id = market.createMarket{value: 3 ether}(QUESTION, deadline);
-        assertEq(id, 1, "id");
-        assertEq(market.marketCount(), 1, "count");
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0)));
+        m.createMarket{value: POOL}(QUESTION, uint64(block.timestamp + 1 days));
+    }
+
+    // ------------------------------------------------------------------ creation
+
+    function testCreateMarketSnapshotsDefaultsAndEmits() public {
+        vm.expectEmit(address(market));
+        emit IResolutionMarket.MarketCreated(1, creator, QUESTION, uint64(block.timestamp + 1 days), POOL);
+        uint256 id = _createMarket();
         IResolutionMarket.MarketInfo memory info = market.getMarket(id);
         assertEq(info.creator, creator, "creator");
-        assertEq(uint256(info.deadline), deadline, "deadline");
-        assertEq(uint256(info.status), uint256(IResolutionMarket.Status.Open), "status");
-        assertEq(info.rewardPool, 3 ether, "pool");
-        assertEq(info.totalStake, 0, "stake");
-        assertEq(uint256(info.workerCount), 0, "workers");
+        assertEq(uint256(info.status), uint256(IResolutionMarket.Status.Open), "open");
+        assertEq(info.rewardPool, POOL, "pool");
         assertEq(info.question, QUESTION, "question");
-        assertEq(address(market).balance, 3 ether, "balance");
-        (uint8 seats, uint32 grace) = market.marketLimits(id);
-        assertEq(uint256(seats), 100, "seat limit snapshot");
-        assertEq(uint256(grace), 3 days, "grace snapshot");
+        IResolutionMarket.MarketConfig memory c = market.getMarketConfig(id);
+        assertEq(uint256(c.createdAt), block.timestamp, "createdAt");
+        assertEq(uint256(c.admission), uint256(IResolutionMarket.Admission.Open), "open admission");
+        assertEq(uint256(c.maxWorkers), 100, "maxWorkers");
+        assertEq(uint256(c.bond), BOND, "bond");
+        assertEq(address(c.arbiter), address(arbiter), "arbiter");
+        // Later default changes do not touch it.
+        vm.prank(owner);
+        market.setDefaults(0.002 ether, 5, 1 days, 2 hours, 0.05 ether);
+        c = market.getMarketConfig(id);
+        assertEq(uint256(c.maxWorkers), 100, "snapshot kept");
+        assertEq(uint256(c.bond), BOND, "bond kept");
+        IResolutionMarket.MarketConfig memory c2 = market.getMarketConfig(_createMarket());
+        assertEq(uint256(c2.bond), 0.05 ether, "new default applies to new markets");
+        assertEq(uint256(c2.gracePeriod), 1 days, "grace");
     }
 
-    function testCreateMarketValidation() public {
-        uint64 deadline = uint64(block.timestamp + 1 days);
+    function testCreateMarketWithParams() public {
+        TestArbiter other = new TestArbiter();
+        params.admission = IResolutionMarket.Admission.AllowList;
+        params.minStake = 0.5 ether;
+        params.maxWorkers = 3;
+        params.disputeWindow = 10 minutes;
+        params.bond = 0.2 ether;
+        params.arbiter = other;
+        params.allowedAgents = new uint256[](2);
+        params.allowedAgents[0] = 7;
+        params.allowedAgents[1] = 9;
+        IResolutionMarket.MarketConfig memory expected = IResolutionMarket.MarketConfig({
+            createdAt: uint64(block.timestamp),
+            admission: IResolutionMarket.Admission.AllowList,
+            minCorrectness: 0,
+            minSettled: 0,
+            minStake: 0.5 ether,
+            maxWorkers: 3,
+            gracePeriod: 3 days,
+            disputeWindow: 10 minutes,
+            bond: 0.2 ether,
+            arbiter: other
+        });
+        vm.expectEmit(address(market));
+        emit IResolutionMarket.MarketConfigured(1, expected, params.allowedAgents);
+        uint256 id = _createWith(params);
+        IResolutionMarket.MarketConfig memory c = market.getMarketConfig(id);
+        assertEq(address(c.arbiter), address(other), "explicit arbiter");
+        assertEq(uint256(c.minStake), 0.5 ether, "minStake");
+    }
+
+    function testCreateRevertsOnBadInput() public {
+        uint64 d = uint64(block.timestamp + 1 days);
         vm.startPrank(creator);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.EmptyRewardPool.selector));
-        market.createMarket(QUESTION, deadline);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.EmptyQuestion.selector));
-        market.createMarket{value: 1}("", deadline);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.QuestionTooLong.selector, 1025));
-        market.createMarket{value: 1}(string(new bytes(1025)), deadline);
-        market.createMarket{value: 1}(string(new bytes(1024)), deadline);
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.DeadlineNotInFuture.selector, uint64(block.timestamp))
-        );
-        market.createMarket{value: 1}(QUESTION, uint64(block.timestamp));
-        uint64 far = uint64(block.timestamp + 365 days + 1);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.DeadlineTooFar.selector, far));
-        market.createMarket{value: 1}(QUESTION, far);
-        market.createMarket{value: 1}(QUESTION, far - 1);
-        vm.stopPrank();
-
+        uint256 minPool = market.MIN_REWARD_POOL();
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.RewardPoolTooSmall.selector, minPool - 1, minPool));
+        market.createMarket{value: minPool - 1}(QUESTION, d);
         uint256 huge = uint256(type(uint96).max) + 1;
-        vm.deal(creator, huge);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.RewardPoolTooLarge.selector, huge));
-        vm.prank(creator);
-        market.createMarket{value: huge}(QUESTION, deadline);
+        vm.deal(creator, huge + 1 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.RewardPoolTooLarge.selector, huge));
+        market.createMarket{value: huge}(QUESTION, d);
+        vm.expectRevert(IResolutionMarket.EmptyQuestion.selector);
+        market.createMarket{value: POOL}("", d);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.QuestionTooLong.selector, 1025));
+        market.createMarket{value: POOL}(string(new bytes(1025)), d);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DeadlineNotInFuture.selector, uint64(block.timestamp)));
+        market.createMarket{value: POOL}(QUESTION, uint64(block.timestamp));
+        uint64 far = uint64(block.timestamp + 365 days + 1);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DeadlineTooFar.selector, far));
+        market.createMarket{value: POOL}(QUESTION, far);
+        vm.stopPrank();
     }
 
-    // ------------------------------------------------------------------ joinMarket
+    function testCreateWithRevertsOnBadParams() public {
+        uint64 d = uint64(block.timestamp + 1 days);
+        IResolutionMarket.MarketParams memory p;
+        p.minStake = 1;
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.MinStakeOutOfRange.selector, 1));
+        p.minStake = 0;
+        p.maxWorkers = 101;
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.MaxWorkersOutOfRange.selector, 101));
+        p.maxWorkers = 0;
+        p.disputeWindow = 10 minutes - 1;
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 599));
+        p.disputeWindow = 30 days + 1;
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 30 days + 1));
+        p.disputeWindow = 0;
+        p.bond = 0.001 ether - 1;
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.BondOutOfRange.selector, 0.001 ether - 1));
+        p.bond = 0;
+        p.arbiter = IArbiter(address(0xE0A));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0xE0A)));
+        p.arbiter = IArbiter(address(0));
+        p.admission = IResolutionMarket.Admission.AllowList;
+        p.allowedAgents = new uint256[](101);
+        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.AllowListTooLong.selector, 101));
+        // A long list is ignored unless the admission is AllowList.
+        p.admission = IResolutionMarket.Admission.Open;
+        vm.prank(creator);
+        market.createMarketWith{value: POOL}(QUESTION, d, p);
+    }
 
-    function testJoinMarket() public {
+    function _expectCreateWith(IResolutionMarket.MarketParams memory p, uint64 d, bytes memory err) internal {
+        vm.prank(creator);
+        vm.expectRevert(err);
+        market.createMarketWith{value: POOL}(QUESTION, d, p);
+    }
+
+    // ------------------------------------------------------------------ joining
+
+    function testJoinRecordsSeat() public {
         uint256 id = _createMarket();
         address w = _worker(1);
         vm.deal(w, 1 ether);
         uint256 agentId = _registerAgent(w);
         vm.expectEmit(address(market));
-        emit IResolutionMarket.WorkerJoined(id, agentId, w, 0.02 ether);
+        emit IResolutionMarket.WorkerJoined(id, agentId, w, STAKE);
         vm.prank(w);
-        market.joinMarket{value: 0.02 ether}(id, agentId);
-
+        market.joinMarket{value: STAKE}(id, agentId);
         (address[] memory ws, uint256[] memory ids, uint256[] memory stakes) = market.getWorkers(id);
-        assertEq(ws.length, 1, "one worker");
         assertEq(ws[0], w, "worker");
-        assertEq(ids[0], agentId, "agent id");
-        assertEq(stakes[0], 0.02 ether, "stake");
-        IResolutionMarket.MarketInfo memory info = market.getMarket(id);
-        assertEq(info.totalStake, 0.02 ether, "total stake");
-        assertEq(uint256(info.workerCount), 1, "count");
-        (bool agentSeated, bool addressSeated) = market.hasJoined(id, agentId, w);
-        assertTrue(agentSeated && addressSeated, "seated");
+        assertEq(ids[0], agentId, "agent");
+        assertEq(stakes[0], STAKE, "stake");
+        assertEq(market.getMarket(id).totalStake, STAKE, "total");
     }
 
-    function testJoinAsOperatorAndAsAgentWallet() public {
+    function testJoinByAgentWalletAndOperator() public {
         uint256 id = _createMarket();
         address agentOwner = _worker(1);
-        address operator = _worker(2);
-        vm.deal(operator, 1 ether);
         uint256 agentId = _registerAgent(agentOwner);
+        address operator = _worker(2);
         vm.prank(agentOwner);
-        IdentityRegistry(address(identity)).setApprovalForAll(operator, true);
+        IdentityRegistry(address(identity)).approve(operator, agentId);
+        vm.deal(operator, 1 ether);
         vm.prank(operator);
         market.joinMarket{value: STAKE}(id, agentId);
-        (address[] memory ws,,) = market.getWorkers(id);
-        assertEq(ws[0], operator, "operator holds the seat");
-
-        // Agent wallet path (simple identity registry whose wallet binding we control).
-        SimpleIdentityRegistry simple = new SimpleIdentityRegistry();
-        ResolutionMarket m2 = _deployMarket(IIdentityRegistry(address(simple)), reputation);
-        address agentWallet = _worker(3);
-        vm.deal(agentWallet, 1 ether);
-        simple.setController(7, _worker(4));
-        simple.setWallet(7, agentWallet);
-        uint256 id2 = _createMarketOn(m2, 1 ether);
-        vm.prank(agentWallet);
-        m2.joinMarket{value: STAKE}(id2, 7);
-        (ws,,) = m2.getWorkers(id2);
-        assertEq(ws[0], agentWallet, "agent wallet holds the seat");
+        assertEq(market.getMarket(id).workerCount, 1, "operator joined");
     }
 
-    function testJoinRevertPaths() public {
+    function testJoinReverts() public {
         uint256 id = _createMarket();
         address w = _worker(1);
-        vm.deal(w, 100 ether);
+        vm.deal(w, 10 ether);
         uint256 agentId = _registerAgent(w);
-
         vm.startPrank(w);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 99));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 99));
         market.joinMarket{value: STAKE}(99, agentId);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLow.selector, STAKE / 100, STAKE / 10));
-        market.joinMarket{value: STAKE / 100}(id, agentId);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.AgentNotFound.selector, 12345));
-        market.joinMarket{value: STAKE}(id, 12345);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.StakeTooLow.selector, 1, 0.001 ether));
+        market.joinMarket{value: 1}(id, agentId);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentNotFound.selector, 4242));
+        market.joinMarket{value: STAKE}(id, 4242);
+        uint256 big = uint256(type(uint192).max) + 1;
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentIdTooLarge.selector, big));
+        market.joinMarket{value: STAKE}(id, big);
+        market.joinMarket{value: STAKE}(id, agentId);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentAlreadyJoined.selector, id, agentId));
+        market.joinMarket{value: STAKE}(id, agentId);
         vm.stopPrank();
-
-        uint256 otherAgent = _registerAgent(_worker(2));
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NotAgentOperator.selector, w, otherAgent));
-        vm.prank(w);
-        market.joinMarket{value: STAKE}(id, otherAgent);
-
-        vm.prank(w);
-        market.joinMarket{value: STAKE}(id, agentId);
-        // Same address, second agent.
+        // Same address, another agent it owns.
         uint256 second = _registerAgent(w);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.AddressAlreadyJoined.selector, id, w));
         vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AddressAlreadyJoined.selector, id, w));
         market.joinMarket{value: STAKE}(id, second);
-        // Same agent, second (authorized) address.
-        address op = _worker(3);
-        vm.deal(op, 1 ether);
-        vm.prank(w);
-        IdentityRegistry(address(identity)).setApprovalForAll(op, true);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.AgentAlreadyJoined.selector, id, agentId));
-        vm.prank(op);
-        market.joinMarket{value: STAKE}(id, agentId);
-
-        // Joining closes at the deadline.
+        // Someone else's agent.
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAgentOperator.selector, stranger, second));
+        market.joinMarket{value: STAKE}(id, second);
+        // After the deadline.
         vm.warp(market.getMarket(id).deadline);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.JoiningClosed.selector, id));
-        vm.prank(op);
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.JoiningClosed.selector, id));
         market.joinMarket{value: STAKE}(id, second);
-
         market.requestResolution(id);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.ResolutionRequested
-            )
-        );
-        vm.prank(op);
+        vm.prank(w);
+        _expectWrongStatus(id, IResolutionMarket.Status.ResolutionRequested);
         market.joinMarket{value: STAKE}(id, second);
     }
 
-    function testJoinStakeTooLarge() public {
-        uint256 id = _createMarket();
-        address w = _worker(1);
-        uint256 agentId = _registerAgent(w);
-        uint256 huge = uint256(type(uint96).max) + 1;
-        vm.deal(w, huge);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, huge));
-        vm.prank(w);
-        market.joinMarket{value: huge}(id, agentId);
-        // The running total is bounded too.
-        vm.prank(w);
-        market.joinMarket{value: type(uint96).max}(id, agentId);
-        address w2 = _worker(2);
-        uint256 agent2 = _registerAgent(w2);
-        vm.deal(w2, 1 ether);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.StakeTooLarge.selector, 0.5 ether));
-        vm.prank(w2);
-        market.joinMarket{value: 0.5 ether}(id, agent2);
-    }
-
-    function testSeatLimitIsSnapshotted() public {
-        vm.prank(owner);
-        market.setMaxWorkers(2);
-        uint256 id = _createMarket();
-        vm.prank(owner);
-        market.setMaxWorkers(50); // later change: no effect on `id`
+    function testJoinMarketFullAndStakeTooLarge() public {
+        params.maxWorkers = 2;
+        uint256 id = _createWith(params);
         _joinFresh(id, 2, 0);
-        address w = _worker(10);
+        address w = _worker(50);
         vm.deal(w, 1 ether);
         uint256 agentId = _registerAgent(w);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketFull.selector, id, 2));
         vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketFull.selector, id, 2));
+        market.joinMarket{value: STAKE}(id, agentId);
+
+        uint256 id2 = _createMarket();
+        uint256 huge = uint256(type(uint96).max);
+        vm.deal(w, huge + 1 ether);
+        vm.prank(w);
+        market.joinMarket{value: huge - STAKE}(id2, agentId);
+        address w2 = _worker(51);
+        vm.deal(w2, 1 ether);
+        uint256 a2 = _registerAgent(w2);
+        vm.prank(w2);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.StakeTooLarge.selector, 2 * STAKE));
+        market.joinMarket{value: 2 * STAKE}(id2, a2);
+    }
+
+    function testPerMarketMinStake() public {
+        params.minStake = 0.3 ether;
+        uint256 id = _createWith(params);
+        address w = _worker(1);
+        vm.deal(w, 1 ether);
+        uint256 agentId = _registerAgent(w);
+        vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.StakeTooLow.selector, 0.2 ether, 0.3 ether));
+        market.joinMarket{value: 0.2 ether}(id, agentId);
+        vm.prank(w);
+        market.joinMarket{value: 0.3 ether}(id, agentId);
+    }
+
+    function testAllowListAdmission() public {
+        address w1 = _worker(1);
+        address w2 = _worker(2);
+        vm.deal(w1, 1 ether);
+        vm.deal(w2, 1 ether);
+        uint256 a1 = _registerAgent(w1);
+        uint256 a2 = _registerAgent(w2);
+        params.admission = IResolutionMarket.Admission.AllowList;
+        params.allowedAgents = new uint256[](1);
+        params.allowedAgents[0] = a1;
+        uint256 id = _createWith(params);
+        vm.prank(w2);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentNotAdmitted.selector, id, a2));
+        market.joinMarket{value: STAKE}(id, a2);
+        vm.prank(w1);
+        market.joinMarket{value: STAKE}(id, a1);
+    }
+
+    function testTrackRecordAdmission() public {
+        // Agent a settles two markets answering right with 90 % confidence (correctness 99 each).
+        address w = _worker(1);
+        vm.deal(w, 10 ether);
+        uint256 a = _registerAgent(w);
+        address[] memory ws = new address[](1);
+        uint256[] memory ids = new uint256[](1);
+        ws[0] = w;
+        ids[0] = a;
+        for (uint256 k; k < 2; ++k) {
+            uint256 m = _createMarket();
+            _joinAgents(m, ws, ids);
+            _request(market, m);
+            _settle(market, m, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes));
+        }
+        IResolutionMarket.Reputation memory r = market.getReputation(a);
+        assertEq(uint256(r.settled), 2, "settled");
+        assertEq(uint256(r.correctness), 99, "correctness");
+
+        params.admission = IResolutionMarket.Admission.TrackRecord;
+        params.minSettled = 2;
+        params.minCorrectness = 99;
+        uint256 id = _createWith(params);
+        _joinAgents(id, ws, ids);
+        params.minSettled = 3;
+        uint256 id2 = _createWith(params);
+        vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentNotAdmitted.selector, id2, a));
+        market.joinMarket{value: STAKE}(id2, a);
+        params.minSettled = 1;
+        params.minCorrectness = 100;
+        uint256 id3 = _createWith(params);
+        vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentNotAdmitted.selector, id3, a));
+        market.joinMarket{value: STAKE}(id3, a);
+    }
+
+    function testJoinRefusedWhenMarketIsAgentOperator() public {
+        uint256 id = _createMarket();
+        address w = _worker(1);
+        vm.deal(w, 1 ether);
+        uint256 agentId = _registerAgent(w);
+        vm.prank(w);
+        IdentityRegistry(address(identity)).setApprovalForAll(address(market), true);
+        vm.prank(w);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketIsAgentOperator.selector, agentId));
         market.joinMarket{value: STAKE}(id, agentId);
     }
 
-    // ------------------------------------------------------------------ requestResolution
+    // ------------------------------------------------------------------ request resolution
 
     function testRequestResolution() public {
         uint256 id = _createMarket();
-        _joinFresh(id, 2, 0);
-        uint64 deadline = market.getMarket(id).deadline;
-        vm.warp(deadline - 1);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.DeadlineNotReached.selector, id, deadline));
+        _joinFresh(id, 1, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IResolutionMarket.DeadlineNotReached.selector, id, market.getMarket(id).deadline)
+        );
         market.requestResolution(id);
-        vm.warp(deadline);
+        vm.warp(market.getMarket(id).deadline);
         vm.expectEmit(address(market));
         emit IResolutionMarket.ResolutionRequested(id, QUESTION);
-        vm.prank(stranger);
         market.requestResolution(id);
-        IResolutionMarket.MarketInfo memory info = market.getMarket(id);
-        assertEq(uint256(info.status), uint256(IResolutionMarket.Status.ResolutionRequested), "status");
-        assertEq(uint256(info.requestedAt), deadline, "requestedAt");
-        // Only once.
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.ResolutionRequested
-            )
-        );
+        assertEq(market.getMarket(id).requestedAt, block.timestamp, "requestedAt");
+        _expectWrongStatus(id, IResolutionMarket.Status.ResolutionRequested);
         market.requestResolution(id);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 42));
-        market.requestResolution(42);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 7));
+        market.requestResolution(7);
     }
 
-    function testRequestResolutionOfEmptyMarketRefundsCreator() public {
+    function testRequestWithoutWorkersCancelsAndRefundsCreator() public {
         uint256 id = _createMarket();
-        vm.warp(block.timestamp + 1 days);
+        vm.warp(market.getMarket(id).deadline);
         vm.expectEmit(address(market));
-        emit IResolutionMarket.MarketCancelled(id, stranger);
+        emit IResolutionMarket.MarketCancelled(id, address(this));
         vm.expectEmit(address(market));
-        emit ResolutionMarket.CreatorRefunded(id, creator, POOL);
-        vm.prank(stranger);
+        emit IResolutionMarket.CreatorRefunded(id, creator, POOL);
         market.requestResolution(id);
         assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Cancelled), "cancelled");
-        assertEq(market.pendingWithdrawal(creator), POOL, "credited");
-        uint256 before = creator.balance;
-        vm.prank(creator);
-        market.withdraw();
-        assertEq(creator.balance - before, POOL, "paid");
-        assertEq(address(market).balance, 0, "empty");
+        assertEq(market.pendingWithdrawal(creator), POOL, "refund");
     }
 
-    // ------------------------------------------------------------------ resolveMarket
+    // ------------------------------------------------------------------ bounded owner
 
-    function testResolveMarketPaysSplitsAndRecordsEverything() public {
-        uint256 id = _createMarketOn(market, 100); // 100 wei: rounding is visible
-        (address[] memory ws, uint256[] memory ids) = _joinFresh(id, 3, 0);
-        _request(market, id);
-        uint256[] memory weights = new uint256[](3);
-        weights[0] = 1;
-        weights[1] = 1;
-        weights[2] = 1;
-        uint8[] memory scores = new uint8[](9);
-        for (uint256 i; i < 9; ++i) scores[i] = uint8(10 * (i + 1)); // 10..90
-
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.MarketResolved(id, false, HASH, URI);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.WorkerSettled(id, ids[0], ws[0], 34, STAKE, 10, 20, 30);
-        vm.prank(resolver);
-        market.resolveMarket(id, ws, weights, scores, false, HASH, URI);
-
-        // 100 / 3 = 33 each, remainder 1 to the largest weight, lowest index on ties: worker 0.
-        assertEq(market.pendingWithdrawal(ws[0]), STAKE + 34, "w0");
-        assertEq(market.pendingWithdrawal(ws[1]), STAKE + 33, "w1");
-        assertEq(market.pendingWithdrawal(ws[2]), STAKE + 33, "w2");
-        assertEq(market.pendingWithdrawal(creator), 0, "creator");
-
-        IResolutionMarket.MarketInfo memory info = market.getMarket(id);
-        assertEq(uint256(info.status), uint256(IResolutionMarket.Status.Resolved), "resolved");
-        assertEq(info.outcome, false, "outcome");
-        assertEq(info.bundleHash, HASH, "hash");
-
-        (uint64 count, uint8 r, uint8 s, uint8 d) = market.getReputation(ids[1]);
-        assertEq(uint256(count), 1, "rep count");
-        assertEq(uint256(r), 40, "res");
-        assertEq(uint256(s), 50, "src");
-        assertEq(uint256(d), 60, "depth");
-
-        // ERC-8004 feedback landed in the real registry.
-        for (uint256 i; i < 3; ++i) {
-            assertEq(uint256(reputation.getLastIndex(ids[i], address(market))), 3, "three records");
-        }
-        _checkFeedbackRecords(ids[2]);
-        _checkDoneAndFinal(id, ws, weights, scores);
-    }
-
-    function _checkDoneAndFinal(uint256 id, address[] memory ws, uint256[] memory weights, uint8[] memory scores)
-        internal
-    {
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(id);
-        assertEq(cursor, 3, "cursor");
-        assertEq(pending, 0, "pending");
-        assertEq(market.publishFeedback(id, 10), 0, "nothing left");
-
-        // Second settlement impossible.
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Resolved)
-        );
-        vm.prank(resolver);
-        market.resolveMarket(id, ws, weights, scores, true, HASH, URI);
-    }
-
-    function _checkFeedbackRecords(uint256 agentId) internal view {
-        (int128 value, uint8 decimals, string memory tag1, string memory tag2, bool revoked) =
-            reputation.readFeedback(agentId, address(market), 2);
-        assertEq(int256(value), 80, "source score of worker 2");
-        assertEq(uint256(decimals), 0, "decimals");
-        assertEq(tag1, "source_quality", "tag1");
-        assertEq(tag2, "cresolver", "tag2");
-        assertTrue(!revoked, "not revoked");
-        (, tag1,) = _tags(agentId, 1);
-        assertEq(tag1, "resolution_quality", "tag1 #1");
-        (, tag1,) = _tags(agentId, 3);
-        assertEq(tag1, "analysis_depth", "tag1 #3");
-    }
-
-    function _tags(uint256 agentId, uint64 index) internal view returns (int128 v, string memory t1, string memory t2) {
-        (v,, t1, t2,) = reputation.readFeedback(agentId, address(market), index);
-    }
-
-    function testRemainderGoesToLargestWeightLowestIndex() public {
-        uint256 id = _createMarketOn(market, 10);
-        (address[] memory ws,) = _joinFresh(id, 4, 0);
-        _request(market, id);
-        uint256[] memory weights = new uint256[](4);
-        weights[0] = 1;
-        weights[1] = 3;
-        weights[2] = 3;
-        weights[3] = 2; // total 9: shares 1,3,3,2 = 9, remainder 1 -> index 1 (first of the tied 3s)
-        _resolve(market, id, ws, weights);
-        assertEq(market.pendingWithdrawal(ws[0]) - STAKE, 1, "w0");
-        assertEq(market.pendingWithdrawal(ws[1]) - STAKE, 4, "w1 gets remainder");
-        assertEq(market.pendingWithdrawal(ws[2]) - STAKE, 3, "w2");
-        assertEq(market.pendingWithdrawal(ws[3]) - STAKE, 2, "w3");
-    }
-
-    function testAllZeroWeightsReturnPoolToCreator() public {
-        uint256 id = _createMarket();
-        (address[] memory ws,) = _joinFresh(id, 3, 0);
-        _request(market, id);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.CreatorRefunded(id, creator, POOL);
-        _resolve(market, id, ws, new uint256[](3));
-        assertEq(market.pendingWithdrawal(creator), POOL, "creator refunded");
-        for (uint256 i; i < 3; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
-    }
-
-    function testResolveRevertPaths() public {
-        uint256 id = _createMarket();
-        (address[] memory ws,) = _joinFresh(id, 3, 0);
-        uint256[] memory w3 = _ones(3);
-        uint8[] memory s3 = _scores(3, 1, 2, 3);
-
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NotResolver.selector, stranger));
-        vm.prank(stranger);
-        market.resolveMarket(id, ws, w3, s3, true, HASH, URI);
-
-        vm.startPrank(resolver);
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Open)
-        );
-        market.resolveMarket(id, ws, w3, s3, true, HASH, URI);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 77));
-        market.resolveMarket(77, ws, w3, s3, true, HASH, URI);
+    function testOwnerFunctionsAreOwnerOnly() public {
+        bytes memory err = abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger);
+        vm.startPrank(stranger);
+        vm.expectRevert(err);
+        market.queueResolver(stranger);
+        vm.expectRevert(err);
+        market.removeResolver(resolver);
+        vm.expectRevert(err);
+        market.queueDefaultArbiter(arbiter);
+        vm.expectRevert(err);
+        market.setDefaults(0.001 ether, 10, 1 days, 1 days, 0.01 ether);
+        vm.expectRevert(err);
+        market.renounceOwnership();
         vm.stopPrank();
-
-        _request(market, id);
-        vm.startPrank(resolver);
-        address[] memory two = new address[](2);
-        two[0] = ws[0];
-        two[1] = ws[1];
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.WorkerCountMismatch.selector, 3, 2));
-        market.resolveMarket(id, two, w3, s3, true, HASH, URI);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.WeightsLengthMismatch.selector, 3, 2));
-        market.resolveMarket(id, ws, _ones(2), s3, true, HASH, URI);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.ScoresLengthMismatch.selector, 9, 6));
-        market.resolveMarket(id, ws, w3, _scores(2, 1, 2, 3), true, HASH, URI);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.BundleURITooLong.selector, 513));
-        market.resolveMarket(id, ws, w3, s3, true, HASH, string(new bytes(513)));
-
-        address[] memory swapped = new address[](3);
-        swapped[0] = ws[1];
-        swapped[1] = ws[0];
-        swapped[2] = ws[2];
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.WorkerMismatch.selector, 0, ws[0], ws[1]));
-        market.resolveMarket(id, swapped, w3, s3, true, HASH, URI);
-
-        uint8[] memory bad = _scores(3, 1, 2, 3);
-        bad[7] = 101;
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.ScoreOutOfRange.selector, 7, 101));
-        market.resolveMarket(id, ws, w3, bad, true, HASH, URI);
-        bad[7] = 3;
-        bad[3] = 200;
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.ScoreOutOfRange.selector, 3, 200));
-        market.resolveMarket(id, ws, w3, bad, true, HASH, URI);
-        bad[3] = 1;
-        bad[5] = 255;
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.ScoreOutOfRange.selector, 5, 255));
-        market.resolveMarket(id, ws, w3, bad, true, HASH, URI);
-
-        uint256[] memory heavy = _ones(3);
-        heavy[2] = uint256(type(uint128).max) + 1;
-        vm.expectRevert(abi.encodeWithSelector(SettlementMath.WeightTooLarge.selector, 2, heavy[2]));
-        market.resolveMarket(id, ws, heavy, s3, true, HASH, URI);
-        heavy[2] = type(uint128).max; // the largest accepted weight settles fine
-        market.resolveMarket(id, ws, heavy, s3, true, HASH, URI);
-        vm.stopPrank();
-    }
-
-    // ------------------------------------------------------------------ publishFeedback
-
-    function testPublishFeedbackInBatches() public {
-        uint256 id = _createMarket();
-        (address[] memory ws, uint256[] memory ids) = _joinFresh(id, 25, 0);
-        _request(market, id);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.FeedbackProgress(id, 10, 25);
-        _resolve(market, id, ws, _ones(25));
-        assertEq(_pending(id), 15, "inline part done");
-        assertEq(uint256(reputation.getLastIndex(ids[9], address(market))), 3, "inline worker");
-        assertEq(uint256(reputation.getLastIndex(ids[10], address(market))), 0, "deferred worker");
-
-        assertEq(market.publishFeedback(id, 0), 0, "zero batch");
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.FeedbackProgress(id, 17, 25);
-        vm.prank(stranger);
-        assertEq(market.publishFeedback(id, 7), 7, "batch of 7");
-        assertEq(_pending(id), 8, "8 left");
-        assertEq(market.publishFeedback(id, 100), 8, "the rest");
-        assertEq(_pending(id), 0, "done");
-        assertEq(market.publishFeedback(id, 100), 0, "idempotent");
-        for (uint256 i; i < 25; ++i) {
-            assertEq(uint256(reputation.getLastIndex(ids[i], address(market))), 3, "all workers");
-            (int128 v,,) = _tags(ids[i], 3);
-            assertEq(int256(v), 60, "depth score from stored scores");
-        }
-    }
-
-    function testPublishFeedbackRequiresResolvedMarket() public {
-        uint256 id = _createMarket();
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Open)
-        );
-        market.publishFeedback(id, 1);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 5));
-        market.publishFeedback(5, 1);
-    }
-
-    // ------------------------------------------------------------------ settleInvalid / cancelStale
-
-    function testSettleInvalidRefundsEveryone() public {
-        uint256 id = _createMarket();
-        (address[] memory ws, uint256[] memory ids) = _joinFresh(id, 3, 0);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NotResolver.selector, stranger));
-        vm.prank(stranger);
-        market.settleInvalid(id, HASH, URI);
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Open)
-        );
-        vm.prank(resolver);
-        market.settleInvalid(id, HASH, URI);
-        _request(market, id);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.BundleURITooLong.selector, 600));
-        vm.prank(resolver);
-        market.settleInvalid(id, HASH, string(new bytes(600)));
-
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.MarketInvalidated(id, HASH, URI);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.CreatorRefunded(id, creator, POOL);
-        vm.expectEmit(address(market));
-        emit ResolutionMarket.StakeRefunded(id, ids[0], ws[0], STAKE);
-        vm.prank(resolver);
-        market.settleInvalid(id, HASH, URI);
-        assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Invalid), "invalid");
-        assertEq(market.getMarket(id).bundleHash, HASH, "hash kept");
-        (, uint32 grace) = market.marketLimits(id);
-        assertEq(uint256(grace), 0, "grace no longer applies");
-        assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
-        for (uint256 i; i < 3; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
-        (uint64 count,,,) = market.getReputation(ids[0]);
-        assertEq(uint256(count), 0, "no reputation for invalid markets");
-        (, uint256 pending) = market.feedbackStatus(id);
-        assertEq(pending, 0, "no feedback for invalid markets");
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Invalid)
-        );
-        market.publishFeedback(id, 1);
-    }
-
-    function testCancelStaleUsesSnapshottedGrace() public {
-        uint256 id = _createMarket(); // grace snapshot: 3 days
         vm.prank(owner);
-        market.setGracePeriod(30 days); // no effect on `id`
-        (address[] memory ws,) = _joinFresh(id, 2, 0);
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Open)
-        );
-        market.cancelStale(id);
-        _request(market, id);
-        uint256 endsAt = block.timestamp + 3 days;
-        vm.warp(endsAt - 1);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.GracePeriodNotOver.selector, id, endsAt));
-        market.cancelStale(id);
-        vm.warp(endsAt);
+        vm.expectRevert(IResolutionMarket.RenounceOwnershipDisabled.selector);
+        market.renounceOwnership();
+    }
+
+    function testQueueResolverTimelock() public {
+        uint256 before = _createMarket(); // a market exists: no more bootstrap
+        address r2 = address(0x2222);
+        uint64 from = uint64(block.timestamp + 2 days);
         vm.expectEmit(address(market));
-        emit IResolutionMarket.MarketCancelled(id, stranger);
-        vm.prank(stranger);
-        market.cancelStale(id);
-        assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Cancelled), "cancelled");
-        assertEq(market.getMarket(id).bundleHash, bytes32(0), "no bundle for a cancelled market");
-        assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
-        for (uint256 i; i < 2; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stake back");
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Cancelled)
-        );
-        market.cancelStale(id);
-        vm.expectRevert(
-            abi.encodeWithSelector(ResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Cancelled)
-        );
+        emit IResolutionMarket.ResolverQueued(r2, from);
+        vm.prank(owner);
+        market.queueResolver(r2);
+        assertEq(uint256(market.resolverActiveFrom(r2)), from, "activeFrom");
+        assertTrue(!market.isResolverFor(r2, before), "not for an existing market");
+        vm.warp(from - 1);
+        assertTrue(!market.isResolverFor(r2, _createMarket()), "not for a market created inside the delay");
+        vm.warp(from);
+        assertTrue(market.isResolverFor(r2, _createMarket()), "active for markets created after the delay");
+        assertTrue(!market.isResolverFor(r2, before), "still not for the old one");
+        // Re-queueing is a no-op (it cannot push an active resolver back).
+        vm.prank(owner);
+        market.queueResolver(r2);
+        assertEq(uint256(market.resolverActiveFrom(r2)), from, "unchanged");
+        vm.prank(owner);
+        vm.expectRevert(IResolutionMarket.ZeroAddress.selector);
+        market.queueResolver(address(0));
+    }
+
+    function testRemoveResolverIsImmediate() public {
+        uint256 id = _createMarket();
+        assertTrue(market.isResolverFor(resolver, id), "bootstrap resolver");
+        vm.expectEmit(address(market));
+        emit IResolutionMarket.ResolverRemoved(resolver);
+        vm.prank(owner);
+        market.removeResolver(resolver);
+        assertTrue(!market.isResolverFor(resolver, id), "removed");
+        assertEq(uint256(market.resolverActiveFrom(resolver)), 0, "cleared");
+        vm.prank(owner);
+        market.removeResolver(resolver); // no-op
+    }
+
+    /// @notice Removing the only resolver can only stall a market, and a stalled market cancels with refunds.
+    function testRemovedResolverStallsAndTheMarketCancelsWithRefunds() public {
+        uint256 id = _createMarket();
+        (address[] memory ws,) = _joinFresh(id, 2, 0);
+        _request(market, id);
+        vm.prank(owner);
+        market.removeResolver(resolver);
         vm.prank(resolver);
-        market.resolveMarket(id, ws, _ones(2), _scores(2, 1, 1, 1), true, HASH, URI);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, resolver, id));
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, _uniform(2, IResolutionMarket.Answer.Yes), HASH, URI);
+        vm.warp(block.timestamp + 3 days);
+        market.requestCancel(id);
+        vm.warp(block.timestamp + 1 days);
+        market.cancelStale(id);
+        assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
+        assertEq(market.pendingWithdrawal(ws[0]) + market.pendingWithdrawal(ws[1]), 2 * STAKE, "stakes back");
+        assertEq(address(market).balance, POOL + 2 * STAKE, "all owed");
     }
 
-    function testResolverMayStillSettleAfterGraceIfNobodyCancelled() public {
-        uint256 id = _createMarket();
-        (address[] memory ws,) = _joinFresh(id, 1, 0);
+    /// @notice The per-market dispute window and bond are what the proposal and the dispute use.
+    function testPerMarketWindowAndBond() public {
+        params.disputeWindow = 10 minutes;
+        params.bond = 0.5 ether;
+        uint256 id = _createWith(params);
+        _joinFresh(id, 1, 0);
         _request(market, id);
-        vm.warp(block.timestamp + 10 days);
-        _resolve(market, id, ws, _ones(1));
-        assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Resolved), "resolved");
+        vm.prank(resolver);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, BOND, 0.5 ether));
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes), HASH, URI);
+        assertEq(market.getMarket(id).bundleHash, bytes32(0), "no bundle before a proposal");
+        _propose(market, id, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes));
+        IResolutionMarket.Proposal memory p = market.getProposal(id);
+        assertEq(uint256(p.disputeEndsAt), block.timestamp + 10 minutes, "10-minute window");
+        assertEq(uint256(p.bond), 0.5 ether, "bond");
+        vm.warp(block.timestamp + 10 minutes);
+        market.finalize(id);
+        assertEq(market.pendingWithdrawal(resolver), 0.5 ether, "bond back");
     }
 
-    // ------------------------------------------------------------------ withdraw
-
-    function testWithdraw() public {
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NothingToWithdraw.selector));
-        vm.prank(stranger);
-        market.withdraw();
-
-        uint256 id = _createMarket();
-        (address[] memory ws,) = _joinFresh(id, 2, 0);
-        _request(market, id);
-        _resolve(market, id, ws, _ones(2));
-        uint256 owed = market.pendingWithdrawal(ws[0]);
-        assertEq(owed, STAKE + POOL / 2, "owed");
-        uint256 before = ws[0].balance;
+    function testDefaultArbiterTimelock() public {
+        _createMarket();
+        TestArbiter next = new TestArbiter();
+        uint64 at = uint64(block.timestamp + 2 days);
+        vm.prank(owner);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0xAB)));
+        market.queueDefaultArbiter(IArbiter(address(0xAB)));
+        vm.expectRevert(IResolutionMarket.NothingQueued.selector);
+        market.applyDefaultArbiter();
         vm.expectEmit(address(market));
-        emit ResolutionMarket.Withdrawal(ws[0], owed);
-        vm.prank(ws[0]);
-        market.withdraw();
-        assertEq(ws[0].balance - before, owed, "paid");
-        assertEq(market.pendingWithdrawal(ws[0]), 0, "zeroed");
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.NothingToWithdraw.selector));
-        vm.prank(ws[0]);
-        market.withdraw();
+        emit IResolutionMarket.DefaultArbiterQueued(address(next), at);
+        vm.prank(owner);
+        market.queueDefaultArbiter(next);
+        (IArbiter pending, uint64 effectiveAt) = market.pendingDefaultArbiter();
+        assertEq(address(pending), address(next), "pending");
+        assertEq(uint256(effectiveAt), at, "effectiveAt");
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.TimelockNotOver.selector, at));
+        market.applyDefaultArbiter();
+        assertEq(address(market.getMarketConfig(_createMarket()).arbiter), address(arbiter), "old one inside the delay");
+        vm.warp(at);
+        vm.expectEmit(address(market));
+        emit IResolutionMarket.DefaultArbiterUpdated(address(next));
+        market.applyDefaultArbiter();
+        assertEq(address(market.getDefaults().arbiter), address(next), "applied");
+    }
+
+    function testDefaultArbiterAppliesLazilyAtCreation() public {
+        uint256 old = _createMarket();
+        TestArbiter next = new TestArbiter();
+        vm.prank(owner);
+        market.queueDefaultArbiter(next);
+        vm.warp(block.timestamp + 2 days);
+        uint256 id = _createMarket();
+        assertEq(address(market.getMarketConfig(id).arbiter), address(next), "lazy apply");
+        assertEq(address(market.getMarketConfig(old).arbiter), address(arbiter), "snapshot kept");
+        (IArbiter pending,) = market.pendingDefaultArbiter();
+        assertEq(address(pending), address(0), "queue cleared");
+    }
+
+    function testSetDefaultsBoundsAndEvent() public {
+        vm.startPrank(owner);
+        vm.expectEmit(address(market));
+        emit IResolutionMarket.DefaultsUpdated(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
+        market.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MinStakeOutOfRange.selector, 0));
+        market.setDefaults(0, 7, 2 hours, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MaxWorkersOutOfRange.selector, 0));
+        market.setDefaults(0.002 ether, 0, 2 hours, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.GracePeriodOutOfRange.selector, 59 minutes));
+        market.setDefaults(0.002 ether, 7, 59 minutes, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.GracePeriodOutOfRange.selector, 31 days));
+        market.setDefaults(0.002 ether, 7, 31 days, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 0));
+        market.setDefaults(0.002 ether, 7, 2 hours, 0, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.BondOutOfRange.selector, 0));
+        market.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0);
+        vm.stopPrank();
     }
 
     // ------------------------------------------------------------------ views
 
-    function testViewsOfUnknownMarket() public {
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 3));
-        market.getMarket(3);
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.MarketNotFound.selector, 3));
-        market.getWorkers(3);
-        (uint64 c, uint8 a, uint8 b, uint8 d) = market.getReputation(999);
-        assertEq(uint256(c) + a + b + d, 0, "empty reputation");
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(3);
+    function testViewsRevertForUnknownMarkets() public {
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 5));
+        market.getMarket(5);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 5));
+        market.getMarketConfig(5);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 5));
+        market.getProposal(5);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 5));
+        market.getWorkers(5);
+        (uint256 cursor, uint256 pending) = market.feedbackStatus(5);
         assertEq(cursor + pending, 0, "no feedback");
-        assertEq(market.pendingWithdrawal(stranger), 0, "nothing owed");
-        assertTrue(market.isResolver(resolver), "resolver");
+        (bool c, bool q) = market.pendingFeedback(5, 0);
+        assertTrue(!c && !q, "nothing pending");
     }
 
-    function testReputationAveragesAcrossMarkets() public {
-        uint256 id1 = _createMarket();
-        (address[] memory ws, uint256[] memory ids) = _joinFresh(id1, 1, 0);
-        _request(market, id1);
-        vm.prank(resolver);
-        market.resolveMarket(id1, ws, _ones(1), _scores(1, 100, 0, 51), true, HASH, URI);
-        uint256 id2 = _createMarket();
-        vm.prank(ws[0]);
-        market.joinMarket{value: STAKE}(id2, ids[0]);
-        _request(market, id2);
-        vm.prank(resolver);
-        market.resolveMarket(id2, ws, _ones(1), _scores(1, 50, 100, 50), true, HASH, URI);
-        (uint64 count, uint8 r, uint8 s, uint8 d) = market.getReputation(ids[0]);
-        assertEq(uint256(count), 2, "count");
-        assertEq(uint256(r), 75, "res avg");
-        assertEq(uint256(s), 50, "src avg");
-        assertEq(uint256(d), 50, "depth avg floors 50.5");
+    /// @notice Hand-checked values of 100·(1 − Brier), rounded half up.
+    function testCorrectnessOfByHand() public view {
+        IResolutionMarket.Answer yes = IResolutionMarket.Answer.Yes;
+        IResolutionMarket.Answer no = IResolutionMarket.Answer.No;
+        assertEq(market.correctnessOf(yes, 10_000, true), 100, "certain and right");
+        assertEq(market.correctnessOf(yes, 10_000, false), 0, "certain and wrong");
+        assertEq(market.correctnessOf(yes, 5_000, true), 75, "coin flip, right: 100 - 25");
+        assertEq(market.correctnessOf(no, 5_000, true), 75, "coin flip, wrong: 100 - 25");
+        // right with 0.9: d = 1000, d² = 1e6 -> (1e6 + 5e5) / 1e6 = 1 -> 99
+        assertEq(market.correctnessOf(yes, 9_000, true), 99, "0.9 right");
+        // wrong with 0.9: d = 9000, d² = 81e6 -> 81 -> 19
+        assertEq(market.correctnessOf(no, 9_000, true), 19, "0.9 wrong");
+        // right with 0.7: d = 3000 -> 9e6 -> 9 -> 91; wrong with 0.7: d = 7000 -> 49e6 -> 49 -> 51
+        assertEq(market.correctnessOf(no, 7_000, false), 91, "0.7 right");
+        assertEq(market.correctnessOf(yes, 7_000, false), 51, "0.7 wrong");
+        // half-up rounding: d = 7071 -> d² = 49_999_041 -> (+5e5) / 1e6 = 50 -> 50
+        assertEq(market.correctnessOf(yes, 7_071, false), 50, "rounded half up");
+        assertEq(market.correctnessOf(IResolutionMarket.Answer.None, 0, true), 0, "failure");
+        assertEq(market.correctnessOf(IResolutionMarket.Answer.Abstained, 0, true), 0, "abstention");
     }
 
-    // ------------------------------------------------------------------ EIP-150 guard
-
-    function testFeedbackCallRefusesToRunWithoutItsFullGasCap() public {
-        ResolutionMarketHarness h = new ResolutionMarketHarness(address(identity), address(reputation), owner);
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.FeedbackGasTooLow.selector));
-        h.exposedGiveFeedback{gas: 250_000}(1);
-        // With enough gas the call is made (and fails inside the registry: agent 1 does not exist).
-        vmx.recordLogs();
-        h.exposedGiveFeedback{gas: 1_000_000}(1);
-        assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 1, "made and failed gracefully");
+    function testCorrectnessOfRejectsConfidenceAboveOne() public {
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.InvalidReport.selector, 0));
+        market.correctnessOf(IResolutionMarket.Answer.Yes, 10_001, true);
     }
 }

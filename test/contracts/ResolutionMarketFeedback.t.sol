@@ -8,7 +8,6 @@ import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityReg
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
 import {
     FeedbackSink,
@@ -17,27 +16,30 @@ import {
     ReturnBombReputationRegistry,
     GasRecordingReputationRegistry,
     ReentrantReputationRegistry,
-    SimpleIdentityRegistry
+    SimpleIdentityRegistry,
+    ResolutionMarketHarness
 } from "./market/MarketMocks.sol";
 
-/// @notice ERC-8004 feedback must never block settlement: hostile registries, starving callers, 100 workers.
+/// @notice ERC-8004 feedback must never block finalization: hostile registries, starving callers, 100 seats.
 contract ResolutionMarketFeedbackTest is MarketFixture {
     SimpleIdentityRegistry internal simple;
+    IResolutionMarket.Answer internal constant YES = IResolutionMarket.Answer.Yes;
+    IResolutionMarket.Verdict internal constant V_YES = IResolutionMarket.Verdict.Yes;
 
     function setUp() public override {
         super.setUp();
         simple = new SimpleIdentityRegistry();
     }
 
-    /// @dev A market on `rep` with `n` workers (agent ids 1..n of the simple identity registry), requested.
-    function _hostile(FeedbackSink rep, uint256 n)
-        internal
-        returns (ResolutionMarket m, uint256 id, address[] memory ws)
-    {
+    /// @dev A market on `rep` with `n` seats (agent ids 1..n of the simple identity registry), proposed YES
+    ///      with every seat answering YES, window over (ready to finalize).
+    function _hostile(FeedbackSink rep, uint256 n) internal returns (ResolutionMarket m, uint256 id, address[] memory ws) {
         m = _deployMarket(IIdentityRegistry(address(simple)), IReputationRegistry(address(rep)));
         id = _createMarketOn(m, POOL);
         ws = _joinSimple(m, id, n);
         _request(m, id);
+        _propose(m, id, V_YES, _uniform(n, YES));
+        _warpPastWindow(m, id);
     }
 
     function _joinSimple(ResolutionMarket m, uint256 id, uint256 n) internal returns (address[] memory ws) {
@@ -53,49 +55,52 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
     }
 
     function _assertFullySettled(ResolutionMarket m, address[] memory ws, uint256 pool) internal view {
-        uint256 sum = m.pendingWithdrawal(creator);
+        uint256 sum = m.pendingWithdrawal(creator) + m.pendingWithdrawal(resolver);
         for (uint256 i; i < ws.length; ++i) {
             assertTrue(m.pendingWithdrawal(ws[i]) >= STAKE, "stake back");
             sum += m.pendingWithdrawal(ws[i]);
         }
-        assertEq(sum, pool + STAKE * ws.length, "everything credited");
+        assertEq(sum, pool + STAKE * ws.length + BOND, "everything credited");
         assertEq(address(m).balance, sum, "balance == owed");
     }
 
-    function testRevertingRegistryDoesNotBlockSettlement() public {
+    function testRevertingRegistryDoesNotBlockFinalization() public {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 3);
         vm.expectEmit(address(m));
-        emit ReputationFeedback.FeedbackFailed(
-            id, 1, "resolution_quality", abi.encodeWithSelector(RevertingReputationRegistry.Nope.selector, 1)
+        emit IResolutionMarket.FeedbackFailed(
+            id, 1, "correctness", abi.encodeWithSelector(RevertingReputationRegistry.Nope.selector, 1)
         );
         vmx.recordLogs();
-        _resolve(m, id, ws, _ones(3));
-        assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 9, "every record failed, each reported");
+        m.finalize(id);
+        assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 6, "every record failed, each reported");
         assertEq(uint256(m.getMarket(id).status), uint256(IResolutionMarket.Status.Resolved), "resolved");
         (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
         assertEq(cursor, 3, "cursor advanced past failures");
-        assertEq(pending, 0, "nothing pending");
+        assertEq(pending, 0, "nothing waiting for publishFeedback");
+        (bool c, bool q) = m.pendingFeedback(id, 0);
+        assertTrue(c && q, "failed records stay pending for retryFeedback");
         _assertFullySettled(m, ws, POOL);
-        // And everybody can withdraw.
         for (uint256 i; i < 3; ++i) {
             vm.prank(ws[i]);
             m.withdraw();
         }
+        // Retrying against a registry that still refuses keeps them pending.
+        assertEq(m.retryFeedback(id, 1), 0, "nothing written");
+        (c, q) = m.pendingFeedback(id, 1);
+        assertTrue(c && q, "still pending");
     }
 
-    function testGasBurningRegistryDoesNotBlockSettlement() public {
+    function testGasBurningRegistryDoesNotBlockFinalization() public {
         GasBurningReputationRegistry rep = new GasBurningReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 12);
         vmx.recordLogs();
-        vm.prank(resolver);
-        m.resolveMarket{gas: 8_000_000}(id, ws, _ones(12), _scores(12, 1, 2, 3), true, HASH, URI);
+        m.finalize{gas: 5_000_000}(id);
         (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
         assertTrue(cursor > 0 && cursor < 10, "inline loop stopped early for lack of gas");
-        assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 3 * cursor, "each burnt call reported");
+        assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 2 * cursor, "each burnt call reported");
         assertEq(pending, 12 - cursor, "rest pending");
         _assertFullySettled(m, ws, POOL);
-
         uint256 rounds;
         while (pending > 0) {
             uint256 before = gasleft();
@@ -111,8 +116,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         ReturnBombReputationRegistry rep = new ReturnBombReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 1);
         vm.expectEmit(address(m));
-        emit ReputationFeedback.FeedbackFailed(id, 1, "resolution_quality", new bytes(256));
-        _resolve(m, id, ws, _ones(1));
+        emit IResolutionMarket.FeedbackFailed(id, 1, "correctness", new bytes(256));
+        m.finalize(id);
         _assertFullySettled(m, ws, POOL);
     }
 
@@ -121,19 +126,16 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 2);
         rep.arm(m, id);
         vm.expectEmit(address(m));
-        emit ReputationFeedback.FeedbackFailed(
-            id,
-            1,
-            "resolution_quality",
-            abi.encodeWithSelector(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector)
+        emit IResolutionMarket.FeedbackFailed(
+            id, 1, "correctness", abi.encodeWithSelector(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector)
         );
-        _resolve(m, id, ws, _ones(2));
+        m.finalize(id);
         assertTrue(!rep.reentered(), "re-entry failed");
         _assertFullySettled(m, ws, POOL);
     }
 
-    /// @notice A caller that sends just enough gas to settle cannot turn feedback into failures: every call
-    ///         that is made receives the full cap, the rest stays pending.
+    /// @notice A caller that sends just enough gas to finalize cannot turn feedback into failures: every call
+    ///         that is made receives the full cap, the rest stays pending for publishFeedback.
     function testStarvingCallerCannotForceFeedbackFailures() public {
         uint256 cap = market.FEEDBACK_CALL_GAS();
         // The callee reads gasleft() after its dispatcher and ABI decoding (~1.4k gas after the CALL).
@@ -143,27 +145,29 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         uint256 full;
         uint256 reverted;
         uint256 expectedCalls;
-        for (uint256 g = 250_000; g < 6_000_000; g += 111_111) {
+        for (uint256 g = 250_000; g < 5_000_000; g += 150_001) {
             uint256 id = _createMarketOn(m, POOL);
-            address[] memory ws = _joinSimple(m, id, 10);
+            _joinSimple(m, id, 10);
             _request(m, id);
-            vm.prank(resolver);
-            try m.resolveMarket{gas: g}(id, ws, _ones(10), _scores(10, 5, 6, 7), true, HASH, URI) {
+            _propose(m, id, V_YES, _uniform(10, YES));
+            _warpPastWindow(m, id);
+            try m.finalize{gas: g}(id) {
                 (uint256 cursor,) = m.feedbackStatus(id);
-                expectedCalls += 3 * cursor;
+                expectedCalls += 2 * cursor;
                 if (cursor == 10) ++full;
                 else ++partial_;
-                // Deferred feedback is still published later, in full.
                 while (true) {
                     (, uint256 pending) = m.feedbackStatus(id);
                     if (pending == 0) break;
                     uint256 done = m.publishFeedback{gas: 2_000_000}(id, 100);
-                    expectedCalls += 3 * done;
+                    expectedCalls += 2 * done;
                 }
             } catch {
-                ++reverted; // out of gas before the state was even written: nothing happened
-                vm.prank(resolver);
-                m.settleInvalid(id, HASH, URI);
+                ++reverted; // out of gas before anything was written: the market stays Proposed
+                assertEq(uint256(m.getMarket(id).status), uint256(IResolutionMarket.Status.Proposed), "untouched");
+                m.finalize(id);
+                (uint256 cursor,) = m.feedbackStatus(id);
+                expectedCalls += 2 * cursor;
             }
             assertEq(rep.starvedCalls(), 0, "no call ever got less than its cap");
             assertEq(rep.calls(), expectedCalls, "every processed record made exactly one call");
@@ -174,13 +178,11 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
 
     /// @notice Starving publishFeedback: also never a failure, and the cursor only moves over made calls.
     function testStarvingPublishFeedback() public {
-        GasRecordingReputationRegistry rep =
-            new GasRecordingReputationRegistry(market.FEEDBACK_CALL_GAS() - 2_500, 100_000);
-        (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 30);
-        vm.prank(resolver);
-        m.resolveMarket{gas: 2_000_000}(id, ws, _ones(30), _scores(30, 9, 9, 9), true, HASH, URI);
+        GasRecordingReputationRegistry rep = new GasRecordingReputationRegistry(market.FEEDBACK_CALL_GAS() - 2_500, 100_000);
+        (ResolutionMarket m, uint256 id,) = _hostile(rep, 30);
+        m.finalize{gas: 2_500_000}(id);
         (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
-        assertTrue(cursor < 2, "starved settle: feedback deferred");
+        assertTrue(cursor < 2, "starved finalize: feedback deferred");
         assertEq(pending, 30 - cursor, "pending");
         uint256 total = cursor;
         for (uint256 g = 150_000; total < 30; g += 200_000) {
@@ -188,45 +190,54 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
                 total += done;
             } catch {}
             assertEq(rep.starvedCalls(), 0, "never starved");
-            assertEq(rep.calls(), 3 * total, "calls match the cursor");
+            assertEq(rep.calls(), 2 * total, "calls match the cursor");
         }
-        for (uint256 i = 1; i <= 30; ++i) assertEq(rep.perAgent(i), 3, "three records per agent");
+        for (uint256 i = 1; i <= 30; ++i) assertEq(rep.perAgent(i), 2, "two records per answered seat");
     }
 
-    function testSelfFeedbackRuleIsTolerated() public {
-        uint256 id = _createMarket();
-        (address[] memory ws, uint256[] memory ids) = _joinFresh(id, 2, 0);
-        // Worker 0 makes the registry refuse our feedback by approving the market as its operator.
-        vm.prank(ws[0]);
-        IdentityRegistry(address(identity)).setApprovalForAll(address(market), true);
-        _request(market, id);
-        vm.expectEmit(address(market));
-        emit ReputationFeedback.FeedbackFailed(
-            id,
-            ids[0],
-            "resolution_quality",
-            abi.encodeWithSelector(ReputationRegistry.SelfFeedbackNotAllowed.selector, ids[0], address(market))
-        );
-        _resolve(market, id, ws, _ones(2));
-        assertEq(uint256(reputation.getLastIndex(ids[0], address(market))), 0, "refused");
-        assertEq(uint256(reputation.getLastIndex(ids[1], address(market))), 3, "others unaffected");
-        assertEq(market.pendingWithdrawal(ws[0]), STAKE + POOL / 2, "paid anyway");
+    /// @notice The defensive guard inside the single call: a direct call without the full cap reverts.
+    function testFeedbackCallGuardReverts() public {
+        ResolutionMarketHarness h = new ResolutionMarketHarness(address(identity), address(reputation), owner);
+        uint256 needed = market.FEEDBACK_CALL_GAS() + market.FEEDBACK_CALL_GAS() / 63 + 3_600;
+        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
+        h.exposedGiveFeedback{gas: needed - 10_000}(1);
     }
 
-    /// @notice 100 workers on the real registries: every transaction below 10M gas, everything published.
-    function testHundredWorkersSettleAndPublish() public {
+    /// @notice retryFeedback refuses a starving caller instead of turning a retry into a failure.
+    function testRetryFeedbackNeedsFullGas() public {
+        RevertingReputationRegistry rep = new RevertingReputationRegistry();
+        (ResolutionMarket m, uint256 id,) = _hostile(rep, 1);
+        m.finalize(id);
+        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
+        m.retryFeedback{gas: 300_000}(id, 0);
+    }
+
+    /// @notice 100 seats on the real registries: propose and finalize each < 2^24 gas (EIP-7825), every
+    ///         publish < 10M, 2 records per seat, reputation and conservation exact.
+    function testHundredWorkersProposeFinalizeAndPublish() public {
         uint256 id = _createMarket();
         (address[] memory ws, uint256[] memory ids) = _joinFresh(id, 100, 0);
         _request(market, id);
-        uint256[] memory weights = new uint256[](100);
-        for (uint256 i; i < 100; ++i) weights[i] = (i * 7919) % 13;
-        uint8[] memory scores = new uint8[](300);
-        for (uint256 i; i < 300; ++i) scores[i] = uint8((i * 31) % 101);
+        IResolutionMarket.WorkerReport[] memory reports = new IResolutionMarket.WorkerReport[](100);
+        for (uint256 i; i < 100; ++i) {
+            reports[i] = _report(
+                i % 4 == 0 ? IResolutionMarket.Answer.No : YES,
+                uint16(5_000 + (i * 97) % 5_001),
+                uint8((i * 31) % 101),
+                uint8((i * 17) % 101),
+                uint8((i * 53) % 101)
+            );
+        }
         uint256 before = gasleft();
         vm.prank(resolver);
-        market.resolveMarket{gas: 10_000_000}(id, ws, weights, scores, true, HASH, URI);
-        uint256 settleGas = before - gasleft();
-        assertTrue(settleGas < 10_000_000, "settle < 10M");
+        market.proposeResolution{value: BOND, gas: 16_777_216}(id, V_YES, reports, HASH, URI);
+        uint256 proposeGas = before - gasleft();
+        assertTrue(proposeGas < 16_777_216, "propose < 2^24");
+        _warpPastWindow(market, id);
+        before = gasleft();
+        market.finalize{gas: 16_777_216}(id);
+        uint256 finalizeGas = before - gasleft();
+        assertTrue(finalizeGas < 16_777_216, "finalize < 2^24");
         (uint256 cursor, uint256 pending) = market.feedbackStatus(id);
         assertEq(cursor, 10, "inline feedback done");
         while (pending > 0) {
@@ -236,16 +247,19 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
             (, pending) = market.feedbackStatus(id);
         }
         for (uint256 i; i < 100; ++i) {
-            assertEq(uint256(reputation.getLastIndex(ids[i], address(market))), 3, "3 records each");
-            (uint64 count, uint8 r, uint8 s, uint8 d) = market.getReputation(ids[i]);
-            assertEq(uint256(count), 1, "count");
-            assertEq(uint256(r), scores[3 * i], "res");
-            assertEq(uint256(s), scores[3 * i + 1], "src");
-            assertEq(uint256(d), scores[3 * i + 2], "depth");
+            assertEq(uint256(reputation.getLastIndex(ids[i], address(market))), 2, "2 records each");
+            IResolutionMarket.Reputation memory r = market.getReputation(ids[i]);
+            assertEq(uint256(r.settled), 1, "settled");
+            assertEq(
+                uint256(r.correctness),
+                market.correctnessOf(reports[i].answer, reports[i].confidenceBps, true),
+                "correctness"
+            );
+            assertEq(uint256(r.resQuality), reports[i].resQuality, "res");
         }
-        uint256 sum = market.pendingWithdrawal(creator);
+        uint256 sum = market.pendingWithdrawal(creator) + market.pendingWithdrawal(resolver);
         for (uint256 i; i < 100; ++i) sum += market.pendingWithdrawal(ws[i]);
-        assertEq(sum, POOL + 100 * STAKE, "conservation");
+        assertEq(sum, POOL + 100 * STAKE + BOND, "conservation");
         assertEq(address(market).balance, sum, "balance");
     }
 }

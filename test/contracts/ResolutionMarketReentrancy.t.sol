@@ -2,7 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
+import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {MaliciousWorker} from "./market/MarketMocks.sol";
 
@@ -10,6 +10,7 @@ import {MaliciousWorker} from "./market/MarketMocks.sol";
 contract ResolutionMarketReentrancyTest is MarketFixture {
     MaliciousWorker internal evil;
     address[] internal ws;
+    uint256 internal constant SHARE = POOL / 3; // three identical YES answers: equal weights
     uint256 internal id;
     uint256 internal openMarket;
 
@@ -30,7 +31,7 @@ contract ResolutionMarketReentrancyTest is MarketFixture {
         ws.push(honest[0]);
         ws.push(honest[1]);
         _request(market, id);
-        _resolve(market, id, ws, _ones(3));
+        _settle(market, id, IResolutionMarket.Verdict.Yes, _uniform(3, IResolutionMarket.Answer.Yes));
     }
 
     function _owed() internal view returns (uint256) {
@@ -73,14 +74,14 @@ contract ResolutionMarketReentrancyTest is MarketFixture {
     function testBubblingReentryRevertsWholeWithdrawAndKeepsCredit() public {
         evil.setMode(MaliciousWorker.Mode.RevertOnReceive, openMarket);
         uint256 owed = _owed();
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.TransferFailed.selector, address(evil), owed));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.TransferFailed.selector, address(evil), owed));
         evil.withdraw();
         assertEq(_owed(), owed, "credit intact after failed transfer");
         // Honest workers are unaffected.
         uint256 before = ws[1].balance;
         vm.prank(ws[1]);
         market.withdraw();
-        assertEq(ws[1].balance - before, STAKE + POOL / 3, "honest worker paid");
+        assertEq(ws[1].balance - before, STAKE + SHARE, "honest worker paid");
         // Once it behaves, it gets its money.
         evil.setMode(MaliciousWorker.Mode.None, 0);
         evil.withdraw();
@@ -90,7 +91,7 @@ contract ResolutionMarketReentrancyTest is MarketFixture {
     function testEtherRejectingWorkerOnlyHurtsItself() public {
         evil.setMode(MaliciousWorker.Mode.RejectEther, 0);
         uint256 owed = _owed();
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.TransferFailed.selector, address(evil), owed));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.TransferFailed.selector, address(evil), owed));
         evil.withdraw();
         assertEq(_owed(), owed, "credit intact");
         vm.prank(ws[2]);
@@ -98,7 +99,7 @@ contract ResolutionMarketReentrancyTest is MarketFixture {
         assertEq(market.pendingWithdrawal(ws[2]), 0, "others withdraw");
     }
 
-    function testReentrancyDuringJoinOrResolveIsImpossibleToo() public {
+    function testReentrancyDuringJoinOrFinalizeIsImpossibleToo() public {
         // The guard is shared: while `withdraw` is running no guarded entry point can run.
         evil.setMode(MaliciousWorker.Mode.ReenterWithdraw, openMarket);
         evil.withdraw();

@@ -253,3 +253,44 @@ export interface SettlementPlan {
   resolution: boolean;
   bundleHash: Hex;
 }
+
+// ------------------------------------------------------------------------------------------------
+// Round 2: the on-chain record of answers, the track record and the verdict (IResolutionMarket v2)
+// ------------------------------------------------------------------------------------------------
+
+/** One seat's answer as recorded on-chain (IResolutionMarket.Answer: None, Abstained, No, Yes). */
+export type AnswerKind = "failed" | "abstained" | "no" | "yes";
+
+/**
+ * IResolutionMarket.WorkerReport: posted with a proposal, one per seat in seat order. `confidenceBps` is the
+ * stated probability (5000..10000) that a yes/no answer is right, 0 otherwise; scores are 0..100, 0 unless answered.
+ */
+export interface WorkerReport {
+  answer: AnswerKind;
+  confidenceBps: number;
+  resQuality: number;
+  srcQuality: number;
+  analysisDepth: number;
+}
+
+/** The verdict a proposal carries (IResolutionMarket.Verdict). */
+export type VerdictKind = "no" | "yes" | "invalid";
+
+/** One agent's answer in one finalized market of the public track record. */
+export interface HistoryAnswer {
+  agentId: bigint;
+  answer: AnswerKind;
+  /** 0 unless yes/no. */
+  confidenceBps: number;
+}
+
+/** One finalized market of the public track record (read from chain logs, oldest first). */
+export interface HistoryMarket {
+  /** Stable id: `${chainId}:${marketAddress lowercased}:${marketId}`. */
+  key: string;
+  /** Final status: the outcome when Resolved (true = YES), "invalid" otherwise (Invalid; Cancelled markets carry no answers). */
+  final: boolean | "invalid";
+  /** True when an arbiter decided the outcome: `final` is then known truth for the accuracy estimate. */
+  disputed: boolean;
+  answers: HistoryAnswer[];
+}

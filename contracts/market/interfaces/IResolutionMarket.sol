@@ -1,17 +1,77 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @title Resolution market: ERC-8004 agents stake to resolve a question; an authorized resolver settles it
-/// @notice Lifecycle: Open (joining until `deadline`) -> ResolutionRequested (worker set frozen) ->
-///         Resolved | Invalid | Cancelled. Every path ends with all funds withdrawable by someone.
+import {IArbiter} from "./IArbiter.sol";
+
+/// @title Resolution market: ERC-8004 agents stake to resolve a question; a bonded, disputable proposal settles it
+/// @notice Lifecycle:
+///         Open (joining until `deadline`) -> ResolutionRequested (worker set frozen)
+///         -> Proposed (resolver's bonded verdict, dispute window open)
+///            -> [no dispute, window over] finalize -> Resolved | Invalid
+///            -> dispute (matching bond) -> Disputed -> arbiter's `resolveDispute` -> Resolved | Invalid
+///                                                   -> arbitration timeout, `expireDispute` -> Invalid
+///         ResolutionRequested -> (grace over) requestCancel -> (cancel window over, still no proposal) cancelStale
+///         -> Cancelled.
+///         Rewards, stakes, reputation and ERC-8004 records are written only at finalization; every path ends with
+///         all funds withdrawable by someone (pull payments).
 interface IResolutionMarket {
+    // ------------------------------------------------------------------------------------------------
+    // Types
+    // ------------------------------------------------------------------------------------------------
+
+    /// @dev Appended values only: `Proposed`/`Disputed` come last so the first six keep their numbers.
     enum Status {
         None,
         Open,
         ResolutionRequested,
         Resolved,
         Invalid,
-        Cancelled
+        Cancelled,
+        Proposed,
+        Disputed
+    }
+
+    /// @notice What one worker answered, as reported by the proposer. `None` = asked but no valid answer (failure).
+    enum Answer {
+        None,
+        Abstained,
+        No,
+        Yes
+    }
+
+    /// @notice A proposal's, a disputer's or an arbiter's verdict.
+    enum Verdict {
+        No,
+        Yes,
+        Invalid
+    }
+
+    /// @notice Who may take a seat: anyone; agents with a track record in this contract; or a creator's allow-list.
+    enum Admission {
+        Open,
+        TrackRecord,
+        AllowList
+    }
+
+    /// @notice Per-market settings chosen at creation. Zero values mean "the contract default at creation time".
+    struct MarketParams {
+        Admission admission;
+        /// TrackRecord: the agent's average correctness (0-100) in this contract must be >= this.
+        uint8 minCorrectness;
+        /// TrackRecord: the agent must have at least this many settled (answered, Resolved) markets here.
+        uint32 minSettled;
+        /// Minimum stake per seat; 0 = default; never below `MIN_STAKE_FLOOR`.
+        uint96 minStake;
+        /// Seat limit; 0 = default; at most `MAX_WORKERS_CAP`.
+        uint8 maxWorkers;
+        /// Seconds a proposal can be disputed; 0 = default; within [MIN_DISPUTE_WINDOW, MAX_DISPUTE_WINDOW].
+        uint32 disputeWindow;
+        /// Bond of a proposal and of a dispute; 0 = default.
+        uint96 bond;
+        /// Arbiter of disputes; address(0) = the default arbiter in force at creation.
+        IArbiter arbiter;
+        /// AllowList: the agent ids that may join (ignored otherwise).
+        uint256[] allowedAgents;
     }
 
     /// @notice Everything the workflow and the betting market need to know about one market.
@@ -20,62 +80,292 @@ interface IResolutionMarket {
         uint64 deadline;
         uint64 requestedAt;
         Status status;
+        /// Final outcome when Resolved (true = YES).
         bool outcome;
         uint32 workerCount;
         uint256 rewardPool;
         uint256 totalStake;
+        /// The proposal's bundle hash once proposed (0 before).
         bytes32 bundleHash;
         string question;
     }
 
+    /// @notice The per-market settings snapshotted at creation.
+    struct MarketConfig {
+        uint64 createdAt;
+        Admission admission;
+        uint8 minCorrectness;
+        uint32 minSettled;
+        uint96 minStake;
+        uint8 maxWorkers;
+        uint32 gracePeriod;
+        uint32 disputeWindow;
+        uint96 bond;
+        IArbiter arbiter;
+    }
+
+    /// @notice One worker's answer and evaluation, in seat order, as posted with a proposal.
+    /// @dev `confidenceBps` is the worker's stated probability (5000-10000) that its Yes/No answer is right; it must be
+    ///      0 for None/Abstained. Scores are 0-100 and must be 0 for None/Abstained.
+    struct WorkerReport {
+        Answer answer;
+        uint16 confidenceBps;
+        uint8 resQuality;
+        uint8 srcQuality;
+        uint8 analysisDepth;
+    }
+
+    struct Proposal {
+        address proposer;
+        Verdict verdict;
+        uint64 proposedAt;
+        uint64 disputeEndsAt;
+        uint96 bond;
+        address disputer;
+        Verdict claimed;
+        uint64 disputedAt;
+        bytes32 bundleHash;
+        string bundleURI;
+    }
+
+    /// @notice What a worker got at finalization; emitted once per seat in `WorkerSettled`.
+    /// @dev `correctness` is 100·(1 − Brier) of the answer against the final outcome (see `correctnessOf`), 0 for a
+    ///      failed seat, and 0 with `scored == false` for abstentions and for Invalid markets.
+    struct WorkerResult {
+        Answer answer;
+        uint16 confidenceBps;
+        bool scored;
+        uint8 correctness;
+        uint8 resQuality;
+        uint8 srcQuality;
+        uint8 analysisDepth;
+        uint256 reward;
+        uint256 stakeReturned;
+        uint256 stakeSlashed;
+    }
+
+    /// @notice Per-agent record in this contract (only Resolved markets count).
+    struct Reputation {
+        /// Seats in Resolved markets with a Yes/No answer or a failure (abstentions are not counted).
+        uint64 settled;
+        /// Averages over `settled` (0-100); quality averages are over answered seats only.
+        uint8 correctness;
+        uint8 resQuality;
+        uint8 srcQuality;
+        uint8 analysisDepth;
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Events
+    // ------------------------------------------------------------------------------------------------
+
     event MarketCreated(uint256 indexed marketId, address indexed creator, string question, uint64 deadline, uint256 rewardPool);
+    event MarketConfigured(uint256 indexed marketId, MarketConfig config, uint256[] allowedAgents);
     event WorkerJoined(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
     /// @notice The event the resolver watches. Emitted once per market.
     event ResolutionRequested(uint256 indexed marketId, string question);
-    event MarketResolved(uint256 indexed marketId, bool resolution, bytes32 bundleHash, string bundleURI);
-    event MarketInvalidated(uint256 indexed marketId, bytes32 bundleHash, string bundleURI);
+    /// @notice A bonded proposal; `reports` is every seat's answer and scores (the public track record).
+    event ResolutionProposed(
+        uint256 indexed marketId,
+        address indexed proposer,
+        Verdict verdict,
+        bytes32 bundleHash,
+        string bundleURI,
+        uint64 disputeEndsAt,
+        WorkerReport[] reports
+    );
+    event ProposalDisputed(uint256 indexed marketId, address indexed disputer, Verdict claimed, IArbiter arbiter);
+    event DisputeResolved(uint256 indexed marketId, Verdict verdict, address indexed winner, uint256 bondPaid);
+    event DisputeExpired(uint256 indexed marketId);
+    /// @notice Final state. `disputed` = the outcome was decided by the arbiter (known truth for accuracy estimates).
+    event MarketFinalized(uint256 indexed marketId, Status status, bool outcome, bool disputed);
+    event WorkerSettled(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, WorkerResult result);
+    event StakeSlashed(uint256 indexed marketId, uint256 indexed agentId, address indexed beneficiary, uint256 amount);
+    event CancelRequested(uint256 indexed marketId, address indexed caller, uint64 cancellableAt);
     event MarketCancelled(uint256 indexed marketId, address indexed caller);
+    event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
+    event Withdrawal(address indexed account, uint256 amount);
+    /// @notice An ERC-8004 record could not be written; it stays pending and `retryFeedback` can write it later.
+    event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
+    event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
+    /// @notice `retryFeedback` wrote `written` records of a seat; `stillPending` records remain refused.
+    event FeedbackRetried(uint256 indexed marketId, uint256 indexed seat, uint256 written, uint256 stillPending);
+    /// @notice A stake went back to its worker because the market was cancelled (no proposal).
+    event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
 
+    // Owner (timelocked where it could decide a market)
+    event ResolverQueued(address indexed resolver, uint64 activeFrom);
+    event ResolverRemoved(address indexed resolver);
+    event DefaultArbiterQueued(address indexed arbiter, uint64 effectiveAt);
+    event DefaultArbiterUpdated(address indexed arbiter);
+    event DefaultsUpdated(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond);
+
+    // ------------------------------------------------------------------------------------------------
+    // Errors
+    // ------------------------------------------------------------------------------------------------
+
+    error ZeroAddress();
+    error NotResolver(address account, uint256 marketId);
+    error NotArbiter(address account, uint256 marketId);
+    error MaxWorkersOutOfRange(uint256 value);
+    error GracePeriodOutOfRange(uint256 value);
+    error DisputeWindowOutOfRange(uint256 value);
+    error MinStakeOutOfRange(uint256 value);
+    error BondOutOfRange(uint256 value);
+    error RewardPoolTooSmall(uint256 value, uint256 minimum);
+    error RewardPoolTooLarge(uint256 value);
+    error EmptyQuestion();
+    error QuestionTooLong(uint256 length);
+    error DeadlineNotInFuture(uint64 deadline);
+    error DeadlineTooFar(uint64 deadline);
+    error AllowListTooLong(uint256 length);
+    error ArbiterNotAContract(address arbiter);
+    error MarketNotFound(uint256 marketId);
+    error WrongStatus(uint256 marketId, Status status);
+    error JoiningClosed(uint256 marketId);
+    error StakeTooLow(uint256 stake, uint256 minStake);
+    error StakeTooLarge(uint256 stake);
+    error AgentNotFound(uint256 agentId);
+    error NotAgentOperator(address caller, uint256 agentId);
+    error MarketIsAgentOperator(uint256 agentId);
+    error AgentNotAdmitted(uint256 marketId, uint256 agentId);
+    error AgentAlreadyJoined(uint256 marketId, uint256 agentId);
+    error AddressAlreadyJoined(uint256 marketId, address worker);
+    error MarketFull(uint256 marketId, uint256 maxWorkers);
+    error DeadlineNotReached(uint256 marketId, uint64 deadline);
+    error ReportsLengthMismatch(uint256 expected, uint256 actual);
+    error InvalidReport(uint256 index);
+    error NoAnswerForVerdict(uint256 marketId);
+    error WrongBond(uint256 sent, uint256 required);
+    error BundleURITooLong(uint256 length);
+    error DisputeWindowOver(uint256 marketId, uint64 endedAt);
+    error DisputeWindowOpen(uint256 marketId, uint64 endsAt);
+    error ClaimEqualsProposal(uint256 marketId);
+    error ArbitrationNotExpired(uint256 marketId, uint256 expiresAt);
+    error GracePeriodNotOver(uint256 marketId, uint256 endsAt);
+    error CancelAlreadyRequested(uint256 marketId);
+    error CancelNotRequested(uint256 marketId);
+    error CancelWindowOpen(uint256 marketId, uint256 endsAt);
+    error NothingToWithdraw();
+    error TransferFailed(address account, uint256 amount);
+    error NothingQueued();
+    error TimelockNotOver(uint256 effectiveAt);
+    error SeatOutOfRange(uint256 marketId, uint256 seat);
+    error NothingPending(uint256 marketId, uint256 seat);
+    error RenounceOwnershipDisabled();
+    /// @notice A constructor argument that must be a contract (a registry) is not.
+    error NotAContract(address account);
+    /// @notice A feedback call would not get its full gas cap (the caller sent too little gas for a retry).
+    error FeedbackGasTooLow();
+    /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
+    error AgentIdTooLarge(uint256 agentId);
+
+    // ------------------------------------------------------------------------------------------------
+    // Lifecycle
+    // ------------------------------------------------------------------------------------------------
+
+    /// @notice A market with the contract defaults (open admission). `msg.value` is the reward pool.
     function createMarket(string calldata question, uint64 deadline) external payable returns (uint256 marketId);
+
+    /// @notice A market with explicit settings (see `MarketParams`). `msg.value` is the reward pool.
+    function createMarketWith(string calldata question, uint64 deadline, MarketParams calldata params)
+        external
+        payable
+        returns (uint256 marketId);
+
+    /// @notice Take a seat behind an ERC-8004 agent the caller controls; `msg.value` is the stake.
     function joinMarket(uint256 marketId, uint256 agentId) external payable;
+
+    /// @notice After the deadline, once: freezes the worker set and emits `ResolutionRequested`.
     function requestResolution(uint256 marketId) external;
 
-    /// @param workers   must equal the frozen worker set, in join order
-    /// @param weights   one settlement weight per worker; the reward pool is split in proportion
-    /// @param scores    3 scores per worker, flattened: resolution quality, source quality, analysis depth (0-100)
-    /// @param bundleHash keccak256 of the canonical off-chain resolution bundle
+    /// @notice A resolver active for this market posts its verdict with `msg.value == bond`.
+    /// @param reports one per seat, in join order (the public record of every worker's answer)
+    /// @param bundleHash keccak256 of the canonical evidence bundle
     /// @param bundleURI where the bundle can be fetched (may be empty)
-    function resolveMarket(
+    function proposeResolution(
         uint256 marketId,
-        address[] calldata workers,
-        uint256[] calldata weights,
-        uint8[] calldata scores,
-        bool resolution,
+        Verdict verdict,
+        WorkerReport[] calldata reports,
         bytes32 bundleHash,
         string calldata bundleURI
-    ) external;
+    ) external payable;
 
-    /// @notice Resolver's verdict that the market cannot be resolved (no quorum, invalid question): full refunds.
-    function settleInvalid(uint256 marketId, bytes32 bundleHash, string calldata bundleURI) external;
+    /// @notice Anyone, during the dispute window, with `msg.value == bond`: escalates to the market's arbiter.
+    function dispute(uint256 marketId, Verdict claimed) external payable;
 
-    /// @notice Anyone, once the grace period after the request has passed without settlement: full refunds.
+    /// @notice The market's arbiter rules on a disputed proposal; the market is finalized with `verdict`.
+    function resolveDispute(uint256 marketId, Verdict verdict) external;
+
+    /// @notice Anyone, once an arbiter has not ruled within `ARBITRATION_TIMEOUT`: Invalid, bonds returned.
+    function expireDispute(uint256 marketId) external;
+
+    /// @notice Anyone, after an undisputed proposal's window: writes rewards, stakes, reputation, ERC-8004 records.
+    function finalize(uint256 marketId) external;
+
+    /// @notice Step 1 of cancelling a market nobody proposed on: anyone, after the grace period.
+    function requestCancel(uint256 marketId) external;
+
+    /// @notice Step 2: anyone, `CANCEL_WINDOW` after `requestCancel`, if still no proposal: full refunds.
     function cancelStale(uint256 marketId) external;
 
-    /// @notice Permissionless: writes pending ERC-8004 feedback of a settled market for up to `maxWorkers` workers.
+    /// @notice Permissionless: writes pending ERC-8004 feedback of a finalized market for up to `maxWorkers` seats.
     function publishFeedback(uint256 marketId, uint256 maxWorkers) external returns (uint256 published);
+
+    /// @notice Permissionless: retries the refused ERC-8004 records of one seat (e.g. after it revoked an approval).
+    function retryFeedback(uint256 marketId, uint256 seat) external returns (uint256 written);
 
     /// @notice Pull payment of everything credited to the caller.
     function withdraw() external;
 
+    // ------------------------------------------------------------------------------------------------
+    // Owner (bounded: it can stall markets created later, never move funds nor decide a market)
+    // ------------------------------------------------------------------------------------------------
+
+    /// @notice Queues `resolver`: it may propose on markets created at or after `now + RESOLVER_DELAY`
+    ///         (immediately while no market exists yet). No-op if already queued.
+    function queueResolver(address resolver) external;
+
+    /// @notice Revokes `resolver` at once (it can only stall markets; stalled markets cancel with refunds).
+    function removeResolver(address resolver) external;
+
+    /// @notice Queues the default arbiter of markets created after `now + RESOLVER_DELAY` (immediately while no
+    ///         market exists yet). Replaces a queued one.
+    function queueDefaultArbiter(IArbiter arbiter) external;
+
+    /// @notice Anyone: applies the queued default arbiter once its timelock is over (also done lazily at creation).
+    function applyDefaultArbiter() external;
+
+    /// @notice Defaults of markets created from now on (markets snapshot them at creation).
+    function setDefaults(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond)
+        external;
+
+    // ------------------------------------------------------------------------------------------------
+    // Views
+    // ------------------------------------------------------------------------------------------------
+
+    /// @notice The settings a market created now with zero params would get (`createdAt` = 0, admission Open).
+    function getDefaults() external view returns (MarketConfig memory);
+    /// @notice The queued default arbiter and when it applies (zero if none).
+    function pendingDefaultArbiter() external view returns (IArbiter arbiter, uint64 effectiveAt);
+    /// @notice Markets created at or after this time accept proposals from `resolver` (0 = not a resolver).
+    function resolverActiveFrom(address resolver) external view returns (uint64);
+    /// @notice Feedback progress: seats processed by the cursor, and seats still waiting for `publishFeedback`.
+    function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending);
+    /// @notice Which records of a processed seat are pending for `retryFeedback`.
+    function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality);
+
     function getMarket(uint256 marketId) external view returns (MarketInfo memory);
+    function getMarketConfig(uint256 marketId) external view returns (MarketConfig memory);
+    function getProposal(uint256 marketId) external view returns (Proposal memory);
     function getWorkers(uint256 marketId)
         external
         view
         returns (address[] memory workers, uint256[] memory agentIds, uint256[] memory stakes);
-    function getReputation(uint256 agentId)
-        external
-        view
-        returns (uint64 count, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth);
-    function isResolver(address account) external view returns (bool);
+    function getReputation(uint256 agentId) external view returns (Reputation memory);
+    /// @notice 100·(1 − Brier) of a Yes/No answer with `confidenceBps` against `outcome`, rounded half up.
+    function correctnessOf(Answer answer, uint16 confidenceBps, bool outcome) external pure returns (uint8);
+    /// @notice Whether `account` may propose on `marketId` (resolver active from before the market's creation).
+    function isResolverFor(address account, uint256 marketId) external view returns (bool);
     function pendingWithdrawal(address account) external view returns (uint256);
 }
