@@ -53,7 +53,6 @@ export function createPipelinePorts(setup: PipelineSetup): PipelineWiring {
   const ports: PipelinePorts = {
     market: chain.market,
     directory: chain.directory,
-    reputation: chain.reputation,
     fetcher: http.fetcher,
     adapters: createAdapterRegistry(
       defaultAdapters({

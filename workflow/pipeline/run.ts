@@ -11,7 +11,7 @@
 import type { Bundle } from "../core/bundle.js";
 import type { QuorumStatus } from "../core/quorum.js";
 import type { EvaluationResult, Hex, MarketSnapshot, ResolutionOutcome, SettlementPlan, WorkerRecord } from "../core/types.js";
-import type { ResolutionDecision } from "../core/vote.js";
+import type { VerdictDecision } from "../core/vote.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
 import { readStage } from "./01-read.js";
 import { discoverStage } from "./02-discover.js";
@@ -48,7 +48,7 @@ export interface ResolutionRunResult {
   /** Absent without quorum. */
   evaluation?: EvaluationResult;
   /** Absent without quorum. */
-  decision?: ResolutionDecision;
+  decision?: VerdictDecision;
   bundle: Bundle;
   bundleHash: Hex;
   /** Present when resolved. */
@@ -80,7 +80,7 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
     records = await timed("challenge", () => challengeStage(market, records, ports.adapters));
     evaluation = await timed("evaluate", () => evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator));
   }
-  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.reputation, config));
+  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.trackRecord, config));
   records = await timed("review", () => reviewStage(market, records, decision, ports.adapters));
   const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
   const write = await timed("write", () => writeStage(sealed.plan, ports.writer));
