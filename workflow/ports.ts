@@ -2,12 +2,12 @@
  * Ports of the resolution pipeline: everything that does I/O (chain, HTTP, LLM) sits behind one of
  * these, so the stages in workflow/pipeline/ are orchestration only and workflow/core/ stays pure.
  *
- * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, TrackRecordSource,
- * ResolutionWriter), workflow/http/ (the UriFetcher), workflow/adapters/ (worker protocols),
- * workflow/evaluate/ (Evaluator).
+ * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, TrackRecordSource),
+ * workflow/http/ (the UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator).
+ * The pipeline never writes: its verdict is proposed through workflow/settle/.
  */
 import type { AdapterRegistry } from "./adapters/index.js";
-import type { Evaluator, HistoryMarket, Hex, MarketSnapshot, PastReputation, SettlementPlan, WorkerSeat } from "./core/types.js";
+import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
 import type { VerdictConfigInput } from "./core/vote.js";
 import type { UriFetcher } from "./registration/index.js";
 
@@ -46,18 +46,6 @@ export interface ReputationSource {
   pastReputation(seat: WorkerSeat): Promise<PastReputation | undefined>;
 }
 
-export interface WriteReceipt {
-  /** Transaction hash, when the writer sent one. */
-  txHash?: Hex;
-  /** Set instead of a transaction when the market was already settled (by another resolver, or earlier). */
-  alreadySettled?: string;
-}
-
-/** Settles a resolved market (write stage). Matches IResolutionMarket.resolveMarket. */
-export interface ResolutionWriter {
-  writeResolution(plan: SettlementPlan): Promise<WriteReceipt>;
-}
-
 export interface PipelinePorts {
   market: MarketReader;
   directory: AgentDirectory;
@@ -70,8 +58,6 @@ export interface PipelinePorts {
   fallbackEvaluator?: Evaluator;
   /** The public track record. Default: none (every agent unproven: they vote as one bloc). */
   trackRecord?: TrackRecordSource;
-  /** Without a writer the run stops after building the bundle (dry run). */
-  writer?: ResolutionWriter;
 }
 
 export interface ResolutionConfig {
