@@ -6,6 +6,7 @@
 import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
 import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
+import { hasTimers, sleep } from "../timers.js";
 
 export interface RetryPolicy {
   /** Overall deadline of the call, retries included. */
@@ -38,9 +39,10 @@ export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise
       return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
     } catch (error) {
       // An aborted run (shutdown, job timeout) never retries.
-      const retryable = isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true;
+      // A runtime without timers (the CRE WASM runtime) cannot pause, so it never retries.
+      const retryable = isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true && hasTimers();
       if (attempts === 1 && retryable && deadline - performance.now() - retryDelayMs >= minBudget) {
-        await new Promise((r) => setTimeout(r, retryDelayMs));
+        await sleep(retryDelayMs);
         continue;
       }
       const failure = toFailure(error);

@@ -4,9 +4,24 @@
  * on it. So a daemon shutting down or a job timing out aborts in-flight agent calls at once, without every
  * protocol adapter taking a signal parameter.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 
-const ambient = new AsyncLocalStorage<AbortSignal>();
+interface SignalStore {
+  run<R>(store: AbortSignal, fn: () => R): R;
+  getStore(): AbortSignal | undefined;
+}
+
+/**
+ * Node's AsyncLocalStorage, looked up at run time so this module imports no Node built-in: the shared pipeline also
+ * runs in the CRE WASM runtime, which has no async context and never aborts a run (there the store is inert).
+ */
+function createStore(): SignalStore {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const hooks = proc?.getBuiltinModule?.("node:async_hooks") as { AsyncLocalStorage: new () => SignalStore } | undefined;
+  if (hooks !== undefined) return new hooks.AsyncLocalStorage();
+  return { run: (_store, fn) => fn(), getStore: () => undefined };
+}
+
+const ambient = createStore();
 
 /** Runs `fn` with `signal` as the ambient abort signal (joined with an outer one, if any). */
 export function withAbortSignal<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@
  */
 import { checkHttpEndpoint, DEFAULT_WORKER_PROTOCOL } from "./endpoint.js";
 import { RegistrationError, truncate } from "./errors.js";
+import { startTimer } from "../timers.js";
 import {
   REGISTRATION_V1_TYPE,
   registrationFileSchema,
@@ -305,9 +306,10 @@ async function fetchText(
   // No built-in network client on purpose: fetching without the destination guard would let a
   // registration file point the resolver at internal services.
   if (!fetcher) throw new RegistrationError("fetch-failed", `no fetcher configured to load "${truncate(url)}"`);
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
+  // Without host timers (the CRE runtime) there is no backstop: the HTTP capability enforces its own deadline.
   const backstop = new Promise<never>((_, reject) => {
-    timer = setTimeout(
+    cancel = startTimer(
       () => reject(new RegistrationError("fetch-failed", `fetching "${truncate(url)}" timed out`)),
       limits.timeoutMs + TIMEOUT_GRACE_MS,
     );
@@ -318,7 +320,7 @@ async function fetchText(
   } catch (error) {
     throw toFetchError(error, url);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
   if (typeof body !== "string") {
     throw new RegistrationError("fetch-failed", `fetcher returned no text for "${truncate(url)}"`);
