@@ -25,6 +25,7 @@ import { assertAddressAllowed, checkUrlHost, type DestinationPolicy } from "./gu
 import { DEFAULT_SANITIZE_LIMITS, stringifyJson } from "./json.js";
 import { clipHeader, decodeUtf8, isJsonContentType, lowerCaseKeys, parseJsonReply, parseUrl, statusError, tooLarge } from "./reply.js";
 import { joinAmbient } from "./abort.js";
+import type { SafeHttpClient } from "./types.js";
 
 export interface SafeHttpConfig extends DestinationPolicy {
   /** Response size cap in bytes for postJson (getText takes its own). Default 5 MB. */
@@ -51,43 +52,7 @@ export interface SafeHttpConfig extends DestinationPolicy {
   ca?: string | string[];
 }
 
-export interface PostJsonOptions {
-  /** Overall deadline of the call, connect to last body byte. */
-  timeoutMs: number;
-  /** Extra request headers (e.g. auth). Never logged or put in error messages. */
-  headers?: Record<string, string>;
-  /** Caller's cancellation; treated like the deadline passing. */
-  signal?: AbortSignal;
-  /** Overrides the client's response cap for this call. */
-  maxBytes?: number;
-}
-
-export interface GetTextOptions {
-  maxBytes: number;
-  timeoutMs: number;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-export interface JsonResponse {
-  status: number;
-  /** Parsed and sanitized JSON. */
-  body: unknown;
-  bytes: number;
-}
-
-/** Same shape as the registration module's UriFetcher (declared here to keep http/ free of it). */
-export type TextFetcher = (url: string, options: { maxBytes: number; timeoutMs: number }) => Promise<string>;
-
-export interface SafeHttpClient {
-  /** POSTs `body` as JSON (bigints written as exact integers). Throws HttpError. */
-  postJson(url: string, body: unknown, options: PostJsonOptions): Promise<JsonResponse>;
-  /** GETs a UTF-8 text document (any content type). Throws HttpError. */
-  getText(url: string, options: GetTextOptions): Promise<string>;
-  /** getText as a registration-file fetcher. */
-  readonly fetcher: TextFetcher;
-  close(): Promise<void>;
-}
+export type { GetTextOptions, JsonResponse, PostJsonOptions, SafeHttpClient, TextFetcher } from "./types.js";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;

@@ -66,12 +66,16 @@ export function lowerCaseKeys(headers: Record<string, string>): Record<string, s
 
 /** UTF-8 → JSON → sanitized copy (NULs removed, strings capped, depth bounded). Throws HttpError invalid-response. */
 export function parseJsonReply(bytes: Uint8Array, where: string, limits: SanitizeLimits): unknown {
-  const text = decodeUtf8(bytes, where);
+  return parseJsonText(decodeUtf8(bytes, where), bytes.length, where, limits);
+}
+
+/** parseJsonReply for a body already decoded from `byteLength` bytes of UTF-8. */
+export function parseJsonText(text: string, byteLength: number, where: string, limits: SanitizeLimits): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new HttpError("invalid-response", `${where} replied with malformed JSON (${bytes.length} bytes)`);
+    throw new HttpError("invalid-response", `${where} replied with malformed JSON (${byteLength} bytes)`);
   }
   try {
     return sanitizeJson(parsed, limits);
