@@ -101,6 +101,8 @@ export function createCreHttpClient(config: CreHttpConfig): SafeHttpClient {
         const res = http.sendRequest(node, request).result();
         return judgeReply(res.statusCode, res.headers, res.body, where, maxBytes, expectJson);
       } catch (error) {
+        // For the workflow owner's logs only (never in the bundle): the platform's own error text.
+        if (!isHttpError(error)) node.log(`HTTP ${method} ${where}: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`);
         return capabilityFailure(error, where);
       }
     };
