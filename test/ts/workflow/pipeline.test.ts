@@ -47,7 +47,6 @@ function ports(overrides: Partial<PipelinePorts> = {}, client: SafeHttpClient = 
   return {
     market: chainPorts.market,
     directory: chainPorts.directory,
-    reputation: chainPorts.reputation,
     fetcher: client.fetcher,
     adapters: createAdapterRegistry(defaultAdapters({ http: client, resolveTimeoutMs: 3_000, challengeTimeoutMs: 3_000, retryDelayMs: 20 })),
     evaluator: createRubricEvaluator(),

@@ -78,7 +78,6 @@ function ports(roundtable: WorkerProtocolAdapter, writer?: PipelinePorts["writer
   return {
     market: chainPorts.market,
     directory: chainPorts.directory,
-    reputation: chainPorts.reputation,
     fetcher: http.fetcher,
     adapters: createAdapterRegistry([createCresolverAdapter({ http, resolveTimeoutMs: 3_000, challengeTimeoutMs: 3_000, retryDelayMs: 20 }), roundtable]),
     evaluator: createRubricEvaluator(),
