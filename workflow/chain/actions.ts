@@ -203,6 +203,14 @@ export async function requireResolver(ctx: ChainContext, market: Address, market
   if (!ok) throw new ChainError("precondition", `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`);
 }
 
+/** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
+export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
+  const { account } = requireWallet(ctx);
+  const activeFrom = await readMarket<bigint>(ctx, market, "resolverActiveFrom", [account.address]);
+  if (activeFrom === 0n) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`);
+  return { activeFrom };
+}
+
 /** "open", "track record: ≥ 3 settled, correctness ≥ 70", "allow-list". */
 export function admissionRule(c: Pick<MarketConfigView, "admission" | "minSettled" | "minCorrectness">): string {
   if (c.admission === "track-record") return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}`;
