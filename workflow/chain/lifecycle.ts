@@ -199,6 +199,16 @@ function seatResults(logs: readonly Log[]): SeatResult[] {
   }));
 }
 
+/** The final per-seat results of a market (its WorkerSettled events, seat order); empty before finalization. */
+export async function getSeatResults(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<SeatResult[]> {
+  const logs = await ctx.publicClient
+    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "WorkerSettled" as never, args: { marketId } as never, fromBlock, strict: true } as never)
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket WorkerSettled logs");
+    });
+  return seatResults(logs as unknown as Log[]);
+}
+
 async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
   const s = await readMarketStatus(ctx, market, marketId);
   if (!wanted.includes(s.statusName)) throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
