@@ -4,8 +4,7 @@
  * file rules, and the `resolve` seam with injected pipelines. The subprocess path is covered by
  * e2e.test.ts; this file keeps the many small cases fast.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,50 +13,25 @@ import { createReferenceAgent } from "../../../agents/reference/server.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
-import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
+import { withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { buildProgram, run } from "../../../cli/program.js";
 import type { ResolvePipeline } from "../../../cli/resolve-pipeline.js";
 import { hardhatKey } from "./helpers/keys.js";
-import { startRpcBridge, type RpcBridge } from "./helpers/rpc-bridge.js";
+import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
+import { startRpcBridge } from "./helpers/rpc-bridge.js";
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
+let h: CliHarness;
 let provider: Provider;
-let bridge: RpcBridge;
 let dir: string;
 let owner: ChainContext;
 let market: Address;
 let identity: Address;
-
-interface Out {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json?: Record<string, unknown>;
-}
-
-async function cresolver(args: string[], options: { key?: Hex; env?: Record<string, string>; pipeline?: ResolvePipeline; json?: boolean } = {}): Promise<Out> {
-  let stdout = "";
-  let stderr = "";
-  const env: Record<string, string> = { RPC_URL: bridge.url, ...(options.key ? { PRIVATE_KEY: options.key } : {}), ...options.env };
-  const code = await run([...(options.json === false ? [] : ["--json"]), ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env, cwd: dir }, options.pipeline ? { resolvePipeline: options.pipeline } : {});
-  return { code, stdout, stderr, ...(code === 0 && stdout && options.json !== false ? { json: JSON.parse(stdout) as Record<string, unknown> } : {}) };
-}
-
-/** Expects a one-line error matching `pattern`, exit 2 (or `code`), empty stdout. */
-async function refuses(args: string[], pattern: RegExp, options: Parameters<typeof cresolver>[1] & { code?: number } = {}): Promise<void> {
-  const r = await cresolver(args, options);
-  expect({ args: args.join(" "), code: r.code, stdout: r.stdout }).toEqual({ args: args.join(" "), code: options.code ?? 2, stdout: "" });
-  const lines = r.stderr.trimEnd().split("\n");
-  expect(lines, r.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^error: /);
-  expect(lines[0]).toMatch(pattern);
-}
-
-async function now(): Promise<bigint> {
-  return (await owner.publicClient.getBlock({ blockTag: "latest" })).timestamp;
-}
+const cresolver: CliHarness["cresolver"] = (args, options) => h.cresolver(args, options);
+const refuses: CliHarness["refuses"] = (args, pattern, options) => h.refuses(args, pattern, options);
+const now = () => h.now();
 
 async function frozenMarket(): Promise<bigint> {
   const { marketId } = await createMarket(owner, market, "Frozen?", (await now()) + 100n, parseEther("1"));
@@ -71,20 +45,11 @@ async function frozenMarket(): Promise<bigint> {
 }
 
 beforeAll(async () => {
-  provider = (await network.create()).provider as unknown as Provider;
-  bridge = await startRpcBridge(provider);
-  dir = mkdtempSync(join(tmpdir(), "cresolver-cmd-"));
-  owner = await connectProvider({ provider, privateKey: hardhatKey(0) });
-  const deployed = await cresolver(["deploy"], { key: hardhatKey(0) });
-  expect(deployed.code, deployed.stderr).toBe(0);
-  market = (deployed.json!.contracts as Record<string, { address: Address }>).ResolutionMarket.address;
-  identity = (deployed.json!.contracts as Record<string, { address: Address }>).IdentityRegistry.address;
+  h = await createCliHarness();
+  ({ provider, dir, owner, market, identity } = h);
 });
 
-afterAll(async () => {
-  await bridge?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => h?.close());
 
 describe("help", () => {
   it("every command has --help (exit 0, usage on stdout)", async () => {
