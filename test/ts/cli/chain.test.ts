@@ -193,7 +193,7 @@ describe("writes", () => {
   });
 
   it("a failed send does not burn a nonce", async () => {
-    const bad = sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", 1n], value: 1n });
+    const bad = sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", (await now()) + 600n], value: parseEther("0.1") });
     const good = createMarket(owner, market, "After a failure?", (await now()) + 600n, parseEther("0.1"));
     await expect(bad).rejects.toMatchObject({ errorName: "EmptyQuestion" });
     await expect(good).resolves.toMatchObject({ marketId: expect.any(BigInt) });
@@ -207,8 +207,11 @@ describe("writes", () => {
     const { marketId, txHash } = await createMarket(owner, market, "Capped?", (await now()) + 600n, parseEther("0.1"));
     expect(marketId).toBeGreaterThan(0n);
     expect((await owner.publicClient.getTransaction({ hash: txHash })).gas).toBeLessThanOrEqual(PROTOCOL_TX_GAS_CAP);
-    const err = (await sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "requestResolution", args: [marketId], gas: () => cappedGas("x", PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP) }).catch((e: unknown) => e)) as ChainError;
+    const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
+    const err = (await sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["Too big?", (await now()) + 600n], value: parseEther("0.1"), gas: () => cappedGas("ResolutionMarket.createMarket", PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP) }).catch((e: unknown) => e)) as ChainError;
     expect(err.kind).toBe("precondition");
+    expect(err.message).toMatch(/above the per-transaction cap of 16777216/);
+    expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
   });
 
   it("binds an agent wallet with an EIP-712 signature from the new wallet", async () => {
@@ -250,7 +253,7 @@ describe("retries through a faulty RPC", () => {
   it("never retries a revert", async () => {
     const ctx = await connect({ rpcUrl: bridge.url, privateKey: hardhatKey(0), retry: { baseDelayMs: 1 } });
     const start = bridge.methods.length;
-    const err = (await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", 1n], value: 1n }).catch((e: unknown) => e)) as ChainError;
+    const err = (await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", (await now()) + 600n], value: parseEther("0.1") }).catch((e: unknown) => e)) as ChainError;
     expect(err.errorName).toBe("EmptyQuestion");
     expect(bridge.methods.slice(start).filter((m) => m === "eth_call")).toHaveLength(1);
   });
