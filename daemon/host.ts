@@ -75,6 +75,15 @@ export interface ResolverDaemonOptions {
   instanceIndex?: number;
   instanceCount?: number;
   staggerMs?: number;
+  /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
+  publicUrl?: string;
+  /** A dispute of our proposal: escalate (default) or concede. */
+  onDispute?: "escalate" | "concede";
+  watchIntervalMs?: number;
+  /** Wipe a database bound to another chain or deployment instead of refusing to start. */
+  resetStore?: boolean;
+  /** What escalating a dispute takes for a market's arbiter (default: nothing to send, e.g. a committee). */
+  escalate?: (market: Address, marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
   /** Let startDaemon install its own SIGTERM/SIGINT handlers (they do not close the seams). Default false. */
   handleSignals?: boolean;
 
@@ -178,6 +187,10 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       instanceIndex: options.instanceIndex,
       instanceCount: options.instanceCount,
       staggerMs: options.staggerMs,
+      publicUrl: options.publicUrl,
+      onDispute: options.onDispute,
+      watchIntervalMs: options.watchIntervalMs,
+      resetStore: options.resetStore,
       logLevel: options.logLevel,
     }),
   };
@@ -228,6 +241,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           challengeTimeoutMs: options.challengeTimeoutMs,
           writer: options.writer,
           resolution: options.resolution,
+          escalate: options.escalate ? (id: bigint) => options.escalate!(market as Address, id) : undefined,
         }),
       });
       seams.set(key, s);

@@ -1,21 +1,28 @@
 /**
- * The daemon's real seams: a resolve job that runs the resolution workflow (workflow/pipeline/run.ts)
- * and writes through the chain layer, and the on-chain no-quorum settlement. Both re-read the
- * market first, so a market settled by another daemon (or before a restart) is never written twice.
+ * The daemon's real seams: `run` is the resolution workflow (workflow/pipeline/run.ts, no write), `propose` is
+ * the one settlement module (workflow/settle), `finalize` / `publishFeedback` are the permissionless market
+ * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
+ * moved on by another daemon (or before a restart) is never written twice.
  */
-import type { Address, Hex } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
-import { isTerminalStatus, readMarketStatus } from "../workflow/chain/snapshot.js";
+import { ChainError } from "../workflow/chain/errors.js";
+import { sendContractTx } from "../workflow/chain/writer.js";
 import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
-import type { WorkerRecord } from "../workflow/core/types.js";
+import type { VerdictKind, WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
+import { createSettler, SettleError } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
-import type { MarketSeams } from "./config.js";
+import { daemonMarketAbi, readMarketOnChain } from "./chain.js";
+import type { MarketSeams, RunOutcome } from "./config.js";
+
+/** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
+export const FEEDBACK_BATCH = 10;
 
 export interface PipelineSeamsConfig {
   /** Chain context carrying the resolver's key. */
@@ -32,6 +39,11 @@ export interface PipelineSeamsConfig {
   resolution?: ResolutionConfig;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
+  /**
+   * What escalating a dispute of our proposal takes for this market's arbiter. Default: nothing to send (a
+   * committee arbiter decides on its own); a UMA arbiter needs the proposer to dispute the disputer's assertion.
+   */
+  escalate?: (marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
 }
 
 export interface PipelineSeams extends MarketSeams {
@@ -49,8 +61,27 @@ function recordCalls(records: readonly WorkerRecord[], record: NonNullable<Pipel
   }
 }
 
+/** Settles when `p` does, rejects as soon as `signal` aborts (the run may hold on to sockets until they close). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** The verdict part of a run result (workflow/pipeline/run.ts). */
+interface VerdictRun {
+  records: readonly WorkerRecord[];
+  verdict: { kind: VerdictKind; reason?: string; retryable?: boolean };
+  reports: readonly WorkerReport[];
+  bundle: { json: string };
+  bundleHash: Hex;
+}
+
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
-  const { ports, chain, close } = createPipelinePorts({
+  const { ports, close } = createPipelinePorts({
     ctx: config.ctx,
     marketAddress: config.market,
     ...(config.identityRegistry !== undefined ? { identityRegistry: config.identityRegistry } : {}),
@@ -62,35 +93,69 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     ...(config.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: config.challengeTimeoutMs } : {}),
     ...(config.writer !== undefined ? { writer: config.writer } : {}),
   });
-  const writer = chain.writer;
-  if (writer === undefined) throw new Error("the daemon needs the resolver's key to write resolutions");
+  const { ctx, market } = config;
+  if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");
+  const account = ctx.account.address;
+  const client = ctx.publicClient as unknown as PublicClient;
+  // One attempt per call: the daemon's runner owns retries and backoff (and survives restarts).
+  const settler = createSettler(ctx, market, { attempts: 1 });
 
   return {
-    async resolveJob(marketId) {
-      const state = await readMarketStatus(config.ctx, config.market, marketId);
-      if (isTerminalStatus(state.status)) return { kind: "already-settled", bundleHash: state.bundleHash };
-      const run = await runResolution(marketId, ports, config.resolution ?? {});
+    account,
+    read: (marketId) => readMarketOnChain(client, market, marketId),
+
+    async run(marketId, _attempt, signal): Promise<RunOutcome> {
+      // The signal goes to the pipeline (in-flight agent calls abort) where run.ts takes one; the daemon stops
+      // waiting at once either way.
+      const run = (await abortable(
+        (runResolution as (id: bigint, p: typeof ports, c: ResolutionConfig, o: { signal: AbortSignal }) => Promise<unknown>)(marketId, ports, config.resolution ?? {}, { signal }),
+        signal,
+      )) as VerdictRun;
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);
-      const bundle = run.bundle.json;
-      const bundleHash: Hex = run.bundleHash;
-      switch (run.write.status) {
-        case "written":
-          if (run.write.receipt.txHash === undefined) throw new Error("the writer reported a write without a transaction hash");
-          return { kind: "written", txHash: run.write.receipt.txHash, bundle, bundleHash };
-        case "already-settled":
-          return { kind: "already-settled", bundleHash };
-        case "failed":
-          // Infrastructure (RPC, nonce, gas): the daemon retries with backoff.
-          throw run.write.cause instanceof Error ? run.write.cause : new Error(run.write.error);
-        case "skipped":
-          return run.outcome.kind === "no-margin" ? { kind: "no-margin", bundle, bundleHash } : { kind: "no-quorum", bundle, bundleHash };
+      return {
+        verdict: run.verdict.kind,
+        ...(run.verdict.reason !== undefined ? { reason: run.verdict.reason } : {}),
+        retry: run.verdict.kind === "invalid" && run.verdict.retryable !== false,
+        bundle: run.bundle.json,
+        bundleHash: run.bundleHash,
+        payload: { reports: run.reports },
+      };
+    },
+
+    async propose(marketId, input, hooks) {
+      const { workerCount } = await client.readContract({ address: market, abi: daemonMarketAbi, functionName: "getMarket", args: [marketId] });
+      const reports =
+        (input.payload as { reports?: WorkerReport[] } | null)?.reports ??
+        Array.from({ length: Number(workerCount) }, (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+      try {
+        const res = await settler.propose({ marketId, verdict: input.verdict, reports, bundleHash: input.bundleHash, bundleURI: input.bundleURI });
+        if (res.status === "already-settled") return { kind: "not-requested" };
+        hooks.onSent(res.txHash);
+        return { txHash: res.txHash };
+      } catch (err) {
+        throw err instanceof SettleError && err.cause instanceof Error ? err.cause : err;
       }
     },
-    async settleInvalid(marketId, bundleHash) {
-      const receipt = await writer.settleInvalid(marketId, bundleHash);
-      if (receipt.alreadySettled !== undefined || receipt.txHash === undefined) return { kind: "already-settled" };
-      return { txHash: receipt.txHash };
+
+    async finalize(marketId) {
+      try {
+        const { hash } = await sendContractTx(ctx, { address: market, abi: daemonMarketAbi, functionName: "finalize", args: [marketId], label: "ResolutionMarket.finalize" });
+        return { txHash: hash };
+      } catch (err) {
+        // Someone finalized first, or the window is still open by the next block's clock.
+        if (err instanceof ChainError && (err.errorName === "WrongStatus" || err.errorName === "DisputeWindowOpen")) return { kind: "not-needed" };
+        throw err;
+      }
     },
+
+    async publishFeedback(marketId) {
+      const { result } = await client.simulateContract({ address: market, abi: daemonMarketAbi, functionName: "publishFeedback", args: [marketId, BigInt(FEEDBACK_BATCH)], account });
+      if (result === 0n) return { published: 0 };
+      const { hash } = await sendContractTx(ctx, { address: market, abi: daemonMarketAbi, functionName: "publishFeedback", args: [marketId, BigInt(FEEDBACK_BATCH)], label: "ResolutionMarket.publishFeedback" });
+      return { published: Number(result), txHash: hash };
+    },
+
+    escalate: config.escalate ?? (async () => ({ action: "escalated" })),
     close,
   };
 }

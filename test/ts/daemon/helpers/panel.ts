@@ -57,7 +57,7 @@ export interface PanelChain {
   requestResolution(marketId: bigint): Promise<bigint>;
   getMarket(id: bigint): Promise<{ status: number; bundleHash: Hex; outcome: boolean }>;
   pendingWithdrawal(account: Address): Promise<bigint>;
-  /** MarketResolved / MarketInvalidated logs of one market. */
+  /** MarketFinalized logs of one market, by final status. */
   settlements(marketId: bigint): Promise<{ resolved: number; invalidated: number }>;
   /** WorkerSettled events of one market, by agent id. */
   workerSettlements(marketId: bigint): Promise<Map<bigint, { payout: bigint; stake: bigint; worker: Address }>>;
@@ -122,8 +122,8 @@ export async function startPanelChain(): Promise<PanelChain> {
       const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
       const mine = logs.filter((l) => (l.args as { marketId?: bigint }).marketId === marketId);
       return {
-        resolved: mine.filter((l) => l.eventName === "MarketResolved").length,
-        invalidated: mine.filter((l) => l.eventName === "MarketInvalidated").length,
+        resolved: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 3).length,
+        invalidated: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 4).length,
       };
     },
     async workerSettlements(marketId) {
