@@ -394,9 +394,13 @@ export class Store {
     return { reset: didReset, added };
   }
 
-  /** Jobs a dead daemon left `running` go back to `requested` (their attempt stays counted). Returns how many. */
+  /**
+   * At start: jobs a dead daemon left `running` go back to `requested` (their attempt stays counted); watched
+   * proposals are checked at once (the window may have closed while no daemon ran). Returns the running count.
+   */
   recoverRunning(): number {
     const now = this.now();
+    this.db.prepare(`UPDATE jobs SET next_attempt_at = ? WHERE state IN ('proposed','disputed') OR (state = 'finalized' AND feedback = 'pending')`).run(now);
     const res = this.db
       .prepare("UPDATE jobs SET state = 'requested', last_outcome = 'interrupted', updated_at = ?, next_attempt_at = ? WHERE state = 'running'")
       .run(now, now);

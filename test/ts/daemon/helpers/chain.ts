@@ -31,7 +31,7 @@ export interface TestChain {
   chainId: number;
   publicClient: PublicClient;
   testClient: TestClient;
-  /** accounts[0] deploys/owns and creates markets; [1..4] are workers; [18], [19] are resolvers. */
+  /** accounts[0] deploys/owns and creates markets; [1..12] are workers; [18], [19] are resolvers. */
   accounts: Address[];
   wallet(account: Address): WalletClient;
   market: Address;
@@ -70,7 +70,7 @@ export async function startTestChain(): Promise<TestChain> {
   };
 
   const workers: { address: Address; agentId: bigint }[] = [];
-  for (const w of accounts.slice(1, 5)) {
+  for (const w of accounts.slice(1, 13)) {
     const receipt = await send(w, { address: identity, abi: registerAbi, functionName: "register", args: ["ipfs://test-agent"] });
     const [log] = parseEventLogs({ abi: registerAbi, logs: receipt.logs, eventName: "Registered" });
     workers.push({ address: w, agentId: log.args.agentId });
