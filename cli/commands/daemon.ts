@@ -15,7 +15,7 @@ import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { parseAddress } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
-import { requireResolver } from "../../workflow/chain/actions.js";
+import { requireResolverKey } from "../../workflow/chain/actions.js";
 import { CliError } from "../errors.js";
 import { llmEvaluatorFromEnv } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
@@ -108,7 +108,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
       if (startBlock === undefined && !LOCAL_CHAIN_IDS.has(ctx.chainId)) {
         rt.io.stderr(`warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`);
       }
-      await requireResolver(ctx, market);
+      await requireResolverKey(ctx, market);
 
       const logger = process.stderr.isTTY
         ? createLogger({ level: opts.logLevel, pretty: true, prettyFd: 2 })

@@ -4,6 +4,7 @@
  * and every failure returned as a CallResult, never thrown.
  */
 import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
+import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
 
 export interface RetryPolicy {
@@ -36,7 +37,8 @@ export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise
       const value = await attempt(Math.max(0, Math.floor(deadline - performance.now())));
       return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
     } catch (error) {
-      const retryable = isHttpError(error) && error.retryable;
+      // An aborted run (shutdown, job timeout) never retries.
+      const retryable = isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true;
       if (attempts === 1 && retryable && deadline - performance.now() - retryDelayMs >= minBudget) {
         await new Promise((r) => setTimeout(r, retryDelayMs));
         continue;

@@ -41,6 +41,8 @@ export interface Deployment {
   deployedAt: string;
   registries: "canonical" | "own" | "given";
   resolvers: Address[];
+  /** Default arbiter of disputes set at deployment (absent: none yet; the owner queues one later, timelocked). */
+  arbiter?: Address;
   contracts: {
     IdentityRegistry: DeployedContract;
     ReputationRegistry: DeployedContract;
@@ -58,8 +60,10 @@ export interface DeployOptions {
   /** Use these registries (both or neither). Overrides detection. */
   identityRegistry?: Address;
   reputationRegistry?: Address;
-  /** Resolvers to authorise on the market (default: the deployer). */
+  /** Resolvers to authorise on the market (default: the deployer). Queued before the first market: active at once. */
   resolvers?: Address[];
+  /** Default arbiter (a contract), queued before the first market: in force at once. */
+  arbiter?: Address;
   /** Deploy BettingMarket (default true). */
   betting?: boolean;
   /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
@@ -124,7 +128,7 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     throw new ChainError("precondition", "give both --identity and --reputation, or neither");
   }
   if (given && options.ownRegistries) throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
-  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, ...(options.resolvers ?? [])]) {
+  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, options.arbiter, ...(options.resolvers ?? [])]) {
     if (a !== undefined && !isAddress(a)) throw new ChainError("precondition", `not an address: ${a}`);
   }
 
@@ -171,9 +175,17 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
     resolvers.push(receiver.address);
   }
+  // Bootstrap: while no market exists, queued resolvers and the queued arbiter are in force immediately
+  // (afterwards every such change waits RESOLVER_DELAY and applies to markets created later).
   for (const resolver of resolvers) {
-    progress(`adding resolver ${resolver}`);
-    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "addResolver", args: [resolver], label: "ResolutionMarket.addResolver" });
+    progress(`queueing resolver ${resolver}`);
+    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
+  }
+  if (options.arbiter !== undefined) {
+    const arbiter = getAddress(options.arbiter);
+    if (!(await hasCode(ctx, arbiter))) throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
+    progress(`setting the default arbiter ${arbiter}`);
+    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
   }
   return {
     network: options.network,
@@ -182,6 +194,7 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     deployedAt: new Date().toISOString(),
     registries,
     resolvers,
+    ...(options.arbiter !== undefined ? { arbiter: getAddress(options.arbiter) } : {}),
     contracts,
   };
 }

@@ -60,8 +60,8 @@ export function withAllErrors<const A extends Abi>(abi: A): A {
   return [...abi, ...allErrorsAbi.filter((e) => !own.has(signatureOf(e)))] as unknown as A;
 }
 
-/** IResolutionMarket.Status names, for readable WrongStatus/MarketNotOpen errors. */
-export const STATUS_NAMES = ["None", "Open", "ResolutionRequested", "Resolved", "Invalid", "Cancelled"] as const;
+/** IResolutionMarket.Status names (v2 appends Proposed and Disputed), for readable WrongStatus errors. */
+export const STATUS_NAMES = ["None", "Open", "ResolutionRequested", "Resolved", "Invalid", "Cancelled", "Proposed", "Disputed"] as const;
 
 function formatValue(name: string, value: unknown): string {
   if (typeof value === "bigint") return value.toString();

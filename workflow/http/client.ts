@@ -23,6 +23,7 @@ import { Agent, request } from "undici";
 import { DestinationRefusedError, HttpError, describeUrl, isHttpError } from "./errors.js";
 import { assertAddressAllowed, checkUrlHost, type DestinationPolicy } from "./guard.js";
 import { DEFAULT_SANITIZE_LIMITS, JsonDepthError, sanitizeJson, stringifyJson } from "./json.js";
+import { joinAmbient } from "./abort.js";
 
 export interface SafeHttpConfig extends DestinationPolicy {
   /** Response size cap in bytes for postJson (getText takes its own). Default 5 MB. */
@@ -118,9 +119,11 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     accept: string,
     timeoutMs: number,
     maxBytes: number,
-    callerSignal: AbortSignal | undefined,
+    ownSignal: AbortSignal | undefined,
     expectJson: boolean,
   ): Promise<{ status: number; bytes: Buffer; url: URL }> {
+    // The run's ambient signal (workflow/http/abort.ts): a stopping daemon aborts this call too.
+    const callerSignal = joinAmbient(ownSignal);
     const url = parseUrl(rawUrl);
     const where = describeUrl(url);
     checkUrlHost(url, policy);
