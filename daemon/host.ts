@@ -28,7 +28,6 @@ import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStream
 import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
 import { type AgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
-import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
@@ -97,7 +96,6 @@ export interface ResolverDaemonOptions {
   /** Worker call deadlines (defaults 30 s / 15 s). */
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
-  writer?: ResolutionWriterOptions;
   resolution?: ResolutionConfig;
   /** Agora adapter tuning (the signer and event store are the daemon's). */
   agora?: Omit<AgoraAdapterConfig, "http" | "signer" | "eventSink"> & {
@@ -239,7 +237,6 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           evaluator: options.evaluator,
           resolveTimeoutMs: options.resolveTimeoutMs,
           challengeTimeoutMs: options.challengeTimeoutMs,
-          writer: options.writer,
           resolution: options.resolution,
           escalate: options.escalate ? (id: bigint) => options.escalate!(market as Address, id) : undefined,
         }),

@@ -9,9 +9,8 @@ import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { ChainError } from "../workflow/chain/errors.js";
-import { sendContractTx } from "../workflow/chain/writer.js";
-import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
-import type { VerdictKind, WorkerRecord, WorkerReport } from "../workflow/core/types.js";
+import { finalize as finalizeMarket, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
+import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
@@ -35,7 +34,6 @@ export interface PipelineSeamsConfig {
   evaluator?: EvaluatorConfig;
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
-  writer?: ResolutionWriterOptions;
   resolution?: ResolutionConfig;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
@@ -61,7 +59,7 @@ function recordCalls(records: readonly WorkerRecord[], record: NonNullable<Pipel
   }
 }
 
-/** Settles when `p` does, rejects as soon as `signal` aborts (the run may hold on to sockets until they close). */
+/** Settles when `p` does, rejects as soon as `signal` aborts (the run aborts its in-flight calls on the same signal). */
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
@@ -69,15 +67,6 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
-}
-
-/** The verdict part of a run result (workflow/pipeline/run.ts). */
-interface VerdictRun {
-  records: readonly WorkerRecord[];
-  verdict: { kind: VerdictKind; reason?: string; retryable?: boolean };
-  reports: readonly WorkerReport[];
-  bundle: { json: string };
-  bundleHash: Hex;
 }
 
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
@@ -91,7 +80,6 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     ...(config.evaluator !== undefined ? { evaluator: config.evaluator } : {}),
     ...(config.resolveTimeoutMs !== undefined ? { resolveTimeoutMs: config.resolveTimeoutMs } : {}),
     ...(config.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: config.challengeTimeoutMs } : {}),
-    ...(config.writer !== undefined ? { writer: config.writer } : {}),
   });
   const { ctx, market } = config;
   if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");
@@ -105,20 +93,18 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     read: (marketId) => readMarketOnChain(client, market, marketId),
 
     async run(marketId, _attempt, signal): Promise<RunOutcome> {
-      // The signal goes to the pipeline (in-flight agent calls abort) where run.ts takes one; the daemon stops
-      // waiting at once either way.
-      const run = (await abortable(
-        (runResolution as (id: bigint, p: typeof ports, c: ResolutionConfig, o: { signal: AbortSignal }) => Promise<unknown>)(marketId, ports, config.resolution ?? {}, { signal }),
-        signal,
-      )) as VerdictRun;
+      // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.
+      const run = await abortable(runResolution(marketId, ports, config.resolution ?? {}, { signal }), signal);
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);
+      const { verdict, reports } = run.proposal;
       return {
-        verdict: run.verdict.kind,
-        ...(run.verdict.reason !== undefined ? { reason: run.verdict.reason } : {}),
-        retry: run.verdict.kind === "invalid" && run.verdict.retryable !== false,
+        verdict,
+        ...(run.invalidReason !== undefined ? { reason: run.invalidReason } : {}),
+        // Invalid while seats failed: a fixable cause (a worker down for a minute) — run again before proposing it.
+        retry: verdict === "invalid" && run.failedWorkers.length > 0,
         bundle: run.bundle.json,
         bundleHash: run.bundleHash,
-        payload: { reports: run.reports },
+        payload: { reports },
       };
     },
 
@@ -139,20 +125,19 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
 
     async finalize(marketId) {
       try {
-        const { hash } = await sendContractTx(ctx, { address: market, abi: daemonMarketAbi, functionName: "finalize", args: [marketId], label: "ResolutionMarket.finalize" });
-        return { txHash: hash };
+        return { txHash: (await finalizeMarket(ctx, market, marketId)).txHash };
       } catch (err) {
-        // Someone finalized first, or the window is still open by the next block's clock.
-        if (err instanceof ChainError && (err.errorName === "WrongStatus" || err.errorName === "DisputeWindowOpen")) return { kind: "not-needed" };
+        // Someone finalized first (not Proposed any more), or the window is still open by the next block's clock.
+        if (err instanceof ChainError && (err.kind === "precondition" || err.errorName === "WrongStatus")) return { kind: "not-needed" };
         throw err;
       }
     },
 
     async publishFeedback(marketId) {
-      const { result } = await client.simulateContract({ address: market, abi: daemonMarketAbi, functionName: "publishFeedback", args: [marketId, BigInt(FEEDBACK_BATCH)], account });
-      if (result === 0n) return { published: 0 };
-      const { hash } = await sendContractTx(ctx, { address: market, abi: daemonMarketAbi, functionName: "publishFeedback", args: [marketId, BigInt(FEEDBACK_BATCH)], label: "ResolutionMarket.publishFeedback" });
-      return { published: Number(result), txHash: hash };
+      const [, pending] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
+      if (pending === 0n) return { published: 0 };
+      const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
+      return { published: Number(r.published), txHash: r.txHash };
     },
 
     escalate: config.escalate ?? (async () => ({ action: "escalated" })),
