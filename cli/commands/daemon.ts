@@ -38,6 +38,9 @@ interface DaemonOpts {
   allowLoopback?: boolean;
   allowPrivate?: boolean;
   logLevel: LogLevel;
+  publicUrl?: string;
+  onDispute: "escalate" | "concede";
+  resetDb?: boolean;
 }
 
 function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -76,6 +79,9 @@ export function daemonCommand(runtime: () => Runtime): Command {
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]).default("info"))
+    .option("--public-url <url>", "public base URL of the API: proposals carry <url>/bundles/<hash>.json as their bundle URI (default: empty URI)")
+    .addOption(new Option("--on-dispute <policy>", "when one of our proposals is disputed").choices(["escalate", "concede"]).default("escalate"))
+    .option("--reset-db", "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)")
     .action(async (opts: DaemonOpts) => {
       const rt = runtime();
       const env = rt.io.env;
@@ -139,10 +145,14 @@ export function daemonCommand(runtime: () => Runtime): Command {
           http: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true },
           logger,
           logLevel: opts.logLevel,
+          ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+          onDispute: opts.onDispute,
+          resetStore: opts.resetDb === true,
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (/^invalid (daemon config|credentials)/.test(message)) throw new CliError(message);
+        if (error instanceof Error && error.name === "StoreMismatch") throw new CliError(message);
         if (/EADDRINUSE|address already in use/i.test(message)) throw new CliError(`--api-host/--api-port: ${opts.apiHost}:${apiPort} is already in use`);
         throw error;
       }
