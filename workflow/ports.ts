@@ -2,9 +2,9 @@
  * Ports of the resolution pipeline: everything that does I/O (chain, HTTP, LLM) sits behind one of
  * these, so the stages in workflow/pipeline/ are orchestration only and workflow/core/ stays pure.
  *
- * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, TrackRecordSource),
- * workflow/http/ (the UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator).
- * The pipeline never writes: its verdict is proposed through workflow/settle/.
+ * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, TrackRecordSource), workflow/http/ (the
+ * UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator). The pipeline never writes:
+ * its verdict is proposed through workflow/settle/.
  */
 import type { AdapterRegistry } from "./adapters/registry.js";
 import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";

@@ -15,6 +15,7 @@ import {
   finalize,
   getDefaults,
   getReports,
+  getSeatResults,
   publishFeedback,
   readMarket,
   requestCancel,
@@ -39,17 +40,6 @@ const VERDICT_TEXT: Record<VerdictKind, string> = { yes: "YES", no: "NO", invali
 
 async function chainNow(ctx: ChainContext): Promise<bigint> {
   return (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
-}
-
-/** WorkerSettled events of one market (its final per-seat results), empty before finalization. */
-async function settledSeats(ctx: ChainContext, market: Address, marketId: bigint): Promise<SeatResult[]> {
-  const logs = (await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "WorkerSettled" as never, args: { marketId } as never, fromBlock: 0n, strict: true } as never)
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket WorkerSettled logs");
-    })) as unknown as { args: { agentId: bigint; worker: Address; result: Omit<SeatResult, "agentId" | "worker" | "answer"> & { answer: number } } }[];
-  const names = ["failed", "abstained", "no", "yes"] as const;
-  return logs.map(({ args }) => ({ ...args.result, agentId: args.agentId, worker: getAddress(args.worker), answer: names[Number(args.result.answer)] ?? "failed", confidenceBps: Number(args.result.confidenceBps), correctness: Number(args.result.correctness) }));
 }
 
 function seatLine(s: SeatResult): string {
@@ -90,7 +80,7 @@ function show(runtime: () => Runtime): Command {
       const proposal = s.proposal;
       const reports = proposal !== undefined ? await getReports(ctx, market, marketId) : [];
       const finalized = ["Resolved", "Invalid"].includes(s.statusName);
-      const results = finalized ? await settledSeats(ctx, market, marketId) : [];
+      const results = finalized ? await getSeatResults(ctx, market, marketId) : [];
       const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId) : 0n;
       const windowOpen = proposal !== undefined && s.statusName === "Proposed" && now < proposal.disputeEndsAt;
       const outcome = s.statusName === "Resolved" ? (s.outcome ? "YES" : "NO") : null;

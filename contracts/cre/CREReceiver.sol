@@ -132,7 +132,19 @@ contract CREReceiver is IReceiver, Ownable2Step {
 
         bytes32 bundleHash = keccak256(report);
         emit ReportProcessed(marketId, workflowId, workflowOwner, workflowName, resolution, bundleHash);
-        market.resolveMarket(marketId, workers, weights, dimScores, resolution, bundleHash, BUNDLE_URI);
+        // Glue until the v2 receiver (r2-arbiters) lands: the v1 call by signature, so this file compiles
+        // against IResolutionMarket v2 (which has no resolveMarket).
+        (bool ok, bytes memory ret) = address(market).call(
+            abi.encodeWithSignature(
+                "resolveMarket(uint256,address[],uint256[],uint8[],bool,bytes32,string)",
+                marketId, workers, weights, dimScores, resolution, bundleHash, BUNDLE_URI
+            )
+        );
+        if (!ok) {
+            assembly ("memory-safe") {
+                revert(add(ret, 0x20), mload(ret))
+            }
+        }
     }
 
     /// @notice ERC-165: `IReceiver` and `IERC165`.

@@ -7,7 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
-import { ADMISSION_NAMES, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
+import { ADMISSION_NAMES, isAdmitted, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -131,7 +131,7 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
   if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
   if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
   await requireAgentControl(ctx, market, agentId, account.address);
-  const admitted = await readMarket<boolean>(ctx, market, "isAdmitted", [marketId, agentId]);
+  const admitted = await isAdmitted(ctx, market, marketId, agentId, state.config);
   if (!admitted) throw new ChainError("precondition", `agent ${agentId} is not admitted to market ${marketId} (${admissionRule(state.config)})`);
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
@@ -201,6 +201,14 @@ export async function requireResolver(ctx: ChainContext, market: Address, market
   const { account } = requireWallet(ctx);
   const ok = await readMarket<boolean>(ctx, market, "isResolverFor", [account.address, marketId]);
   if (!ok) throw new ChainError("precondition", `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`);
+}
+
+/** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
+export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
+  const { account } = requireWallet(ctx);
+  const activeFrom = await readMarket<bigint>(ctx, market, "resolverActiveFrom", [account.address]);
+  if (activeFrom === 0n) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`);
+  return { activeFrom };
 }
 
 /** "open", "track record: ≥ 3 settled, correctness ≥ 70", "allow-list". */

@@ -131,9 +131,35 @@ export async function getProposal(ctx: ChainContext, market: Address, marketId: 
   return shapeProposal(await readMarket<RawProposal>(ctx, market, "getProposal", [marketId], blockNumber));
 }
 
-export async function getReports(ctx: ChainContext, market: Address, marketId: bigint): Promise<WorkerReport[]> {
-  const raw = await readMarket<{ answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[]>(ctx, market, "getReports", [marketId]);
-  return raw.map(decodeReport);
+/** The reports posted with the proposal, seat order (from its `ResolutionProposed` event); empty before one. */
+export async function getReports(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<WorkerReport[]> {
+  const logs = (await ctx.publicClient
+    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "ResolutionProposed" as never, args: { marketId } as never, fromBlock, strict: true } as never)
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket ResolutionProposed logs");
+    })) as unknown as { args: { reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[] } }[];
+  return (logs.at(-1)?.args.reports ?? []).map(decodeReport);
+}
+
+/** The allow-list a market was created with (its `MarketConfigured` event). */
+export async function getAllowedAgents(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint[]> {
+  const logs = (await ctx.publicClient
+    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "MarketConfigured" as never, args: { marketId } as never, fromBlock, strict: true } as never)
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket MarketConfigured logs");
+    })) as unknown as { args: { allowedAgents: readonly bigint[] } }[];
+  return [...(logs.at(-1)?.args.allowedAgents ?? [])];
+}
+
+/** Whether `agentId` passes the market's admission rule now (the contract's rule, evaluated from its views). */
+export async function isAdmitted(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, config?: MarketConfigView): Promise<boolean> {
+  const c = config ?? (await getMarketConfig(ctx, market, marketId));
+  if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId)).includes(agentId);
+  if (c.admission === "track-record") {
+    const r = await getReputation(ctx, market, agentId);
+    return r.settled >= BigInt(c.minSettled) && r.correctness >= c.minCorrectness;
+  }
+  return true;
 }
 
 export interface ReputationView {
@@ -197,6 +223,16 @@ function seatResults(logs: readonly Log[]): SeatResult[] {
     stakeReturned: r.stakeReturned,
     stakeSlashed: r.stakeSlashed,
   }));
+}
+
+/** The final per-seat results of a market (its WorkerSettled events, seat order); empty before finalization. */
+export async function getSeatResults(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<SeatResult[]> {
+  const logs = await ctx.publicClient
+    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "WorkerSettled" as never, args: { marketId } as never, fromBlock, strict: true } as never)
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket WorkerSettled logs");
+    });
+  return seatResults(logs as unknown as Log[]);
 }
 
 async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {

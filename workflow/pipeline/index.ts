@@ -3,4 +3,4 @@ export type { FailedWorker, ResolutionRunResult, RunOptions, StageTimings } from
 export { PipelineError, RunAbortedError } from "./errors.js";
 export type { StageName } from "./errors.js";
 export { capWorkerShare, MAX_BUNDLE_BYTES, WORKER_SHARE_BYTES } from "./cap.js";
-export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory } from "../ports.js";
+export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory, ReputationSource, TrackRecordSource } from "../ports.js";
