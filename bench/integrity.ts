@@ -6,7 +6,8 @@
  *   npm run bench:integrity [-- --seeds 20 --markets 60]
  *
  * Per scenario (mean over seeds, every counted market is correct / wrong / unresolved): the new decision, the
- * pre-issue-10 vote (frozen copy), the head count and the best single agent; Spearman(correctness reputation,
+ * pre-issue-10 vote (frozen copy), an oracle (the same rule weighted with the TRUE accuracies: the cost of the
+ * threshold itself, without estimation error), the head count and the best single agent; Spearman(correctness reputation,
  * true accuracy) as markets accumulate; a sweep of the posterior threshold.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -71,6 +72,11 @@ function atThreshold(m: MarketTrace, bps: number): Call {
   return m.side === m.truth ? "correct" : "wrong";
 }
 
+function oracleAt(m: MarketTrace, bps: number): Call {
+  if (!m.quorum || m.oracleSide === null || m.oraclePosterior * 10_000 < bps) return "unresolved";
+  return m.oracleSide === m.truth ? "correct" : "wrong";
+}
+
 function meanOf(values: (number | null)[]): number | null {
   const v = values.filter((x): x is number => x !== null);
   return v.length === 0 ? null : Math.round((v.reduce((s, x) => s + x, 0) / v.length) * 1000) / 1000;
@@ -91,6 +97,7 @@ async function runScenario(s: Scenario) {
     countedMarkets: MARKETS - (s.countFrom ?? 0),
     after: of((m) => m.after),
     before: of((m) => m.before),
+    oracle: of((m) => oracleAt(m, THRESHOLD_BPS)),
     headCount: of((m) => m.headCount),
     bestSingle: of((m) => m.bestSingle),
     spearman: {
@@ -98,6 +105,7 @@ async function runScenario(s: Scenario) {
       before: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanBefore[k] ?? null))])),
     },
     sweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))) })),
+    oracleSweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))) })),
     deterministicBundles: deterministic,
   };
 }
@@ -159,11 +167,13 @@ async function main(): Promise<void> {
     console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
     console.log(row("after", r.after));
     console.log(row("before", r.before));
+    console.log(row("oracle", r.oracle));
     console.log(row("head count", r.headCount));
     console.log(row("best single", r.bestSingle));
     console.log(`  Spearman after  ${JSON.stringify(r.spearman.after)}`);
     console.log(`  Spearman before ${JSON.stringify(r.spearman.before)}`);
     console.log(`  sweep ${r.sweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
+    console.log(`  oracle sweep ${r.oracleSweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
     if (!r.deterministicBundles) console.log("  !! bundles differ between two runs of the same seed");
   }
   console.log("\nacceptance:");
