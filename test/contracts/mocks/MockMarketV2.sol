@@ -20,6 +20,9 @@ contract MockMarketV2 {
     mapping(address => uint256) public credit;
     bool public revertOnResolve;
     bool public revertOnPropose;
+    /// @dev When set, `resolveDispute` writes 8 fresh slots (~180k gas), like a real finalization does.
+    bool public heavyResolve;
+    mapping(uint256 => uint256) internal _sink;
 
     uint256 public resolveCalls;
     uint256 public lastResolvedId;
@@ -53,6 +56,10 @@ contract MockMarketV2 {
         revertOnResolve = v;
     }
 
+    function setHeavyResolve(bool v) external {
+        heavyResolve = v;
+    }
+
     function setRevertOnPropose(bool v) external {
         revertOnPropose = v;
     }
@@ -73,6 +80,11 @@ contract MockMarketV2 {
     function resolveDispute(uint256 marketId, IResolutionMarket.Verdict verdict) external {
         if (msg.sender != address(arbiter)) revert NotArbiter(msg.sender);
         if (revertOnResolve) revert ForcedRevert();
+        if (heavyResolve) {
+            for (uint256 i = 0; i < 8; ++i) {
+                _sink[resolveCalls * 8 + i] = 1;
+            }
+        }
         ++resolveCalls;
         lastResolvedId = marketId;
         lastRuling = verdict;
