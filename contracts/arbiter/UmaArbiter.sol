@@ -113,8 +113,9 @@ contract UmaArbiter is IUmaArbiter {
     // ------------------------------------------------------------------------------------------------
 
     /// @inheritdoc IOptimisticOracleV3CallbackRecipient
-    /// @dev Never reverts for a known assertion: a revert here would revert OOv3's settlement and lock both UMA
-    ///      bonds. A market that refuses the ruling leaves it pending for `retryRuling`.
+    /// @dev Does not revert when the market refuses the ruling (that would revert OOv3's settlement and lock both
+    ///      UMA bonds): the ruling stays pending for `retryRuling`. It does revert when the market call ran out
+    ///      of gas, so the settlement is simply retried with more gas.
     function assertionResolvedCallback(bytes32 assertionId, bool assertedTruthfully) external {
         (address market, uint256 marketId, Case storage c) = _caseFromOracle(assertionId);
         if (c.status != CaseStatus.Asserted) revert WrongCaseStatus(market, marketId, c.status);
@@ -123,10 +124,14 @@ contract UmaArbiter is IUmaArbiter {
         c.assertedTruthfully = assertedTruthfully;
         c.ruling = ruling;
         emit AssertionSettled(market, marketId, assertionId, assertedTruthfully, ruling);
+        uint256 gasBefore = gasleft();
         try IResolutionMarket(market).resolveDispute(marketId, ruling) {
             c.status = CaseStatus.Ruled;
             emit RulingDelivered(market, marketId, ruling);
         } catch (bytes memory reason) {
+            // Out of gas inside the market leaves at most 1/64 of the gas: revert the whole settlement then, so
+            // a settler (or a gas estimator) cannot settle cheaply with the ruling undelivered.
+            if (gasleft() <= gasBefore / 63) revert RulingOutOfGas(market, marketId);
             emit RulingDeliveryFailed(market, marketId, reason);
         }
     }

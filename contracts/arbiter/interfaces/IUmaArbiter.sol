@@ -67,6 +67,8 @@ interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
     error CaseAlreadyOpened(address market, uint256 marketId);
     error UnknownAssertion(bytes32 assertionId);
     error WrongCaseStatus(address market, uint256 marketId, CaseStatus status);
+    /// @notice The settlement gave the market call too little gas; settle again with more.
+    error RulingOutOfGas(address market, uint256 marketId);
 
     /// @notice Sends a ruling the market refused at settlement time again (anyone; reverts with the market's error).
     function retryRuling(address market, uint256 marketId) external;
