@@ -24,8 +24,10 @@ import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 ///      Refunds return `yesStake + noStake` exactly, so they too sum to `T`.
 ///      `totalOwed` is the sum over all markets of stakes not yet paid out; the contract has no `receive`,
 ///      so its balance equals `totalOwed` (plus only ETH forced in by `selfdestruct`/coinbase, owed to nobody).
-///      Liveness relies on the resolution market's own guarantee that every market reaches a final status
-///      (anyone may `requestResolution` after the deadline and `cancelStale` after the grace period).
+///      Only Resolved, Invalid and Cancelled are final; Proposed and Disputed are not (the outcome may still be
+///      overturned). Liveness relies on the resolution market's own guarantee that every market reaches a final
+///      status (anyone may `requestResolution` after the deadline, `finalize` after the dispute window,
+///      `expireDispute` after the arbitration timeout, and `requestCancel`/`cancelStale` after the grace period).
 contract BettingMarket is ReentrancyGuard {
     /// @notice The two sides of a binary bet. `Yes` wins when the resolution market resolves `true`.
     enum Side {
@@ -35,7 +37,8 @@ contract BettingMarket is ReentrancyGuard {
 
     /// @notice How a market's bets are settled, derived from the resolution market's status.
     enum Settlement {
-        /// The resolution market is not final yet (None, Open or ResolutionRequested): nothing to claim.
+        /// The resolution market is not final yet (None, Open, ResolutionRequested, Proposed or Disputed: a
+        /// proposal can still be disputed and overturned): nothing to claim.
         Pending,
         /// Resolved with a non-empty winning side: winners share the whole pool.
         Payout,

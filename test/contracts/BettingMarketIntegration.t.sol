@@ -58,7 +58,7 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         uint256 agentId = identity.register("ipfs://late");
         vm.deal(_worker(9), 1 ether);
         vm.prank(_worker(9));
-        vm.expectRevert(abi.encodeWithSelector(ResolutionMarket.JoiningClosed.selector, id));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.JoiningClosed.selector, id));
         market.joinMarket{value: STAKE}(id, agentId);
         // Once requested, the status check refuses too.
         market.requestResolution(id);
@@ -92,18 +92,47 @@ contract BettingMarketIntegrationTest is RealStackFixture {
 
     function testResolvedByResolverPaysWinners() public {
         (uint256 id, uint64 deadline) = _createMarket();
-        address[] memory workers = _joinWorkers(id, 2);
+        _joinWorkers(id, 2);
         _bets(id);
         _request(id, deadline);
-        uint256[] memory w = new uint256[](2);
-        w[0] = 1;
-        w[1] = 1;
-        bytes memory report = _reportFor(id, workers, w, false);
-        (, address[] memory ws, uint256[] memory wts, uint8[] memory sc,) =
-            abi.decode(report, (uint256, address[], uint256[], uint8[], bool));
-        vm.prank(resolverEOA);
-        market.resolveMarket(id, ws, wts, sc, false, keccak256("bundle"), "ipfs://bundle");
+        _settle(id, IResolutionMarket.Verdict.No, 2);
         // NO won: pool 3 ether + 3 wei, NO stakes alice 2 wei, bob 2 ether.
+        uint256 total = 3 ether + 3;
+        uint256 aliceShare = uint256(2) * total / (2 ether + 2);
+        _claimAll(id, aliceShare, total - aliceShare);
+    }
+
+    function testProposedAndDisputedAreNotFinal() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        _joinWorkers(id, 2);
+        _bets(id);
+        _request(id, deadline);
+        _propose(id, IResolutionMarket.Verdict.Yes, 2);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(BettingMarket.MarketNotFinal.selector, id, IResolutionMarket.Status.Proposed));
+        betting.claim(id);
+        assertEq(betting.claimable(id, alice), 0, "nothing claimable while proposed");
+        uint256 bond = market.getMarketConfig(id).bond;
+        vm.prank(bob);
+        market.dispute{value: bond}(id, IResolutionMarket.Verdict.No);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(BettingMarket.MarketNotFinal.selector, id, IResolutionMarket.Status.Disputed));
+        betting.claim(id);
+        (BettingMarket.Settlement s,) = betting.settlementOf(id);
+        assertEq(uint256(s), uint256(BettingMarket.Settlement.Pending), "pending while disputed");
+    }
+
+    /// @dev A wrong YES proposal is disputed and overturned: betting pays the true (NO) side.
+    function testOverturnedDisputePaysTheTrueSide() public {
+        (uint256 id, uint64 deadline) = _createMarket();
+        _joinWorkers(id, 2);
+        _bets(id);
+        _request(id, deadline);
+        _propose(id, IResolutionMarket.Verdict.Yes, 2);
+        uint256 bond = market.getMarketConfig(id).bond;
+        vm.prank(bob);
+        market.dispute{value: bond}(id, IResolutionMarket.Verdict.No);
+        arbiter.rule(market, id, IResolutionMarket.Verdict.No);
         uint256 total = 3 ether + 3;
         uint256 aliceShare = uint256(2) * total / (2 ether + 2);
         _claimAll(id, aliceShare, total - aliceShare);
@@ -122,8 +151,7 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         _joinWorkers(id, 2);
         _bets(id);
         _request(id, deadline);
-        vm.prank(resolverEOA);
-        market.settleInvalid(id, bytes32(0), "");
+        _settle(id, IResolutionMarket.Verdict.Invalid, 2);
         _claimAll(id, 1 ether + 3, 2 ether);
     }
 
@@ -132,37 +160,34 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         _joinWorkers(id, 2);
         _bets(id);
         _request(id, deadline);
-        (, uint32 grace) = market.marketLimits(id);
-        vm.warp(uint256(deadline) + grace);
+        vm.warp(uint256(deadline) + market.getMarketConfig(id).gracePeriod);
+        market.requestCancel(id);
+        vm.warp(block.timestamp + market.CANCEL_WINDOW());
         market.cancelStale(id);
         _claimAll(id, 1 ether + 3, 2 ether);
     }
 
-    function testResolvedWithEmptyWinningSideRefundsThroughCRE() public {
+    function testResolvedWithEmptyWinningSideRefunds() public {
         (uint256 id, uint64 deadline) = _createMarket();
-        address[] memory workers = _joinWorkers(id, 2);
+        _joinWorkers(id, 2);
         vm.prank(bob);
         betting.bet{value: 2 ether}(id, BettingMarket.Side.No);
         vm.prank(alice);
         betting.bet{value: 5}(id, BettingMarket.Side.No);
         _request(id, deadline);
-        uint256[] memory w = new uint256[](2);
-        w[0] = 3;
-        w[1] = 1;
-        _deliver(_reportFor(id, workers, w, true)); // YES wins, nobody bet YES
+        _settle(id, IResolutionMarket.Verdict.Yes, 2); // YES wins, nobody bet YES
         (BettingMarket.Settlement s,) = betting.settlementOf(id);
         assertEq(uint256(s), uint256(BettingMarket.Settlement.Refund), "refund");
         _claimAll(id, 5, 2 ether);
     }
 
-    /// @dev Random bettors and bets on the real market, then a random terminal path (CRE YES, CRE NO, invalid,
+    /// @dev Random bettors and bets on the real market, then a random terminal path (YES, NO, invalid,
     ///      stale cancel, nobody joined); claims in random order return every wei that was bet.
     function testFuzzEveryTerminalPathPaysOutEverything(uint256 seed, uint8 nRaw, uint8 pathRaw) public {
         uint256 path = pathRaw % 5;
         uint256 n = TestMath.bound(nRaw, 1, 6);
         (uint256 id, uint64 deadline) = _createMarket();
-        address[] memory workers;
-        if (path != 4) workers = _joinWorkers(id, 2);
+        if (path != 4) _joinWorkers(id, 2);
         uint256 total;
         for (uint256 i = 0; i < n; ++i) {
             address who = address(uint160(0x50000 + i));
@@ -175,16 +200,13 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         }
         _request(id, deadline);
         if (path <= 1) {
-            uint256[] memory w = new uint256[](2);
-            w[0] = seed % 5;
-            w[1] = 1;
-            _deliver(_reportFor(id, workers, w, path == 0));
+            _settle(id, path == 0 ? IResolutionMarket.Verdict.Yes : IResolutionMarket.Verdict.No, 2);
         } else if (path == 2) {
-            vm.prank(resolverEOA);
-            market.settleInvalid(id, bytes32(0), "");
+            _settle(id, IResolutionMarket.Verdict.Invalid, 2);
         } else if (path == 3) {
-            (, uint32 grace) = market.marketLimits(id);
-            vm.warp(uint256(deadline) + grace);
+            vm.warp(uint256(deadline) + market.getMarketConfig(id).gracePeriod);
+            market.requestCancel(id);
+            vm.warp(block.timestamp + market.CANCEL_WINDOW());
             market.cancelStale(id);
         }
         (BettingMarket.Settlement settlement,) = betting.settlementOf(id);

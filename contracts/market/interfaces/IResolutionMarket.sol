@@ -188,6 +188,10 @@ interface IResolutionMarket {
     /// @notice An ERC-8004 record could not be written; it stays pending and `retryFeedback` can write it later.
     event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
     event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
+    /// @notice `retryFeedback` wrote `written` records of a seat; `stillPending` records remain refused.
+    event FeedbackRetried(uint256 indexed marketId, uint256 indexed seat, uint256 written, uint256 stillPending);
+    /// @notice A stake went back to its worker because the market was cancelled (no proposal).
+    event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
 
     // Owner (timelocked where it could decide a market)
     event ResolverQueued(address indexed resolver, uint64 activeFrom);
@@ -249,6 +253,8 @@ interface IResolutionMarket {
     error SeatOutOfRange(uint256 marketId, uint256 seat);
     error NothingPending(uint256 marketId, uint256 seat);
     error RenounceOwnershipDisabled();
+    /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
+    error AgentIdTooLarge(uint256 agentId);
 
     // ------------------------------------------------------------------------------------------------
     // Lifecycle
@@ -309,8 +315,41 @@ interface IResolutionMarket {
     function withdraw() external;
 
     // ------------------------------------------------------------------------------------------------
+    // Owner (bounded: it can stall markets created later, never move funds nor decide a market)
+    // ------------------------------------------------------------------------------------------------
+
+    /// @notice Queues `resolver`: it may propose on markets created at or after `now + RESOLVER_DELAY`
+    ///         (immediately while no market exists yet). No-op if already queued.
+    function queueResolver(address resolver) external;
+
+    /// @notice Revokes `resolver` at once (it can only stall markets; stalled markets cancel with refunds).
+    function removeResolver(address resolver) external;
+
+    /// @notice Queues the default arbiter of markets created after `now + RESOLVER_DELAY` (immediately while no
+    ///         market exists yet). Replaces a queued one.
+    function queueDefaultArbiter(IArbiter arbiter) external;
+
+    /// @notice Anyone: applies the queued default arbiter once its timelock is over (also done lazily at creation).
+    function applyDefaultArbiter() external;
+
+    /// @notice Defaults of markets created from now on (markets snapshot them at creation).
+    function setDefaults(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond)
+        external;
+
+    // ------------------------------------------------------------------------------------------------
     // Views
     // ------------------------------------------------------------------------------------------------
+
+    /// @notice The settings a market created now with zero params would get (`createdAt` = 0, admission Open).
+    function getDefaults() external view returns (MarketConfig memory);
+    /// @notice The queued default arbiter and when it applies (zero if none).
+    function pendingDefaultArbiter() external view returns (IArbiter arbiter, uint64 effectiveAt);
+    /// @notice Markets created at or after this time accept proposals from `resolver` (0 = not a resolver).
+    function resolverActiveFrom(address resolver) external view returns (uint64);
+    /// @notice Feedback progress: seats processed by the cursor, and seats still waiting for `publishFeedback`.
+    function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending);
+    /// @notice Which records of a processed seat are pending for `retryFeedback`.
+    function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality);
 
     function getMarket(uint256 marketId) external view returns (MarketInfo memory);
     function getMarketConfig(uint256 marketId) external view returns (MarketConfig memory);

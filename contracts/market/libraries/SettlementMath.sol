@@ -1,29 +1,56 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IResolutionMarket} from "../interfaces/IResolutionMarket.sol";
+
 /// @title Settlement arithmetic of the resolution market
-/// @notice Splits a reward pool in proportion to weights with no wei left behind, and packs the
-///         per-agent reputation accumulator and the per-worker score triple.
-/// @dev Rules (documented because the issue leaves them open):
-///      - Each worker gets `floor(pool * w_i / W)` with `W = sum(w_i)`.
-///      - The rounding remainder `pool - sum(floor shares)` (always `< n` wei) goes to the worker with the
-///        largest weight; on ties the lowest index (earliest joiner) wins. Deterministic and cheap.
-///      - If `W == 0` nothing is paid to workers; the caller returns the whole pool to the market creator.
-///      - Every weight must be `<= MAX_WEIGHT` (2^128 - 1). Pools are at most 2^128 (the market stores uint96), so `pool * w_i`
-///        is always `< 2^256` and `W` cannot overflow for any realistic worker count; no mulDiv needed.
+/// @notice Correctness (100·(1 − Brier)), reward weights, the pool split, and the packed per-seat report and
+///         per-agent reputation words.
+/// @dev Split rule: each seat gets `floor(pool * w_i / W)` with `W = sum(w_i)`; the remainder (`< n` wei) goes to
+///      the largest weight, lowest index on ties; `W == 0` pays nobody (the caller refunds the creator).
+///      Weights come from {rewardWeight} (at most 100 * 900), so `pool * w_i` never overflows.
 library SettlementMath {
-    /// @notice Largest accepted settlement weight.
-    uint256 internal constant MAX_WEIGHT = type(uint128).max;
+    /// @notice Base of the reward weight: correctness × (QUALITY_BASE + the three 0-100 scores).
+    uint256 internal constant QUALITY_BASE = 600;
+    uint256 internal constant MAX_SCORE = 100;
 
-    /// @notice A weight above `MAX_WEIGHT`.
-    error WeightTooLarge(uint256 index, uint256 weight);
+    // Packed report (64 bits, stored next to the seat's agent id):
+    // answer 0-7 | confidenceBps 8-23 | resQuality 24-31 | srcQuality 32-39 | analysisDepth 40-47 | flags 48-50.
+    uint256 internal constant PENDING_CORRECTNESS = 1 << 48;
+    uint256 internal constant PENDING_QUALITY = 1 << 49;
+    uint256 internal constant PENDING_MASK = PENDING_CORRECTNESS | PENDING_QUALITY;
+    uint256 internal constant REFUSED = 1 << 50;
 
-    /// @notice Splits `pool` in proportion to `weights`.
-    /// @param pool the amount to split; must be `<= type(uint128).max` (the market stores it as uint96)
-    /// @param weights one weight per worker, each `<= MAX_WEIGHT`
-    /// @return payouts one payout per worker; `sum(payouts) == pool` when some weight is non-zero, else all zero
-    /// @return totalWeight the sum of the weights (0 means: the pool goes back to the creator)
-    function split(uint256 pool, uint256[] calldata weights)
+    /// @notice 100·(1 − Brier) of a Yes/No answer with confidence `c` (bps) against `outcome`, rounded half up;
+    ///         0 for None and Abstained. `d = right ? 10000 − c : c`; result `100 − (d² + 500_000) / 1_000_000`.
+    function correctness(IResolutionMarket.Answer answer, uint256 confidenceBps, bool outcome)
+        internal
+        pure
+        returns (uint8)
+    {
+        if (answer != IResolutionMarket.Answer.Yes && answer != IResolutionMarket.Answer.No) return 0;
+        if (confidenceBps > 10_000) revert IResolutionMarket.InvalidReport(0);
+        bool right = (answer == IResolutionMarket.Answer.Yes) == outcome;
+        uint256 d = right ? 10_000 - confidenceBps : confidenceBps;
+        // d <= 10_000, so d² + 500_000 <= 100_500_000 and the quotient is <= 100.
+        return uint8(100 - (d * d + 500_000) / 1_000_000);
+    }
+
+    /// @notice Reward weight of a Yes/No seat that is neither slashed nor refused.
+    function rewardWeight(uint256 correctness_, uint256 res, uint256 src, uint256 depth)
+        internal
+        pure
+        returns (uint256)
+    {
+        return correctness_ * (QUALITY_BASE + res + src + depth);
+    }
+
+    /// @notice Splits `pool` in proportion to `weights` (see the contract notes for the rounding rule).
+    /// @param pool at most 2^96 (the market stores uint96)
+    /// @param weights each at most 2^128 - 1 (weights from {rewardWeight} are < 2^17)
+    /// @return payouts one per seat; `sum(payouts) == pool` when some weight is non-zero, else all zero
+    /// @return totalWeight the sum of the weights (0: the pool goes back to the creator)
+    function split(uint256 pool, uint256[] memory weights)
         internal
         pure
         returns (uint256[] memory payouts, uint256 totalWeight)
@@ -34,8 +61,6 @@ library SettlementMath {
         uint256 leadWeight;
         for (uint256 i; i < n; ++i) {
             uint256 w = weights[i];
-            if (w > MAX_WEIGHT) revert WeightTooLarge(i, w);
-            // n * 2^128 cannot overflow for any array that fits in calldata.
             totalWeight += w;
             if (w > leadWeight) {
                 leadWeight = w;
@@ -45,50 +70,73 @@ library SettlementMath {
         if (totalWeight == 0) return (payouts, 0);
         uint256 paid;
         for (uint256 i; i < n; ++i) {
-            // pool < 2^128 and w <= 2^128 - 1, so the product fits; the result is <= pool.
-            uint256 share;
-            unchecked {
-                share = (pool * weights[i]) / totalWeight;
-                paid += share;
-            }
+            uint256 share = (pool * weights[i]) / totalWeight;
+            paid += share;
             payouts[i] = share;
         }
-        // paid <= pool because every share is a floor of its exact fraction of pool.
-        unchecked {
-            payouts[lead] += pool - paid;
+        // paid <= pool: every share is the floor of its exact fraction.
+        payouts[lead] += pool - paid;
+    }
+
+    /// @notice Validates one report and packs it (flags clear). Yes/No: confidence in [5000, 10000];
+    ///         None/Abstained: confidence and scores 0; scores <= 100. Reverts `InvalidReport(index)` otherwise.
+    function packReport(IResolutionMarket.WorkerReport calldata r, uint256 index) internal pure returns (uint64) {
+        IResolutionMarket.Answer answer = r.answer;
+        uint256 c = r.confidenceBps;
+        uint256 res = r.resQuality;
+        uint256 src = r.srcQuality;
+        uint256 depth = r.analysisDepth;
+        if (answer == IResolutionMarket.Answer.Yes || answer == IResolutionMarket.Answer.No) {
+            if (c < 5_000 || c > 10_000 || res > MAX_SCORE || src > MAX_SCORE || depth > MAX_SCORE) {
+                revert IResolutionMarket.InvalidReport(index);
+            }
+        } else if (c | res | src | depth != 0) {
+            revert IResolutionMarket.InvalidReport(index);
         }
+        return uint64(uint256(answer) | (c << 8) | (res << 24) | (src << 32) | (depth << 40));
     }
 
-    /// @notice Packs three 0-100 scores into 24 bits: resolution quality | source << 8 | depth << 16.
-    function packScores(uint256 res, uint256 src, uint256 depth) internal pure returns (uint256) {
-        return res | (src << 8) | (depth << 16);
+    /// @notice Unpacks a report word (flags ignored).
+    function unpackReport(uint256 packed) internal pure returns (IResolutionMarket.WorkerReport memory r) {
+        r.answer = IResolutionMarket.Answer(packed & 0xff);
+        r.confidenceBps = uint16(packed >> 8);
+        r.resQuality = uint8(packed >> 24);
+        r.srcQuality = uint8(packed >> 32);
+        r.analysisDepth = uint8(packed >> 40);
     }
 
-    /// @notice Adds one observation to a packed reputation accumulator.
-    /// @dev Layout (low to high): count uint64 | sumRes uint64 | sumSrc uint64 | sumDepth uint64.
-    ///      Each sum grows by at most 100 per market and the count by 1: neither can reach 2^64 in practice
-    ///      (1.8e17 settlements), so a plain add never carries into the next field.
-    function addObservation(uint256 packed, uint256 res, uint256 src, uint256 depth)
+    // Reputation accumulator, six 40-bit fields (low to high): settled | sumCorrectness | answered | sumRes |
+    // sumSrc | sumDepth. Each grows by at most 100 per market: 2^40 / 100 ≈ 1.1e10 markets before a carry.
+
+    /// @notice Adds one scored seat: a failure (answered = false) counts as correctness 0 and no quality.
+    function addObservation(uint256 packed, bool answered, uint256 correctness_, uint256 res, uint256 src, uint256 depth)
         internal
         pure
         returns (uint256)
     {
         unchecked {
-            return packed + 1 + (res << 64) + (src << 128) + (depth << 192);
+            packed += 1 + (correctness_ << 40);
+            if (answered) packed += (1 << 80) + (res << 120) + (src << 160) + (depth << 200);
+            return packed;
         }
     }
 
-    /// @notice Unpacks an accumulator into its count and three floor averages.
-    function averages(uint256 packed)
-        internal
-        pure
-        returns (uint64 count, uint8 res, uint8 src, uint8 depth)
-    {
-        count = uint64(packed);
-        if (count == 0) return (0, 0, 0, 0);
-        // Every observation is <= 100, so every average is <= 100 and fits uint8.
-        res = uint8(uint64(packed >> 64) / count);
-        src = uint8(uint64(packed >> 128) / count);
-        depth = uint8(uint64(packed >> 192) / count);
+    /// @notice Number of settled seats and the floor average correctness of an accumulator.
+    function settledAndCorrectness(uint256 packed) internal pure returns (uint256 settled, uint256 avg) {
+        settled = packed & 0xffffffffff;
+        if (settled != 0) avg = ((packed >> 40) & 0xffffffffff) / settled;
+    }
+
+    /// @notice The public view of an accumulator.
+    function reputation(uint256 packed) internal pure returns (IResolutionMarket.Reputation memory rep) {
+        (uint256 settled, uint256 avg) = settledAndCorrectness(packed);
+        rep.settled = uint64(settled);
+        rep.correctness = uint8(avg);
+        uint256 answered = (packed >> 80) & 0xffffffffff;
+        if (answered != 0) {
+            rep.resQuality = uint8(((packed >> 120) & 0xffffffffff) / answered);
+            rep.srcQuality = uint8(((packed >> 160) & 0xffffffffff) / answered);
+            rep.analysisDepth = uint8(((packed >> 200) & 0xffffffffff) / answered);
+        }
     }
 }

@@ -9,26 +9,20 @@ import {IReputationRegistry} from "../../../contracts/erc8004/interfaces/IReputa
 import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
 import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 import {BettingMarket} from "../../../contracts/market/BettingMarket.sol";
-import {CREReceiver} from "../../../contracts/cre/CREReceiver.sol";
-import {MockKeystoneForwarder} from "../mocks/MockKeystoneForwarder.sol";
+import {TestArbiter} from "../market/TestArbiter.sol";
 
-/// @notice The real contracts wired together: ERC-8004 registries, ResolutionMarket, BettingMarket, and a
-///         CREReceiver behind a Keystone-style forwarder, the receiver being a resolver of the market.
+/// @notice The real contracts wired together: ERC-8004 registries, ResolutionMarket (with a test arbiter as the
+///         default arbiter and an EOA resolver), BettingMarket.
 abstract contract RealStackFixture is TestBase {
     IdentityRegistry internal identity;
     ReputationRegistry internal reputation;
     ResolutionMarket internal market;
     BettingMarket internal betting;
-    CREReceiver internal receiver;
-    MockKeystoneForwarder internal forwarder;
+    TestArbiter internal arbiter;
 
     address internal admin = address(0xAD);
     address internal creator = address(0xC2EA);
     address internal resolverEOA = address(0x2E50);
-
-    bytes32 internal constant WF_ID = keccak256("cresolver-workflow-v1");
-    bytes10 internal constant WF_NAME = bytes10(0x63726573736f6c766572);
-    address internal constant WF_OWNER = address(0x0DE2);
 
     uint256 internal constant REWARD = 3 ether;
     uint256 internal constant STAKE = 0.01 ether;
@@ -41,16 +35,12 @@ abstract contract RealStackFixture is TestBase {
             IIdentityRegistry(address(identity)), IReputationRegistry(address(reputation)), address(this)
         );
         betting = new BettingMarket(IResolutionMarket(address(market)));
-        forwarder = new MockKeystoneForwarder();
-        receiver = new CREReceiver(IResolutionMarket(address(market)), address(forwarder), admin);
-        vm.startPrank(admin);
-        receiver.setWorkflowIdAllowed(WF_ID, true);
-        receiver.setExpectedWorkflowOwner(WF_OWNER);
-        receiver.setExpectedWorkflowName(WF_NAME);
-        vm.stopPrank();
-        market.addResolver(address(receiver));
-        market.addResolver(resolverEOA);
+        arbiter = new TestArbiter();
+        // Before the first market: both apply at once (deployment bootstrap).
+        market.queueDefaultArbiter(arbiter);
+        market.queueResolver(resolverEOA);
         vm.deal(creator, 100 ether);
+        vm.deal(resolverEOA, 100 ether);
     }
 
     function _worker(uint256 i) internal pure returns (address) {
@@ -82,19 +72,33 @@ abstract contract RealStackFixture is TestBase {
         market.requestResolution(marketId);
     }
 
-    function _reportFor(uint256 marketId, address[] memory workers, uint256[] memory weights, bool resolution)
-        internal
-        pure
-        returns (bytes memory)
-    {
-        uint8[] memory scores = new uint8[](3 * workers.length);
-        for (uint256 i = 0; i < scores.length; ++i) {
-            scores[i] = uint8(40 + (i * 7) % 61);
+    /// @dev Every seat answers `outcome` with 90 % confidence.
+    function _reports(uint256 n, bool outcome) internal pure returns (IResolutionMarket.WorkerReport[] memory r) {
+        r = new IResolutionMarket.WorkerReport[](n);
+        for (uint256 i = 0; i < n; ++i) {
+            r[i] = IResolutionMarket.WorkerReport(
+                outcome ? IResolutionMarket.Answer.Yes : IResolutionMarket.Answer.No,
+                9_000,
+                uint8(40 + (i * 7) % 61),
+                50,
+                60
+            );
         }
-        return abi.encode(marketId, workers, weights, scores, resolution);
     }
 
-    function _deliver(bytes memory report) internal {
-        forwarder.report(address(receiver), WF_ID, WF_NAME, WF_OWNER, report);
+    function _propose(uint256 marketId, IResolutionMarket.Verdict verdict, uint256 n) internal {
+        bool outcome = verdict == IResolutionMarket.Verdict.Yes;
+        uint256 bond = market.getMarketConfig(marketId).bond;
+        vm.prank(resolverEOA);
+        market.proposeResolution{value: bond}(
+            marketId, verdict, _reports(n, outcome), keccak256("bundle"), "ipfs://bundle"
+        );
+    }
+
+    /// @dev Propose and finalize after the dispute window.
+    function _settle(uint256 marketId, IResolutionMarket.Verdict verdict, uint256 n) internal {
+        _propose(marketId, verdict, n);
+        vm.warp(market.getProposal(marketId).disputeEndsAt);
+        market.finalize(marketId);
     }
 }

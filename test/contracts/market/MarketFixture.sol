@@ -8,6 +8,7 @@ import {IIdentityRegistry} from "../../../contracts/erc8004/interfaces/IIdentity
 import {IReputationRegistry} from "../../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
+import {TestArbiter} from "./TestArbiter.sol";
 
 /// @notice Extra cheatcodes (same address as `vm`).
 interface VmExtra {
@@ -21,12 +22,14 @@ interface VmExtra {
     function getRecordedLogs() external returns (Log[] memory);
 }
 
-/// @notice Registries + market deployed, helpers to register agents, open markets and settle them.
+/// @notice Registries + market + test arbiter deployed; helpers to register agents, open markets, propose,
+///         dispute and finalize.
 abstract contract MarketFixture is TestBase {
     VmExtra internal constant vmx = VmExtra(address(uint160(uint256(keccak256("hevm cheat code")))));
 
     uint256 internal constant POOL = 1 ether;
     uint256 internal constant STAKE = 0.01 ether;
+    uint256 internal constant BOND = 0.01 ether;
     string internal constant QUESTION = "Will it rain in Lisbon on 2026-12-01?";
     string internal constant URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
     bytes32 internal constant HASH = keccak256("bundle");
@@ -34,11 +37,13 @@ abstract contract MarketFixture is TestBase {
     IIdentityRegistry internal identity;
     IReputationRegistry internal reputation;
     ResolutionMarket internal market;
+    TestArbiter internal arbiter;
 
     address internal owner = address(0xA11CE);
     address internal resolver = address(0xBEEF);
     address internal creator = address(0xC0FFEE);
     address internal stranger = address(0xBAD);
+    address internal disputer = address(0xD15);
 
     bytes32 internal constant FEEDBACK_FAILED_TOPIC = keccak256("FeedbackFailed(uint256,uint256,string,bytes)");
 
@@ -46,17 +51,22 @@ abstract contract MarketFixture is TestBase {
         vm.warp(1_800_000_000);
         identity = IIdentityRegistry(address(new IdentityRegistry()));
         reputation = IReputationRegistry(address(new ReputationRegistry(address(identity))));
+        arbiter = new TestArbiter();
         market = _deployMarket(identity, reputation);
         vm.deal(creator, 1_000_000 ether);
         vm.deal(stranger, 1_000 ether);
+        vm.deal(resolver, 1_000 ether);
+        vm.deal(disputer, 1_000 ether);
     }
 
+    /// @dev Bootstrap (no market yet): the resolver and the arbiter apply at once; defaults allow 100 seats.
     function _deployMarket(IIdentityRegistry id, IReputationRegistry rep) internal returns (ResolutionMarket m) {
         m = new ResolutionMarket(id, rep, owner);
-        vm.prank(owner);
-        m.addResolver(resolver);
-        vm.prank(owner);
-        m.setMaxWorkers(100);
+        vm.startPrank(owner);
+        m.queueResolver(resolver);
+        m.queueDefaultArbiter(arbiter);
+        m.setDefaults(0.001 ether, 100, 3 days, 1 days, uint96(BOND));
+        vm.stopPrank();
     }
 
     function _worker(uint256 i) internal pure returns (address) {
@@ -77,6 +87,11 @@ abstract contract MarketFixture is TestBase {
         marketId = m.createMarket{value: pool}(QUESTION, uint64(block.timestamp + 1 days));
     }
 
+    function _createWith(IResolutionMarket.MarketParams memory params) internal returns (uint256 marketId) {
+        vm.prank(creator);
+        marketId = market.createMarketWith{value: POOL}(QUESTION, uint64(block.timestamp + 1 days), params);
+    }
+
     /// @dev Registers `n` fresh agents for workers `offset..offset+n-1` (real identity registry) and joins them.
     function _joinFresh(uint256 marketId, uint256 n, uint256 offset)
         internal
@@ -95,30 +110,72 @@ abstract contract MarketFixture is TestBase {
         }
     }
 
+    /// @dev Joins existing agents owned by `workers`.
+    function _joinAgents(uint256 marketId, address[] memory workers, uint256[] memory agentIds) internal {
+        for (uint256 i; i < workers.length; ++i) {
+            vm.prank(workers[i]);
+            market.joinMarket{value: STAKE}(marketId, agentIds[i]);
+        }
+    }
+
     function _request(ResolutionMarket m, uint256 marketId) internal {
         vm.warp(m.getMarket(marketId).deadline);
         m.requestResolution(marketId);
     }
 
-    function _ones(uint256 n) internal pure returns (uint256[] memory w) {
-        w = new uint256[](n);
-        for (uint256 i; i < n; ++i) w[i] = 1;
+    function _report(IResolutionMarket.Answer answer, uint16 confidenceBps, uint8 res, uint8 src, uint8 depth)
+        internal
+        pure
+        returns (IResolutionMarket.WorkerReport memory)
+    {
+        return IResolutionMarket.WorkerReport(answer, confidenceBps, res, src, depth);
     }
 
-    function _scores(uint256 n, uint8 a, uint8 b, uint8 c) internal pure returns (uint8[] memory s) {
-        s = new uint8[](3 * n);
+    /// @dev `n` seats answering `answer` with confidence 9000 and scores 80/70/60.
+    function _uniform(uint256 n, IResolutionMarket.Answer answer)
+        internal
+        pure
+        returns (IResolutionMarket.WorkerReport[] memory r)
+    {
+        r = new IResolutionMarket.WorkerReport[](n);
         for (uint256 i; i < n; ++i) {
-            s[3 * i] = a;
-            s[3 * i + 1] = b;
-            s[3 * i + 2] = c;
+            r[i] = answer == IResolutionMarket.Answer.Yes || answer == IResolutionMarket.Answer.No
+                ? IResolutionMarket.WorkerReport(answer, 9_000, 80, 70, 60)
+                : IResolutionMarket.WorkerReport(answer, 0, 0, 0, 0);
         }
     }
 
-    function _resolve(ResolutionMarket m, uint256 marketId, address[] memory workers, uint256[] memory weights)
-        internal
-    {
+    function _propose(
+        ResolutionMarket m,
+        uint256 marketId,
+        IResolutionMarket.Verdict verdict,
+        IResolutionMarket.WorkerReport[] memory reports
+    ) internal {
+        uint256 bond = m.getMarketConfig(marketId).bond;
         vm.prank(resolver);
-        m.resolveMarket(marketId, workers, weights, _scores(workers.length, 80, 70, 60), true, HASH, URI);
+        m.proposeResolution{value: bond}(marketId, verdict, reports, HASH, URI);
+    }
+
+    function _dispute(uint256 marketId, IResolutionMarket.Verdict claimed) internal {
+        uint256 bond = market.getMarketConfig(marketId).bond;
+        vm.prank(disputer);
+        market.dispute{value: bond}(marketId, claimed);
+    }
+
+    function _warpPastWindow(ResolutionMarket m, uint256 marketId) internal {
+        vm.warp(m.getProposal(marketId).disputeEndsAt);
+    }
+
+    /// @dev Propose and finalize after the window (explicit gas: the whole inline feedback fits).
+    function _settle(
+        ResolutionMarket m,
+        uint256 marketId,
+        IResolutionMarket.Verdict verdict,
+        IResolutionMarket.WorkerReport[] memory reports
+    ) internal {
+        _propose(m, marketId, verdict, reports);
+        _warpPastWindow(m, marketId);
+        m.finalize(marketId);
     }
 
     function _countFeedbackFailed(VmExtra.Log[] memory logs) internal pure returns (uint256 count) {

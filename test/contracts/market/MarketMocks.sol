@@ -5,6 +5,7 @@ import {IIdentityRegistry} from "../../../contracts/erc8004/interfaces/IIdentity
 import {IReputationRegistry} from "../../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
 import {SettlementMath} from "../../../contracts/market/libraries/SettlementMath.sol";
+import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 
 /// @notice Base of the hostile reputation registries: only `giveFeedback` matters to the market.
 abstract contract FeedbackSink {
@@ -213,9 +214,9 @@ contract MaliciousWorker {
     }
 }
 
-/// @notice Exposes the library to fuzzing with calldata arrays.
+/// @notice Exposes the library to fuzzing.
 contract SettlementMathHarness {
-    function split(uint256 pool, uint256[] calldata weights)
+    function split(uint256 pool, uint256[] memory weights)
         external
         pure
         returns (uint256[] memory payouts, uint256 totalWeight)
@@ -223,12 +224,20 @@ contract SettlementMathHarness {
         return SettlementMath.split(pool, weights);
     }
 
-    function addObservation(uint256 packed, uint256 res, uint256 src, uint256 depth) external pure returns (uint256) {
-        return SettlementMath.addObservation(packed, res, src, depth);
+    function correctness(IResolutionMarket.Answer answer, uint256 confidenceBps, bool outcome)
+        external
+        pure
+        returns (uint8)
+    {
+        return SettlementMath.correctness(answer, confidenceBps, outcome);
     }
 
-    function averages(uint256 packed) external pure returns (uint64, uint8, uint8, uint8) {
-        return SettlementMath.averages(packed);
+    function packReport(IResolutionMarket.WorkerReport calldata r, uint256 index) external pure returns (uint64) {
+        return SettlementMath.packReport(r, index);
+    }
+
+    function unpackReport(uint256 packed) external pure returns (IResolutionMarket.WorkerReport memory) {
+        return SettlementMath.unpackReport(packed);
     }
 }
 
@@ -239,6 +248,6 @@ contract ResolutionMarketHarness is ResolutionMarket {
     {}
 
     function exposedGiveFeedback(uint256 agentId) external {
-        _giveFeedback(0, _feedbackTemplate("", bytes32(0)), agentId, 1, 0);
+        _giveFeedback(0, _feedbackTemplate("", bytes32(0)), agentId, 1, false);
     }
 }
