@@ -10,7 +10,7 @@ import { MARKET_BOND, POOL, STATUS, VERDICT, startStack } from "./dispute-fixtur
 async function committeeSetup() {
   const s = await startStack();
   const members = [s.addr("m1"), s.addr("m2"), s.addr("m3")];
-  const arbiter = await s.viem.deployContract("CommitteeArbiter", [members, 2n, [s.market.address]]);
+  const arbiter = await s.deployCommittee(members, 2n);
   const { marketId, stake, workers } = await s.openMarket(arbiter.address);
   await s.proposeWrong(marketId);
   await s.wait(await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }));

@@ -7,7 +7,8 @@
  */
 import { network } from "hardhat";
 import { describe, expect, it } from "vitest";
-import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { getAddress, getContract, keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
+import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { ANSWER, VERDICT, decodeCreReport, encodeCreMetadata, encodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
 
 const WORKFLOW_ID = keccak256(toHex("cresolver-workflow-v1"));
@@ -22,25 +23,30 @@ describe("CREReceiver end to end (viem encoding)", () => {
     const publicClient = await viem.getPublicClient();
     const testClient = await viem.getTestClient();
     const [owner, forwarder, w1, w2, w3, yesBettor, noBettor, stranger] = await viem.getWalletClients();
-    const workflowOwner = owner.account.address;
+    const workflowOwner = getAddress(owner.account.address);
     const wait = async (hash: Hex) => {
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       expect(receipt.status).toBe("success");
       return receipt;
     };
 
-    const identity = await viem.deployContract("IdentityRegistry");
+    // Typed by our generated ABIs (hardhat-viem's own types are not in the tsconfig).
+    const typed = <A extends Abi>(address: Address, abi: A) => getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: owner } });
+    const identity = typed((await viem.deployContract("IdentityRegistry")).address, identityRegistryAbi);
     const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-    const market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address]);
+    const market = typed((await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address])).address, resolutionMarketAbi);
     const config = { workflowIds: [WORKFLOW_ID], workflowOwner, workflowName: WORKFLOW_NAME, allowAnyWorkflow: false } as const;
-    const receiver = await viem.deployContract("CREReceiver", [market.address, forwarder.account.address, owner.account.address, config]);
-    const betting = await viem.deployContract("BettingMarket", [market.address]);
-    await wait(await market.write.addResolver([receiver.address]));
+    const receiver = typed((await viem.deployContract("CREReceiver", [market.address, forwarder.account.address, owner.account.address, config])).address, creReceiverAbi);
+    const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
+    // Before the first market both apply at once: the receiver as resolver, a 1-of-1 committee as default arbiter.
+    await wait(await market.write.queueResolver([receiver.address]));
+    const arbiter = await viem.deployContract("CommitteeArbiter", [[owner.account.address], 1n, [market.address]]);
+    await wait(await market.write.queueDefaultArbiter([arbiter.address]));
     await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.1") }));
 
     const deadline = (await publicClient.getBlock()).timestamp + 3600n;
     await wait(await market.write.createMarket(["Will it rain?", deadline], { value: parseEther("3") }));
-    const marketId = (await market.read.marketCount()) as bigint;
+    const marketId = await market.read.marketCount();
     const { bond, minStake, disputeWindow } = await market.read.getMarketConfig([marketId]);
 
     const workers: Address[] = [];
@@ -48,7 +54,7 @@ describe("CREReceiver end to end (viem encoding)", () => {
       const { result: agentId } = await publicClient.simulateContract({ address: identity.address, abi: identity.abi, functionName: "register", args: ["ipfs://agent"], account: w.account });
       await wait(await identity.write.register(["ipfs://agent"], { account: w.account }));
       await wait(await market.write.joinMarket([marketId, agentId], { account: w.account, value: minStake }));
-      workers.push(w.account.address);
+      workers.push(getAddress(w.account.address));
     }
     await wait(await betting.write.bet([marketId, 1], { account: yesBettor.account, value: parseEther("1") }));
     await wait(await betting.write.bet([marketId, 0], { account: noBettor.account, value: parseEther("2") }));
@@ -110,7 +116,11 @@ describe("CREReceiver end to end (viem encoding)", () => {
     expect(await market.read.pendingWithdrawal([receiver.address])).toBe(bond);
     await wait(await receiver.write.pullMarketCredits({ account: stranger.account }));
     expect(await publicClient.getBalance({ address: receiver.address })).toBe(floatBefore);
-    for (const w of workers) expect((await market.read.pendingWithdrawal([w])) >= minStake || w === workers[2]).toBe(true);
+    // Seats 1 and 2 answered YES (right): stake back plus a share of the pool; seat 3 failed: stake back only.
+    const credits = await Promise.all(workers.map((w) => market.read.pendingWithdrawal([w])));
+    expect(credits[0]! + credits[1]! + credits[2]!).toBe(parseEther("3") + 3n * minStake);
+    expect(credits[2]).toBe(minStake);
+    expect(credits[0]! > credits[1]!).toBe(true);
 
     // Bettors: YES takes the whole 3 ether betting pool.
     expect(await betting.read.claimable([marketId, yesBettor.account.address])).toBe(parseEther("3"));

@@ -6,7 +6,8 @@
  */
 import { network } from "hardhat";
 import { expect } from "vitest";
-import { keccak256, parseEther, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { getAddress, getContract, keccak256, parseEther, toHex, zeroAddress, type Abi, type Address, type Hex } from "viem";
+import { bettingMarketAbi, committeeArbiterAbi, identityRegistryAbi, resolutionMarketAbi, umaArbiterAbi } from "../../../workflow/chain/abis.js";
 import { connectProvider, type ChainContext } from "../../../workflow/chain/clients.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
 
@@ -30,19 +31,25 @@ export async function startStack() {
   const publicClient = await viem.getPublicClient();
   const testClient = await viem.getTestClient();
   const wallets = await viem.getWalletClients();
-  const addr = (role: keyof typeof ROLE): Address => wallets[ROLE[role]]!.account.address;
+  const addr = (role: keyof typeof ROLE): Address => getAddress(wallets[ROLE[role]]!.account.address);
   const ctx = async (role: keyof typeof ROLE): Promise<ChainContext> => connectProvider({ provider: conn.provider, privateKey: localDevKey(ROLE[role]) });
 
-  const identity = await viem.deployContract("IdentityRegistry", []);
+  /** A contract handle typed by our generated ABIs (hardhat-viem's own types are not in the tsconfig). */
+  const typed = <A extends Abi>(address: Address, abi: A) => getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: wallets[0]! } });
+  const identity = typed((await viem.deployContract("IdentityRegistry", [])).address, identityRegistryAbi);
   const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-  const market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, addr("deployer")]);
-  const betting = await viem.deployContract("BettingMarket", [market.address]);
+  const market = typed((await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, addr("deployer")])).address, resolutionMarketAbi);
+  const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
+  const deployCommittee = async (members: Address[], threshold: bigint) =>
+    typed((await viem.deployContract("CommitteeArbiter", [members, threshold, [market.address]])).address, committeeArbiterAbi);
+  const deployUmaArbiter = async (oracle: Address, currency: Address, bond: bigint, liveness: number) =>
+    typed((await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address, umaArbiterAbi);
   const wait = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
     return receipt;
   };
-  await wait(await market.write.addResolver([addr("resolver")]));
+  await wait(await market.write.queueResolver([addr("resolver")]));
 
   async function increaseTime(seconds: number) {
     await testClient.increaseTime({ seconds });
@@ -64,7 +71,7 @@ export async function startStack() {
       allowedAgents: [],
     } as const;
     await wait(await market.write.createMarketWith([question, deadline, params], { account: addr("creator"), value: POOL }));
-    const marketId = (await market.read.marketCount()) as bigint;
+    const marketId = await market.read.marketCount();
     const config = await market.read.getMarketConfig([marketId]);
     expect(config.arbiter).toBe(arbiter);
     expect(config.bond).toBe(MARKET_BOND);
@@ -98,7 +105,7 @@ export async function startStack() {
   /** The market's balance equals what it owes the given accounts (nothing else is owed in these tests). */
   async function expectMarketOwes(accounts: Address[]) {
     let owed = 0n;
-    for (const a of new Set(accounts)) owed += (await market.read.pendingWithdrawal([a])) as bigint;
+    for (const a of new Set(accounts)) owed += await market.read.pendingWithdrawal([a]);
     expect(await publicClient.getBalance({ address: market.address })).toBe(owed);
   }
 
@@ -112,7 +119,7 @@ export async function startStack() {
     expect(after - before + receipt.gasUsed * receipt.effectiveGasPrice).toBe(parseEther("3"));
   }
 
-  return { conn, viem, publicClient, testClient, addr, ctx, identity, reputation, market, betting, wait, increaseTime, openMarket, proposeWrong, expectMarketOwes, expectBettingPaysYes, zeroAddress };
+  return { conn, viem, publicClient, testClient, addr, ctx, typed, identity, reputation, market, betting, deployCommittee, deployUmaArbiter, wait, increaseTime, openMarket, proposeWrong, expectMarketOwes, expectBettingPaysYes, zeroAddress };
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;

@@ -10,7 +10,7 @@
  * Needs `npx hardhat build`.
  */
 import { describe, expect, it } from "vitest";
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { parseEventLogs, type Hex } from "viem";
 import { approveCurrency, currencyBalance, deployUmaStack, disputeAssertion, getAssertion, mintCurrency, pushMockPrice, settleAssertion, type UmaStack } from "../../../workflow/chain/uma.js";
 import { MARKET_BOND, POOL, STATUS, VERDICT, startStack, type Stack } from "./dispute-fixture.js";
 
@@ -22,7 +22,7 @@ async function umaSetup() {
   const s = await startStack();
   const deployer = await s.ctx("deployer");
   const uma: UmaStack = await deployUmaStack(deployer, { finalFee: FINAL_FEE });
-  const arbiter = await s.viem.deployContract("UmaArbiter", [uma.optimisticOracle, uma.currency, 0n, LIVENESS, [s.market.address]]);
+  const arbiter = await s.deployUmaArbiter(uma.optimisticOracle, uma.currency, 0n, LIVENESS);
   const disputerCtx = await s.ctx("disputer");
   const resolverCtx = await s.ctx("resolver");
   for (const who of ["disputer", "resolver"] as const) await mintCurrency(deployer, uma, s.addr(who), 1_000n * E18);
@@ -32,13 +32,13 @@ async function umaSetup() {
 }
 
 /** The disputer approves UMA's bond to the arbiter and disputes with the market bond, claiming YES. */
-async function disputeYes(s: Stack, arbiter: { address: Address; read: { disputeBond: () => Promise<unknown>; assertionIdOf: (a: readonly [Address, bigint]) => Promise<unknown> } }, uma: UmaStack, disputerCtx: Awaited<ReturnType<Stack["ctx"]>>, marketId: bigint) {
-  const umaBond = (await arbiter.read.disputeBond()) as bigint;
+async function disputeYes(s: Stack, arbiter: Awaited<ReturnType<Stack["deployUmaArbiter"]>>, uma: UmaStack, disputerCtx: Awaited<ReturnType<Stack["ctx"]>>, marketId: bigint) {
+  const umaBond = await arbiter.read.disputeBond();
   expect(umaBond).toBe(2n * FINAL_FEE);
   await approveCurrency(disputerCtx, uma, arbiter.address, umaBond);
   const receipt = await s.wait(await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }));
   expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.disputed);
-  const assertionId = (await arbiter.read.assertionIdOf([s.market.address, marketId])) as Hex;
+  const assertionId: Hex = await arbiter.read.assertionIdOf([s.market.address, marketId]);
   expect(assertionId).not.toBe(`0x${"0".repeat(64)}`);
   return { umaBond, assertionId, receipt };
 }
@@ -127,8 +127,8 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(2n * MARKET_BOND + stake);
     expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(0n);
     expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(0n);
-    const w1 = (await s.market.read.pendingWithdrawal([workers[0]!.address])) as bigint;
-    const w3 = (await s.market.read.pendingWithdrawal([workers[2]!.address])) as bigint;
+    const w1 = await s.market.read.pendingWithdrawal([workers[0]!.address]);
+    const w3 = await s.market.read.pendingWithdrawal([workers[2]!.address]);
     expect(w1 + w3).toBe(POOL + 2n * stake);
     await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
     expect(await currencyBalance(resolverCtx, uma, s.addr("resolver"))).toBe(1_000n * E18 + umaBond - umaBond / 2n);
