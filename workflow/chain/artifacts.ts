@@ -15,6 +15,7 @@ export const CONTRACT_SOURCES = {
   BettingMarket: "contracts/market/BettingMarket.sol",
   CREReceiver: "contracts/cre/CREReceiver.sol",
   CommitteeArbiter: "contracts/arbiter/CommitteeArbiter.sol",
+  UmaArbiter: "contracts/arbiter/UmaArbiter.sol",
 } as const;
 
 export type ContractName = keyof typeof CONTRACT_SOURCES;
