@@ -59,8 +59,12 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
   return fail;
 }
 
+/** Answers one contract call of a Multicall3 batch: from a TestMarket, or from a real chain's precomputed replies. */
+export type CallSource = TestMarket | ((target: Hex, data: Hex) => { success: boolean; returnData: Hex });
+
 /** Installs the mocks for this test (call inside the SDK's `test`). `agents` is keyed by URL host. */
-export function installMocks(market: TestMarket, agents: Map<string, Agent>): MockLog {
+export function installMocks(market: CallSource, agents: Map<string, Agent>): MockLog {
+  const source = typeof market === "function" ? market : (target: Hex, data: Hex) => answer(market, target, data);
   const log: MockLog = { chainReads: 0, http: [], reports: [] };
   const selector = getNetwork({ chainFamily: "evm", chainSelectorName: CHAIN_SELECTOR_NAME })!.chainSelector.selector;
   const evm = EvmMock.testInstance(selector);
@@ -69,7 +73,7 @@ export function installMocks(market: TestMarket, agents: Map<string, Agent>): Mo
     const to = bytesToHex(input.call!.to);
     if (getAddress(to) !== MULTICALL3_ADDRESS) throw new Error(`unexpected direct call to ${to}`);
     const { args } = decodeFunctionData({ abi: multicall3Abi, data: bytesToHex(input.call!.data) });
-    const results = args[0].map((c) => answer(market, c.target, c.callData));
+    const results = args[0].map((c) => source(c.target, c.callData));
     const data = encodeFunctionResult({ abi: multicall3Abi, functionName: "aggregate3", result: results });
     return { data: b64(Uint8Array.from(Buffer.from(data.slice(2), "hex"))) };
   };
