@@ -107,6 +107,8 @@ async function runScenario(s: Scenario) {
     sweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))) })),
     oracleSweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))) })),
     deterministicBundles: deterministic,
+    /** Per seed, the call of every market (not written: used to compare style variants market by market). */
+    calls: results.map((r) => r.markets.map((m) => `${m.after}:${m.posterior}`).join(",")),
   };
 }
 
@@ -123,6 +125,8 @@ function acceptance(byName: Map<string, ScenarioResult>) {
   for (const n of ["7-agents-rich-liars", "7-agents-terse-best"]) {
     const r = g(n).after;
     add(`${n}: within 3 points of the 7-agent panel`, Math.abs(r.correct - seven.correct) <= 3 && Math.abs(r.wrong - seven.wrong) <= 3, `${r.correct} % / ${r.wrong} %`);
+    const same = g(n).calls.every((c, i) => c === g("7-agents").calls[i]);
+    add(`${n}: style never moves a verdict (same verdict and posterior in every market of every seed)`, same, same ? "identical" : "differs");
   }
   const ten = g("10-agents").after;
   add("10 agents: correct ≥ 70 %, wrong ≤ 20 %", ten.correct >= 70 && ten.wrong <= 20, `${ten.correct} % / ${ten.wrong} %`);
@@ -153,7 +157,7 @@ async function main(): Promise<void> {
     markets: MARKETS,
     decision: { thresholdBps: THRESHOLD_BPS, minHistory: DEFAULT_MIN_HISTORY, ...VOTE, accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) } },
     note: "percent of counted markets, mean over seeds 1..N (minCorrect / maxWrong: worst seed); before = the pre-issue-10 quality-weighted vote (bench/sim/frozen-vote-v1.ts)",
-    scenarios: out,
+    scenarios: out.map(({ calls: _calls, ...rest }) => rest),
     acceptance: checks,
   };
   if (OUT !== undefined) {
