@@ -11,7 +11,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { encodeDeployData, getAddress, parseAbi, stringToHex, zeroAddress, type Abi, type Address, type Hex } from "viem";
+import { umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
+import { deployContract, type DeployedContract } from "./deploy.js";
 import { ChainError, toChainError } from "./errors.js";
 import { sendContractTx } from "./writer.js";
 
@@ -190,4 +192,24 @@ export async function pushMockPrice(ctx: ChainContext, uma: UmaStack, assertionI
 /** Settles an assertion (after liveness, or once the DVM answered); OOv3 then calls the UmaArbiter back. */
 export async function settleAssertion(ctx: ChainContext, uma: UmaStack, assertionId: Hex) {
   return tx(ctx, uma.optimisticOracle, umaAbis.optimisticOracle, "settleAssertion", [assertionId], "OOv3.settleAssertion");
+}
+
+export interface UmaArbiterOptions {
+  /** UMA bond per dispute in the currency's base units (0 = OOv3's minimum). */
+  bond?: bigint;
+  /** Seconds the asserted claim can be countered on OOv3 (600 … 604800; default 7200). */
+  liveness?: number;
+  /** Markets allowed to open cases. */
+  markets: Address[];
+}
+
+/** Deploys our UmaArbiter against `uma`'s OOv3 and currency (needs `npx hardhat build`). */
+export async function deployUmaArbiter(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "currency">, options: UmaArbiterOptions): Promise<DeployedContract> {
+  return deployContract(ctx, "UmaArbiter", umaArbiterAbi, [uma.optimisticOracle, uma.currency, options.bond ?? 0n, options.liveness ?? 7200, options.markets.map((m) => getAddress(m))]);
+}
+
+/** The OOv3 assertion of a market's dispute, or undefined when the arbiter has none for it. */
+export async function assertionIdOf(ctx: ChainContext, arbiter: Address, market: Address, marketId: bigint): Promise<Hex | undefined> {
+  const id = await ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "assertionIdOf", args: [market, marketId] });
+  return /^0x0+$/.test(id) ? undefined : id;
 }
