@@ -187,4 +187,26 @@ contract CREReceiverIntegrationTest is RealStackFixture {
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, address(late), id));
         forwarder.report(address(late), WF_ID, WF_NAME, WF_OWNER, _report(id, block.chainid, address(market), IResolutionMarket.Verdict.Yes, 2));
     }
+
+    /// @dev 100 seats through CRE: the delivery (forwarder -> receiver -> proposeResolution) and the later
+    ///      finalization each stay below EIP-7825's 2^24 gas per transaction.
+    function testHundredSeatReportFitsOneTransaction() public {
+        uint64 deadline = uint64(block.timestamp + 1 days);
+        IResolutionMarket.MarketParams memory p;
+        p.maxWorkers = 100;
+        vm.prank(creator);
+        uint256 id = market.createMarketWith{value: REWARD}("Will it rain in Lisbon tomorrow?", deadline, p);
+        address[] memory workers = _joinWorkers(id, 100);
+        _request(id, deadline);
+        bytes memory report = _report(id, block.chainid, address(market), IResolutionMarket.Verdict.Yes, 100);
+        uint256 g = gasleft();
+        _deliver(report);
+        uint256 deliveryGas = g - gasleft();
+        assertTrue(deliveryGas < 1 << 24, "delivery below 2^24 gas");
+        vm.warp(market.getProposal(id).disputeEndsAt);
+        g = gasleft();
+        market.finalize(id);
+        assertTrue(g - gasleft() < 1 << 24, "finalization below 2^24 gas");
+        assertEq(address(market).balance, _owed(workers), "market owes exactly its balance");
+    }
 }
