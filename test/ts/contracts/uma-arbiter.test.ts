@@ -68,6 +68,8 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     expect((await arbiter.read.getCase([s.market.address, marketId])).assertionDisputed).toBe(true);
     await pushMockPrice(disputerCtx, uma, assertionId, true);
     const settled = await settleAssertion(await s.ctx("yesBettor"), uma, assertionId);
+    expect(settled.receipt.gasUsed < 2n ** 24n).toBe(true);
+    if (process.env.GAS_REPORT) console.log(`settleAssertion (DVM path, 3 seats): ${settled.receipt.gasUsed} gas`);
     const finals = parseEventLogs({ abi: s.market.abi, logs: settled.receipt.logs, eventName: "MarketFinalized" });
     expect(finals).toHaveLength(1);
     expect(finals[0]!.args.disputed).toBe(true);
