@@ -10,6 +10,7 @@ import { connectProvider, withKey, type ChainContext } from "../../../workflow/c
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
 import { ChainError } from "../../../workflow/chain/errors.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
+import { umaArbiterAbi } from "../../../workflow/chain/abis.js";
 import {
   ASSERT_TRUTH,
   UMA_ARTIFACTS,
@@ -20,6 +21,8 @@ import {
   loadUmaArtifact,
   mintCurrency,
   approveCurrency,
+  assertionIdOf,
+  deployUmaArbiter,
   pushMockPrice,
   settleAssertion,
   umaAbis,
@@ -122,5 +125,17 @@ describe("UMA stack from @uma/core", () => {
     expect(await currencyBalance(owner, uma, counter.account!.address)).toBe(counterBefore + 50n * E18);
     expect(await currencyBalance(owner, uma, uma.store)).toBe(storeBefore + 50n * E18);
     expect(await currencyBalance(owner, uma, uma.optimisticOracle)).toBe(0n);
+  });
+
+  it("deploys our UmaArbiter against the stack: OOv3's identifier and minimum bond, no case yet", async () => {
+    const market = "0x000000000000000000000000000000000000dEaD";
+    const arbiter = await deployUmaArbiter(owner, uma, { markets: [market], liveness: 3600 });
+    const read = owner.publicClient.readContract;
+    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "identifier" })).toBe(ASSERT_TRUTH);
+    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "disputeBond" })).toBe(100n * E18);
+    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "liveness" })).toBe(3600n);
+    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "isMarket", args: [market] })).toBe(true);
+    expect(await assertionIdOf(owner, arbiter.address, market, 1n)).toBeUndefined();
+    await expect(deployUmaArbiter(owner, uma, { markets: [market], liveness: 60 })).rejects.toThrow(/LivenessOutOfRange/);
   });
 });
