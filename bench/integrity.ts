@@ -6,7 +6,8 @@
  *   npm run bench:integrity [-- --seeds 20 --markets 60]
  *
  * Per scenario (mean over seeds, every counted market is correct / wrong / unresolved): the new decision, the
- * pre-issue-10 vote (frozen copy), the head count and the best single agent; Spearman(correctness reputation,
+ * pre-issue-10 vote (frozen copy), an oracle (the same rule weighted with the TRUE accuracies: the cost of the
+ * threshold itself, without estimation error), the head count and the best single agent; Spearman(correctness reputation,
  * true accuracy) as markets accumulate; a sweep of the posterior threshold.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -71,6 +72,11 @@ function atThreshold(m: MarketTrace, bps: number): Call {
   return m.side === m.truth ? "correct" : "wrong";
 }
 
+function oracleAt(m: MarketTrace, bps: number): Call {
+  if (!m.quorum || m.oracleSide === null || m.oraclePosterior * 10_000 < bps) return "unresolved";
+  return m.oracleSide === m.truth ? "correct" : "wrong";
+}
+
 function meanOf(values: (number | null)[]): number | null {
   const v = values.filter((x): x is number => x !== null);
   return v.length === 0 ? null : Math.round((v.reduce((s, x) => s + x, 0) / v.length) * 1000) / 1000;
@@ -91,6 +97,7 @@ async function runScenario(s: Scenario) {
     countedMarkets: MARKETS - (s.countFrom ?? 0),
     after: of((m) => m.after),
     before: of((m) => m.before),
+    oracle: of((m) => oracleAt(m, THRESHOLD_BPS)),
     headCount: of((m) => m.headCount),
     bestSingle: of((m) => m.bestSingle),
     spearman: {
@@ -98,7 +105,10 @@ async function runScenario(s: Scenario) {
       before: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanBefore[k] ?? null))])),
     },
     sweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))) })),
+    oracleSweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))) })),
     deterministicBundles: deterministic,
+    /** Per seed, the call of every market (not written: used to compare style variants market by market). */
+    calls: results.map((r) => r.markets.map((m) => `${m.after}:${m.posterior}`).join(",")),
   };
 }
 
@@ -115,6 +125,8 @@ function acceptance(byName: Map<string, ScenarioResult>) {
   for (const n of ["7-agents-rich-liars", "7-agents-terse-best"]) {
     const r = g(n).after;
     add(`${n}: within 3 points of the 7-agent panel`, Math.abs(r.correct - seven.correct) <= 3 && Math.abs(r.wrong - seven.wrong) <= 3, `${r.correct} % / ${r.wrong} %`);
+    const same = g(n).calls.every((c, i) => c === g("7-agents").calls[i]);
+    add(`${n}: style never moves a verdict (same verdict and posterior in every market of every seed)`, same, same ? "identical" : "differs");
   }
   const ten = g("10-agents").after;
   add("10 agents: correct ≥ 70 %, wrong ≤ 20 %", ten.correct >= 70 && ten.wrong <= 20, `${ten.correct} % / ${ten.wrong} %`);
@@ -145,7 +157,7 @@ async function main(): Promise<void> {
     markets: MARKETS,
     decision: { thresholdBps: THRESHOLD_BPS, minHistory: DEFAULT_MIN_HISTORY, ...VOTE, accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) } },
     note: "percent of counted markets, mean over seeds 1..N (minCorrect / maxWrong: worst seed); before = the pre-issue-10 quality-weighted vote (bench/sim/frozen-vote-v1.ts)",
-    scenarios: out,
+    scenarios: out.map(({ calls: _calls, ...rest }) => rest),
     acceptance: checks,
   };
   if (OUT !== undefined) {
@@ -159,11 +171,13 @@ async function main(): Promise<void> {
     console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
     console.log(row("after", r.after));
     console.log(row("before", r.before));
+    console.log(row("oracle", r.oracle));
     console.log(row("head count", r.headCount));
     console.log(row("best single", r.bestSingle));
     console.log(`  Spearman after  ${JSON.stringify(r.spearman.after)}`);
     console.log(`  Spearman before ${JSON.stringify(r.spearman.before)}`);
     console.log(`  sweep ${r.sweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
+    console.log(`  oracle sweep ${r.oracleSweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
     if (!r.deterministicBundles) console.log("  !! bundles differ between two runs of the same seed");
   }
   console.log("\nacceptance:");

@@ -30,6 +30,9 @@ export interface MarketTrace {
   side: boolean | null;
   quorum: boolean;
   before: Call;
+  /** The same rule with the TRUE accuracies as weights (what perfect knowledge of the agents would give). */
+  oraclePosterior: number;
+  oracleSide: boolean | null;
   headCount: Call;
   bestSingle: Call;
 }
@@ -126,6 +129,11 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
     const v1 = decideResolutionV1(evaluation.evaluations, records, oldRep);
     const bestRec = records.find((r) => r.seat.agentId === best.id);
     const side = decision.reason === "tie" || decision.reason === "no-quorum" ? null : decision.logOdds > 0;
+    let oracle = 0;
+    for (const r of records) {
+      const p = Math.min(0.99, Math.max(0.01, accuracyOf.get(r.seat.agentId)!));
+      oracle += (r.answer!.determination ? 1 : -1) * Math.max(0, Math.log(p / (1 - p)));
+    }
     out.markets.push({
       truth,
       after: call(decision.verdict === "invalid" ? null : decision.verdict === "yes", truth),
@@ -133,6 +141,8 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
       side,
       quorum: decision.reason !== "no-quorum",
       before: call(v1.outcome.kind === "resolved" ? v1.outcome.resolution : null, truth),
+      oraclePosterior: 1 / (1 + Math.exp(-Math.abs(oracle))),
+      oracleSide: oracle === 0 ? null : oracle > 0,
       headCount: call(yes === no ? null : yes > no, truth),
       bestSingle: call(bestRec ? bestRec.answer!.determination : null, truth),
     });

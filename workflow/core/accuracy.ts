@@ -256,6 +256,8 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
       const bps = Number.isFinite(a.confidenceBps) ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps))) : 5_000;
       vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps });
     }
+    // Agent order, not log order, inside a market: float sums then do not depend on how answers were listed.
+    vs.sort((x, y) => x.agent - y.agent);
     votes.push(vs);
     known.push(m.disputed && typeof m.final === "boolean" ? (m.final ? 1 : 0) : undefined);
   }
