@@ -82,6 +82,14 @@ function show(runtime: () => Runtime): Command {
       const finalized = ["Resolved", "Invalid"].includes(s.statusName);
       const results = finalized ? await getSeatResults(ctx, market, marketId) : [];
       const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId) : 0n;
+      // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
+      const refusedSeats: number[] = [];
+      if (s.statusName === "Resolved") {
+        const { results: pending } = await readMany(ctx, s.workers.map((_, i) => ({ address: market, abi: resolutionMarketAbi, functionName: "pendingFeedback", args: [marketId, BigInt(i)] })), s.blockNumber);
+        pending.forEach((r, i) => {
+          if (r.status === "success" && (r.result as readonly [boolean, boolean]).some(Boolean)) refusedSeats.push(i);
+        });
+      }
       const windowOpen = proposal !== undefined && s.statusName === "Proposed" && now < proposal.disputeEndsAt;
       const outcome = s.statusName === "Resolved" ? (s.outcome ? "YES" : "NO") : null;
       const result = {
@@ -104,6 +112,7 @@ function show(runtime: () => Runtime): Command {
         proposal: proposal === undefined ? null : { ...proposal, disputeEndsAtIso: iso(proposal.disputeEndsAt), windowOpen, reports },
         cancellableAt: cancellableAt === 0n ? null : cancellableAt,
         feedbackPending: s.feedbackPending,
+        refusedSeats,
         results,
         blockNumber: s.blockNumber,
         chainTime: now,
@@ -133,6 +142,7 @@ function show(runtime: () => Runtime): Command {
         else if (s.statusName === "Proposed") lines.push(`  disputed      no${windowOpen ? "" : ": anyone can finalize"}`);
         lines.push(...reports.map((r, i) => `    seat ${i}: ${r.answer}${r.answer === "yes" || r.answer === "no" ? ` @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}` : ""}`));
       }
+      if (refusedSeats.length > 0) lines.push(`  refused       ERC-8004 records of seat(s) ${refusedSeats.join(", ")} were refused and stay pending: \`market retry-feedback ${marketId} --seat <n>\``);
       if (results.length > 0) lines.push(`  results${s.feedbackPending > 0n ? ` (ERC-8004 feedback pending for ${s.feedbackPending} seats: run \`market publish-feedback ${marketId}\`)` : ""}`, ...results.map(seatLine));
       rt.emit(result, lines.join("\n"));
     });

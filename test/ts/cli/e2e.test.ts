@@ -164,7 +164,7 @@ describe("cresolver on a local hardhat node", () => {
       expect(w.reputation.settled).toBe("2");
       expect(w.feedbackCount).toBe("4");
     }
-  });
+  }, 180_000);
 
   it("agent set-wallet binds a wallet signed by its own key (EIP-712)", async () => {
     const walletKey = hardhatKey(7);

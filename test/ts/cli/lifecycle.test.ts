@@ -6,7 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatEther, parseEther } from "viem";
+import { formatEther, parseEther, zeroAddress } from "viem";
+import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
+import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
@@ -146,6 +148,31 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     expect(p.code, p.stderr).toBe(0);
     expect(p.json).toMatchObject({ published: "2", pending: "0" });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ feedbackPending: "0" });
+  });
+
+  it("retry-feedback: a seat that made the market its operator is refused at finalization, its records stay pending and are written once it revokes", async () => {
+    const id = await create();
+    await join_(id, 13);
+    await join_(id, 14);
+    const agent = await agentOf(13);
+    const worker = withKey(h.owner, hardhatKey(13));
+    // After joining (joinMarket refuses it), the agent's owner approves the market: ERC-8004 then refuses the
+    // market's feedback on it as self-feedback.
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [h.market, agent] });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p4.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", seats: [{ reward: "0", stakeReturned: parseEther("0.01").toString() }, { answer: "yes" }] });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [0] });
+    const still = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(still.json).toMatchObject({ written: "0", stillPending: "2" });
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [zeroAddress, agent] });
+    const retried = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(retried.json).toMatchObject({ written: "2", stillPending: "0" });
+    await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, { key: hardhatKey(9) });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
 
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
