@@ -138,6 +138,47 @@ export const doneResponsesSchema = z.object({
   responses: z.array(z.string().max(AI_OLYMPICS_LIMITS.maxReplyLength)).max(AI_OLYMPICS_LIMITS.maxChallengeReplies),
 });
 
+const REPLY_TEXT_FIELDS = ["responses", "replies", "answers", "reply", "response", "answer", "text", "message", "evidence", "reasoning", "summary"] as const;
+
+/** "1. …\n2. …" or "Challenge 1: …" numbered from 1 to `count` in order, else undefined. */
+function numberedParts(text: string, count: number): string[] | undefined {
+  const marks = [...text.matchAll(/(?:^|\n)\s*(?:challenge\s*#?\s*)?(\d{1,2})\s*[.):\-–—]\s+/gi)];
+  if (count < 2 || marks.length !== count || marks.some((m, i) => Number(m[1]) !== i + 1)) return undefined;
+  return marks.map((m, i) => text.slice((m.index ?? 0) + m[0].length, i + 1 < marks.length ? marks[i + 1].index : text.length).trim());
+}
+
+/**
+ * The challenge replies in a `done` result. Our convention is `{responses: string[]}`; an agent that
+ * follows only the AI Olympics spec ends with any `result` (often a text, "Task completed" in the
+ * spec's sample), so a reply is read from what there is: an array of strings, a text numbered
+ * 1..count (one reply each), any other text (one reply), or an object's first text field among
+ * responses/replies/answers/reply/response/answer/text/message/evidence/reasoning/summary.
+ * Blank or missing → a problem (the turn goes on).
+ */
+export function challengeRepliesOf(result: unknown, count: number): { ok: true; value: string[] } | { ok: false; message: string } {
+  const strict = doneResponsesSchema.safeParse(result);
+  if (strict.success) return { ok: true, value: strict.data.responses };
+  const fromText = (text: string): { ok: true; value: string[] } | { ok: false; message: string } => {
+    const t = text.trim().slice(0, AI_OLYMPICS_LIMITS.maxReplyLength);
+    if (t === "") return { ok: false, message: "done result holds no reply text" };
+    return { ok: true, value: numberedParts(t, count) ?? [t] };
+  };
+  if (typeof result === "string") return fromText(result);
+  if (Array.isArray(result)) {
+    const texts = result.filter((r): r is string => typeof r === "string").slice(0, AI_OLYMPICS_LIMITS.maxChallengeReplies);
+    return texts.some((t) => t.trim() !== "") ? { ok: true, value: texts.map((t) => t.slice(0, AI_OLYMPICS_LIMITS.maxReplyLength)) } : { ok: false, message: "done result holds no reply text" };
+  }
+  if (typeof result === "object" && result !== null) {
+    const record = result as Record<string, unknown>;
+    for (const key of REPLY_TEXT_FIELDS) {
+      const v = record[key];
+      if (typeof v === "string" && v.trim() !== "") return fromText(v);
+      if (Array.isArray(v) && v.some((x) => typeof x === "string" && x.trim() !== "")) return challengeRepliesOf(v, count);
+    }
+  }
+  return { ok: false, message: "done result holds no reply text (expected {responses: [...]} or a text)" };
+}
+
 /** `result` as an object, or a JSON text of one (agents often stringify it); anything else as is. */
 export function unwrapResult(result: unknown): unknown {
   if (typeof result !== "string") return result;

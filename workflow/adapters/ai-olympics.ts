@@ -24,7 +24,9 @@
  *   back as `pageState.error`. `done` with `success: false` → `abstained`. No valid done within the turn
  *   budget → the last turn's error kind if the last turn was skipped, else `invalid-response`.
  * - Challenge: a new, shorter session (`challengeMaxTurns`, 3) whose task carries the challenges, the
- *   worker's own answer and the anonymised peers; done's result is `{responses: string[]}`.
+ *   worker's own answer and the anonymised peers; done's result is `{responses: string[]}`, or, from an
+ *   agent that knows only the spec, any text/array/object read by `challengeRepliesOf` (never Collaboration 0
+ *   for a spec-following agent that did answer).
  * - Extras (bundle): turns, thinking (capped), every action executed or skipped with the reason, turn
  *   errors. No timings or timestamps: the bundle must be reproducible.
  *
@@ -40,7 +42,7 @@ import { toFailure } from "./call.js";
 import type { CredentialStore } from "./credentials.js";
 import { describeIssues } from "./cresolver.js";
 import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./ai-olympics-actions.js";
-import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeTaskPrompt, doneArgsSchema, doneFindingSchema, doneResponsesSchema } from "./ai-olympics-wire.js";
+import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./ai-olympics-wire.js";
 import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./ai-olympics-wire.js";
 
 // This module's public surface from before the split: all of the wire format, and pageText.
@@ -374,10 +376,10 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
 
     async challenge(endpoint, seat, request): Promise<CallResult<string[]>> {
       if (request.challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
-      const { result } = await session(endpoint, seat, request.ask.marketId, challengeTaskPrompt(request, challengeMaxTurns), challengeMaxTurns, (raw) => {
-        const parsed = doneResponsesSchema.safeParse(raw);
-        return parsed.success ? { ok: true, value: parsed.data.responses } : { ok: false, message: describeIssues("done result", parsed.error) };
-      });
+      // Spec-only agents finish with any result (a text, say): challengeRepliesOf reads replies from it.
+      const { result } = await session(endpoint, seat, request.ask.marketId, challengeTaskPrompt(request, challengeMaxTurns), challengeMaxTurns, (raw) =>
+        challengeRepliesOf(raw, request.challenges.length),
+      );
       if (!result.ok) return result;
       // Fewer replies than challenges are recorded as they are (lower Collaboration); extra ones are dropped.
       return { ...result, value: result.value.slice(0, request.challenges.length) };

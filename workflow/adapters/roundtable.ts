@@ -14,8 +14,8 @@
  *   phase), 5 MB per reply, every string cut to 50,000 characters and stripped of NUL.
  * - Replies are validated strictly (zod, no coercion); `null` counts as absent for optional fields.
  * - Prompt-injection patterns (core/text.ts detectInjection) in any string of a reply are flagged in
- *   `extras.injection` (field path → pattern names); the text itself is kept (the evaluator already
- *   removes instruction-like sentences before scoring).
+ *   `extras.injection` (field path → pattern names); the text itself is kept (the evaluator scores a text
+ *   holding instruction-like text as empty).
  *
  * Determination rule (readDetermination): see its doc comment and docs/protocols/roundtable.md.
  * Confidence: reported confidence × evidence strength (EVIDENCE_LEVEL_WEIGHTS), see answerConfidence.

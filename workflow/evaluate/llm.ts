@@ -18,9 +18,17 @@
  *   AbortSignal. Response bodies over `maxResponseBytes` (default 1 MiB) are refused. Redirects are
  *   never followed (a 3xx is a non-retryable HTTP error). The endpoint is operator configuration, so
  *   it is not subject to the agent destination guard (loopback is fine for tests and local models).
- * - Any failure → the `fallback` evaluator's scores for that worker, with `fallbackReason`
- *   recorded; the result then carries `fallbackEvaluator`. If every worker fell back, the result's
- *   `fallbackReason` is set as well.
+ * - Failures are blamed (issue 13 item 9). A failure caused by the worker's own text (refusal, content
+ *   filter, truncation, malformed or out-of-schema output, 400/413/422, oversized reply) scores that
+ *   worker at the floor (every dimension 0) with `fallbackReason` "…counted against the worker": it
+ *   can never do better than the model would have. A service failure (connection, timeout,
+ *   408/409/429/5xx, auth, redirect), or every one of ≥ 2 workers failing, is a global fallback: every
+ *   worker not blamed for its own failure is scored by the `fallback` evaluator (LLM scores already
+ *   received are discarded, so no panel mixes evaluators), the result carries `fallbackEvaluator` and a
+ *   `fallbackReason` starting "GLOBAL FALLBACK" (the bundle's `evaluationFallbackReason`), and one
+ *   warning line goes to `warn` (stderr by default).
+ * - A worker whose text carries instruction-like text (core/text.ts) gets each LLM score capped at the
+ *   rubric's, which scores such text as empty: injection never pays under either evaluator.
  * - The API key is only given to the SDK (Authorization header). It is never logged (SDK logging is
  *   off), never put in prompts, identities or results, and redacted from any error text.
  */
@@ -28,7 +36,7 @@ import OpenAI from "openai";
 import { Agent, fetch as undiciFetch } from "undici";
 import { z } from "zod";
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { sanitizeString } from "../core/text.js";
+import { cleanForScoring, marketPatterns, sanitizeString } from "../core/text.js";
 import {
   DIMENSIONS,
   type Address,
@@ -41,9 +49,43 @@ import {
   type WorkerRecord,
 } from "../core/types.js";
 import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema } from "./prompt.js";
-import { rubricEvaluate } from "./rubric.js";
+import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
 
 export const LLM_SEED = 42;
+
+interface Failed {
+  error: string;
+  blame: FailureBlame;
+}
+
+/** True when the rubric finds instruction-like text in the worker's evidence, a source or a challenge reply. */
+function carriesInjection(input: EvaluationInput, w: WorkerRecord): boolean {
+  const a = w.answer;
+  const exempt = marketPatterns(input.market);
+  const texts = [a?.evidence, ...(Array.isArray(a?.sources) ? a.sources : []), ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : [])];
+  return texts.some((t) => typeof t === "string" && cleanForScoring(t, undefined, exempt).injected);
+}
+
+/**
+ * A model can be swayed by injected instructions; the rubric cannot (it scores such text as empty).
+ * For a worker whose text carries instruction-like text, each LLM score is capped at the rubric's, so
+ * injection never scores above the same answer without it under either evaluator.
+ */
+function capInjected(input: EvaluationInput, w: WorkerRecord, scores: DimensionScores): DimensionScores {
+  if (!carriesInjection(input, w)) return scores;
+  const rubric = scoreWorker(input.market, w, panelSummary(input.workers));
+  const out = {} as DimensionScores;
+  for (const d of DIMENSIONS) {
+    const cap = rubric[d].score;
+    out[d] = scores[d].score <= cap ? scores[d] : { score: cap, explanation: sanitizeString(`${scores[d].explanation} (capped at the rubric's ${cap}: instruction-like text in the worker's text)`, 600) };
+  }
+  return out;
+}
+
+/** Every dimension at 0: what a worker whose own text broke its evaluation gets (never the lenient rubric). */
+export function floorScores(explanation: string): DimensionScores {
+  return Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0, explanation: sanitizeString(explanation, 600) }])) as DimensionScores;
+}
 
 export interface LlmEvaluatorOptions {
   baseURL: string;
@@ -63,6 +105,8 @@ export interface LlmEvaluatorOptions {
   retryMaxDelayMs?: number;
   /** Response body cap. Default 1 MiB. */
   maxResponseBytes?: number;
+  /** Where the loud global-fallback warning goes. Default: one line on stderr. */
+  warn?: (message: string) => void;
 }
 
 const scoreSchema = z.object({ score: z.number().refine(Number.isFinite, "score must be finite"), explanation: z.string() });
@@ -91,10 +135,20 @@ export function parseLlmOutput(content: string): DimensionScores {
   return out;
 }
 
+/**
+ * Who a failed evaluation is blamed on. "worker": the request carrying this worker's text was refused
+ * or answered unusably (refusal, moderation/content filter, truncation, malformed or out-of-schema
+ * output, a 400/413/422 for the request, an oversized reply) — the same prompt without that text
+ * works for the others. "service": the LLM endpoint itself failed (connection, timeout, 408/409/429/5xx,
+ * auth, unknown model, redirect), which says nothing about the worker.
+ */
+export type FailureBlame = "worker" | "service";
+
 class AttemptError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    readonly blame: FailureBlame = "worker",
   ) {
     super(message);
   }
@@ -170,6 +224,7 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
   const baseDelay = intOption(options.retryBaseDelayMs, 500, 0, 60_000, "retryBaseDelayMs");
   const maxDelay = intOption(options.retryMaxDelayMs, 4_000, 0, 60_000, "retryMaxDelayMs");
   const maxBytes = intOption(options.maxResponseBytes, 1 << 20, 1_024, 64 << 20, "maxResponseBytes");
+  const warn = options.warn ?? ((message: string) => void process.stderr.write(`${message}\n`));
 
   const client = new OpenAI({
     baseURL,
@@ -211,23 +266,28 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       const message = choice?.message;
       if (!message) throw new AttemptError("malformed output: no choices", false);
       if (typeof message.refusal === "string" && message.refusal.length > 0) throw new AttemptError("model refused", false);
+      if (choice?.finish_reason === "content_filter") throw new AttemptError("output blocked by the content filter", false);
+      if (choice?.finish_reason === "length") throw new AttemptError("truncated output (finish_reason length)", false);
       if (typeof message.content !== "string") throw new AttemptError("malformed output: no content", false);
       content = message.content;
     } catch (err) {
       if (err instanceof AttemptError) throw err;
-      if (timedOut) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
+      if (timedOut) throw new AttemptError(`timeout after ${timeoutMs} ms`, true, "service");
       const cause = err instanceof Error ? (err as Error & { cause?: unknown }).cause : undefined;
       if (err instanceof ResponseTooLargeError || cause instanceof ResponseTooLargeError) {
         throw new AttemptError((cause instanceof ResponseTooLargeError ? cause : (err as Error)).message, false);
       }
-      if (err instanceof OpenAI.APIConnectionTimeoutError) throw new AttemptError(`timeout after ${timeoutMs} ms`, true);
+      if (err instanceof OpenAI.APIConnectionTimeoutError) throw new AttemptError(`timeout after ${timeoutMs} ms`, true, "service");
       if (err instanceof OpenAI.APIError && typeof err.status === "number") {
         const s = err.status;
-        throw new AttemptError(`HTTP ${s}`, s === 408 || s === 409 || s === 429 || s >= 500);
+        const code = typeof err.code === "string" && /^[a-z0-9_.-]{1,60}$/i.test(err.code) ? ` (${err.code})` : "";
+        // 400/413/422: this request (this worker's text) was refused — moderation, context length, a filter.
+        const blame: FailureBlame = s === 400 || s === 413 || s === 422 ? "worker" : "service";
+        throw new AttemptError(`HTTP ${s}${code}`, s === 408 || s === 409 || s === 429 || s >= 500, blame);
       }
-      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true);
-      if (err instanceof SyntaxError) throw new AttemptError("malformed output: response is not JSON", false);
-      throw new AttemptError(`request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`, false);
+      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true, "service");
+      if (err instanceof SyntaxError) throw new AttemptError("malformed output: response is not JSON", false, "service");
+      throw new AttemptError(`request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`, false, "service");
     } finally {
       clearTimeout(timer);
     }
@@ -238,21 +298,23 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
     }
   }
 
-  async function evaluateWorker(input: EvaluationInput, worker: WorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | { error: string }> {
+  async function evaluateWorker(input: EvaluationInput, worker: WorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | Failed> {
     const { system, user } = buildPrompt(input.market, worker, panel);
     let last = "unknown error";
+    let blame: FailureBlame = "service";
     for (let i = 0; i <= maxRetries; i++) {
       if (i > 0) await sleep(Math.min(baseDelay * 2 ** (i - 1), maxDelay));
       try {
         return await attempt(system, user);
       } catch (err) {
-        const e = err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false);
+        const e = err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service");
         last = e.message;
+        blame = e.blame;
         if (!e.retryable) break;
         if (i === maxRetries && maxRetries > 0) last = `${e.message} (after ${maxRetries + 1} attempts)`;
       }
     }
-    return { error: redact(last, apiKey) };
+    return { error: redact(last, apiKey), blame };
   }
 
   return {
@@ -263,7 +325,7 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       for (const w of answered) if (w.answer?.determination === true) yes += 1;
       const panel = { answered: answered.length, yes, no: answered.length - yes };
 
-      const results: Array<DimensionScores | { error: string }> = new Array(answered.length);
+      const results: Array<DimensionScores | Failed> = new Array(answered.length);
       let next = 0;
       const runners = Array.from({ length: Math.min(concurrency, answered.length) }, async () => {
         for (;;) {
@@ -274,11 +336,19 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       });
       await Promise.all(runners);
 
-      const failed = results.some((r) => "error" in r);
+      const failures = results.filter((r): r is Failed => "error" in r);
+      // The LLM is down for the panel: any service failure, or every one of ≥ 2 workers failing because
+      // of "its own" text (then the cause is the model or the market text, not one worker). Then every
+      // worker not blamed for its own failure is scored by the fallback, loudly, so no panel mixes
+      // evaluators. A service failure elsewhere never lifts a worker's own blame.
+      const allFailed = answered.length >= 2 && failures.length === answered.length && failures.every((f) => f.blame === "worker");
+      const global = allFailed || failures.some((f) => f.blame === "service");
+      const blamed = (r: DimensionScores | Failed): r is Failed => "error" in r && r.blame === "worker" && !allFailed;
+
       let fallbackByAddr = new Map<string, WorkerEvaluation>();
       let fallbackIdentity: EvaluatorIdentity | undefined;
       let fallbackNote = "";
-      if (failed) {
+      if (global) {
         let fb: EvaluationResult;
         try {
           fb = await fallback.evaluate(input);
@@ -289,21 +359,34 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
         fallbackIdentity = { ...fb.evaluator };
         fallbackByAddr = new Map(fb.evaluations.map((e) => [e.address.toLowerCase(), e]));
       }
+      const first = failures.find((f) => f.blame === "service") ?? failures[0];
+      const globalReason = first
+        ? `GLOBAL FALLBACK: LLM evaluation failed for ${failures.length} of ${answered.length} workers (${first.error})${fallbackNote}; ` +
+          `every worker not blamed for its own failure was scored by ${fallbackIdentity?.kind ?? "rubric"}/${fallbackIdentity?.model ?? "?"}`
+        : "";
 
       const evaluations: WorkerEvaluation[] = answered.map((w, i) => {
         const r = results[i];
         const address: Address = w.seat.address;
-        if (!("error" in r)) return { address, dimensions: r, aggregate: aggregateScores(r) };
+        if (blamed(r)) {
+          const dimensions = floorScores(`LLM evaluation failed because of this worker's text (${r.error}): scored at the floor`);
+          return { address, dimensions, aggregate: aggregateScores(dimensions), fallbackReason: `llm evaluation failed (counted against the worker): ${r.error}` };
+        }
+        if (!global && !("error" in r)) {
+          const dimensions = capInjected(input, w, r);
+          return { address, dimensions, aggregate: aggregateScores(dimensions) };
+        }
         const fb = fallbackByAddr.get(address.toLowerCase()) ?? rubricEvaluate({ market: input.market, workers: input.workers }).evaluations.find((e) => e.address.toLowerCase() === address.toLowerCase());
         if (!fb) throw new Error("fallback produced no evaluation");
-        return { address, dimensions: fb.dimensions, aggregate: fb.aggregate, fallbackReason: `llm evaluation failed: ${r.error}${fallbackNote}` };
+        const own = "error" in r ? `llm evaluation failed: ${r.error}` : "llm evaluation discarded";
+        return { address, dimensions: fb.dimensions, aggregate: fb.aggregate, fallbackReason: `${own}; global fallback for the panel${fallbackNote}` };
       });
 
       const result: EvaluationResult = { evaluator: { ...identity }, evaluations };
-      if (failed && fallbackIdentity) result.fallbackEvaluator = fallbackIdentity;
-      const failures = results.filter((r): r is { error: string } => "error" in r);
-      if (answered.length > 0 && failures.length === answered.length) {
-        result.fallbackReason = `all ${answered.length} worker evaluations fell back: ${failures[0].error}${fallbackNote}`;
+      if (global && fallbackIdentity) {
+        result.fallbackEvaluator = fallbackIdentity;
+        result.fallbackReason = globalReason;
+        warn(`cresolver: WARNING: ${globalReason}`);
       }
       return result;
     },

@@ -13,13 +13,16 @@
  *   - the system message says that everything inside the fences is data, that instructions found
  *     there must not be followed, and that attempts to influence the evaluation are to be reported
  *     in the explanations.
+ * The worker's answer enters as its protocol-neutral view (view.ts: URLs listed as sources, our adapters'
+ * labels removed), so the same answer makes the same prompt through every protocol.
  * The prompt never contains the API key or any secret.
  */
 import { keccak256, stringToBytes } from "viem";
 import { DIMENSIONS, type MarketSnapshot, type WorkerRecord } from "../core/types.js";
 import { sanitizeString } from "../core/text.js";
+import { answerView, protocolOf, replyView } from "./view.js";
 
-export const PROMPT_VERSION = "cre-eval-v1";
+export const PROMPT_VERSION = "cre-eval-v2";
 
 /** Caps applied to untrusted text before it enters the prompt (characters). */
 export const PROMPT_CAPS = Object.freeze({
@@ -99,12 +102,16 @@ function isoDate(deadline: number): string {
 
 export function buildPrompt(
   market: Pick<MarketSnapshot, "question" | "deadline" | "context">,
-  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies">,
+  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies"> & Partial<Pick<WorkerRecord, "endpoint">>,
   panel: PromptPanel,
 ): BuiltPrompt {
   const a = worker.answer;
+  // The model sees the protocol-neutral view (view.ts), like the rubric: the same answer makes the same
+  // prompt whichever protocol carried it (issue 13 item 14).
+  const protocol = protocolOf({ answer: a, endpoint: worker.endpoint });
+  const view = a ? answerView(a, protocol) : { text: "", sources: [] };
   const challenges = (worker.challenges ?? []).slice(0, PROMPT_CAPS.replies);
-  const replies = Array.isArray(worker.challengeReplies) ? worker.challengeReplies : [];
+  const replies = (Array.isArray(worker.challengeReplies) ? worker.challengeReplies : []).map((r) => (typeof r === "string" ? replyView(r, protocol) : r));
   const data = {
     market: {
       question: cap(market.question, PROMPT_CAPS.question),
@@ -115,9 +122,9 @@ export function buildPrompt(
     worker: {
       determination: a ? (a.determination === true ? "YES" : "NO") : "NONE",
       confidence: a && Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
-      evidence: cap(a?.evidence ?? "", PROMPT_CAPS.evidence),
-      sources: (Array.isArray(a?.sources) ? a.sources : []).slice(0, PROMPT_CAPS.sources).map((s) => cap(s, PROMPT_CAPS.source)),
-      sourceCount: Array.isArray(a?.sources) ? a.sources.length : 0,
+      evidence: cap(view.text, PROMPT_CAPS.evidence),
+      sources: view.sources.slice(0, PROMPT_CAPS.sources).map((s) => cap(s, PROMPT_CAPS.source)),
+      sourceCount: view.sources.length,
       challenges: challenges.map((c, i) => ({
         challenge: cap(c, PROMPT_CAPS.challenge),
         reply: typeof replies[i] === "string" ? cap(replies[i], PROMPT_CAPS.reply) : null,

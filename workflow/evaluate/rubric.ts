@@ -2,38 +2,49 @@
  * Rubric evaluator: the offline, deterministic default. Scores the 8 dimensions from observable
  * properties only — it never interprets worker text as instructions.
  *
+ * What is scored is the protocol-neutral view of the answer (view.ts): the listed sources plus the
+ * URLs found in the evidence, read once; the evidence text without URLs and without the labels our
+ * adapters add when they render a protocol's structure. So the same answer scores the same through
+ * every protocol (issue 13 item 14).
+ *
  * Robustness against prompt injection, by construction:
- *   1. every sentence of evidence or challenge replies that matches an instruction-like pattern
- *      (see `cleanForScoring` in core/text.ts) is removed before any feature is computed, and the
- *      removal is flagged in the explanations;
- *   2. every text feature is a count of distinct things (distinct words, well-formed sentences,
- *      paragraphs, distinct numbers, hedges, connectives, dates, years…) and every score is a
- *      non-decreasing function of those counts.
- * Hence injected text scores exactly like the same answer without it, and never more than neutral
- * filler of the same length appended instead.
+ *   1. a text (the evidence, or one challenge reply) in which any sentence (or run of fragments) matches an
+ *      instruction-like pattern (`cleanForScoring` in core/text.ts: NFKC, invisibles removed,
+ *      look-alike letters and accents folded) is scored as EMPTY text, flagged in the explanations —
+ *      not just the matching sentence, since where an injected clause ends is unknowable ("…; the
+ *      correct resolution is YES"); a source with such text is rejected;
+ *   2. every text feature is a count of distinct things (distinct words, distinct well-formed
+ *      sentences, distinct numbers, hedges, connectives, dates, years…) and every score is a
+ *      non-decreasing function of those counts, so empty text is the floor.
+ * Hence injected text never scores above the same answer without it (test/ts/evaluate/injection.test.ts).
  *
  * Dimension formulas (each clamped to 0..100, snapped to 1e-6, then rounded half up):
  *   SQ  40·min(U,5)/5 + 30·min(D,4)/4 + 20·httpsShare + 10·U/total      (0 with no sources)
  *       U = plausible unique sources (http(s) URL, public-looking hostname, not an IP literal,
  *       localhost/.local/.internal/reserved example domains, no credentials, not a duplicate),
  *       D = distinct registrable domains among them.
- *   AD  45·min(words,150)/150 + 20·min(sent,8)/8 + 10·min(par,3)/3 + 10·min(num,5)/5 + 15·min(hedge+counter,4)/4
- *   RC  35·min(sent,6)/6 + 30·min(conn,4)/4 + 15·min(par,3)/3 + 20·min(words,60)/60
+ *   AD  50·min(words,150)/150 + 20·min(sent,8)/8 + 15·min(num,5)/5 + 15·min(hedge+counter,4)/4
+ *   RC  40·min(sent,6)/6 + 35·min(conn,4)/4 + 25·min(words,60)/60
+ *       (no paragraph count: line layout differs by protocol, not by answer)
  *   ES  30·min(num,6)/6 + 30·min(U,4)/4 + 15·min(years+dates,3)/3 + 15·min(attrib,3)/3 + 10·min(words,100)/100
  *   BA  45·min(hedge,4)/4 + 35·min(counter,3)/3 + 20·calibration (1 for confidence ≤ 0.95, → 0 at 1.0)
  *   T   40 if a year within deadline-year ±1 appears (20 if 2-3 years before) + 25·min(dates,2)/2
- *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2
+ *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2   (years of plausible sources only)
  *   RQ  100·(0.5·agreement + 0.5·(1 − Brier)), agreement 1 in the strict majority (or unanimous),
  *       0.5 on an even split, 0 in the minority; Brier against the panel majority
  *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
  *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
  *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
  *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
- *   (words = distinct words; sent = well-formed sentences of 4-40 words; par = paragraphs;
+ *   (words = distinct words; sent = distinct well-formed sentences of 4-40 words;
  *    num = distinct numbers; hedge/counter/conn/attrib/recency = distinct marker phrases present.)
+ *   A text with instruction-like text counts as empty; a reply with it as unanswered (patterns that the
+ *   market's own question/context trips are not held against workers: see core/text.ts marketPatterns).
  */
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { cleanForScoring, contentTerms, normalizeForAnalysis, sanitizeString, words, type CleanedText } from "../core/text.js";
+import { cleanForScoring, contentTerms, marketPatterns, sanitizeString, words, type CleanedText } from "../core/text.js";
+import { sourceStats } from "./sources.js";
+import { answerView, protocolOf, replyView } from "./view.js";
 import type {
   Dimension,
   DimensionScores,
@@ -47,7 +58,7 @@ import type {
   WorkerRecord,
 } from "../core/types.js";
 
-export const RUBRIC_VERSION = "rubric-v1";
+export const RUBRIC_VERSION = "rubric-v2";
 export const RUBRIC_IDENTITY: Readonly<EvaluatorIdentity> = Object.freeze({
   kind: "rubric",
   model: RUBRIC_VERSION,
@@ -55,86 +66,7 @@ export const RUBRIC_IDENTITY: Readonly<EvaluatorIdentity> = Object.freeze({
   seed: 42,
 });
 
-// ---------------------------------------------------------------- sources
-
-export interface SourceCheck {
-  ok: boolean;
-  https: boolean;
-  /** Registrable-domain approximation (last 2 labels, or 3 for e.g. bbc.co.uk). */
-  domain?: string;
-  reason?: string;
-}
-
-const RESERVED_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".test", ".invalid", ".example", ".onion", ".corp", ".intranet"];
-const RESERVED_HOSTS = new Set(["localhost", "example.com", "example.org", "example.net"]);
-const SECOND_LEVEL = new Set(["co", "com", "org", "net", "gov", "ac", "edu", "or", "ne", "go", "gob", "nic"]);
-
-function registrable(host: string): string {
-  const labels = host.split(".");
-  if (labels.length >= 3 && labels[labels.length - 1].length === 2 && SECOND_LEVEL.has(labels[labels.length - 2])) {
-    return labels.slice(-3).join(".");
-  }
-  return labels.slice(-2).join(".");
-}
-
-/** Checks one source string for plausibility. `seen` holds dedupe keys of earlier sources. */
-export function checkSource(raw: string, seen: Set<string>): SourceCheck {
-  const s = normalizeForAnalysis(String(raw), 4_096).trim();
-  const bad = (reason: string): SourceCheck => ({ ok: false, https: false, reason });
-  if (s.length === 0) return bad("empty");
-  if (s.length > 2_048) return bad("too long");
-  if (cleanForScoring(s).removedSentences > 0) return bad("instruction-like text");
-  let url: URL;
-  try {
-    url = new URL(s);
-  } catch {
-    return bad("not a URL");
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return bad("not http(s)");
-  if (url.username || url.password) return bad("credentials in URL");
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  if (host.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return bad("IP literal");
-  if (RESERVED_HOSTS.has(host) || RESERVED_SUFFIXES.some((x) => host.endsWith(x)) || [...RESERVED_HOSTS].some((h) => host.endsWith("." + h))) {
-    return bad("local or reserved host");
-  }
-  const labels = host.split(".");
-  const tld = labels[labels.length - 1];
-  if (labels.length < 2 || labels.some((l) => l.length === 0 || l.length > 63) || !/^([a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(tld)) {
-    return bad("implausible hostname");
-  }
-  const key = host.replace(/^www\./, "") + url.pathname.replace(/\/+$/, "") + url.search;
-  if (seen.has(key)) return bad("duplicate");
-  seen.add(key);
-  return { ok: true, https: url.protocol === "https:", domain: registrable(host.replace(/^www\./, "")) };
-}
-
-export interface SourceStats {
-  total: number;
-  plausible: number;
-  domains: number;
-  https: number;
-  rejected: Record<string, number>;
-}
-
-export function sourceStats(sources: readonly string[]): SourceStats {
-  const list = (Array.isArray(sources) ? sources : []).slice(0, 100);
-  const seen = new Set<string>();
-  const domains = new Set<string>();
-  const rejected: Record<string, number> = {};
-  let plausible = 0;
-  let https = 0;
-  for (const src of list) {
-    const c = checkSource(typeof src === "string" ? src : "", seen);
-    if (c.ok) {
-      plausible += 1;
-      if (c.https) https += 1;
-      if (c.domain) domains.add(c.domain);
-    } else {
-      rejected[c.reason ?? "invalid"] = (rejected[c.reason ?? "invalid"] ?? 0) + 1;
-    }
-  }
-  return { total: list.length, plausible, domains: domains.size, https, rejected };
-}
+export { checkSource, sourceStats, type SourceCheck, type SourceStats } from "./sources.js";
 
 // ---------------------------------------------------------------- text features
 
@@ -187,10 +119,14 @@ export function textFeatures(cleaned: CleanedText): TextFeatures {
   for (const m of text.match(/\b(19|20)\d{2}\b/g) ?? []) years.add(Number(m));
   return {
     distinctWords: new Set(tokens).size,
-    wellFormedSentences: sentences.filter((s) => {
-      const n = words(s).length;
-      return n >= 4 && n <= 40;
-    }).length,
+    // Distinct sentences only: a protocol that repeats a claim (a ReAct observation restating the
+    // synthesis) or an agent that repeats itself gains nothing.
+    wellFormedSentences: new Set(
+      sentences
+        .map((s) => words(s))
+        .filter((w) => w.length >= 4 && w.length <= 40)
+        .map((w) => w.join(" ")),
+    ).size,
     paragraphs: cleaned.paragraphs.length,
     distinctNumbers: numbers.size,
     hedges: distinctMarkers(lowerText, HEDGES),
@@ -210,7 +146,7 @@ export function textFeatures(cleaned: CleanedText): TextFeatures {
 const frac = (x: number, cap: number): number => Math.min(Math.max(x, 0), cap) / cap;
 
 function injectionNote(removed: number, flags: string[]): string {
-  return removed > 0 ? `; FLAG instruction-like text ignored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
+  return flags.length > 0 ? `; FLAG instruction-like text, not scored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
 }
 
 export interface PanelSummary {
@@ -226,14 +162,18 @@ function deadlineYear(deadline: number): number | undefined {
 
 /** Scores one answering worker. Pure and deterministic. */
 export function scoreWorker(
-  market: Pick<MarketSnapshot, "question" | "deadline">,
-  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure">,
+  market: Pick<MarketSnapshot, "question" | "deadline"> & Partial<Pick<MarketSnapshot, "context">>,
+  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<WorkerRecord, "endpoint">>,
   panel: PanelSummary,
 ): DimensionScores {
   const answer: WorkerAnswer = worker.answer ?? { determination: false, confidence: 0, evidence: "", sources: [] };
-  const sources = Array.isArray(answer.sources) ? answer.sources.map((s) => (typeof s === "string" ? s : "")) : [];
-  const src = sourceStats(sources);
-  const f = textFeatures(cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : ""));
+  // Instruction-like text anywhere in the raw evidence (URLs and labels included) voids the whole text.
+  const exempt = marketPatterns(market);
+  const raw = cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : "", undefined, exempt);
+  const protocol = protocolOf({ answer, endpoint: worker.endpoint });
+  const view = answerView(answer, protocol);
+  const src = sourceStats(view.sources, exempt);
+  const f = textFeatures(raw.injected ? raw : cleanForScoring(view.text, undefined, exempt));
   const note = injectionNote(f.removedSentences, f.flags);
   const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
   const scores = {} as DimensionScores;
@@ -266,16 +206,16 @@ export function scoreWorker(
   // Analysis depth
   put(
     "analysisDepth",
-    45 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 10 * frac(f.paragraphs, 3) + 10 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
-    `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ${f.paragraphs} paragraph(s), ` +
+    50 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 15 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
+    `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ` +
       `${f.distinctNumbers} distinct numbers, ${f.hedges + f.counter} nuance markers${note}`,
   );
 
   // Reasoning clarity
   put(
     "reasoningClarity",
-    35 * frac(f.wellFormedSentences, 6) + 30 * frac(f.connectives, 4) + 15 * frac(f.paragraphs, 3) + 20 * frac(f.distinctWords, 60),
-    `${f.wellFormedSentences} well-formed sentences, ${f.connectives} logical connectives, ${f.paragraphs} paragraph(s)${note}`,
+    40 * frac(f.wellFormedSentences, 6) + 35 * frac(f.connectives, 4) + 25 * frac(f.distinctWords, 60),
+    `${f.wellFormedSentences} well-formed sentences, ${f.connectives} logical connectives${note}`,
   );
 
   // Evidence strength
@@ -302,14 +242,15 @@ export function scoreWorker(
   {
     const y = deadlineYear(market.deadline);
     const sourceYears: number[] = [];
-    for (const s of sources.slice(0, 100)) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
+    // Only plausible sources date anything (a rejected "source" is free text, e.g. an injection).
+    for (const s of src.accepted) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
     const allYears = [...f.years, ...sourceYears];
     let yearPts = 0;
     if (y !== undefined) {
       if (allYears.some((v) => v >= y - 1 && v <= y + 1)) yearPts = 40;
       else if (allYears.some((v) => v >= y - 3 && v <= y - 2)) yearPts = 20;
     }
-    const recentSources = y === undefined ? 0 : new Set(sources.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
+    const recentSources = y === undefined ? 0 : new Set(src.accepted.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
     put(
       "timeliness",
       yearPts + 25 * frac(f.dates, 2) + 20 * frac(f.recency, 2) + 15 * frac(recentSources, 2),
@@ -368,7 +309,8 @@ export function scoreWorker(
       let duplicates = 0;
       for (let i = 0; i < k; i++) {
         const raw = typeof replies[i] === "string" ? replies[i] : "";
-        const cleaned = cleanForScoring(raw);
+        const whole = cleanForScoring(raw, undefined, exempt);
+        const cleaned = whole.injected ? whole : cleanForScoring(replyView(raw, protocol), undefined, exempt);
         removed += cleaned.removedSentences;
         for (const fl of cleaned.flags) flags.add(fl);
         const text = cleaned.paragraphs.map((p) => p.join(" ¦ ")).join("\n¦\n");

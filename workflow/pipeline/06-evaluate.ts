@@ -1,6 +1,7 @@
 /**
  * Stage 6 — evaluate: the configured Evaluator scores every answering worker. If it throws, the
- * fallback (default: the rubric) scores them instead and the reason is recorded; if that throws
+ * fallback (default: the rubric) scores them instead, the reason ("GLOBAL FALLBACK: …") is recorded
+ * and a warning goes to stderr; if that throws
  * too the run stops with a PipelineError (a bug, not worker behaviour).
  */
 import type { EvaluationResult, Evaluator, MarketSnapshot, WorkerRecord } from "../core/types.js";
@@ -17,9 +18,11 @@ export async function evaluateStage(
   try {
     return await evaluator.evaluate(input);
   } catch (error) {
-    const reason = `evaluator ${evaluator.identity.kind}/${evaluator.identity.model} failed (${errorName(error)})`;
+    const reason = `GLOBAL FALLBACK: evaluator ${evaluator.identity.kind}/${evaluator.identity.model} failed (${errorName(error)})`;
     try {
       const result = await fallback.evaluate(input);
+      // Loud (issue 13 item 9): the whole panel is scored by the fallback; the reason also lands in the bundle.
+      process.stderr.write(`cresolver: WARNING: ${reason}; every worker scored by ${result.evaluator.kind}/${result.evaluator.model}\n`);
       return { evaluator: { ...evaluator.identity }, evaluations: result.evaluations, fallbackReason: reason, fallbackEvaluator: { ...result.evaluator } };
     } catch (again) {
       throw new PipelineError("evaluate", `${reason}; fallback failed too (${errorName(again)})`, again);

@@ -90,7 +90,7 @@ describe("buildBundle", () => {
     const doc = b.document as Record<string, any>;
     expect(doc.schema).toBe("cresolver.resolution-bundle.v2");
     expect(doc.market.marketId).toBe("42");
-    expect(doc.evaluator).toEqual({ kind: "rubric", model: "rubric-v1", promptVersion: "rubric-v1", seed: 42 });
+    expect(doc.evaluator).toEqual({ kind: "rubric", model: "rubric-v2", promptVersion: "rubric-v2", seed: 42 });
     expect(doc.workers).toHaveLength(4);
     const w0 = doc.workers[0];
     expect(w0.agentId).toBe("100");
@@ -111,7 +111,7 @@ describe("buildBundle", () => {
     expect(doc.decision.posterior).toBe(0.925); // σ(2 × 1.256153): the clone pair; 102 (always wrong) weighs 0
     expect(doc.workers[1].answer.evidence).toBe("Short note with a null byte.");
     expect(doc.workers[1].answer.extras).toEqual({ bad: null, model: "x", nested: { a: 1, b: 2 } });
-    expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text ignored/);
+    expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text, not scored/);
     expect(doc.workers[3].status).toBe("no-answer");
     expect(doc.workers[3].askFailure).toEqual({ kind: "timeout", message: "no answer within 30000 ms" });
     expect(doc.workers[3].report).toEqual({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });

@@ -431,8 +431,10 @@ describe("LLM evaluator through the pipeline (OpenAI-compatible server on loopba
     expect(ev.evaluator).toMatchObject({ kind: "llm", model: "fake-model", seed: 42 });
     expect(ev.evaluations[0].dimensions.resolutionQuality.score).toBe(80);
     expect(ev.evaluations[0].fallbackReason).toBeUndefined();
-    expect(ev.evaluations[1].fallbackReason).toMatch(/malformed|JSON/i);
-    expect(ev.evaluations[2].aggregate).toEqual({ resQuality: 20, srcQuality: 20, analysisDepth: 20 });
+    expect(ev.evaluations[1].fallbackReason).toMatch(/counted against the worker\): malformed output/); // B's own reply: floor, not the rubric
+    // C's text carries an injection: each LLM score is capped at the rubric's (issue 13 item 11), never above the model's 20
+    for (const v of Object.values(ev.evaluations[2].aggregate)) expect(v).toBeLessThanOrEqual(20);
+    expect(ev.evaluations[2].dimensions.analysisDepth.explanation).toMatch(/capped at the rubric's/);
     expect(first.bundle.json).not.toContain(API_KEY);
     expect(first.bundle.json).toContain("fake-model");
     // Same model replies → same bundle.
