@@ -51,6 +51,11 @@ export const configSchema = z
       .default({}),
   })
   .strict()
+  // Reading at the finalized block after a trigger on a not-yet-final log would find the market still Open.
+  .refine((c) => c.readAt === "latest" || c.confidence === "CONFIDENCE_LEVEL_FINALIZED", {
+    message: 'readAt "finalized" needs confidence CONFIDENCE_LEVEL_FINALIZED',
+    path: ["readAt"],
+  })
   .transform((c) => {
     const limits: DonLimits = { ...DEFAULT_DON_LIMITS, ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)) };
     return { ...c, limits, maxPanel: maxDonPanel(limits) };

@@ -103,5 +103,7 @@ describe("CRE workflow (SDK test runtime)", () => {
     expect(c.maxPanel).toBe(2);
     expect(() => configSchema.parse({ ...testConfig(market), marketAddress: "0x123" })).toThrow();
     expect(() => configSchema.parse({ ...testConfig(market), extra: 1 })).toThrow();
+    expect(() => configSchema.parse({ ...testConfig(market), readAt: "finalized", confidence: "CONFIDENCE_LEVEL_LATEST" })).toThrow(/needs confidence/);
+    expect(configSchema.parse({ ...testConfig(market), readAt: undefined }).readAt).toBe("finalized");
   });
 });
