@@ -3,10 +3,14 @@
  * consensus): the handler reads the market through two Multicall3 reads, asks and challenges the agents through the
  * HTTP capability, runs the project's pipeline and writes a report the receiver can decode.
  */
-import { test } from "@chainlink/cre-sdk/test";
+
 import { describe, expect } from "vitest";
 import { ANSWER_CODE, VERDICT_CODE } from "../../workflow/settle/reports.js";
+import { newTestRuntime, test } from "@chainlink/cre-sdk/test";
+import { buildRegistrationFile } from "../../workflow/registration/codec.js";
+import { createBudget } from "../resolution/budget.js";
 import { configSchema } from "../resolution/config.js";
+import { createCreHttpClient } from "../resolution/http.js";
 import { brokenAgent, honestAgent, testMarket, type Agent } from "./agents.js";
 import { installMocks } from "./mocks.js";
 import { requestLog, runHandler, testConfig } from "./run.js";
@@ -94,6 +98,36 @@ describe("CRE workflow (SDK test runtime)", () => {
     const { summary } = await runHandler(testConfig(market), requestLog(market));
     expect(summary.verdict).toBe("invalid");
     expect(log.reports[0]!.report.verdict).toBe(VERDICT_CODE.invalid);
+  });
+
+  test("a registration file served over https is fetched through the HTTP capability and counted in the plan", async () => {
+    const market = testMarket(hosts(2));
+    market.tokenURIs[1] = "https://registry.example/agents/2.json";
+    const registry: Agent = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(buildRegistrationFile({ name: "agent 2", endpoint: "https://agent-2.example" })) });
+    const agents = agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b")]);
+    agents.set("registry.example", registry);
+    const log = installMocks(market, agents);
+    // 2 seats × (ask + challenge) + 1 registration = 5 calls: exactly the default quota.
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
+    expect(summary).toMatchObject({ status: "proposed", httpCalls: 5 });
+    expect(log.http[0]).toMatchObject({ method: "GET", url: "https://registry.example/agents/2.json" });
+    const tooFew = await runHandler(testConfig(market, { limits: { httpCalls: 4 } }), requestLog(market));
+    expect(tooFew.summary.reason).toContain("needs up to 5 HTTP calls");
+  });
+
+  test("the HTTP budget is a hard backstop: a call past it fails in our words without reaching the network", async () => {
+    const market = testMarket(hosts(1));
+    const log = installMocks(market, agentsFor([honestAgent(true)]));
+    const http = createCreHttpClient({ runtime: newTestRuntime(), calls: createBudget(1), maxReplyBytes: 20_480, cacheMaxAgeSeconds: 0 });
+    const first = await http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 });
+    expect(first.status).toBe(200);
+    await expect(http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      kind: "network",
+      message: "https://agent-1.example/a2a/resolve not called: the 1 HTTP calls of this DON execution are used up",
+    });
+    expect(log.http).toHaveLength(1);
+    expect(log.http[0]!.cached).toBe(false);
+    await expect(http.postJson("ftp://agent-1.example/x", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ kind: "destination-refused" });
   });
 
   test("config: limits default to the published quotas, addresses are checked, unknown keys refused", () => {
