@@ -3,13 +3,12 @@
  * consensus): the handler reads the market through two Multicall3 reads, asks and challenges the agents through the
  * HTTP capability, runs the project's pipeline and writes a report the receiver can decode.
  */
-
-import { describe, expect } from "vitest";
-import { ANSWER_CODE, VERDICT_CODE } from "../../workflow/settle/reports.js";
 import { newTestRuntime, test } from "@chainlink/cre-sdk/test";
+import { describe, expect } from "vitest";
 import { buildRegistrationFile } from "../../workflow/registration/codec.js";
 import { createBudget } from "../resolution/budget.js";
 import { configSchema } from "../resolution/config.js";
+import { ANSWER_CODE, VERDICT_CODE } from "../../workflow/settle/reports.js";
 import { createCreHttpClient } from "../resolution/http.js";
 import { brokenAgent, honestAgent, testMarket, type Agent } from "./agents.js";
 import { installMocks } from "./mocks.js";
