@@ -44,7 +44,8 @@ export interface DaemonHost {
   dispose(): Promise<void>;
 }
 
-const TERMINAL = ["written", "no-quorum", "already-settled", "failed"] as const;
+/** Where the bench stops the clock: the proposal is on chain (its window then runs for a day). */
+const TERMINAL = ["proposed", "proposed-elsewhere", "finalized", "already-settled", "failed"] as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The in-process implementation; the child runs the same one behind IPC. */
@@ -93,7 +94,7 @@ export function inProcessHost(): DaemonHost {
                 state: r!.state,
                 attempts: r!.attempts,
                 startedAt: r!.startedAt!,
-                finishedAt: r!.finishedAt!,
+                finishedAt: r!.finishedAt ?? r!.updatedAt,
                 bundleHash: b ? keccak256(stringToBytes(b.json)) : null,
               };
             });

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
         criticalPathMs: round(critical),
         ratio: round(wall / critical, 4),
         sequentialEstimateMs: result.records.reduce((s, r) => s + (r.askLatencyMs ?? 0) + (r.challengeLatencyMs ?? 0), 0),
-        otherStagesMs: { read: round(t.read), discover: round(t.discover), quorum: round(t.quorum), resolve: round(t.resolve), write: round(t.write) },
+        otherStagesMs: { read: round(t.read), discover: round(t.discover), quorum: round(t.quorum), resolve: round(t.resolve) },
         totalMs: round(t.total),
         outcome: result.outcome,
         bundleHash: result.bundleHash,

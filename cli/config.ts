@@ -80,22 +80,55 @@ export function parseEth(value: string, flag: string, { allowZero = false } = {}
 
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
+/** A deadline as typed: relative (+10m) or absolute (Unix seconds / ISO date). Syntax only, no clock. */
+export type DeadlineSpec = { kind: "relative"; seconds: bigint } | { kind: "absolute"; at: bigint };
+
+export function parseDeadlineSpec(value: string, flag = "--deadline"): DeadlineSpec {
+  const rel = /^\+([0-9]+)([smhd])$/.exec(value);
+  if (rel) return { kind: "relative", seconds: BigInt(rel[1]) * BigInt(DURATION_UNITS[rel[2]]) };
+  if (/^[0-9]+$/.test(value)) return { kind: "absolute", at: BigInt(value) };
+  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) && !Number.isNaN(Date.parse(value))) return { kind: "absolute", at: BigInt(Math.floor(Date.parse(value) / 1000)) };
+  throw new CliError(`${flag} must be Unix seconds, an ISO date (2026-12-01T00:00:00Z) or +<n>s|m|h|d, got "${value.slice(0, 40)}"`);
+}
+
 /**
- * A deadline as Unix seconds: "1767225600", an ISO date "2026-12-01T00:00:00Z", or "+10m" / "+2h" /
- * "+3d" / "+90s" relative to `now` (the chain's latest block time). Must be after `now`.
+ * The reference time of relative deadlines and of "is it in the future": max(wall clock, the latest block's time).
+ * On an idle chain the latest block can be minutes old (the next block gets the wall-clock time); on a chain whose
+ * time was moved forward (evm_increaseTime) the block time is ahead. Either way the next block is not earlier.
+ */
+export function referenceTime(latestBlockTime: bigint, wallClockMs: number = Date.now()): bigint {
+  const wall = BigInt(Math.floor(wallClockMs / 1000));
+  return wall > latestBlockTime ? wall : latestBlockTime;
+}
+
+/**
+ * A deadline as Unix seconds: "1767225600", an ISO date "2026-12-01T00:00:00Z", or "+10m" / "+2h" / "+3d" / "+90s"
+ * relative to `now` (see `referenceTime`). Must be after `now`.
  */
 export function parseDeadline(value: string, now: bigint, flag = "--deadline"): bigint {
-  let deadline: bigint;
-  const rel = /^\+([0-9]+)([smhd])$/.exec(value);
-  if (rel) deadline = now + BigInt(rel[1]) * BigInt(DURATION_UNITS[rel[2]]);
-  else if (/^[0-9]+$/.test(value)) deadline = BigInt(value);
-  else if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) && !Number.isNaN(Date.parse(value))) deadline = BigInt(Math.floor(Date.parse(value) / 1000));
-  else throw new CliError(`${flag} must be Unix seconds, an ISO date (2026-12-01T00:00:00Z) or +<n>s|m|h|d, got "${value.slice(0, 40)}"`);
+  const spec = parseDeadlineSpec(value, flag);
+  if (spec.kind === "relative" && spec.seconds === 0n) throw new CliError(`${flag} ${value} is not in the future: give a positive duration like +10m`);
+  const deadline = spec.kind === "relative" ? now + spec.seconds : spec.at;
   if (deadline <= now) {
-    throw new CliError(`${flag} ${new Date(Number(deadline) * 1000).toISOString()} is in the past (chain time ${new Date(Number(now) * 1000).toISOString()})`);
+    throw new CliError(`${flag} ${new Date(Number(deadline) * 1000).toISOString()} is not in the future (now ${new Date(Number(now) * 1000).toISOString()})`);
   }
   if (deadline >= 2n ** 64n) throw new CliError(`${flag} is too large`);
   return deadline;
+}
+
+/** "600", "10m", "2h", "1d" → seconds. */
+export function parseDuration(value: string, flag: string): number {
+  const m = /^([0-9]+)([smhd]?)$/.exec(value);
+  if (!m) throw new CliError(`${flag} must be a duration like 600, 10m, 2h or 1d, got "${value.slice(0, 40)}"`);
+  const seconds = Number(m[1]) * DURATION_UNITS[m[2] === "" ? "s" : m[2]];
+  if (!Number.isSafeInteger(seconds) || seconds >= 2 ** 32) throw new CliError(`${flag} is too large`);
+  return seconds;
+}
+
+/** An integer flag within [min, max]. */
+export function parseIntIn(value: string, flag: string, min: number, max: number): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${value.slice(0, 40)}"`);
+  return Number(value);
 }
 
 /** Agent registration URIs given with --uri. */

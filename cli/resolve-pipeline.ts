@@ -1,15 +1,15 @@
 /**
  * The seam between `cresolver resolve` and the resolution workflow.
  *
- * `resolve <marketId>` re-reads the market (a settled market is reported as skipped, a market not
- * in ResolutionRequested is refused), calls a ResolvePipeline, and writes its decision with the
- * chain layer's resolution writer (resolveMarket or settleInvalid). The pipeline decides; it must
- * not write. `--plan <file>` swaps in a pipeline that returns a precomputed decision.
+ * `resolve <marketId>` re-reads the market (a market past ResolutionRequested is reported as already settled, an
+ * earlier one is refused), calls a ResolvePipeline, and proposes its verdict through the one settlement module
+ * (workflow/settle/). The pipeline decides; it must not write. `--plan <file>` swaps in a pipeline that returns a
+ * precomputed decision.
  */
 import type { Address, Hex } from "viem";
 import type { ChainContext } from "../workflow/chain/clients.js";
-import type { SettlementPlanLike } from "../workflow/chain/writer.js";
-import { runResolution } from "../workflow/pipeline/run.js";
+import type { VerdictKind, WorkerReport } from "../workflow/core/types.js";
+import { runResolution, type FailedWorker } from "../workflow/pipeline/run.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
@@ -20,6 +20,8 @@ export interface ResolveInput {
   ctx: ChainContext;
   market: Address;
   identity: Address;
+  /** The market contract's deployment block (from the deployment file): where the track record's log scan starts. */
+  fromBlock?: bigint;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
   /** From `resolve`'s flags. */
@@ -37,11 +39,21 @@ export interface ResolveOptions {
   credentials?: Record<string, BoundAgentCredentials>;
 }
 
-export type ResolveDecision =
-  /** Settle with resolveMarket. */
-  | { kind: "resolve"; plan: SettlementPlanLike; bundleURI?: string; bundle?: unknown; summary?: Record<string, unknown> }
-  /** Settle with settleInvalid (no quorum, no margin, invalid question): full refunds. */
-  | { kind: "invalid"; bundleHash: Hex; reason: string; bundleURI?: string; bundle?: unknown; summary?: Record<string, unknown> };
+/** What the workflow decided: the verdict to propose, and why (failed workers, invalid reason). */
+export interface ResolveDecision {
+  verdict: VerdictKind;
+  /** One per seat, seat order. */
+  reports: WorkerReport[];
+  bundleHash: Hex;
+  /** Why the verdict is invalid (no-quorum, tie, below-threshold, …). */
+  invalidReason?: string;
+  /** Seats without an answer and why (an Invalid verdict with failed workers has a fixable cause). */
+  failedWorkers: FailedWorker[];
+  bundleURI?: string;
+  /** The canonical bundle text (what `bundleHash` hashes) or a JSON value. */
+  bundle?: unknown;
+  summary?: Record<string, unknown>;
+}
 
 export type ResolvePipeline = (input: ResolveInput) => Promise<ResolveDecision>;
 
@@ -55,7 +67,7 @@ export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
 }
 
 /** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
-export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, note, options }) => {
+export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, options }) => {
   const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
   const { ports, close } = createPipelinePorts({
     ctx: readOnly,
@@ -64,23 +76,33 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
     http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
     evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
     ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
+    ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);
     const run = await runResolution(marketId, ports);
     const summary = {
       outcome: run.outcome,
+      posterior: run.decision.posterior,
       quorum: { n: run.quorum.n, required: run.quorum.required, answered: run.quorum.answered },
       workers: run.records.map((r, i) => ({
         address: r.seat.address,
         agentId: r.seat.agentId.toString(),
         determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
+        confidence: r.answer?.confidence ?? null,
         failure: (r.discoveryFailure ?? r.askFailure)?.kind ?? null,
-        weight: run.plan?.weights[i]?.toString() ?? "0",
+        report: run.proposal.reports[i],
       })),
     };
-    if (run.plan !== undefined) return { kind: "resolve", plan: run.plan, bundle: run.bundle.json, summary };
-    return { kind: "invalid", bundleHash: run.bundleHash, reason: run.outcome.kind, bundle: run.bundle.json, summary };
+    return {
+      verdict: run.proposal.verdict,
+      reports: run.proposal.reports,
+      bundleHash: run.bundleHash,
+      ...(run.invalidReason !== undefined ? { invalidReason: run.invalidReason } : {}),
+      failedWorkers: run.failedWorkers,
+      bundle: run.bundle.json,
+      summary,
+    };
   } finally {
     await close();
   }

@@ -1,11 +1,15 @@
 /**
- * HTTP API (fastify, 127.0.0.1 by default): health, Prometheus metrics, job + bundle per market, JWKS,
- * and the bearer-protected manual trigger.
+ * HTTP API (fastify, 127.0.0.1 by default): health, Prometheus metrics, job + bundle per market, the
+ * bundles at stable URLs (GET /bundles/<keccak256>.json, the exact bytes the hash is of), JWKS, and the
+ * bearer-protected manual trigger (refused unless the chain says ResolutionRequested). Requests are logged
+ * at debug: monitoring polls must not drown the job lines.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { jwks } from "./keys.js";
+import type { MarketOnChain } from "./config.js";
+import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
 import type { JobRow, Store } from "./store.js";
 import type { TriggerStatus } from "./trigger.js";
@@ -23,6 +27,9 @@ export interface ApiOptions {
   triggerStatus: () => TriggerStatus;
   /** A manual request was recorded: wake the runner. */
   onManual: () => void;
+  /** Fresh chain read of one market (the manual trigger checks the status). */
+  readMarket: (market: `0x${string}`, marketId: bigint) => Promise<MarketOnChain>;
+  secrets?: readonly string[];
 }
 
 /** Constant-time bearer check: compares SHA-256 digests, so neither content nor length leaks through timing. */
@@ -47,10 +54,19 @@ export function jobView(job: JobRow) {
     marketId: job.marketId.toString(10),
     state: job.state,
     attempts: job.attempts,
-    invalidAttempts: job.invalidAttempts,
+    sendAttempts: job.sendAttempts,
     lastOutcome: job.lastOutcome,
     lastError: job.lastError,
+    verdict: job.verdict,
+    reason: job.reason,
+    bundleHash: job.bundleHash,
+    bundleUri: job.bundleUri,
     txHash: job.txHash,
+    disputeEndsAt: job.disputeEndsAt === null ? null : new Date(job.disputeEndsAt * 1000).toISOString(),
+    dispute: job.disputer === null ? null : { disputer: job.disputer, claimed: job.claimed, action: job.disputeAction, txHash: job.disputeTx },
+    finalStatus: job.finalStatus,
+    finalizeTx: job.finalizeTx,
+    feedback: job.feedback,
     source: job.source,
     requestedBlock: job.requestedBlock,
     requestedTx: job.requestedTx,
@@ -68,6 +84,10 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
     forceCloseConnections: true,
+    disableRequestLogging: true,
+  });
+  app.addHook("onResponse", async (req, reply) => {
+    req.log.debug({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "api request");
   });
 
   const resolveMarket = (req: FastifyRequest, reply: FastifyReply): `0x${string}` | undefined => {
@@ -117,12 +137,25 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     const job = o.store.getJob({ chainId: o.chainId, market, marketId });
     if (!job) return reply.code(404).send({ error: "no job for this market" });
     const bundles = o.store.bundles(job.id);
-    const latest = bundles.at(-1);
+    // The proposal's bundle once there is one, else the last run's.
+    const latest = (job.bundleHash ? bundles.find((b) => b.hash === job.bundleHash) : undefined) ?? bundles.at(-1);
     return reply.send({
       job: jobView(job),
       bundle: latest ? { attempt: latest.attempt, hash: latest.hash, json: latest.json, document: JSON.parse(latest.json) as unknown } : null,
-      bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash })),
+      bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
     });
+  });
+
+  app.get<{ Params: { file: string } }>("/bundles/:file", async (req, reply) => {
+    const m = /^(0x[0-9a-fA-F]{64})\.json$/.exec(req.params.file);
+    if (!m) return reply.code(400).send({ error: "expected /bundles/<0x-prefixed keccak256>.json" });
+    const json = o.store.bundleByHash(m[1]);
+    if (json === undefined) return reply.code(404).send({ error: "no bundle with this hash" });
+    // Exactly the stored canonical text: keccak256 of the body is the hash in the URL (and on chain).
+    return reply
+      .header("content-type", "application/json; charset=utf-8")
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .send(Buffer.from(json, "utf8"));
   });
 
   app.post<{ Params: { id: string } }>("/markets/:id/resolve", async (req, reply) => {
@@ -133,11 +166,26 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     if (marketId === undefined) return reply.code(400).send({ error: "market id must be a decimal uint256" });
     const market = resolveMarket(req, reply);
     if (!market) return reply;
+    // Only the chain decides whether a market awaits a proposal: a premature trigger is refused, never an attempt.
+    let chain: MarketOnChain;
+    try {
+      chain = await o.readMarket(market, marketId);
+    } catch (err) {
+      return reply.code(503).send({ error: `cannot read the market from the chain: ${sanitizeError(err, o.secrets ?? [])}` });
+    }
+    const existing = o.store.getJob({ chainId: o.chainId, market, marketId });
+    if (chain.status !== "requested") {
+      req.log.info({ market, marketId: marketId.toString(10), chainStatus: chain.status }, "manual resolution request refused: market not awaiting resolution");
+      return reply.code(409).send({
+        error: `market is not awaiting resolution (chain status: ${chain.status})`,
+        chainStatus: chain.status,
+        job: existing ? jobView(existing) : null,
+      });
+    }
     const { job, action } = o.store.manualRequest({ chainId: o.chainId, market, marketId });
     if (action !== "unchanged") o.onManual();
     req.log.info({ market, marketId: marketId.toString(10), action, state: job.state }, "manual resolution request");
-    const settled = action === "unchanged" && (job.state === "written" || job.state === "no-quorum" || job.state === "already-settled");
-    return reply.code(settled ? 409 : 202).send({ action, job: jobView(job) });
+    return reply.code(202).send({ action, job: jobView(job) });
   });
 
   return app;

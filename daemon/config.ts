@@ -59,6 +59,20 @@ export const daemonConfigSchema = z
     apiPort: z.number().int().min(0).max(65_535).default(8_787),
     /** Bearer token of POST /markets/:id/resolve; without it manual triggers are refused (401). */
     apiToken: z.string().min(16, "apiToken must be at least 16 characters").optional(),
+    /**
+     * Public base URL of this daemon's API (e.g. https://resolver.example.org). When set, the bundle URI
+     * written with a proposal is `<publicUrl>/bundles/<bundleHash>.json`; otherwise it is empty.
+     */
+    publicUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")).optional(),
+    /** What to do when one of this daemon's proposals is disputed: escalate to the arbiter, or concede. */
+    onDispute: z.enum(["escalate", "concede"]).default("escalate"),
+    /** Longest pause between two chain checks of a proposal in its dispute window (or a dispute). */
+    watchIntervalMs: z.number().int().min(10).max(3_600_000).default(15_000),
+    /**
+     * The database belongs to another chain (genesis hash / chain id) or deployment (market contracts):
+     * false (default) refuses to start; true wipes its jobs, bundles and cursors (the signing key is kept).
+     */
+    resetStore: z.boolean().default(false),
     /** Install SIGTERM/SIGINT handlers that stop the daemon gracefully (off for in-process embedding/tests). */
     handleSignals: z.boolean().default(true),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -82,29 +96,75 @@ export function parseDaemonConfig(input: unknown): DaemonConfig {
 
 // ------------------------------------------------------------------------------------------------ the seam
 
-/**
- * Result of one resolution run. `bundle` is the canonical JSON text of the resolution bundle and
- * `bundleHash` its keccak256 (the daemon checks this before storing it).
- */
-export type JobOutcome =
-  | { kind: "written"; txHash: Hex; bundle: string; bundleHash: Hex }
-  | { kind: "already-settled"; bundleHash?: Hex }
-  | { kind: "no-quorum"; bundle?: string; bundleHash?: Hex }
-  | { kind: "no-margin"; bundle?: string; bundleHash?: Hex };
+/** A proposal's verdict (IResolutionMarket.Verdict). */
+export type Verdict = "yes" | "no" | "invalid";
+
+/** What the chain says about one market, read fresh for every decision the daemon takes. */
+export interface MarketOnChain {
+  status: "none" | "open" | "requested" | "proposed" | "disputed" | "resolved" | "invalid" | "cancelled";
+  /** The proposal, once there is one. */
+  proposal?: {
+    proposer: Hex;
+    verdict: Verdict;
+    /** Unix seconds (chain time). */
+    disputeEndsAt: number;
+    bundleHash: Hex;
+    bundleURI: string;
+    /** Set once disputed. */
+    disputer?: Hex;
+    claimed?: Verdict;
+  };
+  /** Resolved only: true = YES. */
+  outcome?: boolean;
+  /** Timestamp of the latest block (chain time, unix seconds). */
+  chainTime: number;
+}
 
 /**
- * Runs the pipeline for one market and writes the result. Must re-read the market first and return
- * `already-settled` when it is no longer awaiting resolution (a restart or another daemon did it), and
- * should simulate before sending. Throw for infrastructure failures; honour `signal`.
- * `attempt` is 1-based.
+ * Result of one pipeline run, before anything is written. `bundle` is the canonical JSON text and
+ * `bundleHash` its keccak256 (the daemon checks it). `payload` is whatever `propose` needs to send this
+ * verdict (the per-seat reports); it must survive JSON.stringify (bigints as strings) because the daemon
+ * stores it with the bundle before sending, so a restart re-sends the same proposal without a new run.
+ * `retry`: the verdict is invalid for a cause another attempt may fix (e.g. too few answers); the daemon
+ * runs again (up to maxAttempts) before it proposes invalid.
  */
-export type ResolveJob = (marketId: bigint, attempt: number, signal: AbortSignal) => Promise<JobOutcome>;
+export interface RunOutcome {
+  verdict: Verdict;
+  reason?: string;
+  retry?: boolean;
+  bundle: string;
+  bundleHash: Hex;
+  payload: unknown;
+}
 
-/** The on-chain no-quorum/invalid settlement (full refunds). Must also skip if already settled. */
-export type SettleInvalid = (marketId: bigint, bundleHash: Hex) => Promise<{ txHash: Hex } | { kind: "already-settled" }>;
+export interface ProposeInput {
+  verdict: Verdict;
+  /** RunOutcome.payload, or null: no run produced one (every attempt failed) — propose with every seat failed. */
+  payload: unknown;
+  bundleHash: Hex;
+  bundleURI: string;
+}
 
-/** Several market contracts: the seams are called with the contract address as well. */
+/**
+ * The daemon's seams to the pipeline and the chain, per market contract. Reads are fresh (no cache).
+ * Every write must tolerate having been done already (by this daemon before a restart, or by anyone):
+ * `propose` returns `not-requested` when the market no longer awaits a proposal; `finalize` returns
+ * `not-needed` when the market is no longer Proposed (or its window is still open).
+ */
 export interface MarketSeams {
-  resolveJob: ResolveJob;
-  settleInvalid: SettleInvalid;
+  /** The resolver account that signs proposals (compared with the on-chain proposer). */
+  account: Hex;
+  read(marketId: bigint): Promise<MarketOnChain>;
+  /** Runs the pipeline (no write). Must honour `signal`: shutdown and the job timeout abort in-flight agent calls. */
+  run(marketId: bigint, attempt: number, signal: AbortSignal): Promise<RunOutcome>;
+  /** Sends the proposal; calls `onSent(txHash)` as soon as the hash is known, before waiting for the receipt. */
+  propose(marketId: bigint, input: ProposeInput, hooks: { onSent(txHash: Hex): void; signal: AbortSignal }): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
+  finalize(marketId: bigint): Promise<{ txHash: Hex } | { kind: "not-needed" }>;
+  /** One publishFeedback batch; `published` 0 = nothing pending. */
+  publishFeedback(marketId: bigint): Promise<{ published: number; txHash?: Hex }>;
+  /**
+   * The daemon's proposal was disputed and the config says escalate: do what the market's arbiter needs
+   * from the proposer (UMA: dispute the disputer's assertion on OOv3; a committee: nothing).
+   */
+  escalate(marketId: bigint): Promise<{ action: string; txHash?: Hex }>;
 }

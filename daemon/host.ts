@@ -28,7 +28,6 @@ import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStream
 import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
 import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
-import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
@@ -75,6 +74,15 @@ export interface ResolverDaemonOptions {
   instanceIndex?: number;
   instanceCount?: number;
   staggerMs?: number;
+  /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
+  publicUrl?: string;
+  /** A dispute of our proposal: escalate (default) or concede. */
+  onDispute?: "escalate" | "concede";
+  watchIntervalMs?: number;
+  /** Wipe a database bound to another chain or deployment instead of refusing to start. */
+  resetStore?: boolean;
+  /** What escalating a dispute takes for a market's arbiter (default: nothing to send, e.g. a committee). */
+  escalate?: (market: Address, marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
   /** Let startDaemon install its own SIGTERM/SIGINT handlers (they do not close the seams). Default false. */
   handleSignals?: boolean;
 
@@ -88,7 +96,6 @@ export interface ResolverDaemonOptions {
   /** Worker call deadlines (defaults 30 s / 15 s). */
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
-  writer?: ResolutionWriterOptions;
   resolution?: ResolutionConfig;
   /** Agora adapter tuning (the signer and event store are the daemon's). */
   agora?: Omit<AgoraAdapterConfig, "http" | "signer" | "eventSink"> & {
@@ -178,6 +185,10 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       instanceIndex: options.instanceIndex,
       instanceCount: options.instanceCount,
       staggerMs: options.staggerMs,
+      publicUrl: options.publicUrl,
+      onDispute: options.onDispute,
+      watchIntervalMs: options.watchIntervalMs,
+      resetStore: options.resetStore,
       logLevel: options.logLevel,
     }),
   };
@@ -226,8 +237,8 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           evaluator: options.evaluator,
           resolveTimeoutMs: options.resolveTimeoutMs,
           challengeTimeoutMs: options.challengeTimeoutMs,
-          writer: options.writer,
           resolution: options.resolution,
+          escalate: options.escalate ? (id: bigint) => options.escalate!(market as Address, id) : undefined,
         }),
       });
       seams.set(key, s);

@@ -1,12 +1,13 @@
 /**
- * The resolver daemon: watches ResolutionRequested, keeps durable state in SQLite, runs one job per market
- * through the ResolveJob seam, serves an HTTP API. `cresolver daemon` calls startDaemon.
+ * The resolver daemon: watches ResolutionRequested, keeps durable state in SQLite (bound to one chain and
+ * deployment), runs one job per market through the seams (pipeline run → proposal → watch → finalize →
+ * feedback), serves an HTTP API with the bundles. `cresolver daemon` calls startDaemon.
  */
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createPublicClient, http, type PublicClient } from "viem";
 import { buildApi } from "./api.js";
-import { type DaemonConfig, type MarketSeams, parseDaemonConfig, type ResolveJob, type SettleInvalid } from "./config.js";
+import { type DaemonConfig, type MarketSeams, parseDaemonConfig } from "./config.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { createLogger, sanitizeError } from "./log.js";
 import { createMetrics, type DaemonMetrics } from "./metrics.js";
@@ -14,18 +15,17 @@ import { Runner } from "./runner.js";
 import { Store } from "./store.js";
 import { Trigger } from "./trigger.js";
 
-export type { DaemonConfig, DaemonConfigInput, JobOutcome, MarketSeams, ResolveJob, SettleInvalid } from "./config.js";
+export type { DaemonConfig, DaemonConfigInput, MarketOnChain, MarketSeams, ProposeInput, RunOutcome, Verdict } from "./config.js";
 export { daemonConfigSchema, parseDaemonConfig } from "./config.js";
 export { createMetrics, type DaemonMetrics } from "./metrics.js";
 export { createLogger, sanitizeError } from "./log.js";
-export { Store, JOB_STATES, type JobRow, type JobState } from "./store.js";
+export { Store, StoreMismatch, JOB_STATES, type JobRow, type JobState } from "./store.js";
 
 export interface DaemonDeps {
   /** Chain reads (trigger, RPC health). Default: an http client on config.rpcUrl. */
   publicClient?: PublicClient;
   /** The seams for a single watched market contract... */
-  resolveJob?: ResolveJob;
-  settleInvalid?: SettleInvalid;
+  seams?: MarketSeams;
   /** ...or per market contract (required when several are configured). */
   seamsFor?: (market: `0x${string}`) => MarketSeams;
   logger?: Logger;
@@ -74,12 +74,12 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
   let seamsFor: (market: `0x${string}`) => MarketSeams;
   if (deps.seamsFor) {
     seamsFor = deps.seamsFor;
-  } else if (deps.resolveJob && deps.settleInvalid) {
+  } else if (deps.seams) {
     if (config.markets.length > 1) throw new Error("several markets configured: pass deps.seamsFor(market)");
-    const seams = { resolveJob: deps.resolveJob, settleInvalid: deps.settleInvalid };
+    const seams = deps.seams;
     seamsFor = () => seams;
   } else {
-    throw new Error("startDaemon needs deps.resolveJob and deps.settleInvalid (or deps.seamsFor)");
+    throw new Error("startDaemon needs deps.seams (or deps.seamsFor)");
   }
 
   let client = deps.publicClient;
@@ -92,9 +92,18 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
     throw new Error(`cannot reach the RPC to read the chain id: ${sanitizeError(err, secrets)}`);
   });
 
+  const genesisHash = await withRetries(() => client.getBlock({ blockNumber: 0n }), 5, 500).then(
+    (b) => b.hash,
+    (err: unknown) => {
+      throw new Error(`cannot reach the RPC to read the genesis block: ${sanitizeError(err, secrets)}`);
+    },
+  );
+
   const store = new Store(config.dbPath);
   let api: Awaited<ReturnType<typeof buildApi>> | undefined;
   try {
+    const binding = store.bind({ chainId, genesisHash, markets: config.markets.map((m) => m.address) }, config.resetStore);
+    if (binding.reset) logger.warn({ dbPath: config.dbPath, chainId }, "database belonged to another chain or deployment: reset (resetStore)");
     const recovered = store.recoverRunning();
     const signingKey = await loadOrCreateSigningKey(store);
     const markets = config.markets.map((m) => ({ address: m.address, startBlock: m.startBlock ?? config.startBlock }));
@@ -110,6 +119,9 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       backoffMs: config.backoffMs,
       maxBackoffMs: config.maxBackoffMs,
       jobTimeoutMs: config.jobTimeoutMs,
+      watchIntervalMs: config.watchIntervalMs,
+      onDispute: config.onDispute,
+      ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
       logger: logger.child({ component: "runner" }),
       metrics,
       secrets,
@@ -142,6 +154,8 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       pollIntervalMs: config.pollIntervalMs,
       triggerStatus: () => trigger.status(),
       onManual: () => runner.poke(),
+      readMarket: (market, marketId) => seamsFor(market).read(marketId),
+      secrets,
     });
     if (deps.registerApiPlugins) await deps.registerApiPlugins(api, { signingKey, store, chainId });
     await api.listen({ host: config.apiHost, port: config.apiPort });
@@ -159,6 +173,8 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
         concurrency: config.concurrency,
         instance: `${config.instanceIndex + 1}/${config.instanceCount}`,
         maxAttempts: config.maxAttempts,
+        onDispute: config.onDispute,
+        publicUrl: config.publicUrl ?? null,
         recoveredRunningJobs: recovered,
         api: `http://${host}:${addr.port}`,
         kid: signingKey.kid,

@@ -1,31 +1,37 @@
 /**
- * Job execution: bounded concurrency across markets, retries with exponential backoff, the invalid
- * settlement once the attempts are used up, graceful stop.
+ * Job execution: pipeline runs with bounded concurrency and retries, the proposal (bundle stored before the
+ * transaction is sent), then the proposal's watch: finalize after the dispute window, escalate or concede on
+ * a dispute, publish pending ERC-8004 feedback. Every chain step re-reads the market first.
  *
- * State machine (store.ts holds the states):
+ * State machine (store.ts holds the states; docs/ARCHITECTURE.md has the diagram):
  *   requested ──claim (attempt+1)──▶ running
- *   running ──written──▶ written                      (terminal; bundle + tx hash stored)
- *   running ──already-settled──▶ already-settled      (terminal; the chain says someone settled it)
- *   running ──no-quorum | no-margin | error, attempts < max──▶ requested (next attempt after backoff)
- *   running ──no-quorum | no-margin | error, attempts = max──▶ invalidating
- *   running ──error while the RPC is unreachable──▶ requested (attempt given back; retried after backoff)
- *   running ──aborted by shutdown──▶ requested (attempt given back)
- *   invalidating ──settleInvalid ok──▶ no-quorum        (terminal; refunds on chain, tx hash stored)
- *   invalidating ──already-settled──▶ already-settled
- *   invalidating ──error, invalid attempts < max──▶ invalidating (after backoff)
- *   invalidating ──error, invalid attempts = max──▶ failed   (terminal; POST /markets/:id/resolve re-queues)
+ *   running ──chain not ResolutionRequested──▶ by chain: proposed/disputed (our proposal: adopted) |
+ *             proposed-elsewhere | already-settled | requested (Open: attempt given back)
+ *   running ──verdict yes/no──▶ proposing                       (bundle + payload stored BEFORE sending)
+ *   running ──verdict invalid (retry) | error, attempts < max──▶ requested (after backoff)
+ *   running ──verdict invalid | error, attempts = max──▶ proposing (verdict invalid)
+ *   running ──RPC unreachable | aborted by shutdown──▶ requested (attempt given back)
+ *   proposing ──tx sent──▶ (tx hash linked) ──receipt──▶ proposed
+ *   proposing ──error, sends < max──▶ proposing (after backoff); sends = max ──▶ failed (POST …/resolve re-queues)
+ *   proposed ──window over: finalize (ours or anyone's)──▶ finalized
+ *   proposed ──ProposalDisputed──▶ disputed (escalate | concede per config, recorded) ──arbiter rules──▶ finalized
+ *   finalized (Resolved) ──publishFeedback until nothing is pending──▶ finalized (feedback done)
  *   startup: running ──▶ requested (the daemon died mid-run; the re-run re-reads the chain first)
  */
 import type { Logger } from "pino";
 import { keccak256, stringToBytes, type PublicClient } from "viem";
 import type { Hex } from "../workflow/core/types.js";
-import type { JobOutcome, MarketSeams } from "./config.js";
+import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
 import type { FinishUpdate, JobRow, Store } from "./store.js";
 
 /** Largest bundle the daemon stores (canonical JSON text). */
 export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+/** Chain-step jobs (propose, watch, finalize, feedback) running at once, besides the pipeline runs. */
+const CHAIN_CONCURRENCY = 4;
+/** publishFeedback batches per watch step (the next step continues). */
+const FEEDBACK_BATCHES_PER_STEP = 20;
 
 export interface RunnerOptions {
   store: Store;
@@ -36,6 +42,10 @@ export interface RunnerOptions {
   backoffMs: number;
   maxBackoffMs: number;
   jobTimeoutMs: number;
+  watchIntervalMs: number;
+  onDispute: "escalate" | "concede";
+  /** `<publicUrl>/bundles/<hash>.json` when set. */
+  publicUrl?: string;
   logger: Logger;
   metrics: DaemonMetrics;
   secrets: readonly string[];
@@ -43,7 +53,10 @@ export interface RunnerOptions {
 
 interface Active {
   job: JobRow;
+  kind: "run" | "chain";
   controller: AbortController;
+  /** Abandoned at shutdown: its late result is not recorded. */
+  abandoned: boolean;
   done: Promise<void>;
 }
 
@@ -51,7 +64,7 @@ class BundleMismatch extends Error {
   override name = "BundleMismatch";
 }
 
-/** Hash of the small document the daemon settles with when no run produced a bundle. */
+/** The small document the daemon proposes invalid with when no run produced a bundle. */
 export function fallbackInvalidBundle(job: JobRow, reason: string): { json: string; hash: Hex } {
   // Keys in sorted order, plain strings only: canonical JSON as workflow/core/bundle.ts defines it.
   const doc = {
@@ -64,6 +77,13 @@ export function fallbackInvalidBundle(job: JobRow, reason: string): { json: stri
   const json = JSON.stringify(doc);
   return { json, hash: keccak256(stringToBytes(json)) };
 }
+
+export function bundleUrl(publicUrl: string | undefined, hash: string): string {
+  return publicUrl ? `${publicUrl}/bundles/${hash.toLowerCase()}.json` : "";
+}
+
+const jsonPayload = (payload: unknown): string =>
+  JSON.stringify(payload ?? null, (_k, v: unknown) => (typeof v === "bigint" ? v.toString(10) : v));
 
 export class Runner {
   private readonly active = new Map<number, Active>();
@@ -93,6 +113,12 @@ export class Runner {
     return Math.round(base * (1 + Math.random() * 0.1));
   }
 
+  private count(kind: Active["kind"]): number {
+    let n = 0;
+    for (const a of this.active.values()) if (a.kind === kind) n++;
+    return n;
+  }
+
   private pump(): void {
     if (this.stopping || this.o.store.isClosed) return;
     if (this.pumping) {
@@ -103,11 +129,9 @@ export class Runner {
     try {
       do {
         this.pumpAgain = false;
-        const free = this.o.concurrency - this.active.size;
         const busy = new Set(this.active.keys());
-        for (const job of this.o.store.dueJobs(free, busy)) {
-          this.launch(job);
-        }
+        for (const job of this.o.store.dueJobs("chain", CHAIN_CONCURRENCY - this.count("chain"), busy)) this.launch(job, "chain");
+        for (const job of this.o.store.dueJobs("run", this.o.concurrency - this.count("run"), busy)) this.launch(job, "run");
       } while (this.pumpAgain && !this.stopping);
       this.schedule();
     } catch (err) {
@@ -123,7 +147,6 @@ export class Runner {
     if (this.stopping || this.o.store.isClosed) return;
     let delay = forceMs;
     if (delay === undefined) {
-      if (this.active.size >= this.o.concurrency) return; // a finishing job pumps again
       const next = this.o.store.nextDueAt();
       if (next === undefined) return;
       delay = Math.max(0, next - this.o.store.now());
@@ -131,15 +154,15 @@ export class Runner {
     this.timer = setTimeout(() => this.pump(), Math.min(delay, 2 ** 31 - 1));
   }
 
-  private launch(job: JobRow): void {
-    const invalidating = job.state === "invalidating";
-    const claimed = invalidating ? this.o.store.claimInvalidate(job.id) : this.o.store.claimRun(job.id);
+  private launch(job: JobRow, kind: Active["kind"]): void {
+    const claimed = kind === "run" ? this.o.store.claimRun(job.id) : job.state === "proposing" ? this.o.store.claimSend(job.id) : job;
     if (!claimed) return;
-    this.o.metrics.recordJobStartDelay((this.o.store.now() - job.nextAttemptAt) / 1000);
+    if (kind === "run") this.o.metrics.recordJobStartDelay((this.o.store.now() - job.nextAttemptAt) / 1000);
     const controller = new AbortController();
-    const entry: Active = { job: claimed, controller, done: Promise.resolve() };
+    const entry: Active = { job: claimed, kind, controller, abandoned: false, done: Promise.resolve() };
     this.active.set(job.id, entry);
-    entry.done = (invalidating ? this.runInvalidate(claimed) : this.runResolve(claimed, controller))
+    const work = kind === "run" ? this.runResolve(claimed, entry) : this.chainStep(claimed, entry);
+    entry.done = work
       .catch((err) => {
         this.o.logger.error({ jobId: job.id, error: sanitizeError(err, this.o.secrets) }, "runner: job bookkeeping failed");
       })
@@ -154,6 +177,10 @@ export class Runner {
     return this.o.logger.child({ jobId: job.id, market: job.market, marketId: job.marketId.toString(10) });
   }
 
+  private seams(job: JobRow): MarketSeams {
+    return this.o.seamsFor(job.market as `0x${string}`);
+  }
+
   private async rpcReachable(): Promise<boolean> {
     try {
       await this.o.client.getBlockNumber({ cacheTime: 0 });
@@ -164,151 +191,326 @@ export class Runner {
     }
   }
 
-  private finish(job: JobRow, u: FinishUpdate): void {
-    if (this.o.store.isClosed) return; // abandoned at shutdown: the job stays `running` and is redone on restart
-    this.o.store.finish(job.id, u);
+  /** Records a result unless the store closed or the job was abandoned at shutdown. */
+  private finish(job: JobRow, entry: Active | undefined, u: FinishUpdate): JobRow | undefined {
+    if (this.o.store.isClosed || entry?.abandoned) return undefined;
+    return this.o.store.finish(job.id, u);
   }
 
-  private checkedBundle(job: JobRow, bundle: string | undefined, hash: Hex | undefined): FinishUpdate["bundle"] {
-    if (bundle === undefined) return undefined;
+  private checkedBundle(job: JobRow, bundle: unknown, hash: Hex | undefined): NonNullable<FinishUpdate["bundle"]> {
     if (typeof bundle !== "string") throw new BundleMismatch("bundle must be the canonical JSON text");
     if (bundle.length > MAX_BUNDLE_BYTES) throw new BundleMismatch(`bundle larger than ${MAX_BUNDLE_BYTES} bytes`);
     const actual = keccak256(stringToBytes(bundle));
-    if (hash === undefined || actual.toLowerCase() !== hash.toLowerCase()) {
+    if (hash === undefined || actual.toLowerCase() !== String(hash).toLowerCase()) {
       throw new BundleMismatch("bundle hash does not match keccak256 of the bundle");
     }
     return { attempt: job.attempts, hash: actual, json: bundle };
   }
 
-  private async runResolve(job: JobRow, controller: AbortController): Promise<void> {
+  // ------------------------------------------------------------------------------------------ chain state
+
+  /**
+   * The job's state when the chain no longer awaits a proposal. A proposal of ours (same proposer) is adopted
+   * with the stored bundle it names; anything else is someone else's.
+   */
+  private adopt(job: JobRow, seams: MarketSeams, chain: MarketOnChain): FinishUpdate | undefined {
+    const p = chain.proposal;
+    const ours = p !== undefined && p.proposer.toLowerCase() === seams.account.toLowerCase();
+    const known = p !== undefined && this.o.store.bundleByHash(p.bundleHash) !== undefined;
+    switch (chain.status) {
+      case "proposed":
+      case "disputed":
+        if (!ours) return { state: "proposed-elsewhere", lastOutcome: "proposed-elsewhere", lastError: null };
+        return {
+          state: chain.status,
+          lastOutcome: "proposed",
+          lastError: null,
+          verdict: p.verdict,
+          bundleHash: p.bundleHash.toLowerCase(),
+          bundleUri: p.bundleURI,
+          disputeEndsAt: p.disputeEndsAt,
+          ...(p.disputer !== undefined ? { disputer: p.disputer.toLowerCase(), claimed: p.claimed ?? null } : {}),
+          ...(known ? {} : { lastError: "the on-chain proposal names a bundle this database does not hold" }),
+        };
+      case "resolved":
+      case "invalid":
+        if (ours) return { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback: chain.status === "resolved" ? "pending" : "done" };
+        return { state: "already-settled", lastOutcome: chain.status, lastError: null };
+      case "cancelled":
+        return { state: "already-settled", lastOutcome: "cancelled", lastError: null };
+      default:
+        return undefined;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ pipeline run
+
+  private async runResolve(job: JobRow, entry: Active): Promise<void> {
     const log = this.log(job);
+    const { controller } = entry;
     const started = performance.now();
     const timeout = setTimeout(() => controller.abort(new Error(`job timed out after ${this.o.jobTimeoutMs} ms`)), this.o.jobTimeoutMs);
-    log.info({ attempt: job.attempts }, "job: run started");
-    let outcome: JobOutcome | undefined;
+    let outcome: RunOutcome | undefined;
     let error: unknown;
     try {
-      const seams = this.o.seamsFor(job.market as `0x${string}`);
-      outcome = await seams.resolveJob(job.marketId, job.attempts, controller.signal);
-      if (!outcome || typeof outcome !== "object") throw new Error("resolve job returned no outcome");
+      const seams = this.seams(job);
+      const chain = await seams.read(job.marketId);
+      if (chain.status !== "requested") {
+        clearTimeout(timeout);
+        const adopted = this.adopt(job, seams, chain);
+        const u: FinishUpdate = adopted
+          ? { ...adopted, uncountAttempt: true }
+          : // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
+            { state: "requested", lastOutcome: "not-requested", lastError: `market is ${chain.status} on chain`, uncountAttempt: true, nextAttemptAt: this.o.store.now() + this.backoff(Math.max(1, job.attempts)) };
+        this.finish(job, entry, u);
+        this.o.metrics.recordRun(u.lastOutcome, (performance.now() - started) / 1000);
+        log.info({ chainStatus: chain.status, state: u.state }, "job: market not awaiting a proposal, nothing to run");
+        return;
+      }
+      log.info({ attempt: job.attempts }, "job: run started");
+      outcome = await seams.run(job.marketId, job.attempts, controller.signal);
+      if (!outcome || typeof outcome !== "object" || !["yes", "no", "invalid"].includes(outcome.verdict)) throw new Error("the run returned no verdict");
     } catch (err) {
       error = err;
     } finally {
       clearTimeout(timeout);
     }
     const seconds = (performance.now() - started) / 1000;
-    if (this.o.store.isClosed) return;
+    if (this.o.store.isClosed || entry.abandoned) return;
 
-    try {
-      if (outcome) {
-        switch (outcome.kind) {
-          case "written": {
-            const bundle = this.checkedBundle(job, outcome.bundle, outcome.bundleHash);
-            this.finish(job, { state: "written", lastOutcome: "written", lastError: null, txHash: outcome.txHash, bundle });
-            this.o.metrics.recordRun("written", seconds);
-            log.info({ txHash: outcome.txHash, bundleHash: outcome.bundleHash, seconds }, "job: resolution written");
-            return;
-          }
-          case "already-settled": {
-            this.finish(job, { state: "already-settled", lastOutcome: "already-settled", lastError: null });
-            this.o.metrics.recordRun("already-settled", seconds);
-            log.info({ seconds }, "job: market already settled, nothing to do");
-            return;
-          }
-          case "no-quorum":
-          case "no-margin": {
-            const bundle = this.checkedBundle(job, outcome.bundle, outcome.bundleHash);
-            this.o.metrics.recordRun(outcome.kind, seconds);
-            this.retryOrInvalidate(job, outcome.kind, `${outcome.kind} on attempt ${job.attempts}`, bundle);
-            return;
-          }
-          default:
-            throw new Error(`unknown outcome kind ${String((outcome as { kind?: unknown }).kind)}`);
+    if (outcome && error === undefined) {
+      try {
+        const bundle = this.checkedBundle(job, outcome.bundle, outcome.bundleHash);
+        const kind = outcome.verdict === "invalid" ? (outcome.reason ?? "invalid") : outcome.verdict;
+        this.o.metrics.recordRun(kind, seconds);
+        if (outcome.verdict === "invalid" && outcome.retry && job.attempts < this.o.maxAttempts) {
+          const delay = this.backoff(job.attempts);
+          this.finish(job, entry, { state: "requested", lastOutcome: kind, lastError: null, nextAttemptAt: this.o.store.now() + delay, bundle });
+          log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, reason: outcome.reason, retryInMs: delay }, "job: invalid verdict for a fixable cause, will run again");
+          return;
         }
+        this.beginProposal(job, entry, { verdict: outcome.verdict, reason: outcome.reason ?? null, payload: outcome.payload, bundle, lastOutcome: kind });
+        return;
+      } catch (err) {
+        error = err; // malformed bundle: a failed attempt
       }
-    } catch (err) {
-      error = err; // malformed outcome or bundle mismatch: a failed attempt
     }
 
     const message = sanitizeError(error, this.o.secrets);
     if (controller.signal.aborted && this.stopping) {
-      this.finish(job, { state: "requested", lastOutcome: "aborted", lastError: message, uncountAttempt: true });
+      this.finish(job, entry, { state: "requested", lastOutcome: "aborted", lastError: message, uncountAttempt: true });
       this.o.metrics.recordRun("aborted", seconds);
       log.warn({ error: message }, "job: aborted by shutdown, will run again");
       return;
     }
     if (!(error instanceof BundleMismatch) && !(await this.rpcReachable())) {
       const delay = this.backoff(Math.max(1, job.attempts));
-      this.finish(job, { state: "requested", lastOutcome: "deferred", lastError: message, uncountAttempt: true, nextAttemptAt: this.o.store.now() + delay });
+      this.finish(job, entry, { state: "requested", lastOutcome: "deferred", lastError: message, uncountAttempt: true, nextAttemptAt: this.o.store.now() + delay });
       this.o.metrics.recordRun("deferred", seconds);
       log.warn({ error: message, retryInMs: delay }, "job: RPC unreachable, attempt not counted, will retry");
       return;
     }
     this.o.metrics.recordRun("error", seconds);
-    this.retryOrInvalidate(job, "error", message, undefined);
-  }
-
-  private retryOrInvalidate(job: JobRow, kind: string, message: string, bundle: FinishUpdate["bundle"]): void {
-    const log = this.log(job);
     if (job.attempts < this.o.maxAttempts) {
       const delay = this.backoff(job.attempts);
-      this.finish(job, { state: "requested", lastOutcome: kind, lastError: message, nextAttemptAt: this.o.store.now() + delay, bundle });
-      log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, outcome: kind, error: message, retryInMs: delay }, "job: will retry");
-    } else {
-      this.finish(job, { state: "invalidating", lastOutcome: kind, lastError: message, bundle });
-      log.warn({ attempts: job.attempts, outcome: kind, error: message }, "job: attempts used up, settling the market invalid");
+      this.finish(job, entry, { state: "requested", lastOutcome: "error", lastError: message, nextAttemptAt: this.o.store.now() + delay });
+      log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, error: message, retryInMs: delay }, "job: run failed, will retry");
+      return;
+    }
+    // Attempts used up without a verdict: propose invalid with every seat failed. The last stored run bundle is the
+    // evidence when there is one, else a small daemon document.
+    const stored = this.o.store.bundles(job.id).at(-1);
+    const bundle = stored ? { attempt: stored.attempt, hash: stored.hash, json: stored.json } : { attempt: job.attempts, ...fallbackInvalidBundle(job, "error") };
+    log.warn({ attempts: job.attempts, error: message }, "job: attempts used up, proposing invalid");
+    this.beginProposal(job, entry, { verdict: "invalid", reason: job.lastOutcome ?? "error", payload: null, bundle, lastOutcome: "error", lastError: message });
+  }
+
+  /** Stores the bundle and the payload, then state `proposing` (the send follows at once as a chain step). */
+  private beginProposal(
+    job: JobRow,
+    entry: Active,
+    p: { verdict: Verdict; reason: string | null; payload: unknown; bundle: NonNullable<FinishUpdate["bundle"]>; lastOutcome: string; lastError?: string },
+  ): void {
+    this.finish(job, entry, {
+      state: "proposing",
+      lastOutcome: p.lastOutcome,
+      lastError: p.lastError ?? null,
+      verdict: p.verdict,
+      reason: p.verdict === "invalid" ? p.reason : null,
+      payload: jsonPayload(p.payload),
+      bundleHash: p.bundle.hash.toLowerCase(),
+      bundleUri: bundleUrl(this.o.publicUrl, p.bundle.hash),
+      bundle: p.bundle,
+      resetSends: true,
+    });
+    this.log(job).info({ verdict: p.verdict, reason: p.reason ?? undefined, bundleHash: p.bundle.hash }, "job: verdict ready, bundle stored, proposing");
+  }
+
+  // ------------------------------------------------------------------------------------------ chain steps
+
+  private async chainStep(job: JobRow, entry: Active): Promise<void> {
+    const log = this.log(job);
+    const started = performance.now();
+    const seams = this.seams(job);
+    try {
+      const chain = await seams.read(job.marketId);
+      if (job.state === "proposing") await this.propose(job, entry, seams, chain);
+      else await this.watch(job, entry, seams, chain);
+    } catch (err) {
+      const message = sanitizeError(err, this.o.secrets);
+      this.o.metrics.recordRun("chain-error", (performance.now() - started) / 1000);
+      if (this.o.store.isClosed || entry.abandoned) return;
+      const reachable = await this.rpcReachable();
+      if (job.state === "proposing") {
+        if (!reachable || job.sendAttempts < this.o.maxAttempts) {
+          const delay = this.backoff(Math.max(1, job.sendAttempts));
+          this.finish(job, entry, { state: "proposing", lastOutcome: reachable ? "propose-error" : "deferred", lastError: message, uncountSend: !reachable, nextAttemptAt: this.o.store.now() + delay });
+          log.warn({ error: message, sendAttempts: job.sendAttempts, retryInMs: delay }, "job: proposal not sent, will retry");
+        } else {
+          this.finish(job, entry, { state: "failed", lastOutcome: "propose-error", lastError: message });
+          log.error({ error: message }, "job: proposal failed for good; needs an operator (POST /markets/:id/resolve re-queues)");
+        }
+        return;
+      }
+      // Watching never gives up: the proposal's bond and the market's payouts depend on it.
+      const delay = Math.min(this.backoff(2), this.o.watchIntervalMs * 4);
+      this.finish(job, entry, { state: job.state, lastOutcome: job.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: job.feedback ?? undefined });
+      log.warn({ error: message, retryInMs: delay }, "job: chain step failed, will retry");
     }
   }
 
-  private async runInvalidate(job: JobRow): Promise<void> {
+  private async propose(job: JobRow, entry: Active, seams: MarketSeams, chain: MarketOnChain): Promise<void> {
     const log = this.log(job);
-    const started = performance.now();
-    // The hash of the last stored bundle (the last no-quorum run), else a small daemon document.
-    const stored = this.o.store.bundles(job.id).at(-1);
-    let hash: Hex;
-    let extra: FinishUpdate["bundle"];
-    if (stored) {
-      hash = stored.hash as Hex;
-    } else {
-      const fb = fallbackInvalidBundle(job, job.lastOutcome ?? "error");
-      hash = fb.hash;
-      extra = { attempt: job.attempts + 1, hash: fb.hash, json: fb.json };
-    }
-    try {
-      const res = await this.o.seamsFor(job.market as `0x${string}`).settleInvalid(job.marketId, hash);
-      const seconds = (performance.now() - started) / 1000;
-      if ("txHash" in res) {
-        this.finish(job, { state: "no-quorum", lastOutcome: "settled-invalid", txHash: res.txHash, bundle: extra });
-        this.o.metrics.recordRun("settled-invalid", seconds);
-        log.info({ txHash: res.txHash, bundleHash: hash }, "job: settled invalid on chain (refunds)");
-      } else {
-        this.finish(job, { state: "already-settled", lastOutcome: "already-settled" });
-        this.o.metrics.recordRun("already-settled", seconds);
-        log.info("job: market already settled before the invalid settlement");
+    if (chain.status !== "requested") {
+      const adopted = this.adopt(job, seams, chain);
+      if (adopted) {
+        this.finish(job, entry, { ...adopted, uncountSend: true, nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
+        log.info({ chainStatus: chain.status, state: adopted.state }, "job: the chain moved on before our proposal was confirmed");
+        return;
       }
-    } catch (err) {
-      const message = sanitizeError(err, this.o.secrets);
-      this.o.metrics.recordRun("invalidate-error", (performance.now() - started) / 1000);
-      if (this.o.store.isClosed) return;
-      if (!(await this.rpcReachable())) {
-        const delay = this.backoff(Math.max(1, job.invalidAttempts));
-        this.finish(job, { state: "invalidating", lastOutcome: "deferred", lastError: message, uncountInvalidAttempt: true, nextAttemptAt: this.o.store.now() + delay });
-        log.warn({ error: message }, "job: RPC unreachable during the invalid settlement, will retry");
-      } else if (job.invalidAttempts < this.o.maxAttempts) {
-        const delay = this.backoff(job.invalidAttempts);
-        this.finish(job, { state: "invalidating", lastOutcome: "invalidate-error", lastError: message, nextAttemptAt: this.o.store.now() + delay });
-        log.warn({ error: message, retryInMs: delay }, "job: invalid settlement failed, will retry");
-      } else {
-        this.finish(job, { state: "failed", lastOutcome: "invalidate-error", lastError: message });
-        log.error({ error: message }, "job: invalid settlement failed for good; needs an operator (POST /markets/:id/resolve re-queues)");
-      }
+      throw new Error(`market is ${chain.status} on chain, cannot propose`);
     }
+    const payload: unknown = job.payload === null ? null : JSON.parse(job.payload);
+    const res = await seams.propose(
+      job.marketId,
+      { verdict: job.verdict as Verdict, payload, bundleHash: job.bundleHash as Hex, bundleURI: job.bundleUri ?? "" },
+      {
+        signal: entry.controller.signal,
+        onSent: (txHash) => {
+          if (!this.o.store.isClosed && !entry.abandoned) this.o.store.linkTx(job.id, txHash);
+          log.info({ txHash }, "job: proposal sent");
+        },
+      },
+    );
+    if ("kind" in res) {
+      // The market moved on between our read and the send: the next step reads it again.
+      this.finish(job, entry, { state: "proposing", lastOutcome: "not-requested", lastError: null, uncountSend: true });
+      return;
+    }
+    const after = await seams.read(job.marketId);
+    const ends = after.proposal?.disputeEndsAt ?? null;
+    this.finish(job, entry, {
+      state: after.status === "disputed" ? "disputed" : "proposed",
+      lastOutcome: "proposed",
+      lastError: null,
+      txHash: res.txHash,
+      payload: null,
+      ...(ends !== null ? { disputeEndsAt: ends } : {}),
+      nextAttemptAt: this.nextWatch(ends, after.chainTime),
+    });
+    this.o.store.linkTx(job.id, res.txHash);
+    this.o.metrics.recordRun("proposed", 0);
+    log.info({ txHash: res.txHash, verdict: job.verdict, disputeEndsAt: ends }, "job: proposed, dispute window open");
+  }
+
+  /** Next chain check: when the window closes by the chain's clock, at most watchIntervalMs away. */
+  private nextWatch(disputeEndsAt: number | null, chainTime: number): number {
+    const untilEnd = disputeEndsAt === null ? this.o.watchIntervalMs : Math.max(0, (disputeEndsAt - chainTime + 1) * 1000);
+    return this.o.store.now() + Math.min(this.o.watchIntervalMs, untilEnd);
+  }
+
+  private async watch(job: JobRow, entry: Active, seams: MarketSeams, chain: MarketOnChain): Promise<void> {
+    const log = this.log(job);
+    switch (chain.status) {
+      case "proposed": {
+        const ends = chain.proposal?.disputeEndsAt ?? job.disputeEndsAt ?? 0;
+        if (chain.chainTime < ends) {
+          this.finish(job, entry, { state: "proposed", lastOutcome: job.lastOutcome ?? "proposed", disputeEndsAt: ends, nextAttemptAt: this.nextWatch(ends, chain.chainTime) });
+          return;
+        }
+        const res = await seams.finalize(job.marketId);
+        if ("txHash" in res) {
+          this.finish(job, entry, { state: "proposed", lastOutcome: "finalize-sent", lastError: null, finalizeTx: res.txHash });
+          log.info({ txHash: res.txHash }, "job: dispute window over, finalized");
+        } else {
+          this.finish(job, entry, { state: "proposed", lastOutcome: "finalize-not-needed", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        }
+        return;
+      }
+      case "disputed": {
+        const p = chain.proposal;
+        const disputer = p?.disputer?.toLowerCase() ?? job.disputer;
+        const claimed = p?.claimed ?? job.claimed;
+        if (job.disputeAction === null) {
+          log.warn({ disputer, claimed, verdict: job.verdict, policy: this.o.onDispute }, "job: our proposal is disputed");
+          let action = "conceded";
+          let txHash: Hex | undefined;
+          if (this.o.onDispute === "escalate") {
+            const r = await seams.escalate(job.marketId);
+            action = r.action;
+            txHash = r.txHash;
+          }
+          this.finish(job, entry, {
+            state: "disputed",
+            lastOutcome: "disputed",
+            lastError: null,
+            disputer: disputer ?? null,
+            claimed: claimed ?? null,
+            disputeAction: action,
+            ...(txHash !== undefined ? { disputeTx: txHash } : {}),
+            nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs,
+          });
+          log.info({ action, txHash }, "job: dispute handled, waiting for the arbiter");
+          return;
+        }
+        this.finish(job, entry, { state: "disputed", lastOutcome: "disputed", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        return;
+      }
+      case "resolved":
+      case "invalid": {
+        if (job.state !== "finalized") {
+          const feedback = chain.status === "resolved" ? "pending" : "done";
+          this.finish(job, entry, { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback });
+          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null }, "job: market final");
+          if (feedback === "done") return;
+        }
+        await this.publishFeedback(job, entry, seams);
+        return;
+      }
+      default:
+        throw new Error(`unexpected market status ${chain.status} for a ${job.state} job`);
+    }
+  }
+
+  private async publishFeedback(job: JobRow, entry: Active, seams: MarketSeams): Promise<void> {
+    let total = 0;
+    for (let i = 0; i < FEEDBACK_BATCHES_PER_STEP; i++) {
+      if (entry.abandoned || this.stopping) break;
+      const { published } = await seams.publishFeedback(job.marketId);
+      if (published === 0) {
+        this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-published", lastError: null, feedback: "done" });
+        if (total > 0) this.log(job).info({ published: total }, "job: pending ERC-8004 feedback published");
+        return;
+      }
+      total += published;
+    }
+    this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-publishing", feedback: "pending" });
   }
 
   /**
-   * Stops taking jobs, lets running ones finish for up to `graceMs`, then aborts them (they go back to
-   * `requested`) and waits up to `abortWaitMs` more. Jobs still running after that are abandoned: they stay
-   * `running` in the database and are redone on the next start.
+   * Stops taking jobs, lets running ones finish for up to `graceMs`, then aborts them and waits up to
+   * `abortWaitMs` more. Runs still going after that are abandoned: back to `requested` with their attempt given
+   * back (an aborted run is never counted); their late results are ignored.
    */
   async stop(graceMs: number, abortWaitMs = 2_000): Promise<void> {
     this.stopping = true;
@@ -320,6 +522,10 @@ export class Runner {
     if (await within(graceMs)) return;
     this.o.logger.warn({ running: this.active.size }, "runner: grace time over, aborting running jobs");
     for (const a of this.active.values()) a.controller.abort(new Error("daemon shutting down"));
-    await within(abortWaitMs);
+    if (await within(abortWaitMs)) return;
+    for (const a of this.active.values()) {
+      a.abandoned = true;
+      if (a.kind === "run" && !this.o.store.isClosed) this.o.store.abandonRun(a.job.id, "aborted by shutdown");
+    }
   }
 }

@@ -1,21 +1,27 @@
 /**
- * The daemon's real seams: a resolve job that runs the resolution workflow (workflow/pipeline/run.ts)
- * and writes through the chain layer, and the on-chain no-quorum settlement. Both re-read the
- * market first, so a market settled by another daemon (or before a restart) is never written twice.
+ * The daemon's real seams: `run` is the resolution workflow (workflow/pipeline/run.ts, no write), `propose` is
+ * the one settlement module (workflow/settle), `finalize` / `publishFeedback` are the permissionless market
+ * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
+ * moved on by another daemon (or before a restart) is never written twice.
  */
-import type { Address, Hex } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
-import { isTerminalStatus, readMarketStatus } from "../workflow/chain/snapshot.js";
-import type { ResolutionWriterOptions } from "../workflow/chain/writer.js";
-import type { WorkerRecord } from "../workflow/core/types.js";
+import { ChainError } from "../workflow/chain/errors.js";
+import { finalize as finalizeMarket, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
+import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
+import { createSettler, SettleError } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
-import type { MarketSeams } from "./config.js";
+import { daemonMarketAbi, readMarketOnChain } from "./chain.js";
+import type { MarketSeams, RunOutcome } from "./config.js";
+
+/** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
+export const FEEDBACK_BATCH = 10;
 
 export interface PipelineSeamsConfig {
   /** Chain context carrying the resolver's key. */
@@ -28,10 +34,14 @@ export interface PipelineSeamsConfig {
   evaluator?: EvaluatorConfig;
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
-  writer?: ResolutionWriterOptions;
   resolution?: ResolutionConfig;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
+  /**
+   * What escalating a dispute of our proposal takes for this market's arbiter. Default: nothing to send (a
+   * committee arbiter decides on its own); a UMA arbiter needs the proposer to dispute the disputer's assertion.
+   */
+  escalate?: (marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
 }
 
 export interface PipelineSeams extends MarketSeams {
@@ -49,8 +59,18 @@ function recordCalls(records: readonly WorkerRecord[], record: NonNullable<Pipel
   }
 }
 
+/** Settles when `p` does, rejects as soon as `signal` aborts (the run aborts its in-flight calls on the same signal). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
-  const { ports, chain, close } = createPipelinePorts({
+  const { ports, close } = createPipelinePorts({
     ctx: config.ctx,
     marketAddress: config.market,
     ...(config.identityRegistry !== undefined ? { identityRegistry: config.identityRegistry } : {}),
@@ -60,37 +80,67 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     ...(config.evaluator !== undefined ? { evaluator: config.evaluator } : {}),
     ...(config.resolveTimeoutMs !== undefined ? { resolveTimeoutMs: config.resolveTimeoutMs } : {}),
     ...(config.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: config.challengeTimeoutMs } : {}),
-    ...(config.writer !== undefined ? { writer: config.writer } : {}),
   });
-  const writer = chain.writer;
-  if (writer === undefined) throw new Error("the daemon needs the resolver's key to write resolutions");
+  const { ctx, market } = config;
+  if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");
+  const account = ctx.account.address;
+  const client = ctx.publicClient as unknown as PublicClient;
+  // One attempt per call: the daemon's runner owns retries and backoff (and survives restarts).
+  const settler = createSettler(ctx, market, { attempts: 1 });
 
   return {
-    async resolveJob(marketId) {
-      const state = await readMarketStatus(config.ctx, config.market, marketId);
-      if (isTerminalStatus(state.status)) return { kind: "already-settled", bundleHash: state.bundleHash };
-      const run = await runResolution(marketId, ports, config.resolution ?? {});
+    account,
+    read: (marketId) => readMarketOnChain(client, market, marketId),
+
+    async run(marketId, _attempt, signal): Promise<RunOutcome> {
+      // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.
+      const run = await abortable(runResolution(marketId, ports, config.resolution ?? {}, { signal }), signal);
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);
-      const bundle = run.bundle.json;
-      const bundleHash: Hex = run.bundleHash;
-      switch (run.write.status) {
-        case "written":
-          if (run.write.receipt.txHash === undefined) throw new Error("the writer reported a write without a transaction hash");
-          return { kind: "written", txHash: run.write.receipt.txHash, bundle, bundleHash };
-        case "already-settled":
-          return { kind: "already-settled", bundleHash };
-        case "failed":
-          // Infrastructure (RPC, nonce, gas): the daemon retries with backoff.
-          throw run.write.cause instanceof Error ? run.write.cause : new Error(run.write.error);
-        case "skipped":
-          return run.outcome.kind === "no-margin" ? { kind: "no-margin", bundle, bundleHash } : { kind: "no-quorum", bundle, bundleHash };
+      const { verdict, reports } = run.proposal;
+      return {
+        verdict,
+        ...(run.invalidReason !== undefined ? { reason: run.invalidReason } : {}),
+        // Invalid while seats failed: a fixable cause (a worker down for a minute) — run again before proposing it.
+        retry: verdict === "invalid" && run.failedWorkers.length > 0,
+        bundle: run.bundle.json,
+        bundleHash: run.bundleHash,
+        payload: { reports },
+      };
+    },
+
+    async propose(marketId, input, hooks) {
+      const { workerCount } = await client.readContract({ address: market, abi: daemonMarketAbi, functionName: "getMarket", args: [marketId] });
+      const reports =
+        (input.payload as { reports?: WorkerReport[] } | null)?.reports ??
+        Array.from({ length: Number(workerCount) }, (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+      try {
+        const res = await settler.propose({ marketId, verdict: input.verdict, reports, bundleHash: input.bundleHash, bundleURI: input.bundleURI });
+        if (res.status === "already-settled") return { kind: "not-requested" };
+        hooks.onSent(res.txHash);
+        return { txHash: res.txHash };
+      } catch (err) {
+        throw err instanceof SettleError && err.cause instanceof Error ? err.cause : err;
       }
     },
-    async settleInvalid(marketId, bundleHash) {
-      const receipt = await writer.settleInvalid(marketId, bundleHash);
-      if (receipt.alreadySettled !== undefined || receipt.txHash === undefined) return { kind: "already-settled" };
-      return { txHash: receipt.txHash };
+
+    async finalize(marketId) {
+      try {
+        return { txHash: (await finalizeMarket(ctx, market, marketId)).txHash };
+      } catch (err) {
+        // Someone finalized first (not Proposed any more), or the window is still open by the next block's clock.
+        if (err instanceof ChainError && (err.kind === "precondition" || err.errorName === "WrongStatus")) return { kind: "not-needed" };
+        throw err;
+      }
     },
+
+    async publishFeedback(marketId) {
+      const [, pending] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
+      if (pending === 0n) return { published: 0 };
+      const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
+      return { published: Number(r.published), txHash: r.txHash };
+    },
+
+    escalate: config.escalate ?? (async () => ({ action: "escalated" })),
     close,
   };
 }

@@ -11,14 +11,20 @@ import { DatabaseSync, type SQLInputValue } from "./sqlite.js";
 export const JOB_STATES = [
   "requested",
   "running",
-  "invalidating",
-  "written",
-  "no-quorum",
+  "proposing",
+  "proposed",
+  "disputed",
+  "finalized",
   "already-settled",
+  "proposed-elsewhere",
   "failed",
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
-export const TERMINAL_STATES: ReadonlySet<JobState> = new Set(["written", "no-quorum", "already-settled", "failed"]);
+/** States no work follows (a `finalized` job still publishes pending feedback: see `feedback`). */
+export const TERMINAL_STATES: ReadonlySet<JobState> = new Set(["finalized", "already-settled", "proposed-elsewhere", "failed"]);
+/** States the runner works on by reading and writing the chain (not a pipeline run). */
+const CHAIN_STATES = "('proposing','proposed','disputed')";
+const DUE_WHERE = `(state = 'requested' OR state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
 
 export interface JobKey {
   chainId: number;
@@ -30,17 +36,37 @@ export interface JobKey {
 export interface JobRow extends JobKey {
   id: number;
   state: JobState;
-  /** Resolve attempts started (counted ones; attempts deferred because the RPC was down are not counted). */
+  /** Pipeline runs started (counted ones: runs deferred by an RPC outage, aborted by shutdown or on a wrong chain state are not). */
   attempts: number;
-  /** settleInvalid attempts started. */
-  invalidAttempts: number;
-  /** Kind of the last run's result: written, no-quorum, no-margin, error, already-settled, deferred, aborted. */
+  /** Proposal transactions tried for the current verdict. */
+  sendAttempts: number;
+  /** Kind of the last step's result (run: verdict, error, deferred, aborted, not-requested; chain: proposed, finalized, …). */
   lastOutcome: string | null;
   lastError: string | null;
-  txHash: string | null;
   source: "event" | "manual";
   requestedBlock: number | null;
   requestedTx: string | null;
+  /** The verdict being proposed / proposed, and why when invalid (e.g. no-quorum, no-margin). */
+  verdict: string | null;
+  reason: string | null;
+  /** JSON of the proposal payload (per-seat reports) kept until the proposal is on chain. */
+  payload: string | null;
+  bundleHash: string | null;
+  bundleUri: string | null;
+  /** The proposal's transaction (linked as soon as it is sent). */
+  txHash: string | null;
+  /** Chain time (unix seconds) the dispute window closes. */
+  disputeEndsAt: number | null;
+  disputer: string | null;
+  claimed: string | null;
+  /** escalated | conceded (and the transaction when escalating took one). */
+  disputeAction: string | null;
+  disputeTx: string | null;
+  /** resolved | invalid once final on chain. */
+  finalStatus: string | null;
+  finalizeTx: string | null;
+  /** pending while ERC-8004 feedback of the finalized market is left to publish; done after. */
+  feedback: string | null;
   createdAt: number;
   updatedAt: number;
   startedAt: number | null;
@@ -52,11 +78,12 @@ export interface BundleRow {
   attempt: number;
   hash: string;
   json: string;
+  txHash: string | null;
   createdAt: number;
 }
 
 const MIGRATIONS: string[] = [
-  // v1
+  // v1 (round 1: resolveMarket / settleInvalid)
   `CREATE TABLE cursor (
      chain_id INTEGER NOT NULL,
      market TEXT NOT NULL,
@@ -101,52 +128,127 @@ const MIGRATIONS: string[] = [
      public_jwk TEXT NOT NULL,
      created_at INTEGER NOT NULL
    );`,
+  // v2 (bonded proposals): v1 jobs belong to v1 contracts a v2 daemon cannot act on; they are kept as v1_* tables
+  // for inspection, and the daemon starts over (the signing key is kept).
+  `ALTER TABLE bundles RENAME TO v1_bundles;
+   ALTER TABLE jobs RENAME TO v1_jobs;
+   ALTER TABLE cursor RENAME TO v1_cursor;
+   DROP INDEX jobs_due;
+   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE markets (market TEXT PRIMARY KEY, added_at INTEGER NOT NULL);
+   CREATE TABLE cursor (
+     chain_id INTEGER NOT NULL,
+     market TEXT NOT NULL,
+     last_block INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (chain_id, market)
+   );
+   CREATE TABLE jobs (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     chain_id INTEGER NOT NULL,
+     market TEXT NOT NULL,
+     market_id TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('requested','running','proposing','proposed','disputed','finalized','already-settled','proposed-elsewhere','failed')),
+     attempts INTEGER NOT NULL DEFAULT 0,
+     send_attempts INTEGER NOT NULL DEFAULT 0,
+     last_outcome TEXT,
+     last_error TEXT,
+     source TEXT NOT NULL,
+     requested_block INTEGER,
+     requested_tx TEXT,
+     verdict TEXT,
+     reason TEXT,
+     payload TEXT,
+     bundle_hash TEXT,
+     bundle_uri TEXT,
+     tx_hash TEXT,
+     dispute_ends_at INTEGER,
+     disputer TEXT,
+     claimed TEXT,
+     dispute_action TEXT,
+     dispute_tx TEXT,
+     final_status TEXT,
+     finalize_tx TEXT,
+     feedback TEXT,
+     created_at INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     started_at INTEGER,
+     finished_at INTEGER,
+     next_attempt_at INTEGER NOT NULL,
+     UNIQUE (chain_id, market, market_id)
+   );
+   CREATE INDEX jobs_due ON jobs (state, next_attempt_at);
+   CREATE TABLE bundles (
+     job_id INTEGER NOT NULL REFERENCES jobs(id),
+     attempt INTEGER NOT NULL,
+     hash TEXT NOT NULL,
+     json TEXT NOT NULL,
+     tx_hash TEXT,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (job_id, attempt)
+   );
+   CREATE INDEX bundles_hash ON bundles (hash);`,
 ];
 
 /** Newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-interface RawJob {
-  id: number;
-  chain_id: number;
-  market: string;
-  market_id: string;
-  state: JobState;
-  attempts: number;
-  invalid_attempts: number;
-  last_outcome: string | null;
-  last_error: string | null;
-  tx_hash: string | null;
-  source: "event" | "manual";
-  requested_block: number | null;
-  requested_tx: string | null;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  next_attempt_at: number;
-}
+type RawJob = Record<string, unknown> & { id: number; chain_id: number; market: string; market_id: string; state: JobState };
+
+/** JobRow field ↔ column (the fields FinishUpdate may set). */
+const FIELD_COLUMNS = {
+  verdict: "verdict",
+  reason: "reason",
+  payload: "payload",
+  bundleHash: "bundle_hash",
+  bundleUri: "bundle_uri",
+  txHash: "tx_hash",
+  disputeEndsAt: "dispute_ends_at",
+  disputer: "disputer",
+  claimed: "claimed",
+  disputeAction: "dispute_action",
+  disputeTx: "dispute_tx",
+  finalStatus: "final_status",
+  finalizeTx: "finalize_tx",
+  feedback: "feedback",
+} as const;
+type JobField = keyof typeof FIELD_COLUMNS;
 
 function toJob(r: RawJob): JobRow {
+  const str = (k: string) => (r[k] ?? null) as string | null;
+  const num = (k: string) => (r[k] ?? null) as number | null;
   return {
     id: r.id,
     chainId: r.chain_id,
     market: r.market,
     marketId: BigInt(r.market_id),
     state: r.state,
-    attempts: r.attempts,
-    invalidAttempts: r.invalid_attempts,
-    lastOutcome: r.last_outcome,
-    lastError: r.last_error,
-    txHash: r.tx_hash,
-    source: r.source,
-    requestedBlock: r.requested_block,
-    requestedTx: r.requested_tx,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
-    nextAttemptAt: r.next_attempt_at,
+    attempts: r.attempts as number,
+    sendAttempts: r.send_attempts as number,
+    lastOutcome: str("last_outcome"),
+    lastError: str("last_error"),
+    source: r.source as "event" | "manual",
+    requestedBlock: num("requested_block"),
+    requestedTx: str("requested_tx"),
+    verdict: str("verdict"),
+    reason: str("reason"),
+    payload: str("payload"),
+    bundleHash: str("bundle_hash"),
+    bundleUri: str("bundle_uri"),
+    txHash: str("tx_hash"),
+    disputeEndsAt: num("dispute_ends_at"),
+    disputer: str("disputer"),
+    claimed: str("claimed"),
+    disputeAction: str("dispute_action"),
+    disputeTx: str("dispute_tx"),
+    finalStatus: str("final_status"),
+    finalizeTx: str("finalize_tx"),
+    feedback: str("feedback"),
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    startedAt: num("started_at"),
+    finishedAt: num("finished_at"),
+    nextAttemptAt: r.next_attempt_at as number,
   };
 }
 
@@ -158,16 +260,34 @@ export interface RequestedEvent {
   notBefore?: number;
 }
 
-export interface FinishUpdate {
+export interface DisputedEvent {
+  marketId: bigint;
+  disputer: string;
+  claimed: string;
+}
+
+export type FinishUpdate = Partial<Pick<JobRow, JobField>> & {
   state: JobState;
   lastOutcome: string;
   lastError?: string | null;
-  txHash?: string | null;
   nextAttemptAt?: number;
-  /** Give back the attempt counted when the run started (deferred or aborted runs). */
+  /** Give back the attempt counted when the run started (deferred, aborted or wrong-state runs). */
   uncountAttempt?: boolean;
-  uncountInvalidAttempt?: boolean;
+  uncountSend?: boolean;
+  /** A new verdict to send: the proposal attempts start over. */
+  resetSends?: boolean;
   bundle?: { attempt: number; hash: string; json: string };
+};
+
+/** What a database is bound to (issue: a database reused on a restarted chain hid new markets). */
+export interface StoreBinding {
+  chainId: number;
+  genesisHash: string;
+  markets: readonly string[];
+}
+
+export class StoreMismatch extends Error {
+  override name = "StoreMismatch";
 }
 
 export class Store {
@@ -234,13 +354,67 @@ export class Store {
     }
   }
 
-  /** Jobs a dead daemon left `running` go back to `requested` (their attempt stays counted). Returns how many. */
+  /**
+   * Binds the database to one chain and deployment at first start; later starts must match. A database
+   * written on another chain (a restarted local node keeps chain id and addresses but not its genesis hash)
+   * or for another deployment (a stored market contract missing from the config) is refused with one line,
+   * or wiped when `reset` (jobs, bundles, cursors; the signing key stays). New market contracts are added.
+   */
+  bind(b: StoreBinding, reset: boolean): { reset: boolean; added: string[] } {
+    const markets = b.markets.map((m) => m.toLowerCase());
+    const get = (k: string) => (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined)?.value;
+    const storedChain = get("chain_id");
+    const storedGenesis = get("genesis_hash");
+    const storedMarkets = (this.db.prepare("SELECT market FROM markets ORDER BY market").all() as { market: string }[]).map((r) => r.market);
+    let problem: string | undefined;
+    if (storedChain !== undefined && storedChain !== String(b.chainId)) {
+      problem = `it belongs to chain id ${storedChain}, the RPC is on chain id ${b.chainId}`;
+    } else if (storedGenesis !== undefined && storedGenesis.toLowerCase() !== b.genesisHash.toLowerCase()) {
+      problem = `it belongs to another chain with chain id ${b.chainId} (genesis ${storedGenesis}, the RPC's is ${b.genesisHash}; a restarted local node?)`;
+    } else {
+      const missing = storedMarkets.filter((m) => !markets.includes(m));
+      if (missing.length > 0) problem = `it belongs to a deployment with market contract ${missing.join(", ")}, which is not configured`;
+    }
+    let didReset = false;
+    if (problem !== undefined) {
+      if (!reset) {
+        throw new StoreMismatch(`database ${this.path} cannot be used: ${problem}; use another database file, or reset it (resetStore / --reset-db)`);
+      }
+      this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+      didReset = true;
+    }
+    const known = didReset ? [] : storedMarkets;
+    const added = markets.filter((m) => !known.includes(m));
+    this.tx(() => {
+      const put = this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING");
+      put.run("chain_id", String(b.chainId));
+      put.run("genesis_hash", b.genesisHash.toLowerCase());
+      for (const m of added) this.db.prepare("INSERT INTO markets (market, added_at) VALUES (?, ?)").run(m, this.now());
+    });
+    return { reset: didReset, added };
+  }
+
+  /**
+   * At start: jobs a dead daemon left `running` go back to `requested` (their attempt stays counted); watched
+   * proposals are checked at once (the window may have closed while no daemon ran). Returns the running count.
+   */
   recoverRunning(): number {
     const now = this.now();
+    this.db.prepare(`UPDATE jobs SET next_attempt_at = ? WHERE state IN ('proposed','disputed') OR (state = 'finalized' AND feedback = 'pending')`).run(now);
     const res = this.db
       .prepare("UPDATE jobs SET state = 'requested', last_outcome = 'interrupted', updated_at = ?, next_attempt_at = ? WHERE state = 'running'")
       .run(now, now);
     return Number(res.changes);
+  }
+
+  /** A run abandoned at shutdown (it did not stop in time): back to `requested`, its attempt not counted. */
+  abandonRun(id: number, message: string): void {
+    const now = this.now();
+    this.db
+      .prepare(
+        "UPDATE jobs SET state = 'requested', attempts = MAX(attempts - 1, 0), last_outcome = 'aborted', last_error = ?, updated_at = ?, next_attempt_at = ? WHERE id = ? AND state = 'running'",
+      )
+      .run(message, now, now, id);
   }
 
   // ---------------------------------------------------------------------------------------------- cursor
@@ -253,15 +427,18 @@ export class Store {
   }
 
   /**
-   * Records the jobs of one scanned block range and advances the cursor to `toBlock`, atomically.
-   * Idempotent: an event seen twice yields one job. Returns the number of new jobs.
+   * Records the jobs and disputes of one scanned block range and advances the cursor to `toBlock`, atomically.
+   * Idempotent: an event seen twice yields one job. Returns the number of new or revived jobs and of disputes recorded.
    */
-  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[]): number {
+  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = []): number {
     const m = market.toLowerCase();
     return this.tx(() => {
-      let created = 0;
+      let changed = 0;
       for (const ev of events) {
-        if (this.insertJob({ chainId, market: m, marketId: ev.marketId }, "event", ev.blockNumber, ev.txHash, ev.notBefore)) created++;
+        if (this.insertJob({ chainId, market: m, marketId: ev.marketId }, "event", ev.blockNumber, ev.txHash, ev.notBefore)) changed++;
+      }
+      for (const d of disputes) {
+        if (this.recordDispute({ chainId, market: m, marketId: d.marketId }, d.disputer, d.claimed)) changed++;
       }
       this.db
         .prepare(
@@ -269,10 +446,14 @@ export class Store {
            ON CONFLICT (chain_id, market) DO UPDATE SET last_block = MAX(last_block, excluded.last_block), updated_at = excluded.updated_at`,
         )
         .run(chainId, m, toBlock, this.now());
-      return created;
+      return changed;
     });
   }
 
+  /**
+   * New job, or an existing one revived: a ResolutionRequested event means the chain awaits a proposal, so a
+   * `failed` job gets a fresh budget (the event always revives a job that is not terminal on chain).
+   */
   private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null, notBefore?: number): boolean {
     const now = this.now();
     const due = Math.max(now, notBefore ?? now);
@@ -286,7 +467,30 @@ export class Store {
            requested_tx = COALESCE(jobs.requested_tx, excluded.requested_tx)`,
       )
       .run(key.chainId, key.market.toLowerCase(), key.marketId.toString(10), source, block, txHash, now, now, due);
+    if (before?.state === "failed") {
+      this.requeue(before.id, now);
+      return true;
+    }
     return before === undefined;
+  }
+
+  private requeue(id: number, now: number): void {
+    this.db
+      .prepare(
+        "UPDATE jobs SET state = 'requested', attempts = 0, send_attempts = 0, finished_at = NULL, updated_at = ?, next_attempt_at = ? WHERE id = ?",
+      )
+      .run(now, now, id);
+  }
+
+  /** A ProposalDisputed event: a `proposed` job becomes `disputed` and is due now. False if nothing changed. */
+  recordDispute(key: JobKey, disputer: string, claimed: string): boolean {
+    const job = this.getJob(key);
+    if (!job || job.state !== "proposed") return false;
+    const now = this.now();
+    this.db
+      .prepare("UPDATE jobs SET state = 'disputed', disputer = ?, claimed = ?, last_outcome = 'disputed', updated_at = ?, next_attempt_at = ? WHERE id = ?")
+      .run(disputer.toLowerCase(), claimed, now, now, job.id);
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------- jobs
@@ -315,27 +519,26 @@ export class Store {
     return out;
   }
 
-  /** Jobs ready to run now (requested or invalidating, due), oldest first, excluding ids in `busy`. */
-  dueJobs(limit: number, busy: ReadonlySet<number>): JobRow[] {
+  /**
+   * Due jobs, oldest first, excluding ids in `busy`: kind "run" = `requested` (a pipeline run); kind "chain" =
+   * proposing, proposed, disputed, and finalized with feedback pending (chain reads and writes only).
+   */
+  dueJobs(kind: "run" | "chain", limit: number, busy: ReadonlySet<number>): JobRow[] {
     if (limit <= 0) return [];
+    const where = kind === "run" ? "state = 'requested'" : `(state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
     const rows = this.db
-      .prepare(
-        `SELECT * FROM jobs WHERE state IN ('requested','invalidating') AND next_attempt_at <= ?
-         ORDER BY next_attempt_at, id LIMIT ?`,
-      )
+      .prepare(`SELECT * FROM jobs WHERE ${where} AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
       .all(this.now(), limit + busy.size) as unknown as RawJob[];
     return rows.map(toJob).filter((j) => !busy.has(j.id)).slice(0, limit);
   }
 
-  /** Earliest next_attempt_at of a waiting job, if any. */
+  /** Earliest next_attempt_at of a job with work left, if any. */
   nextDueAt(): number | undefined {
-    const row = this.db
-      .prepare("SELECT MIN(next_attempt_at) AS t FROM jobs WHERE state IN ('requested','invalidating')")
-      .get() as { t: number | null };
+    const row = this.db.prepare(`SELECT MIN(next_attempt_at) AS t FROM jobs WHERE ${DUE_WHERE}`).get() as { t: number | null };
     return row.t ?? undefined;
   }
 
-  /** requested → running, attempt counted. False if the job was not `requested` any more. */
+  /** requested → running, attempt counted. Undefined if the job was not `requested` any more. */
   claimRun(id: number): JobRow | undefined {
     const now = this.now();
     return this.tx(() => {
@@ -346,54 +549,65 @@ export class Store {
     });
   }
 
-  /** Counts one settleInvalid attempt of an `invalidating` job. */
-  claimInvalidate(id: number): JobRow | undefined {
+  /** Counts one proposal transaction of a `proposing` job. */
+  claimSend(id: number): JobRow | undefined {
     const now = this.now();
     return this.tx(() => {
       const res = this.db
-        .prepare("UPDATE jobs SET invalid_attempts = invalid_attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'invalidating'")
+        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
         .run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });
   }
 
-  /** Records a run's result (and its bundle) in one transaction. */
+  /** Records a step's result (and a bundle) in one transaction. */
   finish(id: number, u: FinishUpdate): JobRow {
     const now = this.now();
     return this.tx(() => {
-      if (u.bundle) {
-        this.db
-          .prepare(
-            `INSERT INTO bundles (job_id, attempt, hash, json, created_at) VALUES (?, ?, ?, ?, ?)
-             ON CONFLICT (job_id, attempt) DO UPDATE SET hash = excluded.hash, json = excluded.json, created_at = excluded.created_at`,
-          )
-          .run(id, u.bundle.attempt, u.bundle.hash, u.bundle.json, now);
-      }
-      const terminal = TERMINAL_STATES.has(u.state);
+      if (u.bundle) this.putBundle(id, u.bundle);
+      const terminal = TERMINAL_STATES.has(u.state) && u.feedback !== "pending";
       const sets: string[] = ["state = ?", "last_outcome = ?", "updated_at = ?", "next_attempt_at = ?"];
       const args: SQLInputValue[] = [u.state, u.lastOutcome, now, u.nextAttemptAt ?? now];
       if (u.lastError !== undefined) {
         sets.push("last_error = ?");
         args.push(u.lastError);
       }
-      if (u.txHash !== undefined) {
-        sets.push("tx_hash = ?");
-        args.push(u.txHash);
+      for (const [field, column] of Object.entries(FIELD_COLUMNS) as [JobField, string][]) {
+        const v = u[field];
+        if (v === undefined) continue;
+        sets.push(`${column} = ?`);
+        args.push(v);
       }
-      if (terminal) {
-        sets.push("finished_at = ?");
-        args.push(now);
-      }
+      sets.push("finished_at = ?");
+      args.push(terminal ? now : null);
       if (u.uncountAttempt) sets.push("attempts = MAX(attempts - 1, 0)");
-      if (u.uncountInvalidAttempt) sets.push("invalid_attempts = MAX(invalid_attempts - 1, 0)");
+      if (u.uncountSend) sets.push("send_attempts = MAX(send_attempts - 1, 0)");
+      if (u.resetSends) sets.push("send_attempts = 0");
       this.db.prepare(`UPDATE jobs SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
       return this.getJobById(id)!;
     });
   }
 
+  /** Links a sent proposal transaction to the job and to its (already stored) bundle. */
+  linkTx(id: number, txHash: string): void {
+    this.tx(() => {
+      this.db.prepare("UPDATE jobs SET tx_hash = ?, updated_at = ? WHERE id = ?").run(txHash, this.now(), id);
+      this.db.prepare("UPDATE bundles SET tx_hash = ? WHERE job_id = ? AND hash = (SELECT bundle_hash FROM jobs WHERE id = ?)").run(txHash, id, id);
+    });
+  }
+
+  private putBundle(jobId: number, b: { attempt: number; hash: string; json: string }): void {
+    this.db
+      .prepare(
+        `INSERT INTO bundles (job_id, attempt, hash, json, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (job_id, attempt) DO UPDATE SET hash = excluded.hash, json = excluded.json, created_at = excluded.created_at`,
+      )
+      .run(jobId, b.attempt, b.hash.toLowerCase(), b.json, this.now());
+  }
+
   /**
-   * Manual trigger. Unknown market → new job; `failed` → back to `requested` with a fresh attempt budget;
-   * waiting → due now; running/invalidating → unchanged; settled (written, no-quorum, already-settled) → unchanged.
+   * Manual trigger (the API checked that the chain awaits a proposal). Unknown market → new job; `failed` →
+   * back to `requested` with a fresh budget; waiting → due now; anything else → unchanged.
    */
   manualRequest(key: JobKey): { job: JobRow; action: "created" | "requeued" | "unchanged" } {
     const now = this.now();
@@ -404,9 +618,7 @@ export class Store {
         return { job: this.getJob(key)!, action: "created" as const };
       }
       if (existing.state === "failed") {
-        this.db
-          .prepare("UPDATE jobs SET state = 'requested', attempts = 0, invalid_attempts = 0, finished_at = NULL, updated_at = ?, next_attempt_at = ? WHERE id = ?")
-          .run(now, now, existing.id);
+        this.requeue(existing.id, now);
         return { job: this.getJobById(existing.id)!, action: "requeued" as const };
       }
       if (existing.state === "requested") {
@@ -421,13 +633,20 @@ export class Store {
 
   bundles(jobId: number): BundleRow[] {
     return (
-      this.db.prepare("SELECT attempt, hash, json, created_at FROM bundles WHERE job_id = ? ORDER BY attempt").all(jobId) as unknown as {
+      this.db.prepare("SELECT attempt, hash, json, tx_hash, created_at FROM bundles WHERE job_id = ? ORDER BY attempt").all(jobId) as unknown as {
         attempt: number;
         hash: string;
         json: string;
+        tx_hash: string | null;
         created_at: number;
       }[]
-    ).map((r) => ({ attempt: r.attempt, hash: r.hash, json: r.json, createdAt: r.created_at }));
+    ).map((r) => ({ attempt: r.attempt, hash: r.hash, json: r.json, txHash: r.tx_hash, createdAt: r.created_at }));
+  }
+
+  /** The stored bundle text with this keccak256 (any job), for GET /bundles/<hash>.json. */
+  bundleByHash(hash: string): string | undefined {
+    const row = this.db.prepare("SELECT json FROM bundles WHERE hash = ? LIMIT 1").get(hash.toLowerCase()) as { json: string } | undefined;
+    return row?.json;
   }
 
   // ---------------------------------------------------------------------------------------------- keys

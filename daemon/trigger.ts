@@ -1,5 +1,6 @@
 /**
- * Chain trigger: polls eth_getLogs for ResolutionRequested in bounded block ranges, from the stored cursor
+ * Chain trigger: polls eth_getLogs for ResolutionRequested (new jobs) and ProposalDisputed (disputes of the
+ * daemon's proposals) in bounded block ranges, from the stored cursor
  * (or the start block) up to head − confirmations. Works on any RPC (no filters or subscriptions).
  * A range's jobs and the cursor advance are recorded in one transaction, so a crash or an RPC error never
  * loses a range: the range is simply scanned again (job insertion is idempotent).
@@ -8,9 +9,11 @@ import type { Logger } from "pino";
 import { parseAbiItem, type PublicClient } from "viem";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
-import type { RequestedEvent, Store } from "./store.js";
+import type { DisputedEvent, RequestedEvent, Store } from "./store.js";
 
 export const RESOLUTION_REQUESTED = parseAbiItem("event ResolutionRequested(uint256 indexed marketId, string question)");
+export const PROPOSAL_DISPUTED = parseAbiItem("event ProposalDisputed(uint256 indexed marketId, address indexed disputer, uint8 claimed, address arbiter)");
+const VERDICTS = ["no", "yes", "invalid"] as const;
 
 export interface TriggerMarket {
   address: `0x${string}`;
@@ -146,7 +149,7 @@ export class Trigger {
       try {
         logs = await this.o.client.getLogs({
           address: m.address,
-          event: RESOLUTION_REQUESTED,
+          events: [RESOLUTION_REQUESTED, PROPOSAL_DISPUTED],
           fromBlock: BigInt(from),
           toBlock: BigInt(to),
         });
@@ -156,21 +159,28 @@ export class Trigger {
       }
       this.range = Math.min(this.o.maxBlockRange, this.range * 2);
       const events: RequestedEvent[] = [];
+      const disputes: DisputedEvent[] = [];
       for (const log of logs) {
         if (log.removed) continue;
         if (log.address.toLowerCase() !== m.address) continue;
         const marketId = log.args.marketId;
         if (marketId === undefined || log.blockNumber === null) continue;
+        if (log.eventName === "ProposalDisputed") {
+          const { disputer, claimed } = log.args as { disputer?: string; claimed?: number };
+          if (disputer === undefined || claimed === undefined) continue;
+          disputes.push({ marketId, disputer, claimed: VERDICTS[claimed] ?? String(claimed) });
+          continue;
+        }
         const delay = this.o.firstRunDelay(marketId);
         events.push({ marketId, blockNumber: Number(log.blockNumber), txHash: log.transactionHash, notBefore: delay > 0 ? Date.now() + delay : undefined });
       }
       if (this.stopped || this.o.store.isClosed) return false;
-      const created = this.o.store.recordRange(this.o.chainId, m.address, to, events);
+      const created = this.o.store.recordRange(this.o.chainId, m.address, to, events, disputes);
       if (events.length > 0 || to - from > 0) {
         this.o.logger.debug({ market: m.address, from, to, events: events.length, created }, "trigger: range scanned");
       }
       if (created > 0) {
-        this.o.logger.info({ market: m.address, from, to, created }, "trigger: resolution requests recorded");
+        this.o.logger.info({ market: m.address, from, to, created, disputes: disputes.length }, "trigger: resolution requests / disputes recorded");
         this.o.onJobs();
       }
       if (to < confirmed) more = true;

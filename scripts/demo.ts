@@ -3,9 +3,11 @@
  *
  * A Hardhat chain runs in this process (served over JSON-RPC on 127.0.0.1), the contracts are
  * deployed, five reference agents (one per worker protocol) start on 127.0.0.1 and register as
- * ERC-8004 agents with data: URIs, two markets are created and joined, time moves past their
- * deadlines, resolution is requested, and the resolver daemon — reacting to the
- * ResolutionRequested events, not called directly — resolves both. Then it prints what happened.
+ * ERC-8004 agents with data: URIs, two markets are created (10-minute dispute window) and joined, time moves
+ * past their deadlines, resolution is requested, and the resolver daemon — reacting to the ResolutionRequested
+ * events, not called directly — proposes a bonded verdict for both. Time moves past the dispute window, the
+ * markets are finalized, and it prints each worker's answer, confidence, correctness against the final outcome
+ * and reward, read back from the chain.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +17,8 @@ import { formatEther, parseEther } from "viem";
 import { startResolverDaemon, type ResolverDaemonHandle } from "../daemon/host.js";
 import { type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../workflow/adapters/credentials.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../workflow/chain/actions.js";
+import { finalize, getSeatResults, type SeatResult } from "../workflow/chain/lifecycle.js";
+import { readMarketStatus } from "../workflow/chain/snapshot.js";
 import { connect, withKey, type ChainContext } from "../workflow/chain/clients.js";
 import { localDevKey as devKey } from "../workflow/chain/dev-accounts.js";
 import { deployAll } from "../workflow/chain/deploy.js";
@@ -29,12 +33,15 @@ const MARKETS = [
   { question: "Will a commercial fusion power plant deliver electricity to a grid in 2026?", reward: "0.5" },
 ];
 const STAKE = parseEther("0.05");
+/** The shortest dispute window the market allows (10 minutes): the demo moves chain time past it. */
+const DISPUTE_WINDOW = 600;
 const OUT_DIR = resolve("demo-output");
 
 const started = performance.now();
 const step = (message: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}`);
 
-async function waitUntilSettled(daemon: ResolverDaemonHandle, ids: bigint[], timeoutMs: number): Promise<void> {
+/** Waits until the daemon's job of every market is in one of `states` (or failed). */
+async function waitForJobs(daemon: ResolverDaemonHandle, ids: bigint[], states: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const done = new Set<bigint>();
   while (done.size < ids.length) {
@@ -43,12 +50,12 @@ async function waitUntilSettled(daemon: ResolverDaemonHandle, ids: bigint[], tim
       const res = await fetch(`${daemon.url}/markets/${id}`);
       if (res.status !== 200) continue;
       const { job } = (await res.json()) as { job: { state: string } };
-      if (["written", "no-quorum", "already-settled", "failed"].includes(job.state)) {
+      if ([...states, "failed"].includes(job.state)) {
         done.add(id);
         step(`market ${id}: daemon job ${job.state}`);
       }
     }
-    if (Date.now() > deadline) throw new Error(`markets not settled within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`markets not ${states.join("/")} within ${timeoutMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -114,7 +121,7 @@ async function main(): Promise<void> {
     const deadline = block.timestamp + 3_600n;
     const ids: bigint[] = [];
     for (const m of MARKETS) {
-      const { marketId } = await createMarket(creator, market, m.question, deadline, parseEther(m.reward));
+      const { marketId } = await createMarket(creator, market, m.question, deadline, parseEther(m.reward), { disputeWindow: DISPUTE_WINDOW });
       ids.push(marketId);
       step(`Market ${marketId} created with a ${m.reward} ETH reward pool: "${m.question}"`);
       for (const w of workers) await joinMarket(w.ctx, market, marketId, w.agentId, STAKE);
@@ -126,12 +133,26 @@ async function main(): Promise<void> {
     await deployer.publicClient.request({ method: "evm_mine", params: [] } as never);
     for (const id of ids) await requestResolution(creator, market, id);
 
-    step("The daemon picks up the events: asks, challenges, scores, votes and settles");
-    await waitUntilSettled(daemon, ids, 45_000);
+    step("The daemon picks up the events: asks, challenges, scores, decides and proposes (bonded)");
+    await waitForJobs(daemon, ids, ["proposed", "finalized"], 45_000);
+
+    step(`Nobody disputes: moving chain time past the ${DISPUTE_WINDOW / 60}-minute dispute window and finalizing`);
+    await deployer.publicClient.request({ method: "evm_increaseTime", params: [DISPUTE_WINDOW + 1] } as never);
+    await deployer.publicClient.request({ method: "evm_mine", params: [] } as never);
+    const seats = new Map<bigint, SeatResult[]>();
+    for (const id of ids) {
+      // Anyone may finalize; the daemon does too, so whoever is first wins and the other reads the result.
+      const status = await readMarketStatus(creator, market, id);
+      if (status.statusName === "Proposed") {
+        const r = await finalize(creator, market, id).catch(() => undefined);
+        if (r) step(`  market ${id} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""}`);
+      }
+      seats.set(id, await getSeatResults(creator, market, id));
+    }
 
     mkdirSync(OUT_DIR, { recursive: true });
     console.log("\nThe agents ran offline: their answers are derived deterministically from the question text, so this");
-    console.log("shows the mechanics (quorum, challenges, scoring, vote, settlement), not real-world truth.\n");
+    console.log("shows the mechanics (quorum, challenges, scoring, verdict, proposal, finalization), not real-world truth.\n");
     for (const id of ids) {
       const res = await fetch(`${daemon.url}/markets/${id}`);
       const body = (await res.json()) as { bundle: { json: string; document: never } | null };
@@ -141,7 +162,7 @@ async function main(): Promise<void> {
         url: `${daemon.url}/markets/${id} (while the demo runs)`,
         file,
         document: body.bundle ? body.bundle.document : { workers: [] },
-      });
+      }, seats.get(id) ?? []);
       console.log(formatReport(report));
       console.log("");
     }

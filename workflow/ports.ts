@@ -2,13 +2,13 @@
  * Ports of the resolution pipeline: everything that does I/O (chain, HTTP, LLM) sits behind one of
  * these, so the stages in workflow/pipeline/ are orchestration only and workflow/core/ stays pure.
  *
- * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, ReputationSource,
- * ResolutionWriter), workflow/http/ (the UriFetcher), workflow/adapters/ (worker protocols),
- * workflow/evaluate/ (Evaluator).
+ * Implementations: workflow/chain/ (viem: MarketReader, AgentDirectory, TrackRecordSource), workflow/http/ (the
+ * UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator). The pipeline never writes:
+ * its verdict is proposed through workflow/settle/.
  */
-import type { AdapterRegistry } from "./adapters/index.js";
-import type { Evaluator, Hex, MarketSnapshot, PastReputation, SettlementPlan, WorkerSeat } from "./core/types.js";
-import type { VoteConfig } from "./core/vote.js";
+import type { AdapterRegistry } from "./adapters/registry.js";
+import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
+import type { VerdictConfigInput } from "./core/vote.js";
 import type { UriFetcher } from "./registration/index.js";
 
 /** Reads a market whose worker set is frozen (read stage). Throws if the market cannot be resolved now. */
@@ -27,21 +27,23 @@ export interface AgentDirectory {
   agentURI(agentId: bigint): Promise<string | undefined>;
 }
 
-/** Past reputation per agent (resolve stage). `undefined` = unknown, treated as a new agent. */
+/**
+ * The public track record (resolve stage): every finalized market (Resolved or Invalid; Cancelled ones carry no
+ * answers) in which at least one of `market`'s agents answered, with all its answers, oldest first, EXCLUDING
+ * `market` itself and anything finalized after it started resolving. Rebuilt from chain logs
+ * (ResolutionProposed reports + MarketFinalized), so every resolver sees the same record. Throw only for
+ * infrastructure failures (RPC down): the run then stops instead of voting on a partial record.
+ */
+export interface TrackRecordSource {
+  history(market: MarketSnapshot): Promise<HistoryMarket[]>;
+}
+
+/**
+ * @deprecated No longer read by the pipeline (the vote uses TrackRecordSource); kept only until the chain
+ * ports drop their implementation.
+ */
 export interface ReputationSource {
   pastReputation(seat: WorkerSeat): Promise<PastReputation | undefined>;
-}
-
-export interface WriteReceipt {
-  /** Transaction hash, when the writer sent one. */
-  txHash?: Hex;
-  /** Set instead of a transaction when the market was already settled (by another resolver, or earlier). */
-  alreadySettled?: string;
-}
-
-/** Settles a resolved market (write stage). Matches IResolutionMarket.resolveMarket. */
-export interface ResolutionWriter {
-  writeResolution(plan: SettlementPlan): Promise<WriteReceipt>;
 }
 
 export interface PipelinePorts {
@@ -54,10 +56,8 @@ export interface PipelinePorts {
   evaluator: Evaluator;
   /** Used when `evaluator` throws. Default: the rubric evaluator. */
   fallbackEvaluator?: Evaluator;
-  /** Default: every agent is treated as new (neutral reputation factor). */
-  reputation?: ReputationSource;
-  /** Without a writer the run stops after building the bundle (dry run). */
-  writer?: ResolutionWriter;
+  /** The public track record. Default: none (every agent unproven: they vote as one bloc). */
+  trackRecord?: TrackRecordSource;
 }
 
 export interface ResolutionConfig {
@@ -67,8 +67,8 @@ export interface ResolutionConfig {
   registrationMaxBytes?: number;
   /** Deadline for loading one registration file. Default: the registration module's (10 s). */
   registrationTimeoutMs?: number;
-  /** Vote parameters (margin, multipliers). Default: wf-eval's DEFAULT_VOTE_CONFIG. */
-  vote?: Partial<VoteConfig>;
+  /** Verdict parameters (threshold, minimum history, accuracy estimation). Default: core/vote.ts defaults. */
+  vote?: VerdictConfigInput;
   /** Deterministic metadata hashed into the bundle as given (e.g. a pipeline version). */
   bundleExtra?: Record<string, unknown>;
 }

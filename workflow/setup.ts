@@ -9,13 +9,13 @@ import { createAdapterRegistry, defaultAdapters } from "./adapters/index.js";
 import type { AgoraRegistryConfig } from "./adapters/agora.js";
 import type { ChainContext } from "./chain/clients.js";
 import { createChainPorts, type ChainPorts } from "./chain/ports.js";
-import type { ResolutionWriterOptions } from "./chain/writer.js";
+import type { TrackRecordOptions } from "./chain/track-record.js";
 import { createEvaluator, type EvaluatorConfig } from "./evaluate/index.js";
 import { createSafeHttpClient, type SafeHttpConfig } from "./http/index.js";
 import type { PipelinePorts } from "./ports.js";
 
 export interface PipelineSetup {
-  /** Chain clients; with a key the resolution is written, without one runs are dry runs. */
+  /** Chain clients (read-only is enough: the run decides, workflow/settle/ proposes). */
   ctx: ChainContext;
   marketAddress: Address;
   /** Default: the market's identityRegistry(). */
@@ -31,13 +31,13 @@ export interface PipelineSetup {
   agora?: AgoraRegistryConfig["agora"];
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
-  /** bundleURI and gas of resolveMarket / settleInvalid. */
-  writer?: ResolutionWriterOptions;
+  /** Where the track record's log scan starts (the market's deployment block) and its chunk size. */
+  trackRecord?: TrackRecordOptions;
 }
 
 export interface PipelineWiring {
   ports: PipelinePorts;
-  /** The chain ports, including `writer.settleInvalid` for no-quorum verdicts. */
+  /** The chain ports. */
   chain: ChainPorts;
   close(): Promise<void>;
 }
@@ -48,12 +48,12 @@ export function createPipelinePorts(setup: PipelineSetup): PipelineWiring {
     ctx: setup.ctx,
     marketAddress: setup.marketAddress,
     ...(setup.identityRegistry !== undefined ? { identityRegistry: setup.identityRegistry } : {}),
-    ...(setup.writer !== undefined ? { writer: setup.writer } : {}),
+    ...(setup.trackRecord !== undefined ? { trackRecord: setup.trackRecord } : {}),
   });
   const ports: PipelinePorts = {
     market: chain.market,
     directory: chain.directory,
-    reputation: chain.reputation,
+    trackRecord: chain.trackRecord,
     fetcher: http.fetcher,
     adapters: createAdapterRegistry(
       defaultAdapters({
@@ -65,7 +65,6 @@ export function createPipelinePorts(setup: PipelineSetup): PipelineWiring {
       }),
     ),
     evaluator: createEvaluator(setup.evaluator ?? { kind: "rubric" }),
-    ...(chain.writer !== undefined ? { writer: chain.writer } : {}),
   };
   return { ports, chain, close: () => http.close() };
 }

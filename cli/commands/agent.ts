@@ -20,7 +20,7 @@ function register(runtime: () => Runtime): Command {
     .description("Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.")
     .option("--name <name>", "agent name")
     .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
-    .option("--protocol <name>", "worker protocol served at the endpoint", "cresolver")
+    .addOption(new Option("--protocol <name>", "worker protocol served at the endpoint (one the resolver speaks)").choices(Object.keys(PROTOCOLS)).default("cresolver"))
     .option("--description <text>", "free-text description")
     .option("--uri <uri>", "register this https://, ipfs:// or data: URI instead of building one")
     .action(async (opts: { name?: string; endpoint?: string; protocol: string; description?: string; uri?: string }) => {

@@ -15,7 +15,7 @@ import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { parseAddress } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
-import { requireResolver } from "../../workflow/chain/actions.js";
+import { requireResolverKey } from "../../workflow/chain/actions.js";
 import { CliError } from "../errors.js";
 import { llmEvaluatorFromEnv } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
@@ -38,6 +38,9 @@ interface DaemonOpts {
   allowLoopback?: boolean;
   allowPrivate?: boolean;
   logLevel: LogLevel;
+  publicUrl?: string;
+  onDispute: "escalate" | "concede";
+  resetDb?: boolean;
 }
 
 function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -76,6 +79,9 @@ export function daemonCommand(runtime: () => Runtime): Command {
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]).default("info"))
+    .option("--public-url <url>", "public base URL of the API: proposals carry <url>/bundles/<hash>.json as their bundle URI (default: empty URI)")
+    .addOption(new Option("--on-dispute <policy>", "when one of our proposals is disputed").choices(["escalate", "concede"]).default("escalate"))
+    .option("--reset-db", "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)")
     .action(async (opts: DaemonOpts) => {
       const rt = runtime();
       const env = rt.io.env;
@@ -102,7 +108,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
       if (startBlock === undefined && !LOCAL_CHAIN_IDS.has(ctx.chainId)) {
         rt.io.stderr(`warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`);
       }
-      await requireResolver(ctx, market);
+      await requireResolverKey(ctx, market);
 
       const logger = process.stderr.isTTY
         ? createLogger({ level: opts.logLevel, pretty: true, prettyFd: 2 })
@@ -139,10 +145,14 @@ export function daemonCommand(runtime: () => Runtime): Command {
           http: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true },
           logger,
           logLevel: opts.logLevel,
+          ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+          onDispute: opts.onDispute,
+          resetStore: opts.resetDb === true,
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (/^invalid (daemon config|credentials)/.test(message)) throw new CliError(message);
+        if (error instanceof Error && error.name === "StoreMismatch") throw new CliError(message);
         if (/EADDRINUSE|address already in use/i.test(message)) throw new CliError(`--api-host/--api-port: ${opts.apiHost}:${apiPort} is already in use`);
         throw error;
       }

@@ -1,22 +1,81 @@
-import { Command } from "commander";
-import { formatEther, type Address } from "viem";
-import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
-import { createMarket, joinMarket, requestResolution, withdraw } from "../../workflow/chain/actions.js";
-import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
-import { parseDeadline, parseEth, parseUint } from "../config.js";
+import { Command, Option } from "commander";
+import { formatEther } from "viem";
+import { admissionRule, createMarket, joinMarket, requestResolution, withdraw, type MarketParamsInput } from "../../workflow/chain/actions.js";
+import { ADMISSION_NAMES, getMarketConfig, type AdmissionName } from "../../workflow/chain/lifecycle.js";
+import { parseAddress, parseDeadline, parseDeadlineSpec, parseDuration, parseEth, parseIntIn, parseUint, referenceTime } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
+import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
 
 const MAX_QUESTION_BYTES = 1024;
-const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
+const MAX_ALLOW_LIST = 100;
+/** IResolutionMarket's MIN_DISPUTE_WINDOW / MAX_DISPUTE_WINDOW. */
+const MIN_DISPUTE_WINDOW = 600;
+const MAX_DISPUTE_WINDOW = 30 * 86400;
+
+const collect = (value: string, previous: string[]) => [...previous, ...value.split(",").filter((v) => v.trim() !== "")];
+
+interface CreateOptions {
+  question: string;
+  deadline: string;
+  reward: string;
+  admission: AdmissionName;
+  minCorrectness?: string;
+  minSettled?: string;
+  allow: string[];
+  minStake?: string;
+  maxWorkers?: string;
+  disputeWindow?: string;
+  bond?: string;
+  arbiter?: string;
+}
+
+/** Flags → MarketParams, all checked before anything is sent. */
+function marketParams(opts: CreateOptions): MarketParamsInput {
+  const params: MarketParamsInput = { admission: opts.admission };
+  const trackOnly = [opts.minCorrectness, opts.minSettled].some((v) => v !== undefined);
+  if (trackOnly && opts.admission !== "track-record") throw new CliError("--min-correctness / --min-settled need --admission track-record");
+  if (opts.allow.length > 0 && opts.admission !== "allow-list") throw new CliError("--allow needs --admission allow-list");
+  if (opts.admission === "track-record") {
+    if (opts.minCorrectness === undefined && opts.minSettled === undefined) throw new CliError("--admission track-record needs --min-settled and/or --min-correctness");
+    params.minCorrectness = opts.minCorrectness !== undefined ? parseIntIn(opts.minCorrectness, "--min-correctness", 0, 100) : 0;
+    params.minSettled = opts.minSettled !== undefined ? parseIntIn(opts.minSettled, "--min-settled", 0, 2 ** 32 - 1) : 0;
+  }
+  if (opts.admission === "allow-list") {
+    if (opts.allow.length === 0) throw new CliError("--admission allow-list needs --allow <agentId,...>");
+    const ids = opts.allow.map((a) => parseUint(a.trim(), "--allow"));
+    if (new Set(ids.map(String)).size !== ids.length) throw new CliError("--allow lists an agent id twice");
+    if (ids.length > MAX_ALLOW_LIST) throw new CliError(`--allow lists ${ids.length} agents, the market accepts at most ${MAX_ALLOW_LIST}`);
+    params.allowedAgents = ids;
+  }
+  if (opts.minStake !== undefined) params.minStake = parseEth(opts.minStake, "--min-stake");
+  if (opts.maxWorkers !== undefined) params.maxWorkers = parseIntIn(opts.maxWorkers, "--max-workers", 1, 100);
+  if (opts.disputeWindow !== undefined) {
+    const w = parseDuration(opts.disputeWindow, "--dispute-window");
+    if (w < MIN_DISPUTE_WINDOW || w > MAX_DISPUTE_WINDOW) throw new CliError(`--dispute-window must be from 10m to 30d, got ${w} s`);
+    params.disputeWindow = w;
+  }
+  if (opts.bond !== undefined) params.bond = parseEth(opts.bond, "--bond");
+  if (opts.arbiter !== undefined) params.arbiter = parseAddress(opts.arbiter, "--arbiter");
+  return params;
+}
 
 function create(runtime: () => Runtime): Command {
   return new Command("create")
-    .description("Create a market with a reward pool. Prints the marketId.")
+    .description("Create a market with a reward pool and its settings (admission, stake, seats, dispute window, bond, arbiter; omitted = the contract's defaults). Prints the marketId.")
     .requiredOption("--question <text>", "the yes/no question (≤ 1024 bytes)")
-    .requiredOption("--deadline <when>", "joining closes then: Unix seconds, an ISO date, or +<n>s|m|h|d from now (chain time)")
+    .requiredOption("--deadline <when>", "joining closes then: Unix seconds, an ISO date, or +<n>s|m|h|d from now (wall clock, or the chain's time if it is ahead)")
     .requiredOption("--reward <eth>", "reward pool in ETH, e.g. 0.1")
-    .action(async (opts: { question: string; deadline: string; reward: string }) => {
+    .addOption(new Option("--admission <rule>", "who may take a seat").choices([...ADMISSION_NAMES]).default("open"))
+    .option("--min-correctness <0-100>", "track-record: minimum average correctness of the agent in this contract")
+    .option("--min-settled <n>", "track-record: minimum number of settled markets of the agent in this contract")
+    .option("--allow <agentIds>", "allow-list: agent ids (comma-separated, repeatable, ≤ 100)", collect, [] as string[])
+    .option("--min-stake <eth>", "minimum stake per seat in ETH (never below the contract's floor)")
+    .option("--max-workers <n>", "seat limit (1-100)")
+    .option("--dispute-window <duration>", "how long a proposal can be disputed: 600, 10m, 2h, 1d (10m to 30d)")
+    .option("--bond <eth>", "bond of a proposal and of a dispute, in ETH")
+    .option("--arbiter <address>", "arbiter of disputes (default: the contract's default arbiter at creation)")
+    .action(async (opts: CreateOptions) => {
       const rt = runtime();
       rt.requireKey();
       if (opts.question.trim() === "") throw new CliError("--question must not be empty");
@@ -24,18 +83,29 @@ function create(runtime: () => Runtime): Command {
       if (bytes > MAX_QUESTION_BYTES) throw new CliError(`--question is ${bytes} bytes, the market accepts at most ${MAX_QUESTION_BYTES}`);
       const reward = parseEth(opts.reward, "--reward");
       // Syntax first, before any network access.
-      parseDeadline(opts.deadline, 0n);
+      parseDeadlineSpec(opts.deadline);
+      const params = marketParams(opts);
       const market = await rt.marketAddress();
       const ctx = await rt.chain({ needsKey: true });
-      const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+      const now = referenceTime((await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp);
       const deadline = parseDeadline(opts.deadline, now);
       if (deadline > now + 365n * 86400n) throw new CliError(`--deadline ${iso(deadline)} is more than 365 days ahead`);
       const code = await ctx.publicClient.getCode({ address: market });
       if (code === undefined || code === "0x") throw new CliError(`no contract at market address ${market} on chain ${ctx.chainId}`);
-      const r = await createMarket(ctx, market, opts.question, deadline, reward);
+      if (params.arbiter !== undefined) {
+        const arbiterCode = await ctx.publicClient.getCode({ address: params.arbiter });
+        if (arbiterCode === undefined || arbiterCode === "0x") throw new CliError(`--arbiter ${params.arbiter} is not a contract on chain ${ctx.chainId}`);
+      }
+      const r = await createMarket(ctx, market, opts.question, deadline, reward, params);
+      const config = await getMarketConfig(ctx, market, r.marketId);
       rt.emit(
-        { marketId: r.marketId, market, question: opts.question, deadline, reward, txHash: r.txHash, blockNumber: r.blockNumber },
-        `created market ${r.marketId}: "${opts.question}" (deadline ${iso(deadline)}, reward ${formatEther(reward)} ETH)\n  tx ${r.txHash}`,
+        { marketId: r.marketId, market, question: opts.question, deadline, reward, config, allowedAgents: params.allowedAgents ?? [], txHash: r.txHash, blockNumber: r.blockNumber },
+        [
+          `created market ${r.marketId}: "${opts.question}" (deadline ${iso(deadline)}, reward ${formatEther(reward)} ETH)`,
+          `  admission ${admissionRule(config)}${params.allowedAgents ? ` (${params.allowedAgents.join(", ")})` : ""}; min stake ${formatEther(config.minStake)} ETH; ${config.maxWorkers} seats`,
+          `  dispute window ${formatDuration(config.disputeWindow)}, bond ${formatEther(config.bond)} ETH, arbiter ${config.arbiter}`,
+          `  tx ${r.txHash}`,
+        ].join("\n"),
       );
     });
 }
@@ -74,69 +144,6 @@ function request(runtime: () => Runtime): Command {
     });
 }
 
-function status(runtime: () => Runtime): Command {
-  return new Command("status")
-    .description("Show a market: status, outcome, workers, stakes, bundle hash, reputation (market averages and ERC-8004 feedback count).")
-    .argument("<marketId>", "the market")
-    .action(async (marketIdArg: string) => {
-      const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain();
-      const s = await readMarketState(ctx, market, marketId);
-      // ERC-8004 feedback this market wrote per worker (tag2 "cresolver"), best effort.
-      const feedback: (bigint | null)[] = s.workers.map(() => null);
-      try {
-        const reputationRegistry = (await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "reputationRegistry" })) as Address;
-        const { results } = await readMany(
-          ctx,
-          s.workers.map((w) => ({ address: reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [w.agentId, [market], "", "cresolver"] })),
-          s.blockNumber,
-        );
-        results.forEach((r, i) => {
-          if (r.status === "success") feedback[i] = (r.result as readonly [bigint, bigint, number])[0];
-        });
-      } catch {
-        /* registry without getSummary: leave null */
-      }
-      const workers = s.workers.map((w, i) => ({ ...w, feedbackCount: feedback[i] }));
-      const settled = s.statusName === "Resolved";
-      const result = {
-        marketId,
-        market,
-        status: s.statusName,
-        question: s.question,
-        creator: s.creator,
-        deadline: s.deadline,
-        deadlineIso: iso(s.deadline),
-        requestedAt: s.requestedAt,
-        outcome: settled ? (s.outcome ? "YES" : "NO") : null,
-        rewardPool: s.rewardPool,
-        totalStake: s.totalStake,
-        bundleHash: s.bundleHash,
-        minStake: s.minStake,
-        seatLimit: s.seatLimit,
-        gracePeriod: s.gracePeriod,
-        feedbackPending: s.feedbackPending,
-        blockNumber: s.blockNumber,
-        workers,
-      };
-      const lines = [
-        `market ${marketId} at ${market}: ${s.statusName}${settled ? ` → ${s.outcome ? "YES" : "NO"}` : ""}`,
-        `  question      ${s.question}`,
-        `  deadline      ${iso(s.deadline)}`,
-        `  reward pool   ${formatEther(s.rewardPool)} ETH, total stake ${formatEther(s.totalStake)} ETH, min stake ${formatEther(s.minStake)} ETH`,
-        `  bundle hash   ${s.bundleHash}`,
-        `  workers       ${s.workers.length}/${s.seatLimit}`,
-        ...workers.map(
-          (w) =>
-            `    agent ${w.agentId} ${w.address} stake ${formatEther(w.stake)} ETH; reputation ${w.reputation ? `${w.reputation.count} markets, ${w.reputation.resQuality}/${w.reputation.srcQuality}/${w.reputation.analysisDepth}` : "?"}; ERC-8004 feedback ${w.feedbackCount ?? "?"}`,
-        ),
-      ];
-      rt.emit(result, lines.join("\n"));
-    });
-}
-
 function withdrawCmd(runtime: () => Runtime): Command {
   return new Command("withdraw")
     .description("Withdraw everything the market credited to your address (rewards, stakes, refunds).")
@@ -151,11 +158,11 @@ function withdrawCmd(runtime: () => Runtime): Command {
 }
 
 export function marketCommand(runtime: () => Runtime): Command {
-  return new Command("market")
-    .description("Resolution markets: create, join, request resolution, status, withdraw")
+  const cmd = new Command("market")
+    .description("Resolution markets: create, join, request resolution, show/status, dispute, finalize, cancel, publish/retry feedback, settings, withdraw")
     .addCommand(create(runtime))
     .addCommand(join(runtime))
-    .addCommand(request(runtime))
-    .addCommand(status(runtime))
-    .addCommand(withdrawCmd(runtime));
+    .addCommand(request(runtime));
+  for (const sub of lifecycleCommands(runtime)) cmd.addCommand(sub);
+  return cmd.addCommand(withdrawCmd(runtime));
 }

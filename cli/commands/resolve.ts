@@ -1,33 +1,37 @@
 import { resolve as resolvePath } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { getAddress, isAddress, type Hex } from "viem";
+import { formatEther, type Hex } from "viem";
 import { z } from "zod";
-import { createResolutionWriter } from "../../workflow/chain/writer.js";
-import { isTerminalStatus, readMarketStatus } from "../../workflow/chain/snapshot.js";
+import { requireResolver } from "../../workflow/chain/actions.js";
+import { readMarket } from "../../workflow/chain/lifecycle.js";
+import { isPastRequest, readMarketStatus } from "../../workflow/chain/snapshot.js";
+import { createSettler, MAX_BUNDLE_URI_BYTES, SettleError } from "../../workflow/settle/index.js";
 import { parseUint } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
-import { requireResolver } from "../../workflow/chain/actions.js";
+import { iso } from "./market-lifecycle.js";
 import { CliError } from "../errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
 
-const uintString = z.union([z.string().regex(/^[0-9]+$/), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)]).transform((v) => BigInt(v));
 const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x + 64 hex digits") as unknown as z.ZodType<Hex>;
 
-/** A precomputed decision (`--plan`): what resolveMarket or settleInvalid takes, minus the market id. */
-const planFileSchema = z.union([
-  z.strictObject({
-    kind: z.literal("resolve").optional(),
-    workers: z.array(z.string().refine((s) => isAddress(s), "must be an address").transform((s) => getAddress(s))).min(1),
-    weights: z.array(uintString),
-    scores: z.array(z.number().int().min(0).max(100)),
-    resolution: z.boolean(),
-    bundleHash: bytes32,
-    bundleURI: z.string().max(512).optional(),
-  }),
-  z.strictObject({ kind: z.literal("invalid"), bundleHash: bytes32, reason: z.string().max(200).optional(), bundleURI: z.string().max(512).optional() }),
-]);
+const report = z.strictObject({
+  answer: z.enum(["failed", "abstained", "no", "yes"]),
+  confidenceBps: z.number().int().min(0).max(10_000),
+  resQuality: z.number().int().min(0).max(100),
+  srcQuality: z.number().int().min(0).max(100),
+  analysisDepth: z.number().int().min(0).max(100),
+});
+
+/** A precomputed decision (`--plan`): what proposeResolution takes, minus the market id. */
+const planFileSchema = z.strictObject({
+  verdict: z.enum(["yes", "no", "invalid"]),
+  reports: z.array(report).min(1),
+  bundleHash: bytes32,
+  bundleURI: z.string().max(512).optional(),
+  reason: z.string().max(200).optional(),
+});
 
 function planPipeline(path: string): ResolvePipeline {
   let json: unknown;
@@ -42,75 +46,113 @@ function planPipeline(path: string): ResolvePipeline {
     throw new CliError(`--plan ${path} is invalid: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "bad shape"}`);
   }
   const p = parsed.data;
-  if (p.kind !== "invalid" && (p.weights.length !== p.workers.length || p.scores.length !== 3 * p.workers.length)) {
-    throw new CliError(`--plan ${path}: need one weight and three scores per worker (${p.workers.length} workers, ${p.weights.length} weights, ${p.scores.length} scores)`);
-  }
-  return async ({ marketId }): Promise<ResolveDecision> =>
-    p.kind === "invalid"
-      ? { kind: "invalid", bundleHash: p.bundleHash, reason: p.reason ?? "invalid", ...(p.bundleURI !== undefined ? { bundleURI: p.bundleURI } : {}) }
-      : {
-          kind: "resolve",
-          plan: { marketId, workers: p.workers, weights: p.weights, scores: p.scores, resolution: p.resolution, bundleHash: p.bundleHash },
-          ...(p.bundleURI !== undefined ? { bundleURI: p.bundleURI } : {}),
-        };
+  return async (): Promise<ResolveDecision> => ({
+    verdict: p.verdict,
+    reports: p.reports,
+    bundleHash: p.bundleHash,
+    failedWorkers: [],
+    ...(p.reason !== undefined ? { invalidReason: p.reason } : {}),
+    ...(p.bundleURI !== undefined ? { bundleURI: p.bundleURI } : {}),
+  });
+}
+
+const VERDICT_TEXT = { yes: "YES", no: "NO", invalid: "INVALID" } as const;
+
+/** One line per seat: its answer, or why it failed. */
+function workerLines(decision: ResolveDecision, agentIds: readonly string[]): string[] {
+  const failed = new Map(decision.failedWorkers.map((f) => [f.seat, f]));
+  return decision.reports.map((r, seat) => {
+    const f = failed.get(seat);
+    const who = `    seat ${seat} agent ${agentIds[seat] ?? "?"}`;
+    if (f !== undefined) return `${who}: FAILED (${f.kind}: ${f.message})`;
+    if (r.answer === "yes" || r.answer === "no") return `${who}: ${r.answer.toUpperCase()} @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}`;
+    return `${who}: ${r.answer}`;
+  });
 }
 
 export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline = defaultResolvePipeline): Command {
   return new Command("resolve")
     .description(
-      "One-shot resolution of a market in ResolutionRequested: run the workflow (read → discover → ask → quorum → challenge → evaluate → vote) and write the result on-chain (resolveMarket, or settleInvalid without quorum). A market that is already settled is skipped. The key must be a resolver on the market.",
+      "One-shot resolution of a market in ResolutionRequested: run the workflow (read → discover → ask → quorum → challenge → evaluate → verdict) and propose its verdict on-chain with the market's bond (disputable during the market's window; `market finalize` after it). A market past ResolutionRequested is reported as already settled. An Invalid verdict while workers failed (unreachable, missing credentials) is not proposed without --allow-invalid: fix the cause and rerun. The key must be a resolver active for the market.",
     )
     .argument("<marketId>", "the market")
-    .option("--plan <file>", "write this precomputed decision instead of running the workflow (JSON: workers, weights, scores, resolution, bundleHash[, bundleURI] or {kind:\"invalid\", bundleHash})")
-    .option("--dry-run", "decide but do not write")
+    .option("--plan <file>", 'propose this precomputed decision instead of running the workflow (JSON: {verdict: "yes"|"no"|"invalid", reports: [{answer, confidenceBps, resQuality, srcQuality, analysisDepth}], bundleHash[, bundleURI, reason]})')
+    .option("--dry-run", "decide but do not propose")
+    .option("--allow-invalid", "propose an Invalid verdict even though some workers failed (an Invalid finalization refunds everyone)")
+    .option("--bundle-uri <uri>", "where the bundle can be fetched (stored with the proposal, ≤ 512 bytes)")
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_EVAL_MODEL from the environment)").choices(["rubric", "llm"]).default("rubric"))
-    .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file")
+    .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file, before proposing")
     .option("--credentials-file <path>", 'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
-    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string; credentialsFile?: string }) => {
+    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowInvalid?: boolean; bundleUri?: string; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string; credentialsFile?: string }) => {
       const rt = runtime();
       const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;
       const marketId = parseUint(marketIdArg, "marketId");
+      if (opts.bundleUri !== undefined && Buffer.byteLength(opts.bundleUri, "utf8") > MAX_BUNDLE_URI_BYTES) throw new CliError(`--bundle-uri is longer than ${MAX_BUNDLE_URI_BYTES} bytes`);
       const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
       if (!opts.dryRun) rt.requireKey();
       const market = await rt.marketAddress();
       const identity = await rt.identityAddress();
       const ctx = await rt.chain({ needsKey: !opts.dryRun });
       const state = await readMarketStatus(ctx, market, marketId);
-      if (isTerminalStatus(state.status)) {
-        rt.emit({ marketId, status: "skipped", reason: `market ${marketId} is already ${state.statusName}`, marketStatus: state.statusName }, `market ${marketId} is already ${state.statusName}: nothing to do`);
+      if (isPastRequest(state.status)) {
+        rt.emit({ marketId, status: "already-settled", reason: `market ${marketId} is already ${state.statusName}`, marketStatus: state.statusName }, `market ${marketId} is already ${state.statusName}: nothing to do`);
         return;
       }
       if (state.statusName !== "ResolutionRequested") throw new CliError(`market ${marketId} is ${state.statusName}, not ResolutionRequested: run \`cresolver market request-resolution ${marketId}\` after the deadline`);
-      if (!opts.dryRun) {
-        await requireResolver(ctx, market);
-      }
+      if (!opts.dryRun) await requireResolver(ctx, market, marketId);
+      const deployed = rt.globals.market === undefined ? (await rt.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber : undefined;
       const decision = await run({
         marketId,
         ctx,
         market,
         identity,
+        ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
         note: (m) => rt.note(m),
         options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
       });
-      const summary = decision.summary ?? {};
+      const [, agentIds] = await readMarket<readonly [readonly string[], readonly bigint[], readonly bigint[]]>(ctx, market, "getWorkers", [marketId]);
+      const ids = agentIds.map(String);
+      const lines = workerLines(decision, ids);
+      const summary = { ...(decision.summary ?? {}), failedWorkers: decision.failedWorkers, ...(decision.invalidReason !== undefined ? { invalidReason: decision.invalidReason } : {}) };
       if (opts.bundleOut !== undefined) {
         if (decision.bundle === undefined) throw new CliError("--bundle-out: this decision carries no bundle");
         // The canonical JSON text as hashed (keccak256 of these bytes is the on-chain bundle hash).
         const text = typeof decision.bundle === "string" ? decision.bundle : JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2);
         writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), text);
       }
+      const verdict = VERDICT_TEXT[decision.verdict];
+      const why = decision.invalidReason !== undefined ? ` (${decision.invalidReason})` : "";
       if (opts.dryRun) {
-        rt.emit({ marketId, status: "dry-run", decision: decision.kind, ...(decision.kind === "resolve" ? { plan: decision.plan } : { bundleHash: decision.bundleHash, reason: decision.reason }), ...summary }, `market ${marketId}: would ${decision.kind === "resolve" ? `resolve ${decision.plan.resolution ? "YES" : "NO"}` : `settle invalid (${decision.reason})`}`);
+        rt.emit({ marketId, status: "dry-run", verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, ...summary }, [`market ${marketId}: would propose ${verdict}${why}`, ...lines].join("\n"));
         return;
       }
-      const writer = createResolutionWriter(ctx, market, { bundleURI: decision.bundleURI ?? "" });
-      const written = decision.kind === "resolve" ? await writer.writeResolution(decision.plan) : await writer.settleInvalid(marketId, decision.bundleHash);
-      const verdict = decision.kind === "resolve" ? (decision.plan.resolution ? "YES" : "NO") : "INVALID";
+      // A fixable cause (workers down, credentials missing) must not end in an irreversible refund by default.
+      if (decision.verdict === "invalid" && decision.failedWorkers.length > 0 && !opts.allowInvalid) {
+        rt.note([`market ${marketId}: the verdict is INVALID${why} and ${decision.failedWorkers.length} worker(s) failed:`, ...lines].join("\n"));
+        const names = decision.failedWorkers.map((f) => `agent ${ids[f.seat] ?? f.agentId} (${f.kind})`).join(", ");
+        throw new CliError(`market ${marketId}: not proposing INVALID${why} while workers failed: ${names}; fix them (e.g. --credentials-file) and rerun, or pass --allow-invalid`, 1);
+      }
+      const settler = createSettler(ctx, market, { onRetry: (r) => rt.note(`proposal attempt ${r.attempt} failed (${r.error}); retrying in ${r.delayMs} ms`) });
+      let written;
+      try {
+        written = await settler.propose({ marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, bundleURI: opts.bundleUri ?? decision.bundleURI ?? "" });
+      } catch (error) {
+        if (error instanceof SettleError) throw new CliError(`market ${marketId}: proposal failed after ${error.attempts} attempt(s): ${error.message}`, error.retryable ? 1 : 2);
+        throw error;
+      }
+      if (written.status === "already-settled") {
+        rt.emit({ marketId, verdict: decision.verdict, bundleHash: decision.bundleHash, ...written, ...summary }, `market ${marketId}: ${written.reason}: nothing proposed`);
+        return;
+      }
       rt.emit(
-        { marketId, decision: decision.kind, verdict, bundleHash: decision.kind === "resolve" ? decision.plan.bundleHash : decision.bundleHash, ...written, ...summary },
-        written.status === "written" ? `market ${marketId} settled ${verdict}\n  tx ${written.txHash}` : `market ${marketId}: skipped (${written.reason})`,
+        { marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, ...written, disputeEndsAtIso: iso(written.disputeEndsAt), ...summary },
+        [
+          `market ${marketId}: proposed ${verdict}${why} with a bond of ${formatEther(written.bond)} ETH; disputable until ${iso(written.disputeEndsAt)}, then \`cresolver market finalize ${marketId}\``,
+          ...lines,
+          `  tx ${written.txHash}`,
+        ].join("\n"),
       );
     });
 }

@@ -1,11 +1,13 @@
 /**
- * What the demo prints per market: the resolution, each worker's determination, its 3 scores,
- * settlement weight and payout, its reputation afterwards (market averages and ERC-8004 summary),
- * and where the bundle is. Read back from the chain and the daemon's API, not from the demo's memory.
+ * What the demo prints per market: the final verdict, each worker's answer and confidence, its correctness against
+ * the final outcome, its 3 scores, reward and stake back, its record afterwards (this contract's reputation and the
+ * ERC-8004 "correctness" summary), and where the bundle is. Read back from the chain (WorkerSettled events of the
+ * finalization) and the daemon's API, not from the demo's memory.
  */
 import { formatEther, type Address } from "viem";
-import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { reputationRegistryAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
+import type { SeatResult } from "../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../workflow/chain/snapshot.js";
 
 export interface MarketReport {
@@ -21,20 +23,16 @@ export interface MarketReport {
 interface WorkerRow {
   agent: string;
   protocol: string;
-  determination: string;
+  answer: string;
+  correctness: string;
   scores: string;
-  weight: string;
   payout: string;
   reputation: string;
 }
 
 interface BundleWorker {
-  address: string;
-  status: string;
   askFailure?: { kind: string };
   discoveryFailure?: { kind: string };
-  answer?: { determination: boolean; confidence: number };
-  vote?: { settlementWeight: string };
 }
 
 export async function marketReport(
@@ -43,36 +41,30 @@ export async function marketReport(
   marketId: bigint,
   names: Map<bigint, { name: string; protocol: string }>,
   bundle: { url: string; file: string; document: { workers: BundleWorker[] } },
+  seats: readonly SeatResult[],
 ): Promise<MarketReport> {
   const state = await readMarketState(ctx, contracts.market, marketId);
-  const settled = await ctx.publicClient.getContractEvents({
-    address: contracts.market,
-    abi: resolutionMarketAbi,
-    eventName: "WorkerSettled",
-    args: { marketId },
-    fromBlock: 0n,
-  });
-  const byWorker = new Map(settled.map((e) => [e.args.worker!.toLowerCase(), e.args]));
   const rows: WorkerRow[] = [];
   for (const [i, w] of state.workers.entries()) {
     const doc = bundle.document.workers[i];
-    const ev = byWorker.get(w.address.toLowerCase());
+    const seat = seats[i];
     const [count, value] = await ctx.publicClient.readContract({
       address: contracts.reputation,
       abi: reputationRegistryAbi,
       functionName: "getSummary",
-      args: [w.agentId, [contracts.market], "resolution_quality", ""],
+      args: [w.agentId, [contracts.market], "correctness", "cresolver"],
     });
     const who = names.get(w.agentId) ?? { name: `agent ${w.agentId}`, protocol: "?" };
     const failure = doc?.askFailure?.kind ?? doc?.discoveryFailure?.kind;
+    const answered = seat !== undefined && (seat.answer === "yes" || seat.answer === "no");
     rows.push({
       agent: `#${w.agentId} ${who.name}`,
       protocol: who.protocol,
-      determination: doc?.answer ? `${doc.answer.determination ? "YES" : "NO"} (${doc.answer.confidence.toFixed(2)})` : `— ${failure ?? "no answer"}`,
-      scores: ev ? `${ev.resQuality}/${ev.srcQuality}/${ev.analysisDepth}` : "—",
-      weight: doc?.vote?.settlementWeight ?? "0",
-      payout: ev ? `${formatEther(ev.reward!)} + stake ${formatEther(ev.stake!)}` : "stake refunded",
-      reputation: `avg ${w.reputation!.resQuality}/${w.reputation!.srcQuality}/${w.reputation!.analysisDepth} over ${w.reputation!.count}; ERC-8004 RQ ${count > 0n ? value.toString() : "—"} (${count})`,
+      answer: answered ? `${seat.answer.toUpperCase()} @ ${(seat.confidenceBps / 100).toFixed(0)}%` : `— ${seat?.answer === "abstained" ? "abstained" : (failure ?? "no answer")}`,
+      correctness: seat?.scored ? String(seat.correctness) : "—",
+      scores: answered ? `${seat.resQuality}/${seat.srcQuality}/${seat.analysisDepth}` : "—",
+      payout: seat ? `${formatEther(seat.reward)} + ${formatEther(seat.stakeReturned)}` : "—",
+      reputation: `${w.reputation!.settled} settled, correctness ${w.reputation!.correctness}; ERC-8004 ${count > 0n ? value.toString() : "—"} (${count})`,
     });
   }
   const verdict = state.statusName === "Resolved" ? (state.outcome ? "YES" : "NO") : state.statusName.toUpperCase();
@@ -80,7 +72,7 @@ export async function marketReport(
 }
 
 function table(rows: WorkerRow[]): string {
-  const head: WorkerRow = { agent: "agent", protocol: "protocol", determination: "determination", scores: "RQ/SQ/AD", weight: "weight", payout: "payout (ETH)", reputation: "reputation after" };
+  const head: WorkerRow = { agent: "agent", protocol: "protocol", answer: "answer", correctness: "correct", scores: "RQ/SQ/AD", payout: "reward + stake back (ETH)", reputation: "record after" };
   const keys = Object.keys(head) as (keyof WorkerRow)[];
   const width = Object.fromEntries(keys.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof WorkerRow, number>;
   const line = (r: WorkerRow) => "  " + keys.map((k) => r[k].padEnd(width[k])).join("  ");

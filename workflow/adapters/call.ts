@@ -4,7 +4,9 @@
  * and every failure returned as a CallResult, never thrown.
  */
 import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
+import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
+import { hasTimers, sleep } from "../timers.js";
 
 export interface RetryPolicy {
   /** Overall deadline of the call, retries included. */
@@ -36,9 +38,11 @@ export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise
       const value = await attempt(Math.max(0, Math.floor(deadline - performance.now())));
       return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
     } catch (error) {
-      const retryable = isHttpError(error) && error.retryable;
+      // An aborted run (shutdown, job timeout) never retries.
+      // A runtime without timers (the CRE WASM runtime) cannot pause, so it never retries.
+      const retryable = isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true && hasTimers();
       if (attempts === 1 && retryable && deadline - performance.now() - retryDelayMs >= minBudget) {
-        await new Promise((r) => setTimeout(r, retryDelayMs));
+        await sleep(retryDelayMs);
         continue;
       }
       const failure = toFailure(error);

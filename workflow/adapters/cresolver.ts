@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import type { SafeHttpClient } from "../http/client.js";
+import type { SafeHttpClient } from "../http/types.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
 import type { CredentialStore } from "./credentials.js";
 

@@ -10,24 +10,8 @@ import { createFactagoraAdapter } from "./factagora.js";
 import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
 import { createRoundtableAdapter } from "./roundtable.js";
 
-export interface AdapterRegistry {
-  /** Supported protocol names, lower-case, in registration order (passed to pickWorkerEndpoint). */
-  readonly protocols: readonly string[];
-  get(protocol: string): WorkerProtocolAdapter | undefined;
-}
-
-export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]): AdapterRegistry {
-  const byName = new Map<string, WorkerProtocolAdapter>();
-  for (const adapter of adapters) {
-    const name = adapter.protocol.toLowerCase();
-    if (byName.has(name)) throw new Error(`two adapters for protocol "${name}"`);
-    byName.set(name, adapter);
-  }
-  return {
-    protocols: [...byName.keys()],
-    get: (protocol) => byName.get(protocol.toLowerCase()),
-  };
-}
+export { createAdapterRegistry } from "./registry.js";
+export type { AdapterRegistry } from "./registry.js";
 
 /** Configuration of the default adapters: the CRE adapter's, plus per-agent credentials (by agent id, from configuration). */
 export interface DefaultAdaptersConfig extends CresolverAdapterConfig, AgoraRegistryConfig, AiOlympicsDefaults {

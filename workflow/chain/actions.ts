@@ -2,11 +2,12 @@
  * The user-facing writes (what the CLI commands do), each checked before anything is sent and
  * returning what the receipt's events say (ids, amounts).
  */
-import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
+import { formatEther, getAddress, parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
+import { ADMISSION_NAMES, isAdmitted, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -76,17 +77,45 @@ export async function setAgentWallet(ctx: ChainContext, identity: Address, agent
   return { txHash: hash, blockNumber: receipt.blockNumber, wallet: wallet.address, deadline };
 }
 
-export async function createMarket(ctx: ChainContext, market: Address, question: string, deadline: bigint, reward: bigint): Promise<TxInfo & { marketId: bigint }> {
+/** Per-market settings of `createMarketWith` (IResolutionMarket.MarketParams); omitted = the contract's default. */
+export interface MarketParamsInput {
+  admission?: AdmissionName;
+  minCorrectness?: number;
+  minSettled?: number;
+  minStake?: bigint;
+  maxWorkers?: number;
+  disputeWindow?: number;
+  bond?: bigint;
+  arbiter?: Address;
+  allowedAgents?: readonly bigint[];
+}
+
+export function encodeMarketParams(p: MarketParamsInput) {
+  return {
+    admission: ADMISSION_NAMES.indexOf(p.admission ?? "open"),
+    minCorrectness: p.minCorrectness ?? 0,
+    minSettled: p.minSettled ?? 0,
+    minStake: p.minStake ?? 0n,
+    maxWorkers: p.maxWorkers ?? 0,
+    disputeWindow: p.disputeWindow ?? 0,
+    bond: p.bond ?? 0n,
+    arbiter: p.arbiter ?? zeroAddress,
+    allowedAgents: [...(p.allowedAgents ?? [])],
+  };
+}
+
+/** `createMarketWith` (explicit settings; zero values mean the defaults at creation). */
+export async function createMarket(ctx: ChainContext, market: Address, question: string, deadline: bigint, reward: bigint, params: MarketParamsInput = {}): Promise<TxInfo & { marketId: bigint }> {
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
-    functionName: "createMarket",
-    args: [question, deadline],
+    functionName: "createMarketWith",
+    args: [question, deadline, encodeMarketParams(params)],
     value: reward,
-    label: "ResolutionMarket.createMarket",
+    label: "ResolutionMarket.createMarketWith",
   });
   const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "MarketCreated", logs: receipt.logs });
-  if (!event) throw new ChainError("precondition", `ResolutionMarket.createMarket: no MarketCreated event in ${hash}`);
+  if (!event) throw new ChainError("precondition", `ResolutionMarket.createMarketWith: no MarketCreated event in ${hash}`);
   return { txHash: hash, blockNumber: receipt.blockNumber, marketId: event.args.marketId };
 }
 
@@ -97,10 +126,13 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
   if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: joining is closed`);
   const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
   if (now >= state.deadline) throw new ChainError("precondition", `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has passed, joining is closed`);
-  if (stake < state.minStake) throw new ChainError("precondition", `insufficient stake: ${stake} wei is below the minimum stake ${state.minStake} wei`);
+  if (stake < state.config.minStake) throw new ChainError("precondition", `insufficient stake: ${formatEther(stake)} ETH is below market ${marketId}'s minimum stake ${formatEther(state.config.minStake)} ETH`);
+  if (state.workers.length >= state.config.maxWorkers) throw new ChainError("precondition", `market ${marketId} is full (${state.config.maxWorkers} seats)`);
   if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
   if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
   await requireAgentControl(ctx, market, agentId, account.address);
+  const admitted = await isAdmitted(ctx, market, marketId, agentId, state.config);
+  if (!admitted) throw new ChainError("precondition", `agent ${agentId} is not admitted to market ${marketId} (${admissionRule(state.config)})`);
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
@@ -164,11 +196,23 @@ export async function withdraw(ctx: ChainContext, market: Address): Promise<TxIn
   return { txHash: hash, blockNumber: receipt.blockNumber, amount: event?.args.amount ?? pending };
 }
 
-/** Refuses (before anything is sent) a key that is not a resolver on `market`. */
-export async function requireResolver(ctx: ChainContext, market: Address): Promise<void> {
+/** Refuses (before anything is sent) a key that is not a resolver active for `marketId`. */
+export async function requireResolver(ctx: ChainContext, market: Address, marketId: bigint): Promise<void> {
   const { account } = requireWallet(ctx);
-  const isResolver = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "isResolver", args: [account.address] }).catch((e: unknown) => {
-    throw toChainError(e, "ResolutionMarket.isResolver");
-  });
-  if (!isResolver) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market}`);
+  const ok = await readMarket<boolean>(ctx, market, "isResolverFor", [account.address, marketId]);
+  if (!ok) throw new ChainError("precondition", `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`);
+}
+
+/** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
+export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
+  const { account } = requireWallet(ctx);
+  const activeFrom = await readMarket<bigint>(ctx, market, "resolverActiveFrom", [account.address]);
+  if (activeFrom === 0n) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`);
+  return { activeFrom };
+}
+
+/** "open", "track record: ≥ 3 settled, correctness ≥ 70", "allow-list". */
+export function admissionRule(c: Pick<MarketConfigView, "admission" | "minSettled" | "minCorrectness">): string {
+  if (c.admission === "track-record") return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}`;
+  return c.admission;
 }

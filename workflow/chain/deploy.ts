@@ -6,12 +6,15 @@
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, type Abi, type Address, type Hex } from "viem";
+import { encodeDeployData, getAddress, isAddress, parseAbi, type Abi, type Address, type Hex } from "viem";
 import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { sendContractTx } from "./writer.js";
+
+/** The CommitteeArbiter's constructor (its full ABI lives with the arbiter contracts). */
+const committeeArbiterAbi = parseAbi(["constructor(address[] members, uint256 threshold, address[] markets)"]);
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
 export const CANONICAL_REGISTRIES = {
@@ -41,12 +44,15 @@ export interface Deployment {
   deployedAt: string;
   registries: "canonical" | "own" | "given";
   resolvers: Address[];
+  /** Default arbiter of disputes, set at deployment (a later change is timelocked). */
+  arbiter: Address;
   contracts: {
     IdentityRegistry: DeployedContract;
     ReputationRegistry: DeployedContract;
     ResolutionMarket: DeployedContract;
     BettingMarket?: DeployedContract;
     CREReceiver?: DeployedContract & { forwarder: Address };
+    CommitteeArbiter?: DeployedContract & { members: Address[]; threshold: number };
   };
 }
 
@@ -58,12 +64,21 @@ export interface DeployOptions {
   /** Use these registries (both or neither). Overrides detection. */
   identityRegistry?: Address;
   reputationRegistry?: Address;
-  /** Resolvers to authorise on the market (default: the deployer). */
+  /** Resolvers to authorise on the market (default: the deployer). Queued before the first market: active at once. */
   resolvers?: Address[];
+  /** Default arbiter (a contract), queued before the first market: in force at once. */
+  arbiter?: Address;
+  /**
+   * Without `arbiter`: deploy a CommitteeArbiter for this market with these members (default: the deployer alone)
+   * and threshold (default 1) and make it the default arbiter. Markets cannot be created without an arbiter.
+   */
+  committee?: { members?: Address[]; threshold?: number };
   /** Deploy BettingMarket (default true). */
   betting?: boolean;
   /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
   forwarder?: Address;
+  /** The CREReceiver's initial workflow check (ids, owner, 10-byte name, allowAny); without it the receiver refuses every report. */
+  creWorkflow?: { ids?: Hex[]; owner?: Address; name?: Hex; allowAny?: boolean };
   /** Progress lines (never secrets). */
   onProgress?: (message: string) => void;
 }
@@ -124,7 +139,8 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     throw new ChainError("precondition", "give both --identity and --reputation, or neither");
   }
   if (given && options.ownRegistries) throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
-  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, ...(options.resolvers ?? [])]) {
+  if (options.arbiter !== undefined && options.committee !== undefined) throw new ChainError("precondition", "give an arbiter or a committee, not both");
+  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, options.arbiter, ...(options.resolvers ?? []), ...(options.committee?.members ?? [])]) {
     if (a !== undefined && !isAddress(a)) throw new ChainError("precondition", `not an address: ${a}`);
   }
 
@@ -167,14 +183,34 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   const resolvers = [...new Set((options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) => getAddress(a)))];
   if (options.forwarder !== undefined) {
     progress("deploying CREReceiver");
-    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address]);
+    // The workflow settings are the constructor's (in force at once); later changes wait the receiver's 2-day timelock.
+    const wf = options.creWorkflow ?? {};
+    const workflowConfig = { workflowIds: wf.ids ?? [], workflowOwner: wf.owner ?? "0x0000000000000000000000000000000000000000", workflowName: wf.name ?? "0x00000000000000000000", allowAnyWorkflow: wf.allowAny ?? false };
+    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address, workflowConfig]);
     contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
     resolvers.push(receiver.address);
   }
+  // Bootstrap: while no market exists, queued resolvers and the queued arbiter are in force immediately
+  // (afterwards every such change waits RESOLVER_DELAY and applies to markets created later).
   for (const resolver of resolvers) {
-    progress(`adding resolver ${resolver}`);
-    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "addResolver", args: [resolver], label: "ResolutionMarket.addResolver" });
+    progress(`queueing resolver ${resolver}`);
+    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
   }
+  let arbiter: Address;
+  if (options.arbiter !== undefined) {
+    arbiter = getAddress(options.arbiter);
+    if (!(await hasCode(ctx, arbiter))) throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
+  } else {
+    const members = [...new Set((options.committee?.members ?? [account.address]).map((a) => getAddress(a)))];
+    const threshold = options.committee?.threshold ?? 1;
+    if (threshold < 1 || threshold > members.length) throw new ChainError("precondition", `committee threshold ${threshold} must be from 1 to ${members.length} (its members)`);
+    progress(`deploying CommitteeArbiter (${threshold} of ${members.length})`);
+    const committee = await deployContract(ctx, "CommitteeArbiter", committeeArbiterAbi, [members, BigInt(threshold), [market.address]]);
+    contracts.CommitteeArbiter = { ...committee, members, threshold };
+    arbiter = committee.address;
+  }
+  progress(`setting the default arbiter ${arbiter}`);
+  await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
   return {
     network: options.network,
     chainId: ctx.chainId,
@@ -182,6 +218,7 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     deployedAt: new Date().toISOString(),
     registries,
     resolvers,
+    arbiter,
     contracts,
   };
 }

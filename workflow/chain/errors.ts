@@ -12,7 +12,7 @@ import {
   type Abi,
   type Hex,
 } from "viem";
-import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi, umaArbiterAbi } from "./abis.js";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -39,7 +39,7 @@ export class ChainError extends Error {
   }
 }
 
-const ALL_ABIS: readonly Abi[] = [resolutionMarketAbi, identityRegistryAbi, reputationRegistryAbi, bettingMarketAbi, creReceiverAbi];
+const ALL_ABIS: readonly Abi[] = [resolutionMarketAbi, identityRegistryAbi, reputationRegistryAbi, bettingMarketAbi, creReceiverAbi, committeeArbiterAbi, umaArbiterAbi];
 
 function signatureOf(item: AbiError): string {
   return `${item.name}(${item.inputs.map((i) => i.type).join(",")})`;
@@ -60,8 +60,8 @@ export function withAllErrors<const A extends Abi>(abi: A): A {
   return [...abi, ...allErrorsAbi.filter((e) => !own.has(signatureOf(e)))] as unknown as A;
 }
 
-/** IResolutionMarket.Status names, for readable WrongStatus/MarketNotOpen errors. */
-export const STATUS_NAMES = ["None", "Open", "ResolutionRequested", "Resolved", "Invalid", "Cancelled"] as const;
+/** IResolutionMarket.Status names (v2 appends Proposed and Disputed), for readable WrongStatus errors. */
+export const STATUS_NAMES = ["None", "Open", "ResolutionRequested", "Resolved", "Invalid", "Cancelled", "Proposed", "Disputed"] as const;
 
 function formatValue(name: string, value: unknown): string {
   if (typeof value === "bigint") return value.toString();

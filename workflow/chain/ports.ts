@@ -1,17 +1,17 @@
 /**
- * The pipeline's chain ports (MarketReader, AgentDirectory, ReputationSource, ResolutionWriter) over
- * the chain layer: one ChainContext (clients, retries, nonce queue), the one-block market snapshot
- * (multicall3 where the chain has it) and the resolution writer that re-reads the market and skips
- * a settled one. The ABIs are the generated ones (workflow/chain/abis.ts).
+ * The pipeline's chain ports (MarketReader, AgentDirectory, TrackRecordSource) over the chain layer: one
+ * ChainContext (clients, retries, nonce queue), the one-block market snapshot (multicall3 where the chain has it)
+ * and the track record rebuilt from logs. The pipeline never writes: its verdict goes through workflow/settle/.
  */
-import type { Address, Hex } from "viem";
-import type { MarketSnapshot, PastReputation, SettlementPlan } from "../core/types.js";
-import type { AgentDirectory, MarketReader, ReputationSource, ResolutionWriter, WriteReceipt } from "../ports.js";
+import type { Address } from "viem";
+import type { HistoryMarket, MarketSnapshot, PastReputation } from "../core/types.js";
+import type { AgentDirectory, MarketReader, ReputationSource } from "../ports.js";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
+import { getReputation } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
-import { createResolutionWriter, type ResolutionWriterOptions } from "./writer.js";
+import { trackRecordFor, type TrackRecordOptions } from "./track-record.js";
 
 export interface ChainPortsConfig {
   ctx: ChainContext;
@@ -22,19 +22,21 @@ export interface ChainPortsConfig {
   context?: string | ((marketId: bigint) => string);
   /** Refuse markets that are not in ResolutionRequested (worker set not frozen). Default true. */
   requireResolutionRequested?: boolean;
-  /** bundleURI and gas of the write (defaults: "" and the writer's feedback-aware estimate). */
-  writer?: ResolutionWriterOptions;
+  /** Where and how to scan logs for the track record (default: from block 0, 10,000 blocks per request). */
+  trackRecord?: TrackRecordOptions;
+}
+
+/** The public track record of the market contract (see workflow/chain/track-record.ts). */
+export interface ChainTrackRecord {
+  history(market: MarketSnapshot): Promise<HistoryMarket[]>;
 }
 
 export interface ChainPorts {
   market: MarketReader;
   directory: AgentDirectory;
+  /** @deprecated the v1 reputation view (settled count and quality averages); the vote reads `trackRecord`. */
   reputation: ReputationSource;
-  /** Present when the context carries a key. */
-  writer?: ResolutionWriter & {
-    /** The no-quorum / invalid verdict: full refunds. Skips a market that is already settled. */
-    settleInvalid(marketId: bigint, bundleHash: Hex): Promise<WriteReceipt>;
-  };
+  trackRecord: ChainTrackRecord;
 }
 
 export function createChainPorts(config: ChainPortsConfig): ChainPorts {
@@ -82,25 +84,19 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
 
   const reputation: ReputationSource = {
     async pastReputation(seat): Promise<PastReputation> {
-      const [count, resQuality, srcQuality, analysisDepth] = await ctx.publicClient.readContract({
-        address: market,
-        abi: resolutionMarketAbi,
-        functionName: "getReputation",
-        args: [seat.agentId],
-      });
-      return { count: Number(count), resQuality, srcQuality, analysisDepth };
+      const r = await getReputation(ctx, market, seat.agentId);
+      return { count: Number(r.settled), resQuality: r.resQuality, srcQuality: r.srcQuality, analysisDepth: r.analysisDepth };
     },
   };
 
-  const ports: ChainPorts = { market: reader, directory, reputation };
-  if (ctx.walletClient !== undefined && ctx.account !== undefined) {
-    const write = createResolutionWriter(ctx, market, config.writer ?? {});
-    const receipt = (r: Awaited<ReturnType<typeof write.writeResolution>>): WriteReceipt =>
-      r.status === "written" ? { txHash: r.txHash } : { alreadySettled: r.reason };
-    ports.writer = {
-      writeResolution: async (plan: SettlementPlan) => receipt(await write.writeResolution(plan)),
-      settleInvalid: async (marketId, bundleHash) => receipt(await write.settleInvalid(marketId, bundleHash)),
-    };
-  }
-  return ports;
+  const trackRecord: ChainTrackRecord = {
+    /** Finalized markets before this one in which one of its agents held a seat, oldest first. */
+    async history(snapshot) {
+      const agents = new Set(snapshot.workers.map((w) => w.agentId));
+      const all = await trackRecordFor(ctx, market, snapshot.marketId, config.trackRecord ?? {});
+      return all.filter((m) => m.answers.some((a) => agents.has(a.agentId)));
+    },
+  };
+
+  return { market: reader, directory, reputation, trackRecord };
 }

@@ -1,6 +1,6 @@
 /**
  * Reads a market and its frozen worker set in as few calls as possible: one multicall3 `aggregate3`
- * for the market (header, workers, limits, minStake, marketCount) and one for the workers'
+ * for the market (header, workers, config, proposal, feedback progress) and one for the workers'
  * reputation, both pinned to one block. Chains without multicall3 (Hardhat's in-process chain and
  * `hardhat node` have none) get the same reads as parallel `eth_call`s at that block.
  */
@@ -8,6 +8,7 @@ import { getAddress, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
+import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./lifecycle.js";
 
 /** The canonical multicall3 deployment (same address on nearly every chain). */
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
@@ -89,8 +90,8 @@ export interface WorkerState {
   address: Address;
   agentId: bigint;
   stake: bigint;
-  /** Market-level averages (count 0 = never scored). */
-  reputation?: { count: bigint; resQuality: number; srcQuality: number; analysisDepth: number };
+  /** The agent's record in this market contract (IResolutionMarket.Reputation; settled 0 = no track record). */
+  reputation?: { settled: bigint; correctness: number; resQuality: number; srcQuality: number; analysisDepth: number };
 }
 
 export interface MarketState {
@@ -108,10 +109,15 @@ export interface MarketState {
   rewardPool: bigint;
   totalStake: bigint;
   bundleHash: Hex;
+  /** Settings snapshotted at creation (admission, stake, seats, grace, dispute window, bond, arbiter). */
+  config: MarketConfigView;
+  /** The proposal, once there is one. */
+  proposal?: ProposalView;
+  /** Seats still waiting for `publishFeedback` after finalization. */
+  feedbackPending: bigint;
+  /** Kept for callers of the v1 shape: `config.maxWorkers`, `config.gracePeriod`, `config.minStake`. */
   seatLimit: number;
   gracePeriod: number;
-  feedbackPending: bigint;
-  /** Current minimum stake for joins (market-wide). */
   minStake: bigint;
   workers: WorkerState[];
   mode: ReadMode;
@@ -130,9 +136,14 @@ interface MarketInfoResult {
   question: string;
 }
 
-/** True for Resolved, Invalid and Cancelled. */
+/** True for the final statuses Resolved, Invalid and Cancelled (Proposed and Disputed are not final). */
 export function isTerminalStatus(status: number): boolean {
-  return status >= 3;
+  return status >= 3 && status <= 5;
+}
+
+/** True once a market has left ResolutionRequested (Proposed, Disputed, Resolved, Invalid, Cancelled): nothing to propose. */
+export function isPastRequest(status: number): boolean {
+  return status > 2;
 }
 
 export interface ReadMarketOptions {
@@ -154,11 +165,10 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
   const { mode, results } = await readMany(
     ctx,
     [
-      { address: market, abi, functionName: "marketCount" },
-      { address: market, abi, functionName: "minStake" },
       { address: market, abi, functionName: "getMarket", args: [marketId] },
       { address: market, abi, functionName: "getWorkers", args: [marketId] },
-      { address: market, abi, functionName: "marketLimits", args: [marketId] },
+      { address: market, abi, functionName: "getMarketConfig", args: [marketId] },
+      { address: market, abi, functionName: "getProposal", args: [marketId] },
       { address: market, abi, functionName: "feedbackStatus", args: [marketId] },
     ],
     blockNumber,
@@ -166,16 +176,16 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
   if (results[0].status === "failure") {
     const code = await ctx.publicClient.getCode({ address: market, blockNumber }).catch(() => undefined);
     if (code === undefined || code === "0x") throw new ChainError("precondition", `no contract at market address ${market} on chain ${ctx.chainId}`);
+    const e = toChainError(results[0].error, "ResolutionMarket.getMarket");
+    if (e.errorName === "MarketNotFound") throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
+    throw e;
   }
-  const count = unwrap<bigint>(results[0], "ResolutionMarket.marketCount");
-  if (marketId < 1n || marketId > count) {
-    throw new ChainError("precondition", `unknown market ${marketId}: the market at ${market} has ${count} market${count === 1n ? "" : "s"} (ids 1..${count})`);
-  }
-  const minStake = unwrap<bigint>(results[1], "ResolutionMarket.minStake");
-  const info = unwrap<MarketInfoResult>(results[2], "ResolutionMarket.getMarket");
-  const [addresses, agentIds, stakes] = unwrap<readonly [readonly Address[], readonly bigint[], readonly bigint[]]>(results[3], "ResolutionMarket.getWorkers");
-  const [seatLimit, gracePeriod] = unwrap<readonly [number, number]>(results[4], "ResolutionMarket.marketLimits");
-  const [, feedbackPending] = unwrap<readonly [bigint, bigint]>(results[5], "ResolutionMarket.feedbackStatus");
+  const info = unwrap<MarketInfoResult>(results[0], "ResolutionMarket.getMarket");
+  if (Number(info.status) === 0) throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
+  const [addresses, agentIds, stakes] = unwrap<readonly [readonly Address[], readonly bigint[], readonly bigint[]]>(results[1], "ResolutionMarket.getWorkers");
+  const config = shapeConfig(unwrap(results[2], "ResolutionMarket.getMarketConfig"));
+  const proposal = shapeProposal(unwrap(results[3], "ResolutionMarket.getProposal"));
+  const [, feedbackPending] = unwrap<readonly [bigint, bigint]>(results[4], "ResolutionMarket.feedbackStatus");
   if (addresses.length !== info.workerCount || agentIds.length !== addresses.length || stakes.length !== addresses.length) {
     throw new ChainError("precondition", `market ${marketId}: worker arrays disagree with workerCount ${info.workerCount}`);
   }
@@ -188,8 +198,8 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
       blockNumber,
     );
     rep.results.forEach((r, i) => {
-      const [count_, resQuality, srcQuality, analysisDepth] = unwrap<readonly [bigint, number, number, number]>(r, "ResolutionMarket.getReputation");
-      workers[i].reputation = { count: count_, resQuality, srcQuality, analysisDepth };
+      const v = unwrap<{ settled: bigint; correctness: number; resQuality: number; srcQuality: number; analysisDepth: number }>(r, "ResolutionMarket.getReputation");
+      workers[i].reputation = { settled: BigInt(v.settled), correctness: Number(v.correctness), resQuality: Number(v.resQuality), srcQuality: Number(v.srcQuality), analysisDepth: Number(v.analysisDepth) };
     });
   }
 
@@ -197,8 +207,8 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
     market,
     marketId,
     blockNumber,
-    status: info.status,
-    statusName: STATUS_NAMES[info.status] ?? "None",
+    status: Number(info.status),
+    statusName: STATUS_NAMES[Number(info.status)] ?? "None",
     creator: getAddress(info.creator),
     question: info.question,
     deadline: info.deadline,
@@ -208,10 +218,12 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
     rewardPool: info.rewardPool,
     totalStake: info.totalStake,
     bundleHash: info.bundleHash,
-    seatLimit,
-    gracePeriod,
+    config,
+    ...(proposal !== undefined ? { proposal } : {}),
     feedbackPending,
-    minStake,
+    seatLimit: config.maxWorkers,
+    gracePeriod: config.gracePeriod,
+    minStake: config.minStake,
     workers,
     mode,
   };

@@ -11,11 +11,14 @@
  *
  * What is hashed: the market, quorum, every seat's sanitized answer, challenges and replies, failure
  * kind and message, the 8 dimension scores with explanations and the 3 aggregates, the evaluator
- * identity (and the fallback evaluator's, when used) with fallback reasons, the vote breakdown
- * (quality, reputation factor, past reputation used, vote weight), the tally, the outcome, the
- * settlement weights and scores, the vote configuration, and the advisory reviews of the computed
- * resolution (per worker: approve, conditions, dissent reason, extras or the failure; plus a summary),
- * which are present only when a review stage asked someone (older bundles are unchanged).
+ * identity (and the fallback evaluator's, when used) with fallback reasons, each seat's WorkerReport (what
+ * the proposal posts) and vote (history count, estimated and calibrated accuracy, weight, unproven), the
+ * decision (verdict, reason, posterior, log-odds, threshold, unproven bloc, reward weights), the accuracy
+ * estimates used (per agent: accuracy, history count, expected rights, calibration table, clone group; EM
+ * iterations) with the track record's size and hash, the vote configuration, and the advisory reviews of
+ * the computed verdict (per worker: approve, conditions, dissent reason, extras or the failure; plus a
+ * summary), present only when a review stage asked someone. Anyone can rebuild the track record from chain
+ * logs, check its hash and recompute the decision (core/vote.ts decideVerdict).
  * NOT hashed: latencies, attempt counts, wall-clock times — nothing that varies between two runs on
  * the same inputs. A caller that wants a timestamp in the document must pass it explicitly in
  * `BundleInput.extra`, which makes it part of the deterministic input.
@@ -24,9 +27,9 @@ import { keccak256, stringToBytes } from "viem";
 import type { QuorumStatus } from "./quorum.js";
 import { sanitizeString } from "./text.js";
 import type { EvaluationResult, Hex, MarketSnapshot, WorkerFailure, WorkerRecord } from "./types.js";
-import type { ResolutionDecision } from "./vote.js";
+import type { VerdictDecision } from "./vote.js";
 
-export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v1";
+export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
 
 /** Serializes a JSON-like value canonically (see module doc). Throws TypeError on non-JSON input. */
 export function canonicalJson(value: unknown): string {
@@ -135,7 +138,7 @@ export interface BundleInput {
   /** Absent when the run stopped before evaluation (e.g. no quorum). */
   evaluation?: EvaluationResult;
   /** Absent when the run stopped before the vote. */
-  decision?: ResolutionDecision;
+  decision?: VerdictDecision;
   /** Extra deterministic metadata chosen by the caller (e.g. pipeline version). Hashed as given. */
   extra?: Record<string, unknown>;
 }
@@ -198,15 +201,16 @@ export function buildBundle(input: BundleInput): Bundle {
             fallbackReason: ev.fallbackReason !== undefined ? sanitizeString(ev.fallbackReason, 1_000) : undefined,
           }
         : undefined,
+      report: decision ? { ...decision.reports[i] } : undefined,
+      rewardWeight: decision?.rewardWeights ? decision.rewardWeights[i] : undefined,
       vote: voter
         ? {
-            answered: voter.answered,
-            determination: voter.determination,
-            quality: voter.quality,
-            reputationFactorBps: voter.reputationFactorBps,
-            pastReputation: voter.pastReputation ? { ...voter.pastReputation } : undefined,
-            voteWeight: voter.voteWeight,
-            settlementWeight: voter.settlementWeight,
+            history: voter.history,
+            accuracy: voter.accuracy,
+            calibratedAccuracy: voter.calibratedAccuracy,
+            weight: voter.weight,
+            unproven: voter.unproven,
+            cloneGroup: voter.cloneGroup,
             excludedReason: voter.excludedReason,
           }
         : undefined,
@@ -230,17 +234,37 @@ export function buildBundle(input: BundleInput): Bundle {
     evaluationFallbackReason: evaluation?.fallbackReason !== undefined ? sanitizeString(evaluation.fallbackReason, 1_000) : undefined,
     workers,
     outcome: decision ? { ...decision.outcome } : quorum.reached ? undefined : { kind: "no-quorum", answered: quorum.answered, required: quorum.required },
-    tally: decision ? { ...decision.tally } : undefined,
-    settlement:
-      decision && decision.outcome.kind === "resolved" && decision.weights
-        ? {
-            resolution: decision.outcome.resolution,
-            workers: records.map((r) => r.seat.address),
-            weights: decision.weights,
-            scores: decision.scores,
-          }
-        : undefined,
-    voteConfig: decision ? { ...decision.config } : undefined,
+    decision: decision
+      ? {
+          verdict: decision.verdict,
+          reason: decision.reason,
+          posterior: decision.posterior,
+          logOdds: decision.logOdds,
+          thresholdBps: decision.thresholdBps,
+          quorum: { ...decision.quorum },
+          bloc: { ...decision.bloc },
+          rewardWeights: decision.rewardWeights ?? undefined,
+        }
+      : undefined,
+    estimates: decision
+      ? {
+          agents: decision.estimate.agents.map((a) => ({
+            agentId: a.agentId,
+            count: a.count,
+            right: a.right,
+            accuracy: a.accuracy,
+            calibration: a.calibration.map((b) => ({ ...b })),
+            cloneGroup: a.cloneGroup,
+          })),
+          markets: decision.estimate.markets,
+          answers: decision.estimate.answers,
+          knownTruths: decision.estimate.knownTruths,
+          iterations: decision.estimate.iterations,
+          converged: decision.estimate.converged,
+          history: { ...decision.history },
+        }
+      : undefined,
+    voteConfig: decision ? { ...decision.config, accuracy: { ...decision.config.accuracy, confidenceBins: [...decision.config.accuracy.confidenceBins] } } : undefined,
     review: reviewSummary(records),
     extra: input.extra !== undefined ? sanitizeJsonValue(input.extra) : undefined,
   };

@@ -294,3 +294,12 @@ export interface HistoryMarket {
   disputed: boolean;
   answers: HistoryAnswer[];
 }
+
+/** What the settlement module posts (IResolutionMarket.proposeResolution), built by the bundle stage. */
+export interface VerdictProposal {
+  marketId: bigint;
+  verdict: VerdictKind;
+  /** One per seat, seat order. */
+  reports: WorkerReport[];
+  bundleHash: Hex;
+}

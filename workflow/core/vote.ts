@@ -1,233 +1,254 @@
 /**
- * Reputation-weighted vote and settlement weights (pure, integer arithmetic, deterministic).
+ * The verdict: answers weighed by the log-odds of each agent's estimated accuracy (pure, deterministic).
+ * Text quality never enters; it only scales rewards, on-chain (see correctness.ts).
  *
- * Definitions (all documented choices; see also the tests in test/ts/core/vote.test.ts):
+ * 1. Accuracy: `estimateAccuracy` (accuracy.ts) over the public track record of markets finalized before this
+ *    one; an answer's accuracy is the agent's calibrated accuracy at its stated confidence.
+ * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, logit(accuracy)),
+ *    divided by the number of its clone group's members voting here (identical histories count once).
+ *    The Beta prior already shrinks short histories towards the prior; the weight is the optimal
+ *    log-likelihood ratio for independent voters, and never negative (a bad agent is ignored, not inverted,
+ *    so nobody can move the verdict by being reliably wrong on purpose).
+ * 3. Unproven agents (fewer than `minHistory`) vote as ONE bloc: their head-count majority with the weight of
+ *    one unknown voter, logit(`unprovenAccuracy`) (0 on a bloc tie). Twenty fresh agents weigh like one.
+ * 4. Log-odds S = Σ w over yes − Σ w over no (truth prior ½); P(yes) = σ(S); the winning side is sign(S) and
+ *    its posterior σ(|S|).
+ * 5. Verdict: fewer than ⌈2n/3⌉ yes/no answers (n = seats) → invalid "no-quorum"; S = 0 → invalid "tie";
+ *    posterior < threshold → invalid "below-threshold"; otherwise the winning side.
  *
- * - quality q of a worker = resQuality + srcQuality + analysisDepth of this round (integer 0..300,
- *   i.e. 3 × the mean of the 3 aggregates).
- * - reputation factor f (in basis points, 5000..15000 = 0.5..1.5):
- *     new agent (count 0)            → 10000 (neutral 1.0)
- *     otherwise, with m = mean of the 3 past averages (0..100, clamped) and k = min(count, 5):
- *                                       f = 10000 + round(((m·100 + 5000) − 10000) · k / 5)
- *   so a past mean of 50 is neutral, 100 gives 1.5 and 0 gives 0.5 once the agent has ≥ 5 past
- *   feedbacks; with fewer feedbacks the factor is shrunk linearly towards 1.0.
- * - vote weight = q × f (integer; "quality points × basis points"). Reported as
- *   yesWeight/noWeight = Σ q×f / 30000, i.e. Σ (mean quality 0..100) × (factor 0.5..1.5).
- * - margin = |yes − no| / (yes + no). The market resolves when yes+no > 0 and
- *   |yes − no| · 10000 ≥ minMarginBps · (yes + no) (inclusive, exact integer comparison).
- *   Default minMarginBps = 1000 (10 %).
- * - tie rule: an exact weighted tie (yes == no, including 0 == 0) never resolves, whatever
- *   minMarginBps is (even 0): outcome "no-margin". No tie-break by address, order or head count,
- *   which a Sybil could game.
- * - quorum: fewer than ⌈2n/3⌉ answering workers (n = frozen seat count) → "no-quorum".
- * - settlement weights (uint256, seat order, only when resolved):
- *     answered and agrees with the outcome    → max(1, q × 10)
- *     answered and disagrees with the outcome → q × 1
- *     did not answer (or was not evaluated)   → 0
- *   So for equal quality agreement earns 10× disagreement, and the sum of weights of a resolved
- *   market is always > 0 (at least one worker agreed with the outcome).
- * - on-chain scores (uint8, 3 per seat, flattened): the worker's aggregates; 0,0,0 for non-responders.
+ * Defaults (threshold 0.7, 3 answers to be proven, prior accuracy 0.7) come from `npm run bench:integrity`'s
+ * trade-off between wrong and unresolved markets: 0.7 is the knee of the curve on the 7- and 10-agent panels
+ * (above it unresolved markets rise fast for few fewer wrong ones). A proposal is contestable during the dispute
+ * window — a wrong verdict can be disputed and overturned by the arbiter, the proposer losing its bond — so the
+ * resolver can be more decisive than a final decision could afford; an unresolved market becomes an Invalid
+ * proposal (refunds), itself disputable. The unproven bloc's posterior equals the prior accuracy (0.7), so a
+ * panel of fresh agents resolves by head count at the default threshold (the dispute window is its safety net);
+ * set `unprovenAccuracy` below the threshold to never resolve on unproven agents alone. See docs/TRUTH.md.
  */
+import { bundleHash, canonicalJson } from "./bundle.js";
+import { calibratedAccuracy, estimateAccuracy, logit, type AccuracyConfig, type AccuracyEstimate, type AgentAccuracy } from "./accuracy.js";
+import { rewardWeights } from "./correctness.js";
 import { requiredQuorum } from "./quorum.js";
-import type { Address, AggregateScores, PastReputation, ResolutionOutcome, WorkerEvaluation, WorkerRecord } from "./types.js";
+import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
 
-export interface VoteConfig {
-  /** Minimum margin |yes−no|/(yes+no) in basis points to resolve. Default 1000 (10 %). */
-  minMarginBps: number;
-  /** Settlement multiplier for workers agreeing with the outcome. Default 10. */
-  agreeMultiplier: number;
-  /** Settlement multiplier for workers disagreeing with the outcome. Default 1. */
-  disagreeMultiplier: number;
-  /** Past feedback count at which the reputation factor reaches full effect. Default 5. */
-  reputationFullCount: number;
+export interface VerdictConfig {
+  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 7000. */
+  thresholdBps: number;
+  /** Yes/no answers in the track record before an agent votes on its own. Default 3. */
+  minHistory: number;
+  /** Accuracy of the one unknown voter the unproven bloc counts as. Default: the prior mean (0.7). */
+  unprovenAccuracy: number;
+  /** Accuracy estimation parameters. */
+  accuracy: AccuracyConfig;
 }
 
-export const DEFAULT_VOTE_CONFIG: Readonly<VoteConfig> = Object.freeze({
-  minMarginBps: 1000,
-  agreeMultiplier: 10,
-  disagreeMultiplier: 1,
-  reputationFullCount: 5,
-});
+export const DEFAULT_THRESHOLD_BPS = 7_000;
+export const DEFAULT_MIN_HISTORY = 3;
 
-export const NEUTRAL_FACTOR_BPS = 10_000;
-export const MIN_FACTOR_BPS = 5_000;
-export const MAX_FACTOR_BPS = 15_000;
+export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
 
 export interface VoterBreakdown {
-  address: Address;
-  /** Index of the seat in the frozen worker set. */
   seat: number;
-  answered: boolean;
-  /** Present for answering, evaluated workers. */
-  determination?: boolean;
-  /** resQuality + srcQuality + analysisDepth (0..300); 0 for non-responders. */
-  quality: number;
-  reputationFactorBps: number;
-  /** Past reputation used (absent = none known, treated as new). */
-  pastReputation?: PastReputation;
-  /** quality × reputationFactorBps. */
-  voteWeight: number;
-  /** Settlement weight; 0n unless resolved and answered. */
-  settlementWeight: bigint;
-  /** Why the worker did not vote, if it did not. */
+  agentId: bigint;
+  answer: AnswerKind;
+  confidenceBps: number;
+  /** Yes/no answers of the agent in the track record. */
+  history: number;
+  /** Estimated accuracy (all confidences). */
+  accuracy: number;
+  /** Accuracy of its confidence bin (what the weight uses). */
+  calibratedAccuracy: number;
+  /** Signed-free weight: log-odds units this seat adds to its side (0 for unproven seats: see `bloc`). */
+  weight: number;
+  unproven: boolean;
+  cloneGroup?: bigint;
   excludedReason?: string;
 }
 
+export interface UnprovenBloc {
+  voters: number;
+  yes: number;
+  no: number;
+  side: "yes" | "no" | null;
+  weight: number;
+}
+
+/** The review stage's view of the vote (weights in log-odds units). */
 export interface Tally {
-  /** Σ quality × factor over YES voters, in units of (mean quality × factor), i.e. raw / 30000. */
   yesWeight: number;
   noWeight: number;
-  /** |yes−no|/(yes+no); 0 when there are no votes. */
   margin: number;
-  /** Raw integer sums (quality × basis points). */
-  yesRaw: number;
-  noRaw: number;
   yesVoters: number;
   noVoters: number;
 }
 
-export interface ResolutionDecision {
+export interface VerdictDecision {
+  verdict: VerdictKind;
+  /** Why the verdict is invalid (absent for yes/no). */
+  reason?: InvalidReason;
+  /** P(winning side) (½ on a tie or without votes). */
+  posterior: number;
+  /** S: + towards yes. */
+  logOdds: number;
+  thresholdBps: number;
+  quorum: { n: number; required: number; answered: number };
+  /** One per seat, seat order. */
+  voters: VoterBreakdown[];
+  bloc: UnprovenBloc;
+  /** The proposal's reports, seat order. */
+  reports: WorkerReport[];
+  /** On-chain reward weights if the verdict finalizes as proposed (yes/no); null for invalid. */
+  rewardWeights: bigint[] | null;
+  /** The estimates used (panel agents). */
+  estimate: AccuracyEstimate;
+  /** The track record given: market count and keccak256 of its canonical JSON (to check a recomputation's input). */
+  history: { markets: number; hash: Hex };
+  config: VerdictConfig;
+  /** Legacy view for callers of the old vote: resolved / no-quorum / no-margin (below-threshold, tie). */
   outcome: ResolutionOutcome;
   tally: Tally;
-  /** One per seat, in seat order. */
-  voters: VoterBreakdown[];
-  /** SettlementPlan.weights (seat order) when resolved; null otherwise. */
-  weights: bigint[] | null;
-  /** SettlementPlan.scores: 3 per seat, flattened, seat order; zeros for non-responders. */
-  scores: number[];
-  config: VoteConfig;
 }
 
-const lower = (a: string): string => a.toLowerCase();
-
-function clampInt(v: unknown, lo: number, hi: number): number {
-  const n = typeof v === "number" && Number.isFinite(v) ? v : 0;
-  return Math.min(hi, Math.max(lo, Math.round(n)));
+export interface VerdictInput {
+  /** The panel's agent ids, seat order. */
+  agentIds: readonly bigint[];
+  /** One per seat, seat order (correctness.ts reportFromRecord). */
+  reports: readonly WorkerReport[];
+  /** Finalized markets before this one, oldest first. */
+  history: readonly HistoryMarket[];
 }
 
-function qualityOf(a: AggregateScores): number {
-  return clampInt(a.resQuality, 0, 100) + clampInt(a.srcQuality, 0, 100) + clampInt(a.analysisDepth, 0, 100);
+export interface VerdictConfigInput extends Partial<Omit<VerdictConfig, "accuracy">> {
+  accuracy?: Partial<AccuracyConfig>;
 }
 
-/** Reputation factor in basis points (see module doc). Pure. */
-export function reputationFactorBps(past: PastReputation | undefined, fullCount: number = DEFAULT_VOTE_CONFIG.reputationFullCount): number {
-  if (!past) return NEUTRAL_FACTOR_BPS;
-  const count = typeof past.count === "number" && Number.isFinite(past.count) ? Math.floor(past.count) : 0;
-  if (count <= 0) return NEUTRAL_FACTOR_BPS;
-  const full = Math.max(1, Math.floor(fullCount));
-  const k = Math.min(count, full);
-  const sum = clampInt(past.resQuality, 0, 100) + clampInt(past.srcQuality, 0, 100) + clampInt(past.analysisDepth, 0, 100);
-  // (m·100 + 5000 − 10000) with m = sum/3  →  (sum·100 − 15000)/3 ; times k/full.
-  const delta = Math.round(((sum * 100 - 15_000) * k) / (3 * full));
-  return Math.min(MAX_FACTOR_BPS, Math.max(MIN_FACTOR_BPS, NEUTRAL_FACTOR_BPS + delta));
+export function resolveVerdictConfig(config: VerdictConfigInput | undefined, accuracy: AccuracyConfig): VerdictConfig {
+  const c = config ?? {};
+  const thresholdBps = c.thresholdBps ?? DEFAULT_THRESHOLD_BPS;
+  const minHistory = c.minHistory ?? DEFAULT_MIN_HISTORY;
+  const unprovenAccuracy = c.unprovenAccuracy ?? accuracy.priorAccuracy;
+  if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000) throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
+  if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9) throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
+  if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99)) throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
+  return { thresholdBps, minHistory, unprovenAccuracy, accuracy };
 }
 
-function resolveConfig(config: Partial<VoteConfig> | undefined): VoteConfig {
-  const c = { ...DEFAULT_VOTE_CONFIG, ...(config ?? {}) };
-  const intIn = (v: number, lo: number, hi: number, name: string): number => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`vote config ${name} must be an integer in [${lo}, ${hi}], got ${v}`);
-    return v;
-  };
-  return {
-    minMarginBps: intIn(c.minMarginBps, 0, 10_000, "minMarginBps"),
-    agreeMultiplier: intIn(c.agreeMultiplier, 1, 1_000_000, "agreeMultiplier"),
-    disagreeMultiplier: intIn(c.disagreeMultiplier, 0, 1_000_000, "disagreeMultiplier"),
-    reputationFullCount: intIn(c.reputationFullCount, 1, 1_000_000, "reputationFullCount"),
-  };
+const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
+const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** Market count and keccak256 of the canonical JSON of the track record (answers as given, in order). */
+export function historyDigest(history: readonly HistoryMarket[]): { markets: number; hash: Hex } {
+  const doc = history.map((m) => ({
+    key: m.key,
+    final: m.final,
+    disputed: m.disputed === true,
+    answers: m.answers.map((a) => ({ agentId: a.agentId, answer: a.answer, confidenceBps: a.confidenceBps })),
+  }));
+  return { markets: history.length, hash: bundleHash(canonicalJson(doc)) };
 }
 
 /**
- * Decides the market from the evaluations.
- * @param evaluations   evaluations of answering workers (matched to seats by address, case-insensitive)
- * @param records       ALL seats of the frozen worker set, in on-chain order (answer present = answered)
- * @param pastReputation past reputation per worker address (case-insensitive); missing = new agent
+ * Decides the verdict of one market from its reports and the public track record. Deterministic: same input,
+ * same decision (estimates and weights rounded to 1e-6, sums in seat order).
  */
-export function decideResolution(
-  evaluations: ReadonlyArray<WorkerEvaluation>,
-  records: ReadonlyArray<Pick<WorkerRecord, "seat" | "answer">>,
-  pastReputation: ReadonlyMap<string, PastReputation> = new Map(),
-  config?: Partial<VoteConfig>,
-): ResolutionDecision {
-  const cfg = resolveConfig(config);
-  const evalByAddr = new Map<string, WorkerEvaluation>();
-  for (const e of evaluations) if (!evalByAddr.has(lower(e.address))) evalByAddr.set(lower(e.address), e);
-  const repByAddr = new Map<string, PastReputation>();
-  for (const [k, v] of pastReputation) repByAddr.set(lower(k), v);
+export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput): VerdictDecision {
+  const { agentIds, reports } = input;
+  if (agentIds.length !== reports.length) throw new RangeError(`${agentIds.length} agent ids for ${reports.length} reports`);
+  const estimate = estimateAccuracy(input.history, agentIds, config?.accuracy);
+  const cfg = resolveVerdictConfig(config, estimate.config);
+  const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
 
-  const seen = new Set<string>();
-  const voters: VoterBreakdown[] = records.map((r, i) => {
-    const key = lower(r.seat.address);
-    const past = repByAddr.get(key);
-    const factor = reputationFactorBps(past, cfg.reputationFullCount);
-    const base: VoterBreakdown = {
-      address: r.seat.address,
-      seat: i,
-      answered: r.answer !== undefined,
-      quality: 0,
-      reputationFactorBps: factor,
-      voteWeight: 0,
-      settlementWeight: 0n,
-      ...(past ? { pastReputation: past } : {}),
+  const seen = new Set<bigint>();
+  const voters: VoterBreakdown[] = reports.map((r, seat) => {
+    const id = agentIds[seat];
+    const est = byId.get(id)!;
+    const votes = r.answer === "yes" || r.answer === "no";
+    const cal = votes ? calibratedAccuracy(est, r.confidenceBps) : est.accuracy;
+    const v: VoterBreakdown = {
+      seat,
+      agentId: id,
+      answer: r.answer,
+      confidenceBps: r.confidenceBps,
+      history: est.count,
+      accuracy: est.accuracy,
+      calibratedAccuracy: cal,
+      weight: 0,
+      unproven: est.count < cfg.minHistory,
+      ...(est.cloneGroup !== undefined ? { cloneGroup: est.cloneGroup } : {}),
     };
-    if (seen.has(key)) return { ...base, answered: false, excludedReason: "duplicate seat address" };
-    seen.add(key);
-    if (r.answer === undefined) return { ...base, excludedReason: "no valid answer" };
-    const ev = evalByAddr.get(key);
-    if (!ev) return { ...base, excludedReason: "answer not evaluated" };
-    const quality = qualityOf(ev.aggregate);
-    return { ...base, determination: r.answer.determination === true, quality, voteWeight: quality * factor };
+    if (seen.has(id)) return { ...v, excludedReason: "duplicate agent" };
+    seen.add(id);
+    if (!votes) return { ...v, excludedReason: r.answer };
+    if (!v.unproven) v.weight = q6(Math.max(0, logit(cal)));
+    return v;
   });
 
-  const scores: number[] = [];
-  for (const v of voters) {
-    const ev = v.answered && v.determination !== undefined ? evalByAddr.get(lower(v.address)) : undefined;
-    if (ev) scores.push(clampInt(ev.aggregate.resQuality, 0, 100), clampInt(ev.aggregate.srcQuality, 0, 100), clampInt(ev.aggregate.analysisDepth, 0, 100));
-    else scores.push(0, 0, 0);
-  }
+  // Clone groups voting here count once: their weights are shared.
+  const present = new Map<bigint, number>();
+  for (const v of voters) if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
+  for (const v of voters) if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / present.get(v.cloneGroup)!);
 
-  let yesRaw = 0;
-  let noRaw = 0;
+  const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
+  let yesWeight = 0;
+  let noWeight = 0;
   let yesVoters = 0;
   let noVoters = 0;
   for (const v of voters) {
-    if (v.determination === undefined) continue;
-    if (v.determination) {
-      yesRaw += v.voteWeight;
-      yesVoters += 1;
-    } else {
-      noRaw += v.voteWeight;
-      noVoters += 1;
-    }
+    if (v.excludedReason !== undefined) continue;
+    if (v.answer === "yes") yesVoters += 1;
+    else noVoters += 1;
+    if (v.unproven) {
+      bloc.voters += 1;
+      if (v.answer === "yes") bloc.yes += 1;
+      else bloc.no += 1;
+    } else if (v.answer === "yes") yesWeight += v.weight;
+    else noWeight += v.weight;
   }
-  const total = yesRaw + noRaw;
-  const diff = Math.abs(yesRaw - noRaw);
-  const margin = total > 0 ? diff / total : 0;
-  const tally: Tally = { yesWeight: yesRaw / 30_000, noWeight: noRaw / 30_000, margin, yesRaw, noRaw, yesVoters, noVoters };
+  if (bloc.yes !== bloc.no) {
+    bloc.side = bloc.yes > bloc.no ? "yes" : "no";
+    bloc.weight = q6(Math.max(0, logit(cfg.unprovenAccuracy)));
+    if (bloc.side === "yes") yesWeight += bloc.weight;
+    else noWeight += bloc.weight;
+  }
+  yesWeight = q6(yesWeight);
+  noWeight = q6(noWeight);
+  const logOdds = q6(yesWeight - noWeight);
+  const posterior = q6(sigmoid(Math.abs(logOdds)));
+  const total = yesWeight + noWeight;
+  const tally: Tally = { yesWeight, noWeight, margin: total > 0 ? Math.abs(yesWeight - noWeight) / total : 0, yesVoters, noVoters };
 
   const answered = yesVoters + noVoters;
-  const required = requiredQuorum(records.length);
-  if (records.length === 0 || answered < required) {
-    return { outcome: { kind: "no-quorum", answered, required }, tally, voters, weights: null, scores, config: cfg };
-  }
-  const resolvable = total > 0 && yesRaw !== noRaw && diff * 10_000 >= cfg.minMarginBps * total;
-  if (!resolvable) {
-    return {
-      outcome: { kind: "no-margin", yesWeight: tally.yesWeight, noWeight: tally.noWeight, margin },
-      tally,
-      voters,
-      weights: null,
-      scores,
-      config: cfg,
-    };
-  }
-  const resolution = yesRaw > noRaw;
-  const weights: bigint[] = voters.map((v) => {
-    if (v.determination === undefined) return 0n;
-    if (v.determination === resolution) return BigInt(Math.max(1, v.quality * cfg.agreeMultiplier));
-    return BigInt(v.quality * cfg.disagreeMultiplier);
-  });
-  voters.forEach((v, i) => {
-    v.settlementWeight = weights[i];
-  });
-  return { outcome: { kind: "resolved", resolution }, tally, voters, weights, scores, config: cfg };
+  const quorum = { n: reports.length, required: requiredQuorum(reports.length), answered };
+  let verdict: VerdictKind;
+  let reason: InvalidReason | undefined;
+  if (reports.length === 0 || answered < quorum.required) reason = "no-quorum";
+  else if (logOdds === 0) reason = "tie";
+  else if (posterior * 10_000 < cfg.thresholdBps) reason = "below-threshold";
+  if (reason !== undefined) verdict = "invalid";
+  else verdict = logOdds > 0 ? "yes" : "no";
+
+  const outcome: ResolutionOutcome =
+    verdict !== "invalid"
+      ? { kind: "resolved", resolution: verdict === "yes" }
+      : reason === "no-quorum"
+        ? { kind: "no-quorum", answered, required: quorum.required }
+        : { kind: "no-margin", yesWeight, noWeight, margin: tally.margin };
+
+  return {
+    verdict,
+    ...(reason !== undefined ? { reason } : {}),
+    posterior: reason === "tie" ? 0.5 : posterior,
+    logOdds,
+    thresholdBps: cfg.thresholdBps,
+    quorum,
+    voters,
+    bloc,
+    reports: reports.map((r) => ({ ...r })),
+    rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
+    estimate,
+    history: historyDigest(input.history),
+    config: cfg,
+    outcome,
+    tally,
+  };
 }

@@ -20,9 +20,12 @@ import { lookup as dnsLookup, Resolver, type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
-import { DestinationRefusedError, HttpError, describeUrl, isHttpError } from "./errors.js";
+import { HttpError, describeUrl, isHttpError } from "./errors.js";
 import { assertAddressAllowed, checkUrlHost, type DestinationPolicy } from "./guard.js";
-import { DEFAULT_SANITIZE_LIMITS, JsonDepthError, sanitizeJson, stringifyJson } from "./json.js";
+import { DEFAULT_SANITIZE_LIMITS, stringifyJson } from "./json.js";
+import { clipHeader, decodeUtf8, isJsonContentType, lowerCaseKeys, parseJsonReply, parseUrl, statusError, tooLarge } from "./reply.js";
+import { joinAmbient } from "./abort.js";
+import type { SafeHttpClient } from "./types.js";
 
 export interface SafeHttpConfig extends DestinationPolicy {
   /** Response size cap in bytes for postJson (getText takes its own). Default 5 MB. */
@@ -49,43 +52,7 @@ export interface SafeHttpConfig extends DestinationPolicy {
   ca?: string | string[];
 }
 
-export interface PostJsonOptions {
-  /** Overall deadline of the call, connect to last body byte. */
-  timeoutMs: number;
-  /** Extra request headers (e.g. auth). Never logged or put in error messages. */
-  headers?: Record<string, string>;
-  /** Caller's cancellation; treated like the deadline passing. */
-  signal?: AbortSignal;
-  /** Overrides the client's response cap for this call. */
-  maxBytes?: number;
-}
-
-export interface GetTextOptions {
-  maxBytes: number;
-  timeoutMs: number;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
-export interface JsonResponse {
-  status: number;
-  /** Parsed and sanitized JSON. */
-  body: unknown;
-  bytes: number;
-}
-
-/** Same shape as the registration module's UriFetcher (declared here to keep http/ free of it). */
-export type TextFetcher = (url: string, options: { maxBytes: number; timeoutMs: number }) => Promise<string>;
-
-export interface SafeHttpClient {
-  /** POSTs `body` as JSON (bigints written as exact integers). Throws HttpError. */
-  postJson(url: string, body: unknown, options: PostJsonOptions): Promise<JsonResponse>;
-  /** GETs a UTF-8 text document (any content type). Throws HttpError. */
-  getText(url: string, options: GetTextOptions): Promise<string>;
-  /** getText as a registration-file fetcher. */
-  readonly fetcher: TextFetcher;
-  close(): Promise<void>;
-}
+export type { GetTextOptions, JsonResponse, PostJsonOptions, SafeHttpClient, TextFetcher } from "./types.js";
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -118,9 +85,11 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     accept: string,
     timeoutMs: number,
     maxBytes: number,
-    callerSignal: AbortSignal | undefined,
+    ownSignal: AbortSignal | undefined,
     expectJson: boolean,
   ): Promise<{ status: number; bytes: Buffer; url: URL }> {
+    // The run's ambient signal (workflow/http/abort.ts): a stopping daemon aborts this call too.
+    const callerSignal = joinAmbient(ownSignal);
     const url = parseUrl(rawUrl);
     const where = describeUrl(url);
     checkUrlHost(url, policy);
@@ -195,20 +164,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
       const payload = stringifyJson(body);
       const maxBytes = options.maxBytes ?? maxResponseBytes;
       const res = await send("POST", url, payload, options.headers, "application/json", options.timeoutMs, maxBytes, options.signal, true);
-      const where = describeUrl(res.url);
-      const text = decodeUtf8(res.bytes, where);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new HttpError("invalid-response", `${where} replied with malformed JSON (${res.bytes.length} bytes)`);
-      }
-      try {
-        return { status: res.status, body: sanitizeJson(parsed, limits), bytes: res.bytes.length };
-      } catch (error) {
-        if (error instanceof JsonDepthError) throw new HttpError("invalid-response", `${where}: ${error.message}`);
-        throw error;
-      }
+      return { status: res.status, body: parseJsonReply(res.bytes, describeUrl(res.url), limits), bytes: res.bytes.length };
     },
     async getText(url, options) {
       const res = await send("GET", url, undefined, options.headers, "application/json, text/plain;q=0.9, */*;q=0.5", options.timeoutMs, options.maxBytes, options.signal, false);
@@ -278,36 +234,6 @@ function resolverLookup(servers: string[]): Resolve {
   };
 }
 
-function parseUrl(rawUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(rawUrl);
-  } catch {
-    throw new HttpError("destination-refused", "not an absolute URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new DestinationRefusedError(`scheme ${clipHeader(url.protocol)} refused (http and https only)`);
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw new DestinationRefusedError("URLs with credentials are refused");
-  }
-  return url;
-}
-
-function statusError(status: number, where: string): HttpError {
-  if (status >= 300 && status <= 399) {
-    return new HttpError("http-status", `${where} answered ${status} (redirect); redirects are not followed`, { status });
-  }
-  if (status === 401 || status === 403 || status === 407) {
-    return new HttpError("auth", `${where} refused authorization (${status})`, { status });
-  }
-  return new HttpError("http-status", `${where} answered ${status}`, { status, retryable: status >= 500 && status <= 599 });
-}
-
-function tooLarge(where: string, maxBytes: number): HttpError {
-  return new HttpError("too-large", `${where} sent more than ${maxBytes} bytes`);
-}
-
 const RETRYABLE_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -356,33 +282,7 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function isJsonContentType(contentType: string): boolean {
-  const [mediaType, ...params] = contentType.split(";").map((p) => p.trim().toLowerCase());
-  if (mediaType !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType ?? "")) return false;
-  for (const param of params) {
-    const [name, value] = param.split("=").map((s) => s.trim());
-    if (name === "charset" && value !== undefined && value.replaceAll('"', "") !== "utf-8" && value.replaceAll('"', "") !== "utf8") return false;
-  }
-  return true;
-}
-
-function decodeUtf8(bytes: Buffer, where: string): string {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new HttpError("invalid-response", `${where} sent bytes that are not UTF-8`);
-  }
-}
-
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function clipHeader(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return (text.length > 60 ? text.slice(0, 60) + "…" : text).replace(/[\u0000-\u001f\u007f"]/g, "?");
-}
-
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-}

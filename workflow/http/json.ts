@@ -1,8 +1,6 @@
 /**
  * JSON helpers for untrusted replies and for requests that carry uint256 values.
  */
-import { randomUUID } from "node:crypto";
-
 export interface SanitizeLimits {
   /** Longest string (values and keys) kept, in UTF-16 code units; longer ones are cut. Default 50,000. */
   maxStringLength: number;
@@ -52,8 +50,19 @@ export function sanitizeString(text: string, maxLength: number): string {
  * precision limit; only JavaScript's Number does). Used so a uint256 market id is never rounded.
  */
 export function stringifyJson(value: unknown): string {
-  const tag = `__bigint_${randomUUID()}_`;
-  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${tag}${v.toString()}` : v));
-  if (text === undefined) throw new TypeError("value is not JSON-serialisable");
+  let bigints = false;
+  const plain = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v !== "bigint") return v;
+    bigints = true;
+    return v.toString();
+  });
+  if (plain === undefined) throw new TypeError("value is not JSON-serialisable");
+  if (!bigints) return plain;
+  // A marker that occurs nowhere in the document, so only our own placeholders can match it (deterministic, and
+  // needs no random source: the CRE runtime has none).
+  let n = 0;
+  while (plain.includes(`__bigint_${n}_`)) n++;
+  const tag = `__bigint_${n}_`;
+  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${tag}${v.toString()}` : v))!;
   return text.replace(new RegExp(`"${tag}(-?\\d+)"`, "g"), "$1");
 }

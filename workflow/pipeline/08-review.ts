@@ -10,14 +10,14 @@
  * resolved markets are reviewed: without a resolution there is nothing to approve. The deadline of each
  * call is the adapter's own (round-table: 120 s).
  */
-import type { AdapterRegistry } from "../adapters/index.js";
+import type { AdapterRegistry } from "../adapters/registry.js";
 import { canonicalJson } from "../core/bundle.js";
 import type { CallResult, MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
-import type { ResolutionDecision } from "../core/vote.js";
+import type { VerdictDecision } from "../core/vote.js";
 import { errorName } from "./errors.js";
 
 /** The proposal every reviewer sees (identical for all), or undefined when the market did not resolve. */
-export function reviewProposal(market: MarketSnapshot, records: readonly WorkerRecord[], decision: ResolutionDecision | undefined): ReviewProposal | undefined {
+export function reviewProposal(market: MarketSnapshot, records: readonly WorkerRecord[], decision: VerdictDecision | undefined): ReviewProposal | undefined {
   if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
   const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
   const findings = records
@@ -40,7 +40,7 @@ export function reviewProposal(market: MarketSnapshot, records: readonly WorkerR
 export async function reviewStage(
   market: MarketSnapshot,
   records: readonly WorkerRecord[],
-  decision: ResolutionDecision | undefined,
+  decision: VerdictDecision | undefined,
   adapters: AdapterRegistry,
 ): Promise<WorkerRecord[]> {
   const proposal = reviewProposal(market, records, decision);

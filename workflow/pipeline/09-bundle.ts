@@ -1,17 +1,22 @@
 /**
  * Stage 9 — bundle: the canonical bundle (core/bundle.ts) over everything the run recorded, reviews
- * included, and, when the market resolved, the SettlementPlan for the write stage (its bundleHash is
- * this bundle's hash). Pure: no latencies or clock values enter the document.
+ * included, and the VerdictProposal for the settlement module (its bundleHash is this bundle's hash; every
+ * verdict, invalid included, is a proposal). Pure: no latencies or clock values enter the document.
  */
 import { buildBundle, type Bundle } from "../core/bundle.js";
 import type { QuorumStatus } from "../core/quorum.js";
-import type { EvaluationResult, MarketSnapshot, SettlementPlan, WorkerRecord } from "../core/types.js";
-import type { ResolutionDecision } from "../core/vote.js";
+import type { EvaluationResult, MarketSnapshot, SettlementPlan, VerdictProposal, WorkerRecord } from "../core/types.js";
+import type { VerdictDecision } from "../core/vote.js";
 import type { ResolutionConfig } from "../ports.js";
 
 export interface BundleStageResult {
   bundle: Bundle;
-  /** Present only when the market resolved. */
+  /** Present when the run reached a decision. */
+  proposal?: VerdictProposal;
+  /**
+   * Legacy (IResolutionMarket v1 `resolveMarket`): present only for a yes/no verdict, weights = the on-chain
+   * reward weights of the reports. Goes away with the settlement module.
+   */
   plan?: SettlementPlan;
 }
 
@@ -20,22 +25,21 @@ export function bundleStage(
   records: readonly WorkerRecord[],
   quorum: QuorumStatus,
   evaluation: EvaluationResult | undefined,
-  decision: ResolutionDecision | undefined,
+  decision: VerdictDecision | undefined,
   config: ResolutionConfig = {},
 ): BundleStageResult {
   const extra = config.bundleExtra !== undefined ? { extra: config.bundleExtra } : {};
-  if (decision === undefined || evaluation === undefined) {
-    return { bundle: buildBundle({ market, records, quorum, ...extra }) };
-  }
-  const bundle = buildBundle({ market, records, quorum, evaluation, decision, ...extra });
-  if (decision.outcome.kind !== "resolved" || decision.weights === null) return { bundle };
+  const bundle = buildBundle({ market, records, quorum, ...(evaluation !== undefined ? { evaluation } : {}), ...(decision !== undefined ? { decision } : {}), ...extra });
+  if (decision === undefined) return { bundle };
+  const proposal: VerdictProposal = { marketId: market.marketId, verdict: decision.verdict, reports: decision.reports.map((r) => ({ ...r })), bundleHash: bundle.hash };
+  if (decision.verdict === "invalid" || decision.rewardWeights === null) return { bundle, proposal };
   const plan: SettlementPlan = {
     marketId: market.marketId,
     workers: records.map((r) => r.seat.address),
-    weights: decision.weights,
-    scores: decision.scores,
-    resolution: decision.outcome.resolution,
+    weights: decision.rewardWeights,
+    scores: decision.reports.flatMap((r) => [r.resQuality, r.srcQuality, r.analysisDepth]),
+    resolution: decision.verdict === "yes",
     bundleHash: bundle.hash,
   };
-  return { bundle, plan };
+  return { bundle, proposal, plan };
 }

@@ -2,13 +2,26 @@
  * Infrastructure failures that stop a run (market unreadable, evaluator and fallback both broken).
  * Worker misbehaviour never becomes one of these: it is recorded per worker instead.
  */
-export type StageName = "read" | "discover" | "ask" | "quorum" | "challenge" | "evaluate" | "resolve" | "review" | "bundle" | "write";
+export type StageName = "read" | "discover" | "ask" | "quorum" | "challenge" | "evaluate" | "resolve" | "review" | "bundle";
 
 export class PipelineError extends Error {
   readonly stage: StageName;
   constructor(stage: StageName, message: string, cause?: unknown) {
     super(`${stage}: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "PipelineError";
+    this.stage = stage;
+  }
+}
+
+/**
+ * The run's abort signal fired (daemon shutdown, job timeout): nothing was decided, nothing was written, and the
+ * run must not count as an attempt. `name` is "AbortError", like the platform's own abort errors.
+ */
+export class RunAbortedError extends Error {
+  readonly stage: StageName;
+  constructor(stage: StageName, reason?: unknown) {
+    super(`run aborted during ${stage}`, reason === undefined ? undefined : { cause: reason });
+    this.name = "AbortError";
     this.stage = stage;
   }
 }

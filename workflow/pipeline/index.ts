@@ -1,6 +1,6 @@
 export { runResolution } from "./run.js";
-export type { ResolutionRunResult, StageTimings } from "./run.js";
-export { PipelineError } from "./errors.js";
+export type { FailedWorker, ResolutionRunResult, RunOptions, StageTimings } from "./run.js";
+export { PipelineError, RunAbortedError } from "./errors.js";
 export type { StageName } from "./errors.js";
-export type { WriteOutcome } from "./10-write.js";
-export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory, ReputationSource, ResolutionWriter, WriteReceipt } from "../ports.js";
+export { capWorkerShare, MAX_BUNDLE_BYTES, WORKER_SHARE_BYTES } from "./cap.js";
+export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory, ReputationSource, TrackRecordSource } from "../ports.js";

@@ -1,17 +1,22 @@
 /**
- * runResolution: read → discover → ask → quorum → challenge → evaluate → resolve → review → bundle → write.
+ * runResolution: read → discover → ask → quorum → challenge → evaluate → resolve → review → bundle.
  *
- * Worker misbehaviour (unreachable, slow, malformed, hostile) is recorded per worker and never
- * stops the run. A run only throws a PipelineError for infrastructure failures: the market cannot be
- * read, the evaluator and its fallback both throw, or past reputation cannot be read. Without
- * quorum the run skips challenge/evaluate/vote/review and returns a no-quorum outcome with its bundle.
- * The review stage is advisory: verdicts go into the bundle and never change the outcome.
+ * The run decides and never writes: it returns a verdict (yes | no with every seat's report, or invalid with a
+ * reason and the reports) and the bundle; workflow/settle/ turns that into the bonded on-chain proposal, for the
+ * CLI, the daemon and the CRE workflow alike.
+ *
+ * Worker misbehaviour (unreachable, slow, malformed, hostile) is recorded per worker and never stops the run.
+ * A run only throws a PipelineError for infrastructure failures (the market or the track record cannot be read,
+ * the evaluator and its fallback both throw), and a RunAbortedError when its `signal` fires: in-flight agent calls
+ * are aborted at once (the signal reaches the HTTP client through workflow/http/abort.ts).
+ * Each worker's share of the bundle is capped (cap.ts) so that the stored bundle is always the proposed one.
  * Timings are reported per stage (wall clock) and are never part of the bundle.
  */
 import type { Bundle } from "../core/bundle.js";
 import type { QuorumStatus } from "../core/quorum.js";
-import type { EvaluationResult, Hex, MarketSnapshot, ResolutionOutcome, SettlementPlan, WorkerRecord } from "../core/types.js";
-import type { ResolutionDecision } from "../core/vote.js";
+import type { EvaluationResult, FailureKind, Hex, MarketSnapshot, ResolutionOutcome, VerdictProposal, WorkerRecord } from "../core/types.js";
+import type { VerdictDecision } from "../core/vote.js";
+import { withAbortSignal } from "../http/abort.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
 import { readStage } from "./01-read.js";
 import { discoverStage } from "./02-discover.js";
@@ -22,7 +27,8 @@ import { evaluateStage } from "./06-evaluate.js";
 import { resolveStage } from "./07-resolve.js";
 import { reviewStage } from "./08-review.js";
 import { bundleStage } from "./09-bundle.js";
-import { writeStage, type WriteOutcome } from "./10-write.js";
+import { capWorkerShares } from "./cap.js";
+import { RunAbortedError, type StageName } from "./errors.js";
 
 export interface StageTimings {
   read: number;
@@ -34,12 +40,27 @@ export interface StageTimings {
   resolve: number;
   review: number;
   bundle: number;
-  write: number;
   total: number;
+}
+
+/** A seat that produced no answer, and why (for the operator: a fixable cause must not end in a refund). */
+export interface FailedWorker {
+  seat: number;
+  agentId: bigint;
+  address: `0x${string}`;
+  kind: FailureKind;
+  message: string;
 }
 
 export interface ResolutionRunResult {
   marketId: bigint;
+  /** The verdict and the reports to propose (bundleHash = this run's bundle). */
+  proposal: VerdictProposal;
+  /** Why the verdict is invalid (no-quorum, tie, below-threshold, …); absent for yes/no. */
+  invalidReason?: string;
+  /** Seats without an answer (abstentions excluded), in seat order. */
+  failedWorkers: FailedWorker[];
+  /** Legacy view: resolved / no-quorum / no-margin. */
   outcome: ResolutionOutcome;
   market: MarketSnapshot;
   /** One per seat, in on-chain order. */
@@ -47,58 +68,72 @@ export interface ResolutionRunResult {
   quorum: QuorumStatus;
   /** Absent without quorum. */
   evaluation?: EvaluationResult;
-  /** Absent without quorum. */
-  decision?: ResolutionDecision;
+  decision: VerdictDecision;
   bundle: Bundle;
   bundleHash: Hex;
-  /** Present when resolved. */
-  plan?: SettlementPlan;
-  write: WriteOutcome;
   /** Milliseconds per stage (performance.now()); 0 for skipped stages. */
   timings: StageTimings;
 }
 
-export async function runResolution(marketId: bigint, ports: PipelinePorts, config: ResolutionConfig = {}): Promise<ResolutionRunResult> {
-  const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, review: 0, bundle: 0, write: 0, total: 0 };
+export interface RunOptions {
+  /** Aborts the run and its in-flight agent calls (daemon shutdown, job timeout). */
+  signal?: AbortSignal;
+}
+
+export function failedWorkers(records: readonly WorkerRecord[]): FailedWorker[] {
+  const out: FailedWorker[] = [];
+  records.forEach((r, seat) => {
+    const f = r.discoveryFailure ?? r.askFailure;
+    if (r.answer !== undefined || f === undefined || f.kind === "abstained") return;
+    out.push({ seat, agentId: r.seat.agentId, address: r.seat.address, kind: f.kind, message: f.message });
+  });
+  return out;
+}
+
+export async function runResolution(marketId: bigint, ports: PipelinePorts, config: ResolutionConfig = {}, options: RunOptions = {}): Promise<ResolutionRunResult> {
+  const { signal } = options;
+  const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, review: 0, bundle: 0, total: 0 };
   const start = performance.now();
   const timed = async <T>(stage: Exclude<keyof StageTimings, "total">, fn: () => Promise<T> | T): Promise<T> => {
+    if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason);
     const t0 = performance.now();
     try {
-      return await fn();
+      return await withAbortSignal(signal, async () => fn());
     } finally {
       timings[stage] = performance.now() - t0;
+      if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason); // results of an aborted stage are partial
     }
   };
 
   const market = await timed("read", () => readStage(ports.market, marketId));
   let records = await timed("discover", () => discoverStage(market, ports, config));
-  records = await timed("ask", () => askStage(market, records, ports.adapters));
+  records = capWorkerShares(await timed("ask", () => askStage(market, records, ports.adapters)));
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;
   if (quorum.reached) {
-    records = await timed("challenge", () => challengeStage(market, records, ports.adapters));
+    records = capWorkerShares(await timed("challenge", () => challengeStage(market, records, ports.adapters)));
     evaluation = await timed("evaluate", () => evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator));
   }
-  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.reputation, config));
-  records = await timed("review", () => reviewStage(market, records, decision, ports.adapters));
+  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.trackRecord, config));
+  records = capWorkerShares(await timed("review", () => reviewStage(market, records, decision, ports.adapters)));
   const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
-  const write = await timed("write", () => writeStage(sealed.plan, ports.writer));
   timings.total = performance.now() - start;
+  const proposal: VerdictProposal = sealed.proposal ?? { marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: sealed.bundle.hash };
 
-  const outcome: ResolutionOutcome = decision?.outcome ?? { kind: "no-quorum", answered: quorum.answered, required: quorum.required };
   return {
     marketId,
-    outcome,
+    proposal,
+    ...(decision.reason !== undefined ? { invalidReason: decision.reason } : {}),
+    failedWorkers: failedWorkers(records),
+    outcome: decision.outcome,
     market,
     records,
     quorum,
     ...(evaluation !== undefined ? { evaluation } : {}),
-    ...(decision !== undefined ? { decision } : {}),
+    decision,
     bundle: sealed.bundle,
     bundleHash: sealed.bundle.hash,
-    ...(sealed.plan !== undefined ? { plan: sealed.plan } : {}),
-    write,
     timings,
   };
 }

@@ -9,6 +9,7 @@
 import { checkHttpEndpoint, DEFAULT_WORKER_PROTOCOL } from "./endpoint.js";
 import { describeUrlText } from "../http/errors.js";
 import { RegistrationError, truncate } from "./errors.js";
+import { startTimer } from "../timers.js";
 import {
   REGISTRATION_V1_TYPE,
   registrationFileSchema,
@@ -328,9 +329,10 @@ async function fetchText(
   // No built-in network client on purpose: fetching without the destination guard would let a
   // registration file point the resolver at internal services.
   if (!fetcher) throw new RegistrationError("fetch-failed", `no fetcher configured to load "${describeUrlText(url)}"`);
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
+  // Without host timers (the CRE runtime) there is no backstop: the HTTP capability enforces its own deadline.
   const backstop = new Promise<never>((_, reject) => {
-    timer = setTimeout(
+    cancel = startTimer(
       () => reject(new RegistrationError("fetch-failed", `fetching "${describeUrlText(url)}" timed out`)),
       limits.timeoutMs + TIMEOUT_GRACE_MS,
     );
@@ -341,7 +343,7 @@ async function fetchText(
   } catch (error) {
     throw toFetchError(error, url);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
   if (typeof body !== "string") {
     throw new RegistrationError("fetch-failed", `fetcher returned no text for "${describeUrlText(url)}"`);

@@ -4,60 +4,34 @@
  * file rules, and the `resolve` seam with injected pipelines. The subprocess path is covered by
  * e2e.test.ts; this file keeps the many small cases fast.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, parseEther, toBytes, type Address, type Hex } from "viem";
+import { formatEther, keccak256, parseEther, toBytes, type Address, type Hex } from "viem";
 import { createReferenceAgent } from "../../../agents/reference/server.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
-import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
+import { withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { buildProgram, run } from "../../../cli/program.js";
 import type { ResolvePipeline } from "../../../cli/resolve-pipeline.js";
 import { hardhatKey } from "./helpers/keys.js";
-import { startRpcBridge, type RpcBridge } from "./helpers/rpc-bridge.js";
+import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
+import { startRpcBridge } from "./helpers/rpc-bridge.js";
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
+let h: CliHarness;
 let provider: Provider;
-let bridge: RpcBridge;
 let dir: string;
 let owner: ChainContext;
 let market: Address;
 let identity: Address;
-
-interface Out {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json?: Record<string, unknown>;
-}
-
-async function cresolver(args: string[], options: { key?: Hex; env?: Record<string, string>; pipeline?: ResolvePipeline } = {}): Promise<Out> {
-  let stdout = "";
-  let stderr = "";
-  const env: Record<string, string> = { RPC_URL: bridge.url, ...(options.key ? { PRIVATE_KEY: options.key } : {}), ...options.env };
-  const code = await run(["--json", ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env, cwd: dir }, options.pipeline ? { resolvePipeline: options.pipeline } : {});
-  return { code, stdout, stderr, ...(code === 0 && stdout ? { json: JSON.parse(stdout) as Record<string, unknown> } : {}) };
-}
-
-/** Expects a one-line error matching `pattern`, exit 2 (or `code`), empty stdout. */
-async function refuses(args: string[], pattern: RegExp, options: Parameters<typeof cresolver>[1] & { code?: number } = {}): Promise<void> {
-  const r = await cresolver(args, options);
-  expect({ args: args.join(" "), code: r.code, stdout: r.stdout }).toEqual({ args: args.join(" "), code: options.code ?? 2, stdout: "" });
-  const lines = r.stderr.trimEnd().split("\n");
-  expect(lines, r.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(/^error: /);
-  expect(lines[0]).toMatch(pattern);
-}
-
-async function now(): Promise<bigint> {
-  return (await owner.publicClient.getBlock({ blockTag: "latest" })).timestamp;
-}
+const cresolver: CliHarness["cresolver"] = (args, options) => h.cresolver(args, options);
+const refuses: CliHarness["refuses"] = (args, pattern, options) => h.refuses(args, pattern, options);
+const now = () => h.now();
 
 async function frozenMarket(): Promise<bigint> {
   const { marketId } = await createMarket(owner, market, "Frozen?", (await now()) + 100n, parseEther("1"));
@@ -71,20 +45,11 @@ async function frozenMarket(): Promise<bigint> {
 }
 
 beforeAll(async () => {
-  provider = (await network.create()).provider as unknown as Provider;
-  bridge = await startRpcBridge(provider);
-  dir = mkdtempSync(join(tmpdir(), "cresolver-cmd-"));
-  owner = await connectProvider({ provider, privateKey: hardhatKey(0) });
-  const deployed = await cresolver(["deploy"], { key: hardhatKey(0) });
-  expect(deployed.code, deployed.stderr).toBe(0);
-  market = (deployed.json!.contracts as Record<string, { address: Address }>).ResolutionMarket.address;
-  identity = (deployed.json!.contracts as Record<string, { address: Address }>).IdentityRegistry.address;
+  h = await createCliHarness();
+  ({ provider, dir, owner, market, identity } = h);
 });
 
-afterAll(async () => {
-  await bridge?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => h?.close());
 
 describe("help", () => {
   it("every command has --help (exit 0, usage on stdout)", async () => {
@@ -98,7 +63,24 @@ describe("help", () => {
     };
     walk(program, []);
     expect(paths.map((p) => p.join(" "))).toEqual(
-      expect.arrayContaining(["deploy", "agent register", "agent set-wallet", "agent serve", "market create", "market join", "market request-resolution", "market status", "market withdraw", "resolve"]),
+      expect.arrayContaining([
+        "deploy",
+        "agent register",
+        "agent set-wallet",
+        "agent serve",
+        "market create",
+        "market join",
+        "market request-resolution",
+        "market show",
+        "market dispute",
+        "market finalize",
+        "market cancel",
+        "market publish-feedback",
+        "market retry-feedback",
+        "market settings",
+        "market withdraw",
+        "resolve",
+      ]),
     );
     for (const path of paths) {
       let stdout = "";
@@ -141,7 +123,9 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["agent", "register", "--name", "A"], /--endpoint is required/, o);
     await refuses(["agent", "register", "--name", "A", "--endpoint", "ftp://a.example"], /--endpoint has scheme ftp: \(want http or https\)/, o);
     await refuses(["agent", "register", "--name", "A", "--endpoint", "https://user:pw@a.example"], /--endpoint contains credentials/, o);
-    await refuses(["agent", "register", "--name", "A", "--endpoint", "https://a.example", "--protocol", "Bad Proto"], /--protocol must be/, o);
+    await refuses(["agent", "register", "--name", "A", "--endpoint", "https://a.example", "--protocol", "Bad Proto"], /option '--protocol <name>' argument 'Bad Proto' is invalid/, o);
+    // A typo is refused at registration (issue 13 item 15), naming the protocols the resolver speaks.
+    await refuses(["agent", "register", "--name", "A", "--endpoint", "https://a.example", "--protocol", "cresolvr"], /argument 'cresolvr' is invalid. Allowed choices are .*cresolver.*factagora/, o);
     await refuses(["agent", "register", "--uri", "http://a.example/agent.json"], /--uri must be an https:\/\/, ipfs:\/\/ or data: URI/, o);
     await refuses(["agent", "register", "--uri", "ipfs://bafy", "--name", "A"], /either --uri or --name/, o);
     // agent set-wallet
@@ -157,7 +141,23 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "create", "--question", " ", "--deadline", "+1h", "--reward", "1"], /--question must not be empty/, o);
     await refuses(["market", "create", "--question", "x".repeat(1025), "--deadline", "+1h", "--reward", "1"], /--question is 1025 bytes, the market accepts at most 1024/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "tomorrow", "--reward", "1"], /--deadline must be Unix seconds, an ISO date .* or \+<n>s\|m\|h\|d/, o);
-    await refuses(["market", "create", "--question", "Q?", "--deadline", "1000", "--reward", "1"], /--deadline 1970-01-01T00:16:40.000Z is in the past/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "1000", "--reward", "1"], /--deadline 1970-01-01T00:16:40.000Z is not in the future \(now 20[2-9]\d-/, o);
+    // +0m: not in the future, and never a 1970 "chain time" (issue 13 item 15).
+    const zero = await cresolver(["market", "create", "--question", "Q?", "--deadline", "+0m", "--reward", "1"], o);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/--deadline \+0m is not in the future/);
+    expect(zero.stderr).not.toMatch(/1970/);
+    // settings
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--admission", "vip"], /argument 'vip' is invalid/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--admission", "track-record"], /needs --min-settled and\/or --min-correctness/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--min-settled", "3"], /need --admission track-record/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--admission", "track-record", "--min-correctness", "101"], /--min-correctness must be an integer from 0 to 100/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--admission", "allow-list"], /needs --allow/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--admission", "allow-list", "--allow", "1,1"], /lists an agent id twice/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--allow", "1"], /--allow needs --admission allow-list/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--dispute-window", "5m"], /--dispute-window must be from 10m to 30d/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--max-workers", "101"], /--max-workers must be an integer from 1 to 100/, o);
+    await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1", "--arbiter", "0x000000000000000000000000000000000000bEEF"], /--arbiter 0x000000000000000000000000000000000000bEEF is not a contract/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+400d", "--reward", "1"], /more than 365 days ahead/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "0"], /--reward must be more than 0/, o);
     await refuses(["market", "create", "--question", "Q?", "--deadline", "+1h", "--reward", "1e18"], /--reward must be an amount in ETH/, o);
@@ -167,7 +167,10 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "join", "x1", "--agent-id", "0", "--stake", "0.01"], /marketId must be a non-negative integer/, o);
     await refuses(["market", "join", "1", "--agent-id", "-1", "--stake", "0.01"], /--agent-id must be a non-negative integer/, o);
     await refuses(["market", "join", "777", "--agent-id", "0", "--stake", "0.01"], /unknown market 777/, o);
-    await refuses(["market", "join", String(open), "--agent-id", "0", "--stake", "0.0009"], /insufficient stake: 900000000000000 wei is below the minimum stake 1000000000000000 wei/, o);
+    // ETH in, ETH out (issue 13 item 15).
+    const minStake = (await cresolver(["market", "show", String(open)])).json!.minStake as string;
+    const below = formatEther(BigInt(minStake) - 1n);
+    await refuses(["market", "join", String(open), "--agent-id", "0", "--stake", below], new RegExp(`insufficient stake: ${below.replace(".", "\\.")} ETH is below market ${open}'s minimum stake ${formatEther(BigInt(minStake)).replace(".", "\\.")} ETH`), o);
     await refuses(["market", "join", String(open), "--agent-id", "4242", "--stake", "0.01"], /unknown agent 4242/, o);
     const { agentId: someoneElses } = await registerAgent(owner, identity, "data:,owned-by-0");
     await refuses(["market", "join", String(open), "--agent-id", String(someoneElses), "--stake", "0.01"], new RegExp(`does not control agent ${someoneElses}`), o);
@@ -175,22 +178,31 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "request-resolution", String(open)], /has not been reached/, o);
     await refuses(["market", "request-resolution", "0"], /unknown market 0/, o);
     await refuses(["market", "status", "99999999999999999999"], /unknown market 99999999999999999999/);
+    await refuses(["market", "dispute", String(open), "--claim", "maybe"], /argument 'maybe' is invalid/, o);
+    await refuses(["market", "dispute", String(open)], /required option '--claim <verdict>' not specified/, o);
+    await refuses(["market", "dispute", String(open), "--claim", "no"], /is Open, not Proposed/, o);
+    await refuses(["market", "finalize", String(open)], /is Open, not Proposed/, o);
+    await refuses(["market", "cancel", String(open)], /is Open, not ResolutionRequested/, o);
+    await refuses(["market", "publish-feedback", String(open)], /has no pending feedback/, o);
+    await refuses(["market", "publish-feedback", String(open), "--max", "0"], /--max must be an integer from 1 to 100/, o);
+    await refuses(["market", "retry-feedback", String(open), "--seat", "x"], /--seat must be an integer/, o);
     await refuses(["market", "withdraw"], /nothing to withdraw/, o);
     // resolve
     await refuses(["resolve", String(open), "--plan", "missing.json"], /--plan .*missing.json: file not found/, o);
-    writeFileSync(join(dir, "short.json"), JSON.stringify({ workers: [address], weights: ["1"], scores: [1, 2], resolution: true, bundleHash: `0x${"11".repeat(32)}` }));
-    await refuses(["resolve", String(open), "--plan", "short.json"], /need one weight and three scores per worker/, o);
-    writeFileSync(join(dir, "badhash.json"), JSON.stringify({ workers: [address], weights: ["1"], scores: [1, 2, 3], resolution: true, bundleHash: "0x11" }));
+    writeFileSync(join(dir, "short.json"), JSON.stringify({ verdict: "maybe", reports: [], bundleHash: `0x${"11".repeat(32)}` }));
+    await refuses(["resolve", String(open), "--plan", "short.json"], /--plan .*short.json is invalid: verdict/, o);
+    writeFileSync(join(dir, "badhash.json"), JSON.stringify({ verdict: "yes", reports: [{ answer: "yes", confidenceBps: 9000, resQuality: 1, srcQuality: 2, analysisDepth: 3 }], bundleHash: "0x11" }));
     await refuses(["resolve", String(open), "--plan", "badhash.json"], /bundleHash: must be 0x \+ 64 hex digits/, o);
     await refuses(["resolve", String(open)], /is Open, not ResolutionRequested/, o);
     expect(await owner.publicClient.getTransactionCount({ address })).toBe(nonce);
   });
 
-  it("a revert the checks could not foresee is reported decoded (exit 1)", async () => {
+  it("a revert the checks could not foresee is reported decoded (exit 1); a proposal the contract would refuse is refused first (exit 2)", async () => {
+    await refuses(["market", "create", "--question", "Tiny stake?", "--deadline", "+1h", "--reward", "1", "--min-stake", "0.000000000000000001"], /ResolutionMarket.createMarketWith reverted: MinStakeOutOfRange\(value=1\)/, { key: hardhatKey(0), code: 1 });
     const marketId = await frozenMarket();
-    writeFileSync(join(dir, "wrong-worker.json"), JSON.stringify({ workers: [privateKeyToAccount(hardhatKey(9)).address], weights: ["1"], scores: [1, 2, 3], resolution: true, bundleHash: `0x${"11".repeat(32)}` }));
-    await refuses(["resolve", String(marketId), "--plan", "wrong-worker.json"], /ResolutionMarket.resolveMarket reverted: WorkerMismatch\(index=0, expected=0x[0-9a-fA-F]{40}, actual=0x[0-9a-fA-F]{40}\)/, { key: hardhatKey(0), code: 1 });
-    await refuses(["resolve", String(marketId), "--plan", "wrong-worker.json"], /is not a resolver on market contract/, { key: hardhatKey(4) });
+    writeFileSync(join(dir, "two-reports.json"), JSON.stringify({ verdict: "yes", reports: [0, 1].map(() => ({ answer: "yes", confidenceBps: 9000, resQuality: 1, srcQuality: 2, analysisDepth: 3 })), bundleHash: `0x${"11".repeat(32)}` }));
+    await refuses(["resolve", String(marketId), "--plan", "two-reports.json"], /proposal failed after 1 attempt\(s\): market \d+: 2 reports for 1 seats/, { key: hardhatKey(0) });
+    await refuses(["resolve", String(marketId), "--plan", "two-reports.json"], /is not a resolver active for market/, { key: hardhatKey(4) });
   });
 
   it("never prints the key, even when it is the bad value", async () => {
@@ -228,66 +240,99 @@ describe("resolve seam", () => {
       await provider.request({ method: "evm_mine", params: [] });
       await requestResolution(owner, market, marketId);
 
-      // Without --allow-loopback the destination guard refuses every agent: no quorum, would settle invalid.
+      // Without --allow-loopback the destination guard refuses every agent: no quorum, the verdict would be Invalid.
       const dry = await cresolver(["resolve", String(marketId), "--dry-run"], { key: hardhatKey(0) });
       expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.json).toMatchObject({ status: "dry-run", decision: "invalid", outcome: { kind: "no-quorum", answered: 0 } });
+      expect(dry.json).toMatchObject({ status: "dry-run", verdict: "invalid", invalidReason: "no-quorum", outcome: { kind: "no-quorum", answered: 0 } });
 
       // Without credentials the Factagora and AI Olympics agents are not asked: quorum 1 of 3 fails.
       const noCreds = await cresolver(["resolve", String(marketId), "--dry-run", "--allow-loopback"], { key: hardhatKey(0) });
-      expect(noCreds.json).toMatchObject({ decision: "invalid", quorum: { n: 3, answered: 1 } });
+      expect(noCreds.json).toMatchObject({ verdict: "invalid", quorum: { n: 3, answered: 1 } });
       expect((noCreds.json!.workers as { failure: string | null }[]).map((w) => w.failure)).toEqual([null, "auth", "auth"]);
 
+      // A fixable cause is not proposed as Invalid (a refund nobody can undo) without --allow-invalid (issue 13 item 4);
+      // the text output names each failed worker and why. Nothing is sent.
+      const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
+      const refused = await cresolver(["resolve", String(marketId), "--allow-loopback"], { key: hardhatKey(0), json: false });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe("");
+      const lines = refused.stderr.trimEnd().split("\n");
+      expect(lines.at(-1)).toMatch(/^error: market \d+: not proposing INVALID \(no-quorum\) while workers failed: agent \d+ \(auth\), agent \d+ \(auth\); fix them .* or pass --allow-invalid$/);
+      expect(lines.filter((l) => /seat [12] agent \d+: FAILED \(auth: /.test(l))).toHaveLength(2);
+      expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
+      expect((await readMarketState(owner, market, marketId)).statusName).toBe("ResolutionRequested");
+
       writeFileSync(join(dir, "creds.json"), JSON.stringify(secrets), { mode: 0o600 });
-      const r = await cresolver(["resolve", String(marketId), "--allow-loopback", "--credentials-file", "creds.json", "--bundle-out", "bundle.json"], { key: hardhatKey(0) });
+      const r = await cresolver(["resolve", String(marketId), "--allow-loopback", "--credentials-file", "creds.json", "--bundle-out", "bundle.json", "--bundle-uri", "https://bundles.example/x.json"], { key: hardhatKey(0) });
       expect(r.code, r.stderr).toBe(0);
-      expect(r.json).toMatchObject({ status: "written", decision: "resolve", quorum: { n: 3, answered: 3 } });
+      expect(r.json).toMatchObject({ status: "proposed", quorum: { n: 3, answered: 3 }, failedWorkers: [] });
+      expect(["yes", "no"]).toContain(r.json!.verdict);
       expect(r.stdout).not.toContain("factagora-test-token-123");
       expect(r.stdout).not.toContain("olympics-test-secret-456");
       const state = await readMarketState(owner, market, marketId);
-      expect(state.statusName).toBe("Resolved");
-      // The bundle file holds the exact bytes whose keccak256 is on-chain, and no secret.
+      expect(state.statusName).toBe("Proposed");
+      expect(state.proposal).toMatchObject({ verdict: r.json!.verdict, bundleURI: "https://bundles.example/x.json" });
+      // The bundle file holds the exact bytes whose keccak256 was proposed, and no secret.
       const bundle = readFileSync(join(dir, "bundle.json"), "utf8");
-      expect(keccak256(toBytes(bundle))).toBe(state.bundleHash);
+      expect(keccak256(toBytes(bundle))).toBe(state.proposal!.bundleHash);
       expect(bundle).not.toContain("factagora-test-token-123");
       expect(bundle).not.toContain("olympics-test-secret-456");
-      expect(state.workers.every((w) => w.reputation!.count === 1n)).toBe(true);
     } finally {
       await Promise.all(agents.map((a) => a.agent.close()));
     }
   });
 
-  it("writes what an injected pipeline decides (resolve, then skip), and settles invalid decisions", async () => {
+  it("proposes what an injected pipeline decides (then already-settled); an Invalid verdict without failed workers is proposed", async () => {
     const a = await frozenMarket();
     const seen: bigint[] = [];
     const options: unknown[] = [];
-    const pipeline: ResolvePipeline = async ({ marketId, ctx, market: m, options: o }) => {
+    const pipeline: ResolvePipeline = async ({ marketId, options: o }) => {
       seen.push(marketId);
       options.push(o);
-      const state = await readMarketState(ctx, m, marketId);
       return {
-        kind: "resolve",
-        plan: { marketId, workers: state.workers.map((w) => w.address), weights: [1n], scores: [10, 20, 30], resolution: false, bundleHash: `0x${"22".repeat(32)}` },
+        verdict: "no",
+        reports: [{ answer: "no", confidenceBps: 8000, resQuality: 10, srcQuality: 20, analysisDepth: 30 }],
+        bundleHash: `0x${"22".repeat(32)}`,
+        failedWorkers: [],
         bundleURI: "https://bundles.example/a.json",
         bundle: { version: 1, marketId },
         summary: { answered: 1 },
       };
     };
     const first = await cresolver(["resolve", String(a), "--allow-loopback", "--bundle-out", "bundle.json"], { key: hardhatKey(0), pipeline });
-    expect(first.json).toMatchObject({ status: "written", verdict: "NO", answered: 1 });
+    expect(first.json).toMatchObject({ status: "proposed", verdict: "no", answered: 1, bundleHash: `0x${"22".repeat(32)}` });
     expect(options[0]).toEqual({ allowLoopback: true, allowPrivate: false, evaluator: "rubric" });
     expect(JSON.parse(readFileSync(join(dir, "bundle.json"), "utf8"))).toEqual({ version: 1, marketId: String(a) });
     const second = await cresolver(["resolve", String(a)], { key: hardhatKey(0), pipeline });
-    expect(second.json).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
+    expect(second.json).toMatchObject({ status: "already-settled", marketStatus: "Proposed" });
     expect(seen).toEqual([a]);
 
     const b = await frozenMarket();
-    const invalid: ResolvePipeline = async () => ({ kind: "invalid", bundleHash: `0x${"33".repeat(32)}`, reason: "no-quorum" });
-    const dry = await cresolver(["resolve", String(b), "--dry-run"], { pipeline: invalid });
-    expect(dry.json).toMatchObject({ status: "dry-run", decision: "invalid", reason: "no-quorum" });
-    const settled = await cresolver(["resolve", String(b)], { key: hardhatKey(0), pipeline: invalid });
-    expect(settled.json).toMatchObject({ status: "written", verdict: "INVALID" });
-    expect((await readMarketState(owner, market, b)).statusName).toBe("Invalid");
+    const tie: ResolvePipeline = async () => ({
+      verdict: "invalid",
+      invalidReason: "below-threshold",
+      reports: [{ answer: "yes", confidenceBps: 5000, resQuality: 1, srcQuality: 1, analysisDepth: 1 }],
+      bundleHash: `0x${"33".repeat(32)}`,
+      failedWorkers: [],
+    });
+    const dry = await cresolver(["resolve", String(b), "--dry-run"], { pipeline: tie });
+    expect(dry.json).toMatchObject({ status: "dry-run", verdict: "invalid", invalidReason: "below-threshold" });
+    const proposed = await cresolver(["resolve", String(b)], { key: hardhatKey(0), pipeline: tie });
+    expect(proposed.json).toMatchObject({ status: "proposed", verdict: "invalid" });
+    expect((await readMarketState(owner, market, b)).proposal?.verdict).toBe("invalid");
+
+    // With failed workers only --allow-invalid proposes it.
+    const c = await frozenMarket();
+    const down: ResolvePipeline = async () => ({
+      verdict: "invalid",
+      invalidReason: "no-quorum",
+      reports: [{ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }],
+      bundleHash: `0x${"44".repeat(32)}`,
+      failedWorkers: [{ seat: 0, agentId: 1n, address: privateKeyToAccount(hardhatKey(1)).address, kind: "timeout", message: "no reply within 30000 ms" }],
+    });
+    await refuses(["resolve", String(c)], /not proposing INVALID \(no-quorum\) while workers failed: agent \d+ \(timeout\)/, { key: hardhatKey(0), pipeline: down, code: 1 });
+    const allowed = await cresolver(["resolve", String(c), "--allow-invalid"], { key: hardhatKey(0), pipeline: down });
+    expect(allowed.json).toMatchObject({ status: "proposed", verdict: "invalid", failedWorkers: [{ seat: 0, kind: "timeout" }] });
   });
 });
 
@@ -302,14 +347,15 @@ describe("deploy on a chain with Sepolia's chain id", () => {
       const env = { RPC_URL: sepoliaBridge.url };
       const first = await cresolver(["deploy"], { key: hardhatKey(0), env });
       expect(first.code, first.stderr).toBe(0);
-      expect(first.json).toMatchObject({ network: "sepolia", chainId: 11155111, registries: "canonical", file: "deployments/sepolia.json" });
+      // The printed path is absolute (issue 13 item 15), never relative to wherever the command ran.
+      expect(first.json).toMatchObject({ network: "sepolia", chainId: 11155111, registries: "canonical", file: join(dir, "deployments/sepolia.json") });
       expect(first.json!.contracts).toMatchObject({ IdentityRegistry: { address: CANONICAL_REGISTRIES.testnet.identityRegistry, source: "existing" } });
-      await refuses(["deploy"], /deployments\/sepolia.json already exists for chain 11155111: pass --force/, { key: hardhatKey(0), env });
+      await refuses(["deploy"], new RegExp(`${join(dir, "deployments/sepolia.json").replace(/[.]/g, "\\.")} already exists for chain 11155111: pass --force`), { key: hardhatKey(0), env });
       const forced = await cresolver(["deploy", "--force", "--own-registries"], { key: hardhatKey(0), env });
       expect(forced.json).toMatchObject({ network: "sepolia", registries: "own" });
       // The file now names our registries, and commands pick it for this chain by default.
       const status = await cresolver(["market", "status", "1"], { env });
-      expect(status.stderr).toMatch(/unknown market 1: the market at 0x[0-9a-fA-F]{40} has 0 markets/);
+      expect(status.stderr).toMatch(/unknown market 1: no such market at 0x[0-9a-fA-F]{40}/);
     } finally {
       await sepoliaBridge.close();
     }

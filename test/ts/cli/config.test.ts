@@ -1,6 +1,6 @@
 /** Pure input parsing of the CLI. */
 import { describe, expect, it } from "vitest";
-import { networkNameFor, parseAddress, parseAgentUri, parseDeadline, parseEth, parsePrivateKey, parseRpcUrl, parseUint } from "../../../cli/config.js";
+import { networkNameFor, parseAddress, parseAgentUri, parseDeadline, parseDuration, parseEth, parsePrivateKey, parseRpcUrl, parseUint, referenceTime } from "../../../cli/config.js";
 import { redactUrl } from "../../../workflow/chain/clients.js";
 import { formatRevert } from "../../../workflow/chain/errors.js";
 
@@ -16,9 +16,37 @@ describe("parseDeadline", () => {
     expect(parseDeadline("2027-06-01T00:00:00Z", NOW)).toBe(BigInt(Date.parse("2027-06-01T00:00:00Z") / 1000));
   });
   it("refuses the past, now, and anything else", () => {
-    expect(() => parseDeadline("1800000000", NOW)).toThrow(/is in the past/);
-    expect(() => parseDeadline("2020-01-01", NOW)).toThrow(/2020-01-01T00:00:00.000Z is in the past/);
+    expect(() => parseDeadline("1800000000", NOW)).toThrow(/is not in the future \(now 2027-01-15T08:00:00.000Z\)/);
+    expect(() => parseDeadline("2020-01-01", NOW)).toThrow(/2020-01-01T00:00:00.000Z is not in the future/);
     for (const bad of ["", "+10", "10m", "+-5m", "+1w", "soon", "2027-13-45", "1e9"]) expect(() => parseDeadline(bad, NOW), bad).toThrow(/--deadline must be/);
+  });
+});
+
+describe("relative deadlines (issue 13 item 8)", () => {
+  it("+0m is refused as not in the future, never with a 1970 time", () => {
+    for (const now of [0n, NOW]) {
+      try {
+        parseDeadline("+0m", now);
+        expect.unreachable();
+      } catch (e) {
+        expect((e as Error).message).toMatch(/--deadline \+0m is not in the future/);
+        expect((e as Error).message).not.toMatch(/1970/);
+      }
+    }
+  });
+  it("the reference time is the wall clock on an idle chain and the chain time when it is ahead", () => {
+    const wallMs = 1_800_000_000_000;
+    // Idle chain: the last block is an hour old; +10m must not be 50 minutes in the past of the next block.
+    expect(referenceTime(1_800_000_000n - 3600n, wallMs)).toBe(1_800_000_000n);
+    expect(parseDeadline("+10m", referenceTime(1_800_000_000n - 3600n, wallMs))).toBe(1_800_000_600n);
+    // Time-travelled local chain (evm_increaseTime): the block time is ahead of the wall clock.
+    expect(referenceTime(1_800_086_400n, wallMs)).toBe(1_800_086_400n);
+  });
+  it("durations", () => {
+    expect(parseDuration("600", "--w")).toBe(600);
+    expect(parseDuration("10m", "--w")).toBe(600);
+    expect(parseDuration("1d", "--w")).toBe(86_400);
+    for (const bad of ["", "+10m", "10w", "-5", "1.5h"]) expect(() => parseDuration(bad, "--w"), bad).toThrow(/--w must be a duration/);
   });
 });
 

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { buildBundle, bundleHash, canonicalJson, type BundleInput } from "../../../workflow/core/bundle.js";
 import { generateChallenges } from "../../../workflow/core/challenges.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
-import type { WorkerRecord } from "../../../workflow/core/types.js";
-import { decideResolution } from "../../../workflow/core/vote.js";
+import type { HistoryMarket, WorkerRecord } from "../../../workflow/core/types.js";
+import { decideVerdict } from "../../../workflow/core/vote.js";
+import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
 import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "./fixtures.js";
 
@@ -53,7 +54,14 @@ function scenario(): BundleInput {
     }
   }
   const evaluation = rubricEvaluate({ market: m, workers: recs });
-  const decision = decideResolution(evaluation.evaluations, recs, new Map([[m.workers[0].address, { count: 2, resQuality: 80, srcQuality: 70, analysisDepth: 60 }]]));
+  // agents 100 and 101 were right in 6 arbiter-decided markets, 102 wrong; 103 is new
+  const history: HistoryMarket[] = Array.from({ length: 6 }, (_, i) => ({
+    key: `31337:0xold:${i}`,
+    final: i % 2 === 0,
+    disputed: true,
+    answers: [100n, 101n, 102n].map((agentId) => ({ agentId, answer: (i % 2 === 0) !== (agentId === 102n) ? "yes" : "no", confidenceBps: 8_000 })),
+  }));
+  const decision = decideVerdict({ agentIds: m.workers.map((w) => w.agentId), reports: reportsOf(recs, evaluation), history });
   return { market: m, records: recs, quorum: quorumStatus(4, 3), evaluation, decision };
 }
 
@@ -80,7 +88,7 @@ describe("buildBundle", () => {
     const b = buildBundle(scenario());
     expect(canonicalJson(JSON.parse(b.json))).toBe(b.json);
     const doc = b.document as Record<string, any>;
-    expect(doc.schema).toBe("cresolver.resolution-bundle.v1");
+    expect(doc.schema).toBe("cresolver.resolution-bundle.v2");
     expect(doc.market.marketId).toBe("42");
     expect(doc.evaluator).toEqual({ kind: "rubric", model: "rubric-v2", promptVersion: "rubric-v2", seed: 42 });
     expect(doc.workers).toHaveLength(4);
@@ -91,17 +99,27 @@ describe("buildBundle", () => {
     expect(Object.keys(w0.evaluation.dimensions)).toHaveLength(8);
     expect(w0.evaluation.dimensions.sourceQuality.explanation).toMatch(/source/);
     expect(Object.keys(w0.evaluation.aggregate).sort()).toEqual(["analysisDepth", "resQuality", "srcQuality"]);
-    expect(w0.vote.reputationFactorBps).toBeGreaterThan(10_000);
+    // 100 and 101 answered identically in 6 markets: one clone group sharing one vote (logit(0.925) / 2)
+    expect(w0.vote).toEqual({ history: 6, accuracy: 0.88, calibratedAccuracy: 0.925, weight: 1.256153, unproven: false, cloneGroup: "100" });
+    expect(w0.report).toEqual({ answer: "yes", confidenceBps: 8_000, ...w0.evaluation.aggregate });
+    expect(doc.workers[2].vote.weight).toBe(0);
+    expect(doc.estimates.agents.map((a: any) => a.agentId)).toEqual(["100", "101", "102", "103"]);
+    expect(doc.estimates.agents[0].calibration).toHaveLength(3);
+    expect(doc.estimates.history.markets).toBe(6);
+    expect(doc.estimates.history.hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(doc.decision).toMatchObject({ verdict: "yes", thresholdBps: 7_000, bloc: { voters: 0, yes: 0, no: 0, side: null, weight: 0 } });
+    expect(doc.decision.posterior).toBe(0.925); // σ(2 × 1.256153): the clone pair; 102 (always wrong) weighs 0
     expect(doc.workers[1].answer.evidence).toBe("Short note with a null byte.");
     expect(doc.workers[1].answer.extras).toEqual({ bad: null, model: "x", nested: { a: 1, b: 2 } });
     expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text, not scored/);
     expect(doc.workers[3].status).toBe("no-answer");
     expect(doc.workers[3].askFailure).toEqual({ kind: "timeout", message: "no answer within 30000 ms" });
-    expect(doc.workers[3].vote.settlementWeight).toBe("0");
+    expect(doc.workers[3].report).toEqual({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
+    expect(doc.workers[3].rewardWeight).toBe("0");
     expect(doc.outcome).toEqual({ kind: "resolved", resolution: true });
-    expect(doc.settlement.weights).toHaveLength(4);
-    expect(doc.settlement.scores).toHaveLength(12);
-    expect(doc.voteConfig.minMarginBps).toBe(1000);
+    expect(doc.decision.rewardWeights).toHaveLength(4);
+    expect(doc.voteConfig).toMatchObject({ thresholdBps: 7_000, minHistory: 3, unprovenAccuracy: 0.7 });
+    expect(doc.voteConfig.accuracy.confidenceBins).toEqual([5_000, 7_000, 9_000]);
     expect(b.json).not.toContain("\u0000");
   });
 
@@ -110,6 +128,15 @@ describe("buildBundle", () => {
     const s = scenario();
     s.records[0].answer!.sources.push("https://www.bloomberg.com/markets/2026");
     expect(buildBundle(s).hash).not.toBe(a.hash);
+  });
+
+  it("changes hash when the track record changes, and only then", () => {
+    const s = scenario();
+    const t = scenario();
+    expect(buildBundle(t).hash).toBe(buildBundle(s).hash);
+    const d = t.decision!;
+    const moved = decideVerdict({ agentIds: t.market.workers.map((w) => w.agentId), reports: d.reports, history: [] });
+    expect(buildBundle({ ...t, decision: moved }).hash).not.toBe(buildBundle(s).hash);
   });
 
   it("records a no-quorum run without evaluation or decision", () => {

@@ -104,10 +104,10 @@ describe("cresolver daemon", () => {
       await chain.requestResolution(id);
       const view = await waitFor(async () => {
         const v = await getJson(`${api}/markets/${id}`);
-        return v.job?.state === "written" ? v : undefined;
-      }, "the daemon to write the resolution", 60_000);
+        return v.job?.state === "proposed" ? v : undefined;
+      }, "the daemon to propose", 60_000);
       const onChain = await chain.getMarket(id);
-      expect(onChain.status).toBe(STATUS.Resolved);
+      expect(onChain.status).toBe(STATUS.Proposed);
       expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
 
       // The manual trigger takes the token from the named variable.

@@ -55,53 +55,115 @@ function jobIn(dbPath: string, id: bigint) {
 }
 
 describe("SIGKILL and restart", () => {
-  it("killed after evaluation but before its write: the market is resolved exactly once after restart", async () => {
+  it("killed right before sending its proposal: the verdict and bundle are already stored; the restart sends them without a new run", async () => {
     const startBlock = await nextBlock();
-    const [id] = await chain.requestedMarkets(["Killed before the write?"]);
+    const [id] = await chain.requestedMarkets(["Killed before the send?"]);
     const dbPath = tempDbPath();
     const c = await child("hang-before-write", dbPath, startBlock);
     await c.waitForLine(`EVALUATED ${id}`);
     c.proc.kill("SIGKILL");
     expect((await c.exited).signal).toBe("SIGKILL");
 
-    expect(jobIn(dbPath, id)).toMatchObject({ state: "running", attempts: 1 });
+    const dead = jobIn(dbPath, id)!;
+    expect(dead).toMatchObject({ state: "proposing", attempts: 1, verdict: "yes", txHash: null });
+    expect(dead.bundleHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect((await chain.getMarket(id)).status).toBe(STATUS.ResolutionRequested);
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "written", "written after restart");
+    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
     const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
-    expect(job.attempts).toBe(2); // the interrupted run stays counted
-    expect(d.job.stats.runs.get(id)).toBe(1); // redone exactly once
+    expect(job.attempts).toBe(1);
+    expect(d.job.stats.runs.get(id)).toBeUndefined(); // the stored verdict is sent, no new run
     expect(d.job.stats.writes.get(id)).toBe(1);
-    expect((await chain.settlementLogs()).resolved.get(id)).toBe(1);
-    expect(d.handle.store.bundles(job.id).at(-1)!.hash).toBe((await chain.getMarket(id)).bundleHash);
+    expect((await chain.settlementLogs()).proposed.get(id)).toBe(1);
+    expect((await chain.getMarket(id)).bundleHash).toBe(dead.bundleHash);
     await stopDaemon(d);
   });
 
-  it("killed after its write (before recording it): the restart re-reads the chain and does not write again", async () => {
+  it("killed while its proposal is pending (sent, receipt not seen): the restart finds the bundle and the tx hash, and sends nothing (issue 13.12)", async () => {
     const startBlock = await nextBlock();
-    const [id] = await chain.requestedMarkets(["Killed after the write?"]);
+    const [id] = await chain.requestedMarkets(["Killed while pending?"]);
     const dbPath = tempDbPath();
-    const c = await child("hang-after-write", dbPath, startBlock);
-    await c.waitForLine(`WRITTEN ${id}`);
+    const c = await child("hang-after-send", dbPath, startBlock);
+    const sent = await c.waitForLine(`SENT ${id}`);
+    const txHash = sent.split(" ")[2];
     c.proc.kill("SIGKILL");
     await c.exited;
 
-    expect(jobIn(dbPath, id)).toMatchObject({ state: "running", attempts: 1 });
-    expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
+    const dead = jobIn(dbPath, id)!;
+    expect(dead).toMatchObject({ state: "proposing", txHash });
+    await chain.publicClient.waitForTransactionReceipt({ hash: txHash as `0x${string}` });
+    expect((await chain.getMarket(id)).status).toBe(STATUS.Proposed);
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "already-settled", "already-settled");
-    expect(d.job.stats.runs.get(id)).toBe(1);
+    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "adopted after restart");
+    const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
+    expect(job).toMatchObject({ txHash, lastError: null });
+    expect(d.job.stats.runs.get(id)).toBeUndefined();
     expect(d.job.stats.writes.get(id)).toBeUndefined();
-    expect((await chain.settlementLogs()).resolved.get(id)).toBe(1);
+    const onChain = (await chain.getMarket(id)).bundleHash;
+    const [bundle] = d.handle.store.bundles(job.id);
+    expect(bundle).toMatchObject({ hash: onChain, txHash });
+    expect((await fetch(`${d.handle.url}/bundles/${onChain}.json`)).status).toBe(200);
+    expect((await chain.settlementLogs()).proposed.get(id)).toBe(1);
+    await stopDaemon(d);
+  });
+
+  it("a run that ignores its abort signal is abandoned at the end of the grace: its attempt is not counted after restart (issue 13.6)", async () => {
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Deaf to shutdown?"]);
+    const dbPath = tempDbPath();
+    let seen: AbortSignal | undefined;
+    const d1 = await startTestDaemon(chain, {
+      dbPath,
+      config: { startBlock, shutdownGraceMs: 50 },
+      override: {
+        run: async (_marketId, _attempt, signal) => {
+          seen = signal;
+          return new Promise(() => {}); // never settles, ignores the signal
+        },
+      },
+    });
+    await waitFor(() => d1.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "running", "running");
+    await d1.handle.stop();
+    expect(seen?.aborted).toBe(true); // shutdown aborted the signal the run was given
+    expect(jobIn(dbPath, id)).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
+
+    const d2 = await startTestDaemon(chain, { dbPath, config: { startBlock } });
+    daemons.push(d2);
+    await waitFor(() => d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    expect(d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!.attempts).toBe(1);
+    await stopDaemon(d2);
+  });
+
+  it("the job timeout aborts the run's signal and counts the attempt", async () => {
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Too slow for the job timeout?"]);
+    const reasons: string[] = [];
+    const d = await startTestDaemon(chain, {
+      config: { startBlock, jobTimeoutMs: 150, maxAttempts: 2 },
+      override: {
+        run: (_marketId, _attempt, signal) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener("abort", () => {
+              reasons.push(String((signal.reason as Error).message));
+              reject(signal.reason);
+            }, { once: true });
+          }),
+      },
+    });
+    daemons.push(d);
+    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposing" || d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "attempts used up");
+    const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
+    expect(job).toMatchObject({ attempts: 2, verdict: "invalid" });
+    expect(reasons).toEqual(["job timed out after 150 ms", "job timed out after 150 ms"]);
     await stopDaemon(d);
   });
 });
 
-describe("SIGTERM", () => {
+describe("SIGTERM and shutdown", () => {
   it("stops polling, aborts the running job after the grace time (attempt given back), closes the database and exits 0", async () => {
     const startBlock = await nextBlock();
     const [id] = await chain.requestedMarkets(["Stopped gracefully?"]);
@@ -116,8 +178,59 @@ describe("SIGTERM", () => {
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "written", "written after restart");
-    expect((await chain.settlementLogs()).resolved.get(id)).toBe(1);
+    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    expect((await chain.settlementLogs()).proposed.get(id)).toBe(1);
+    await stopDaemon(d);
+  });
+
+  it("a run that ignores its abort signal is abandoned at the end of the grace: its attempt is not counted after restart (issue 13.6)", async () => {
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Deaf to shutdown?"]);
+    const dbPath = tempDbPath();
+    let seen: AbortSignal | undefined;
+    const d1 = await startTestDaemon(chain, {
+      dbPath,
+      config: { startBlock, shutdownGraceMs: 50 },
+      override: {
+        run: async (_marketId, _attempt, signal) => {
+          seen = signal;
+          return new Promise(() => {}); // never settles, ignores the signal
+        },
+      },
+    });
+    await waitFor(() => d1.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "running", "running");
+    await d1.handle.stop();
+    expect(seen?.aborted).toBe(true); // shutdown aborted the signal the run was given
+    expect(jobIn(dbPath, id)).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
+
+    const d2 = await startTestDaemon(chain, { dbPath, config: { startBlock } });
+    daemons.push(d2);
+    await waitFor(() => d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    expect(d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!.attempts).toBe(1);
+    await stopDaemon(d2);
+  });
+
+  it("the job timeout aborts the run's signal and counts the attempt", async () => {
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Too slow for the job timeout?"]);
+    const reasons: string[] = [];
+    const d = await startTestDaemon(chain, {
+      config: { startBlock, jobTimeoutMs: 150, maxAttempts: 2 },
+      override: {
+        run: (_marketId, _attempt, signal) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener("abort", () => {
+              reasons.push(String((signal.reason as Error).message));
+              reject(signal.reason);
+            }, { once: true });
+          }),
+      },
+    });
+    daemons.push(d);
+    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposing" || d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "attempts used up");
+    const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
+    expect(job).toMatchObject({ attempts: 2, verdict: "invalid" });
+    expect(reasons).toEqual(["job timed out after 150 ms", "job timed out after 150 ms"]);
     await stopDaemon(d);
   });
 });

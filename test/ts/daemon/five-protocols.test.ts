@@ -44,6 +44,7 @@ beforeAll(async () => {
     confirmations: 0,
     pollIntervalMs: 50,
     maxAttempts: 2,
+    watchIntervalMs: 50,
     backoffMs: 20,
     shutdownGraceMs: 2_000,
     http: { allowLoopback: true },
@@ -80,11 +81,16 @@ describe("the daemon resolves a market whose five workers speak the five protoco
     const before = await Promise.all(workers.map((w) => chain.pendingWithdrawal(w.address)));
     await chain.requestResolution(id);
 
+    const proposed = await waitFor(async () => {
+      const v = await getJson(`${daemon.url}/markets/${id}`);
+      return ["proposed", "failed"].includes(v.job?.state) ? v : undefined;
+    }, "the daemon to propose", 110_000);
+    expect(proposed.job, JSON.stringify(proposed.job)).toMatchObject({ state: "proposed", attempts: 1, source: "event" });
+    await chain.advance(86_400 + 60);
     const view = await waitFor(async () => {
       const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "written" || v.job?.state === "no-quorum" || v.job?.state === "failed" ? v : undefined;
-    }, "the daemon to settle the market", 110_000);
-    expect(view.job, JSON.stringify(view.job)).toMatchObject({ state: "written", attempts: 1, source: "event" });
+      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+    }, "the daemon to finalize the market", 60_000);
 
     const onChain = await chain.getMarket(id);
     expect(onChain.status).toBe(STATUS.Resolved);

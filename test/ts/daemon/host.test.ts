@@ -1,7 +1,8 @@
 /**
  * The production daemon (`startResolverDaemon`): real chain over HTTP, real SQLite file in a temp dir, the
- * real pipeline and chain writer, CRE reference agents on loopback. Markets are resolved from their
- * ResolutionRequested events only (no manual trigger, no direct call).
+ * real pipeline and the settle module, CRE reference agents on loopback. Markets are proposed from their
+ * ResolutionRequested events only (no manual trigger, no direct call) and finalized by the daemon once the
+ * dispute window is over on the chain's clock.
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +30,7 @@ beforeAll(async () => {
     confirmations: 0,
     pollIntervalMs: 50,
     maxAttempts: 2,
+    watchIntervalMs: 50,
     backoffMs: 20,
     maxBackoffMs: 100,
     shutdownGraceMs: 2_000,
@@ -46,7 +48,7 @@ afterAll(async () => {
 });
 
 describe("startResolverDaemon", () => {
-  it("resolves a market of three CRE agents from its ResolutionRequested event, exactly once, and serves the hashed bundle", async () => {
+  it("proposes a market of three CRE agents from its ResolutionRequested event, finalizes it after the window, exactly once, and serves the hashed bundle", async () => {
     const workers = [];
     for (const [i, persona] of (["analyst", "analyst", "skeptic"] as const).entries()) {
       const agent = await startAgent({ protocol: "cresolver", persona });
@@ -58,24 +60,28 @@ describe("startResolverDaemon", () => {
     const before = await Promise.all(workers.map((w) => chain.pendingWithdrawal(w.address)));
     await chain.requestResolution(id);
 
+    await waitFor(async () => (await getJson(`${daemon.url}/markets/${id}`)).job?.state === "proposed", "the daemon to propose", 90_000);
+    expect((await chain.getMarket(id)).status).toBe(STATUS.Proposed);
+    await chain.advance(86_400 + 60);
     const view = await waitFor(async () => {
       const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "written" ? v : undefined;
-    }, "the daemon to write the resolution", 90_000);
+      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+    }, "the daemon to finalize", 90_000);
 
     const onChain = await chain.getMarket(id);
     expect(onChain.status).toBe(STATUS.Resolved);
+    expect((await fetch(`${daemon.url}/bundles/${onChain.bundleHash}.json`)).status).toBe(200);
     expect(view.job.attempts).toBe(1);
     expect(view.job.source).toBe("event");
     expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
     expect(view.bundle.hash).toBe(onChain.bundleHash);
     expect(view.bundle.document.workers.map((w: { endpoint: { protocol: string } }) => w.endpoint.protocol)).toEqual(["cresolver", "cresolver", "cresolver"]);
 
-    // Exactly once: one MarketResolved, nothing else, and the daemon does not come back to it.
+    // Exactly once: one finalization as Resolved, nothing else, and the daemon does not come back to it.
     await chain.testClient.mine({ blocks: 3 });
     await waitFor(async () => (await getJson(`${daemon.url}/health`)).markets[0].lastProcessedBlock >= Number(await chain.publicClient.getBlockNumber()), "the trigger to pass the new blocks");
     expect(await chain.settlements(id)).toEqual({ resolved: 1, invalidated: 0 });
-    expect((await getJson(`${daemon.url}/markets/${id}`)).job).toMatchObject({ state: "written", attempts: 1 });
+    expect((await getJson(`${daemon.url}/markets/${id}`)).job).toMatchObject({ state: "finalized", attempts: 1, finalStatus: "resolved" });
 
     // Stakes back and rewards to the workers that answered.
     const settled = await chain.workerSettlements(id);
@@ -94,10 +100,10 @@ describe("startResolverDaemon", () => {
     const count = /cresolver_agent_call_latency_seconds_count\{[^}]*protocol="cresolver"[^}]*\} (\d+)/.exec(metrics);
     expect(count, metrics.split("\n").filter((l) => l.includes("agent")).join("\n")).not.toBeNull();
     expect(Number(count![1])).toBeGreaterThanOrEqual(3);
-    expect(metrics).toMatch(/cresolver_daemon_jobs\{state="written"\} [1-9]/);
+    expect(metrics).toMatch(/cresolver_daemon_jobs\{state="finalized"\} [1-9]/);
   }, 120_000);
 
-  it("retries a market whose agents are all down, then settles it invalid with stakes and pool refunded", async () => {
+  it("retries a market whose agents are all down, then proposes invalid; finalized Invalid refunds stakes and pool", async () => {
     const workers = [];
     for (const i of [4, 5]) {
       const w = await chain.registerAgent(i);
@@ -109,19 +115,24 @@ describe("startResolverDaemon", () => {
     const before = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
     await chain.requestResolution(id);
 
+    const proposed = await waitFor(async () => {
+      const v = await getJson(`${daemon.url}/markets/${id}`);
+      return v.job?.state === "proposed" ? v : undefined;
+    }, "the invalid proposal", 90_000);
+    expect(proposed.job).toMatchObject({ attempts: 2, verdict: "invalid" });
+    expect(proposed.job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    await chain.advance(86_400 + 60);
     const view = await waitFor(async () => {
       const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "no-quorum" ? v : undefined;
-    }, "the invalid settlement", 90_000);
-    expect(view.job.attempts).toBe(2);
-    expect(view.job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+      return v.job?.state === "finalized" ? v : undefined;
+    }, "the invalid finalization", 90_000);
+    expect(view.job.finalStatus).toBe("invalid");
 
     const onChain = await chain.getMarket(id);
     expect(onChain.status).toBe(STATUS.Invalid);
     expect(await chain.settlements(id)).toEqual({ resolved: 0, invalidated: 1 });
-    // The no-quorum bundle of the last attempt is the one whose hash went on chain.
+    // The bundle of the last attempt is the one whose hash went on chain.
     expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
-    expect(view.bundle.document.outcome).toMatchObject({ kind: "no-quorum" });
 
     const after = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
     expect(after[0] - before[0]).toBe(POOL);

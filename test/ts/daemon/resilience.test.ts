@@ -46,15 +46,15 @@ async function twoDaemons(label: string, stagger: { a: Record<string, unknown>; 
   running.push(a, b);
   const ids = await chain.requestedMarkets(Array.from({ length: 8 }, (_, i) => `${label} market ${i}?`), 1);
 
-  const terminal = (d: TestDaemon, id: bigint) => ["written", "already-settled"].includes(jobOf(d, id)?.state ?? "");
+  const terminal = (d: TestDaemon, id: bigint) => ["proposed", "proposed-elsewhere"].includes(jobOf(d, id)?.state ?? "");
   await waitFor(() => ids.every((id) => terminal(a, id) && terminal(b, id)), "both daemons done", 60_000);
 
   const logs = await chain.settlementLogs();
   for (const id of ids) {
-    expect(logs.resolved.get(id)).toBe(1);
-    expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
+    expect(logs.proposed.get(id)).toBe(1);
+    expect((await chain.getMarket(id)).status).toBe(STATUS.Proposed);
     const states = [jobOf(a, id)!.state, jobOf(b, id)!.state].sort();
-    expect(states).toEqual(["already-settled", "written"]);
+    expect(states).toEqual(["proposed", "proposed-elsewhere"]);
     expect((a.job.stats.writes.get(id) ?? 0) + (b.job.stats.writes.get(id) ?? 0)).toBe(1);
   }
   // Every run re-reads the market and simulates before sending, so a revert needs both daemons to pass the
@@ -69,7 +69,7 @@ async function twoDaemons(label: string, stagger: { a: Record<string, unknown>; 
 }
 
 describe("two daemons on one chain", () => {
-  it("resolve every market exactly once overall; the other daemon records already-settled (no stagger: worst-case race)", async () => {
+  it("resolve every market exactly once overall; the other daemon records proposed-elsewhere (no stagger: worst-case race)", async () => {
     await twoDaemons("racing", { a: {}, b: {} });
   });
 
@@ -80,7 +80,7 @@ describe("two daemons on one chain", () => {
 });
 
 describe("an RPC that drops connections", () => {
-  it("delays but does not lose resolutions: scans back off, a run cut off mid-way is retried without using up an attempt", async () => {
+  it("delays but does not lose resolutions: scans back off, a proposal cut off is re-sent without using up an attempt", async () => {
     proxy = await startTcpProxy(chain.rpcUrl);
     const startBlock = await nextBlock();
     let cutOnce = false;
@@ -88,7 +88,7 @@ describe("an RPC that drops connections", () => {
       rpcUrl: proxy.url,
       config: { startBlock, maxAttempts: 2 },
       hooks: {
-        // The first run of the "[cut]" market loses the RPC between its reads and its write.
+        // The first proposal of the "[cut]" market loses the RPC right before it is sent.
         beforeWrite: async (marketId) => {
           if (!cutOnce && (await chain.getMarket(marketId)).question.includes("[cut]")) {
             cutOnce = true;
@@ -108,22 +108,25 @@ describe("an RPC that drops connections", () => {
     expect(metrics).toMatch(/cresolver_daemon_rpc_errors_total\{operation="getLogs"\} [1-9]/);
     for (const id of ids) expect(jobOf(d, id)).toBeUndefined();
     await proxy.start();
-    await waitFor(() => ids.every((id) => jobOf(d, id)?.state === "written"), "written after the outage");
+    await waitFor(() => ids.every((id) => jobOf(d, id)?.state === "proposed"), "proposed after the outage");
 
-    // 2. A run loses the RPC mid-way: deferred (attempt given back), retried once the RPC is back.
+    // 2. A proposal loses the RPC before it is sent: deferred (send attempt given back), sent once the RPC is back,
+    //    from the stored verdict and bundle (the pipeline does not run again).
     const [cut] = await chain.requestedMarkets(["Cut mid-run [cut]?"]);
-    // Deferred runs come back while the RPC is still down and are deferred again: read one consistent snapshot.
+    // Deferred sends come back while the RPC is still down and are deferred again: read one consistent snapshot.
     const deferred = await waitFor(() => {
       const j = jobOf(d, cut);
-      return j?.lastOutcome === "deferred" && j.state === "requested" ? j : undefined;
-    }, "run deferred");
-    expect(deferred.attempts).toBe(0);
+      return j?.lastOutcome === "deferred" && j.state === "proposing" ? j : undefined;
+    }, "proposal deferred");
+    expect(deferred.sendAttempts).toBe(0);
+    expect(deferred.bundleHash).toMatch(/^0x[0-9a-f]{64}$/);
     await proxy.start();
-    await waitFor(() => jobOf(d, cut)?.state === "written", "written after reconnect");
+    await waitFor(() => jobOf(d, cut)?.state === "proposed", "proposed after reconnect");
     expect(jobOf(d, cut)!.attempts).toBe(1);
+    expect(d.job.stats.runs.get(cut)).toBe(1);
 
     const logs = await chain.settlementLogs();
-    for (const id of [...ids, cut]) expect(logs.resolved.get(id)).toBe(1);
+    for (const id of [...ids, cut]) expect(logs.proposed.get(id)).toBe(1);
     await d.handle.stop();
     running.splice(running.indexOf(d), 1);
   });

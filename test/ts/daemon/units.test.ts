@@ -66,21 +66,31 @@ describe("store", () => {
     const path = tempDbPath();
     const s = new Store(path);
     s.recordRange(31337, MARKET, 1, [{ marketId: 1n, blockNumber: 1, txHash: null }, { marketId: 2n, blockNumber: 1, txHash: null }]);
-    const [a, b] = s.dueJobs(10, new Set());
+    const [a, b] = s.dueJobs("run", 10, new Set());
     expect(s.claimRun(a.id)).toMatchObject({ state: "running", attempts: 1 });
     expect(s.claimRun(a.id)).toBeUndefined(); // already running
-    s.finish(a.id, { state: "written", lastOutcome: "written", txHash: "0xabc", bundle: { attempt: 1, hash: "0x11", json: "{}" } });
-    expect(s.getJobById(a.id)).toMatchObject({ state: "written", txHash: "0xabc" });
-    expect(s.bundles(a.id)).toHaveLength(1);
+    // The bundle is stored with the verdict before anything is sent; the transaction is linked after.
+    s.finish(a.id, { state: "proposing", lastOutcome: "yes", verdict: "yes", bundleHash: "0x11", bundle: { attempt: 1, hash: "0x11", json: "{}" } });
+    expect(s.bundles(a.id)).toMatchObject([{ hash: "0x11", txHash: null }]);
+    expect(s.dueJobs("chain", 10, new Set()).map((j) => j.id)).toEqual([a.id]);
+    s.linkTx(a.id, "0xabc");
+    expect(s.bundles(a.id)).toMatchObject([{ hash: "0x11", txHash: "0xabc" }]);
+    expect(s.bundleByHash("0x11")).toBe("{}");
+    s.finish(a.id, { state: "finalized", lastOutcome: "finalized", finalStatus: "resolved", feedback: "pending" });
+    expect(s.getJobById(a.id)).toMatchObject({ state: "finalized", txHash: "0xabc", finishedAt: null });
+    expect(s.dueJobs("chain", 10, new Set()).map((j) => j.id)).toEqual([a.id]); // feedback still to publish
+    s.finish(a.id, { state: "finalized", lastOutcome: "feedback-published", feedback: "done" });
+    expect(s.dueJobs("chain", 10, new Set())).toEqual([]);
+    expect(s.getJobById(a.id)!.finishedAt).not.toBeNull();
     s.claimRun(b.id);
     s.close(); // "crash" mid-run
 
     const r = new Store(path);
     expect(r.recoverRunning()).toBe(1);
     expect(r.getJobById(b.id)).toMatchObject({ state: "requested", attempts: 1, lastOutcome: "interrupted" });
-    expect(r.getJobById(a.id)!.state).toBe("written");
-    expect(r.dueJobs(10, new Set()).map((j) => j.id)).toEqual([b.id]);
-    expect(r.countByState()).toMatchObject({ written: 1, requested: 1, running: 0 });
+    expect(r.getJobById(a.id)!.state).toBe("finalized");
+    expect(r.dueJobs("run", 10, new Set()).map((j) => j.id)).toEqual([b.id]);
+    expect(r.countByState()).toMatchObject({ finalized: 1, requested: 1, running: 0 });
     r.close();
   });
 
@@ -90,12 +100,121 @@ describe("store", () => {
     const job = s.getJob(key(5n))!;
     expect(job.source).toBe("manual");
     s.claimRun(job.id);
-    s.finish(job.id, { state: "failed", lastOutcome: "invalidate-error", lastError: "boom" });
+    s.finish(job.id, { state: "failed", lastOutcome: "propose-error", lastError: "boom" });
     expect(s.manualRequest(key(5n))).toMatchObject({ action: "requeued", job: { state: "requested", attempts: 0 } });
     s.claimRun(job.id);
-    s.finish(job.id, { state: "written", lastOutcome: "written" });
-    expect(s.manualRequest(key(5n))).toMatchObject({ action: "unchanged", job: { state: "written" } });
+    s.finish(job.id, { state: "proposed", lastOutcome: "proposed" });
+    expect(s.manualRequest(key(5n))).toMatchObject({ action: "unchanged", job: { state: "proposed" } });
     s.close();
+  });
+
+  it("a ResolutionRequested event revives a failed job with a fresh budget (issue 13.3)", () => {
+    const s = new Store(tempDbPath());
+    s.manualRequest(key(6n));
+    const job = s.getJob(key(6n))!;
+    s.claimRun(job.id);
+    s.finish(job.id, { state: "failed", lastOutcome: "propose-error", lastError: "boom" });
+    expect(s.recordRange(31337, MARKET, 3, [{ marketId: 6n, blockNumber: 3, txHash: "0x06" }])).toBe(1);
+    expect(s.getJobById(job.id)).toMatchObject({ state: "requested", attempts: 0, requestedBlock: 3, finishedAt: null });
+    s.close();
+  });
+
+  it("a ProposalDisputed event turns a proposed job into a disputed one, due now; other states ignore it", () => {
+    const s = new Store(tempDbPath());
+    s.manualRequest(key(8n));
+    const job = s.getJob(key(8n))!;
+    expect(s.recordRange(31337, MARKET, 4, [], [{ marketId: 8n, disputer: "0xAB", claimed: "no" }])).toBe(0);
+    s.finish(job.id, { state: "proposed", lastOutcome: "proposed", nextAttemptAt: Date.now() + 60_000 });
+    expect(s.recordRange(31337, MARKET, 5, [], [{ marketId: 8n, disputer: "0xAB", claimed: "no" }])).toBe(1);
+    expect(s.getJobById(job.id)).toMatchObject({ state: "disputed", disputer: "0xab", claimed: "no" });
+    expect(s.dueJobs("chain", 10, new Set()).map((j) => j.id)).toEqual([job.id]);
+    s.close();
+  });
+
+  it("an aborted run abandoned at shutdown gives its attempt back (issue 13.6)", () => {
+    const s = new Store(tempDbPath());
+    s.manualRequest(key(9n));
+    const job = s.getJob(key(9n))!;
+    s.claimRun(job.id);
+    s.abandonRun(job.id, "aborted by shutdown");
+    expect(s.getJobById(job.id)).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
+    s.close();
+  });
+});
+
+describe("store binding (issue 13.5)", () => {
+  const G1 = "0x" + "01".repeat(32);
+  const G2 = "0x" + "02".repeat(32);
+  const OTHER = "0x00000000000000000000000000000000000000bb";
+
+  it("binds at first start; the same chain and deployment reopen; new market contracts are added", () => {
+    const path = tempDbPath();
+    const s = new Store(path);
+    expect(s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false)).toEqual({ reset: false, added: [MARKET] });
+    s.close();
+    const again = new Store(path);
+    expect(again.bind({ chainId: 31337, genesisHash: G1.toUpperCase().replace("0X", "0x"), markets: [MARKET, OTHER] }, false)).toEqual({ reset: false, added: [OTHER] });
+    again.close();
+  });
+
+  it("refuses another genesis (a restarted local chain with the same id), another chain id, or a missing market, in one line", () => {
+    const path = tempDbPath();
+    const s = new Store(path);
+    s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false);
+    s.recordRange(31337, MARKET, 10, [{ marketId: 1n, blockNumber: 9, txHash: null }]);
+    const attempts: [number, string, string[], RegExp][] = [
+      [31337, G2, [MARKET], /another chain with chain id 31337/],
+      [1, G1, [MARKET], /chain id 31337, the RPC is on chain id 1/],
+      [31337, G1, [OTHER], /market contract 0x0+aa, which is not configured/],
+    ];
+    for (const [chainId, genesisHash, markets, re] of attempts) {
+      let message = "";
+      try {
+        s.bind({ chainId, genesisHash, markets }, false);
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(re);
+      expect(message).toMatch(/resetStore \/ --reset-db/);
+      expect(message).not.toContain("\n");
+    }
+    expect(s.listJobs()).toHaveLength(1); // refused: nothing touched
+    s.close();
+  });
+
+  it("resets on request: jobs, bundles and cursors go, the signing key stays", async () => {
+    const s = new Store(tempDbPath());
+    s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false);
+    const k = await loadOrCreateSigningKey(s);
+    s.recordRange(31337, MARKET, 10, [{ marketId: 1n, blockNumber: 9, txHash: null }]);
+    expect(s.bind({ chainId: 31337, genesisHash: G2, markets: [MARKET] }, true)).toEqual({ reset: true, added: [MARKET] });
+    expect(s.listJobs()).toHaveLength(0);
+    expect(s.getCursor(31337, MARKET)).toBeUndefined();
+    expect((await loadOrCreateSigningKey(s)).kid).toBe(k.kid);
+    expect(() => s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false)).toThrow(/cannot be used/);
+    s.close();
+  });
+
+  it("migrates a round-1 database: its jobs are kept aside as v1_* tables, the key stays", async () => {
+    const path = tempDbPath();
+    const { DatabaseSync } = await import("../../../daemon/sqlite.js");
+    const s = new Store(path);
+    const k = await loadOrCreateSigningKey(s);
+    s.close();
+    // Wind the file back to a v1 database with a v1 job.
+    const db = new DatabaseSync(path);
+    db.exec(`DROP TABLE bundles; DROP TABLE jobs; DROP TABLE cursor; DROP TABLE meta; DROP TABLE markets;
+      ALTER TABLE v1_bundles RENAME TO bundles; ALTER TABLE v1_jobs RENAME TO jobs; ALTER TABLE v1_cursor RENAME TO cursor;
+      DROP INDEX IF EXISTS bundles_hash; CREATE INDEX jobs_due ON jobs (state, next_attempt_at);
+      INSERT INTO jobs (chain_id, market, market_id, state, source, created_at, updated_at, next_attempt_at) VALUES (31337, '${MARKET}', '1', 'written', 'event', 1, 1, 1);
+      PRAGMA user_version = 1;`);
+    db.close();
+    const m = new Store(path);
+    expect(m.schemaVersion()).toBe(SCHEMA_VERSION);
+    expect(m.listJobs()).toHaveLength(0);
+    expect((m.db.prepare("SELECT state FROM v1_jobs").all() as { state: string }[]).map((r) => r.state)).toEqual(["written"]);
+    expect((await loadOrCreateSigningKey(m)).kid).toBe(k.kid);
+    m.close();
   });
 });
 

@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIMENSIONS, type Dimension, type EvaluationInput } from "../../../workflow/core/types.js";
 import { buildBundle } from "../../../workflow/core/bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
-import { decideResolution } from "../../../workflow/core/vote.js";
+import { decideVerdict } from "../../../workflow/core/vote.js";
+import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
 import { createLlmEvaluator, parseLlmOutput } from "../../../workflow/evaluate/llm.js";
 import { PROMPT_VERSION, buildPrompt } from "../../../workflow/evaluate/prompt.js";
 import { createRubricEvaluator, rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
@@ -267,7 +268,7 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     const run = async () => {
       const inp = input();
       const evaluation = await evaluator({ maxRetries: 0 }).evaluate(inp);
-      const decision = decideResolution(evaluation.evaluations, inp.workers, new Map());
+      const decision = decideVerdict({ agentIds: inp.workers.map((w) => w.seat.agentId), reports: reportsOf(inp.workers, evaluation), history: [] });
       return buildBundle({ market: inp.market, records: inp.workers, quorum: quorumStatus(3, 2), evaluation, decision });
     };
     const a = await run();

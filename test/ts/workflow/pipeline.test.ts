@@ -14,6 +14,7 @@ import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { PipelineError } from "../../../workflow/pipeline/errors.js";
 import { runResolution } from "../../../workflow/pipeline/run.js";
+import { createSettler } from "../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";
 import { dataUriFor, deployTestChain, type TestChain } from "./helpers/chain.js";
@@ -47,7 +48,6 @@ function ports(overrides: Partial<PipelinePorts> = {}, client: SafeHttpClient = 
   return {
     market: chainPorts.market,
     directory: chainPorts.directory,
-    reputation: chainPorts.reputation,
     fetcher: client.fetcher,
     adapters: createAdapterRegistry(defaultAdapters({ http: client, resolveTimeoutMs: 3_000, challengeTimeoutMs: 3_000, retryDelayMs: 20 })),
     evaluator: createRubricEvaluator(),
@@ -67,11 +67,10 @@ afterAll(async () => {
 });
 
 describe("runResolution", () => {
-  it("all honest: resolves, challenges everyone, and settles on-chain with the bundle hash", async () => {
+  it("all honest: resolves, challenges everyone, and its verdict is proposed on-chain with the bundle hash", async () => {
     const ws = await Promise.all([worker({ resolve: honestAnswer(true) }), worker({ resolve: honestAnswer(true) }), worker({ resolve: honestAnswer(true) })]);
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
-    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
-    const result = await runResolution(marketId, ports({ writer: chainPorts.writer }));
+    const result = await runResolution(marketId, ports());
 
     expect(result.outcome).toEqual({ kind: "resolved", resolution: true });
     expect(result.quorum).toMatchObject({ n: 3, required: 2, answered: 3, reached: true });
@@ -82,23 +81,25 @@ describe("runResolution", () => {
     }
     for (const w of ws) expect(w.requests.map((q) => q.path)).toEqual(["/a2a/resolve", "/a2a/challenge"]);
     expect(JSON.parse(ws[0].requests[0].body)).toMatchObject({ market_id: Number(marketId), question: QUESTION });
-    expect(result.plan?.weights.every((w) => w > 0n)).toBe(true);
-    expect(result.plan?.scores).toHaveLength(9);
-    expect(result.write.status).toBe("written");
+    expect(result.decision.rewardWeights?.every((w) => w > 0n)).toBe(true);
+    expect(result.proposal).toMatchObject({ marketId, verdict: "yes", bundleHash: result.bundleHash });
+    expect(result.proposal.reports.map((r) => r.answer)).toEqual(["yes", "yes", "yes"]);
+    // The run never writes: the market is untouched until the settlement module proposes.
+    expect((await chain.publicClient.readContract({ address: chain.market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] })).status).toBe(2);
+    expect(await createSettler(chain.resolverCtx, chain.market).propose(result.proposal)).toMatchObject({ status: "proposed" });
 
     const info = await chain.publicClient.readContract({ address: chain.market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] });
-    expect(info.status).toBe(3); // Resolved
-    expect(info.outcome).toBe(true);
+    expect(info.status).toBe(6); // Proposed
     expect(info.bundleHash).toBe(result.bundleHash);
-    expect(Object.keys(result.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "review", "bundle", "write", "total"]);
+    expect(Object.keys(result.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "review", "bundle", "total"]);
   });
 
-  it("stops with a PipelineError when the market cannot be read (unknown id) or is already resolved", async () => {
+  it("stops with a PipelineError when the market cannot be read (unknown id) or is already proposed", async () => {
     await expect(runResolution(999_999n, ports())).rejects.toMatchObject({ name: "PipelineError", stage: "read" });
     const ws = await Promise.all([0, 1].map(() => worker({ resolve: honestAnswer(true) })));
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
-    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
-    expect((await runResolution(marketId, ports({ writer: chainPorts.writer }))).write.status).toBe("written");
+    const first = await runResolution(marketId, ports());
+    expect((await createSettler(chain.resolverCtx, chain.market).propose(first.proposal)).status).toBe("proposed");
     await expect(runResolution(marketId, ports())).rejects.toMatchObject({ stage: "read" });
     expect(ws[0].requests.filter((q) => q.path === "/a2a/resolve")).toHaveLength(1);
   });
@@ -137,22 +138,38 @@ describe("runResolution", () => {
     expect(byKind(result.records)).toEqual(["answer", "network", "answer"]);
     expect(result.quorum).toMatchObject({ n: 3, required: 2, answered: 2, reached: true });
     expect(result.outcome).toEqual({ kind: "resolved", resolution: true });
-    expect(result.plan?.weights[1]).toBe(0n);
-    expect(result.plan?.scores.slice(3, 6)).toEqual([0, 0, 0]);
+    expect(result.decision.rewardWeights?.[1]).toBe(0n);
+    expect(result.proposal.reports[1]).toEqual({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
+    expect(result.failedWorkers).toEqual([{ seat: 1, agentId: result.records[1].seat.agentId, address: result.records[1].seat.address, kind: "network", message: expect.any(String) }]);
     expect(result.records[1].challenges).toBeUndefined();
   });
 
-  it("2 of 3 down: no quorum, nothing challenged, evaluated or written", async () => {
+  it("2 of 3 down: no quorum, nothing challenged or evaluated; the verdict is invalid (no-quorum) with both failures named", async () => {
     const w = await worker({ resolve: honestAnswer(true) });
     const marketId = await chain.frozenMarket(QUESTION, [dataUriFor(await deadUrl()), dataUriFor(w.url), dataUriFor(await deadUrl())]);
-    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
-    const result = await runResolution(marketId, ports({ writer: chainPorts.writer }));
+    const result = await runResolution(marketId, ports());
     expect(result.outcome).toEqual({ kind: "no-quorum", answered: 1, required: 2 });
     expect(result.evaluation).toBeUndefined();
-    expect(result.plan).toBeUndefined();
-    expect(result.write).toEqual({ status: "skipped", reason: "market not resolved" });
+    expect(result.proposal).toMatchObject({ verdict: "invalid" });
+    expect(result.invalidReason).toBe("no-quorum");
+    expect(result.failedWorkers.map((f) => [f.seat, f.kind])).toEqual([
+      [0, "network"],
+      [2, "network"],
+    ]);
     expect(w.requests.map((q) => q.path)).toEqual(["/a2a/resolve"]);
     expect(result.bundle.document.outcome).toEqual({ kind: "no-quorum", answered: 1, required: 2 });
+  });
+
+  it("its abort signal aborts in-flight agent calls at once and the run ends with an AbortError (issue 13 item 13)", async () => {
+    const hanging = await Promise.all([0, 1].map(() => worker({ rawResolve: () => undefined })));
+    const marketId = await chain.frozenMarket(QUESTION, hanging.map((w) => dataUriFor(w.url)));
+    const slow = ports({ adapters: createAdapterRegistry(defaultAdapters({ http, resolveTimeoutMs: 30_000, challengeTimeoutMs: 30_000 })) });
+    const controller = new AbortController();
+    const t0 = performance.now();
+    setTimeout(() => controller.abort(new Error("daemon stopping")), 300);
+    await expect(runResolution(marketId, slow, {}, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError", stage: "ask" });
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    await expect(runResolution(marketId, slow, {}, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError", stage: "read" });
   });
 
   it("quorum counts the frozen seats, not the responders: 4 of 6 answer → quorum; 3 of 6 → none", async () => {
@@ -176,7 +193,7 @@ describe("runResolution", () => {
     const marketId = await chain.frozenMarket(QUESTION, ws.map((w) => dataUriFor(w.url)));
     const result = await runResolution(marketId, ports());
     expect(result.outcome).toEqual({ kind: "resolved", resolution: true });
-    const w = result.plan!.weights;
+    const w = result.decision.rewardWeights!;
     for (const honestIdx of [0, 2, 4]) for (const liarIdx of [1, 3]) expect(w[honestIdx]).toBeGreaterThan(w[liarIdx]);
     // Liars were told they are in the minority, without learning who said what.
     const liarChallenges = result.records[1].challenges!.join(" ");
@@ -222,7 +239,7 @@ describe("runResolution", () => {
         const result = await runResolution(marketId, p);
         expect(byKind(result.records)).toEqual(["answer", kind, "answer"]);
         expect(result.outcome).toEqual({ kind: "resolved", resolution: false });
-        expect(result.plan?.weights[1]).toBe(0n);
+        expect(result.decision.rewardWeights?.[1]).toBe(0n);
         const doc = result.bundle.document as { workers: { askFailure?: { kind: string } }[] };
         expect(doc.workers[1].askFailure?.kind).toBe(kind);
       } finally {

@@ -15,9 +15,9 @@ import {
   type WalletClient,
 } from "viem";
 import { serveLocalChain } from "./local-chain.js";
-import { marketAbi } from "./job.js";
+import { marketAbi, VERDICT } from "./job.js";
 
-export { marketAbi, STATUS } from "./job.js";
+export { marketAbi, STATUS, VERDICT } from "./job.js";
 
 const registerAbi = parseAbi([
   "function register(string agentURI) returns (uint256 agentId)",
@@ -31,7 +31,7 @@ export interface TestChain {
   chainId: number;
   publicClient: PublicClient;
   testClient: TestClient;
-  /** accounts[0] deploys/owns and creates markets; [1..4] are workers; [18], [19] are resolvers. */
+  /** accounts[0] deploys/owns and creates markets; [1..12] are workers; [18], [19] are resolvers. */
   accounts: Address[];
   wallet(account: Address): WalletClient;
   market: Address;
@@ -44,8 +44,12 @@ export interface TestChain {
   /** Opens and requests: the common case. */
   requestedMarkets(questions: string[], workersPerMarket?: number): Promise<bigint[]>;
   getMarket(id: bigint): Promise<{ status: number; bundleHash: Hex; outcome: boolean; question: string }>;
-  /** Every MarketResolved / MarketInvalidated log of the market contract. */
-  settlementLogs(): Promise<{ resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
+  /** Every ResolutionProposed / MarketFinalized log of the market contract, counted per market id. */
+  settlementLogs(): Promise<{ proposed: Map<bigint, number>; resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
+  /** Moves the chain's clock forward (one block mined). */
+  advance(seconds: number): Promise<void>;
+  /** Disputes a proposal from `from` with the market's bond, claiming `claimed`. */
+  dispute(id: bigint, claimed: keyof typeof VERDICT, from: Address): Promise<void>;
   mine(blocks?: number): Promise<void>;
   /** Deploys another ResolutionMarket on the same chain and registries (same resolvers); helpers bound to it. */
   deployMarket(): Promise<TestChain>;
@@ -66,7 +70,7 @@ export async function startTestChain(): Promise<TestChain> {
   };
 
   const workers: { address: Address; agentId: bigint }[] = [];
-  for (const w of accounts.slice(1, 5)) {
+  for (const w of accounts.slice(1, 13)) {
     const receipt = await send(w, { address: identity, abi: registerAbi, functionName: "register", args: ["ipfs://test-agent"] });
     const [log] = parseEventLogs({ abi: registerAbi, logs: receipt.logs, eventName: "Registered" });
     workers.push({ address: w, agentId: log.args.agentId });
@@ -131,14 +135,21 @@ export async function startTestChain(): Promise<TestChain> {
 
     const settlementLogs = async () => {
       const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
+      const proposed = new Map<bigint, number>();
       const resolved = new Map<bigint, number>();
       const invalidated = new Map<bigint, number>();
+      const bump = (m: Map<bigint, number>, id: bigint) => m.set(id, (m.get(id) ?? 0) + 1);
       for (const l of logs) {
-        const args = l.args as { marketId?: bigint };
-        if (l.eventName === "MarketResolved") resolved.set(args.marketId!, (resolved.get(args.marketId!) ?? 0) + 1);
-        if (l.eventName === "MarketInvalidated") invalidated.set(args.marketId!, (invalidated.get(args.marketId!) ?? 0) + 1);
+        const args = l.args as { marketId?: bigint; status?: number };
+        if (l.eventName === "ResolutionProposed") bump(proposed, args.marketId!);
+        if (l.eventName === "MarketFinalized" && args.status === 3) bump(resolved, args.marketId!);
+        if (l.eventName === "MarketFinalized" && args.status === 4) bump(invalidated, args.marketId!);
       }
-      return { resolved, invalidated };
+      return { proposed, resolved, invalidated };
+    };
+    const dispute = async (id: bigint, claimed: keyof typeof VERDICT, from: Address) => {
+      const config = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarketConfig", args: [id] })) as { bond: bigint };
+      await send(from, { address: market, abi: marketAbi, functionName: "dispute", args: [id, VERDICT[claimed]], value: config.bond });
     };
 
     return {
@@ -160,6 +171,11 @@ export async function startTestChain(): Promise<TestChain> {
       },
       getMarket,
       settlementLogs,
+      dispute,
+      advance: async (seconds) => {
+        await testClient.increaseTime({ seconds });
+        await testClient.mine({ blocks: 1 });
+      },
       mine: async (blocks = 1) => {
         await testClient.mine({ blocks });
       },

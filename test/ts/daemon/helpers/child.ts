@@ -1,8 +1,9 @@
 /**
  * A daemon in its own process, for crash and signal tests: `node --import tsx child.ts` with CHILD_CONFIG
  * (JSON) in the environment. Prints READY/STARTED/EVALUATED/WRITTEN lines on stdout; logs go to stderr.
- * mode "hang-before-write": the first run hangs after evaluation, right before its write;
- * mode "hang-after-write": the first run hangs after its write's receipt, before the daemon records it;
+ * mode "hang-before-write": the first proposal hangs right before it is sent;
+ * mode "hang-after-send": the first proposal hangs once sent, before its receipt (the transaction is pending);
+ * mode "hang-after-write": the first proposal hangs after its receipt, before the daemon records it;
  * mode "slow": runs wait (abortably) for a minute before doing anything.
  */
 import { createPublicClient, createWalletClient, http, type Address, type PublicClient } from "viem";
@@ -17,7 +18,7 @@ interface ChildConfig {
   resolver: Address;
   dbPath: string;
   startBlock: number;
-  mode: "hang-before-write" | "hang-after-write" | "slow";
+  mode: "hang-before-write" | "hang-after-send" | "hang-after-write" | "slow";
   shutdownGraceMs?: number;
 }
 
@@ -36,6 +37,10 @@ const job = createChainJob({
   beforeWrite: async (id) => {
     say(`EVALUATED ${id}`);
     if (cfg.mode === "hang-before-write") await forever();
+  },
+  afterSend: async (id, txHash) => {
+    say(`SENT ${id} ${txHash}`);
+    if (cfg.mode === "hang-after-send") await forever();
   },
   afterWrite: async (id, txHash) => {
     say(`WRITTEN ${id} ${txHash}`);
@@ -58,7 +63,9 @@ const handle = await startDaemon(
   },
   {
     publicClient,
-    resolveJob: async (marketId, attempt, signal) => {
+    seams: {
+      ...job,
+      run: async (marketId, attempt, signal) => {
       say(`STARTED ${marketId} ${attempt}`);
       if (cfg.mode === "slow") {
         await new Promise((resolve, reject) => {
@@ -66,9 +73,9 @@ const handle = await startDaemon(
           signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
         });
       }
-      return job.resolveJob(marketId, attempt, signal);
+      return job.run(marketId, attempt, signal);
+      },
     },
-    settleInvalid: job.settleInvalid,
     logger: createLogger({ level: "info", pretty: false, destination: process.stderr }),
   },
 );

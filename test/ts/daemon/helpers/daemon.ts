@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { hardhat } from "viem/chains";
-import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type ResolveJob } from "../../../../daemon/index.js";
+import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type MarketSeams } from "../../../../daemon/index.js";
 import type { TestChain } from "./chain.js";
 import { createChainJob, type ChainJobOptions } from "./job.js";
 
@@ -31,9 +31,9 @@ export async function startTestDaemon(
     rpcUrl?: string;
     resolver?: Address;
     config?: Partial<DaemonConfigInput>;
-    hooks?: Pick<ChainJobOptions, "beforeWrite" | "afterWrite">;
-    /** Replaces the chain-writing job (benchmarks of the daemon alone). */
-    resolveJob?: ResolveJob;
+    hooks?: Pick<ChainJobOptions, "beforeWrite" | "afterSend" | "afterWrite">;
+    /** Replaces seams of the chain job (benchmarks of the daemon alone, test doubles of one step). */
+    override?: Partial<MarketSeams>;
   } = {},
 ): Promise<TestDaemon> {
   const dbPath = opts.dbPath ?? tempDbPath();
@@ -60,12 +60,12 @@ export async function startTestDaemon(
       apiToken: API_TOKEN,
       handleSignals: false,
       shutdownGraceMs: 2_000,
+      watchIntervalMs: 50,
       ...opts.config,
     },
     {
       publicClient,
-      resolveJob: opts.resolveJob ?? job.resolveJob,
-      settleInvalid: job.settleInvalid,
+      seams: { ...job, ...opts.override },
       logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
     },
   );

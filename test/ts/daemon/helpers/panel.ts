@@ -25,7 +25,7 @@ const identityAbi = parseAbi([
   "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
 ]);
 const settledAbi = parseAbi([
-  "event WorkerSettled(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 payout, uint256 stake, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth)",
+  "event WorkerSettled(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, (uint8 answer, uint16 confidenceBps, bool scored, uint8 correctness, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth, uint256 reward, uint256 stakeReturned, uint256 stakeSlashed) result)",
 ]);
 
 export const STAKE = parseEther("0.01");
@@ -53,11 +53,13 @@ export interface PanelChain {
   registerAgent(ownerIndex: number): Promise<PanelWorker & { setEndpoint(endpoint: string, protocol: string): Promise<void> }>;
   /** Creates a market (1 ETH pool, deadline +1 h) and seats the given agents (stake 0.01 ETH each). */
   openMarket(question: string, workers: PanelWorker[]): Promise<bigint>;
+  /** Moves the chain's clock forward (one block mined). */
+  advance(seconds: number): Promise<void>;
   /** Advances time past the deadline and sends requestResolution. */
   requestResolution(marketId: bigint): Promise<bigint>;
   getMarket(id: bigint): Promise<{ status: number; bundleHash: Hex; outcome: boolean }>;
   pendingWithdrawal(account: Address): Promise<bigint>;
-  /** MarketResolved / MarketInvalidated logs of one market. */
+  /** MarketFinalized logs of one market, by final status. */
   settlements(marketId: bigint): Promise<{ resolved: number; invalidated: number }>;
   /** WorkerSettled events of one market, by agent id. */
   workerSettlements(marketId: bigint): Promise<Map<bigint, { payout: bigint; stake: bigint; worker: Address }>>;
@@ -107,6 +109,10 @@ export async function startPanelChain(): Promise<PanelChain> {
       for (const w of workers) await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [log.args.marketId, w.agentId], value: STAKE });
       return log.args.marketId;
     },
+    async advance(seconds) {
+      await testClient.increaseTime({ seconds });
+      await testClient.mine({ blocks: 1 });
+    },
     async requestResolution(marketId) {
       await testClient.increaseTime({ seconds: 3_601 });
       await testClient.mine({ blocks: 1 });
@@ -122,13 +128,13 @@ export async function startPanelChain(): Promise<PanelChain> {
       const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
       const mine = logs.filter((l) => (l.args as { marketId?: bigint }).marketId === marketId);
       return {
-        resolved: mine.filter((l) => l.eventName === "MarketResolved").length,
-        invalidated: mine.filter((l) => l.eventName === "MarketInvalidated").length,
+        resolved: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 3).length,
+        invalidated: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 4).length,
       };
     },
     async workerSettlements(marketId) {
       const logs = await publicClient.getContractEvents({ address: market, abi: settledAbi, eventName: "WorkerSettled", args: { marketId }, fromBlock: 0n, toBlock: "latest" });
-      return new Map(logs.map((l) => [l.args.agentId!, { payout: l.args.payout!, stake: l.args.stake!, worker: l.args.worker! }]));
+      return new Map(logs.map((l) => [l.args.agentId!, { payout: l.args.result!.reward, stake: l.args.result!.stakeReturned, worker: l.args.worker! }]));
     },
     async feedback(agentId) {
       const all = await publicClient.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "readAllFeedback", args: [agentId, [market], "", "", false] });

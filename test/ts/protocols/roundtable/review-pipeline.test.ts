@@ -12,6 +12,7 @@ import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
 import { createRubricEvaluator } from "../../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { runResolution } from "../../../../workflow/pipeline/run.js";
+import { createSettler } from "../../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../../workflow/ports.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
@@ -73,16 +74,14 @@ const dissenting: Handler = (_q, res) => sendJson(res, 200, { agent_name: "d", a
 const failing: Handler = (_q, res) => sendJson(res, 500, { error: "boom" });
 const hanging: Handler = () => undefined;
 
-function ports(roundtable: WorkerProtocolAdapter, writer?: PipelinePorts["writer"]): PipelinePorts {
+function ports(roundtable: WorkerProtocolAdapter): PipelinePorts {
   const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
   return {
     market: chainPorts.market,
     directory: chainPorts.directory,
-    reputation: chainPorts.reputation,
     fetcher: http.fetcher,
     adapters: createAdapterRegistry([createCresolverAdapter({ http, resolveTimeoutMs: 3_000, challengeTimeoutMs: 3_000, retryDelayMs: 20 }), roundtable]),
     evaluator: createRubricEvaluator(),
-    ...(writer !== undefined ? { writer } : {}),
   };
 }
 
@@ -121,8 +120,8 @@ describe("review stage (round-table /vote) in the pipeline", () => {
     expect(first.outcome).toEqual({ kind: "resolved", resolution: true });
     expect(first.outcome).toEqual(without.outcome);
     expect(first.decision).toEqual(without.decision);
-    expect(first.plan?.weights).toEqual(without.plan?.weights);
-    expect(first.plan?.scores).toEqual(without.plan?.scores);
+    expect(first.proposal.verdict).toEqual(without.proposal.verdict);
+    expect(first.proposal.reports).toEqual(without.proposal.reports);
     expect(first.records.map((r) => r.answer?.determination)).toEqual([true, true, false, true, true, expect.any(Boolean)]);
 
     // Who was asked: every answering round-table worker (not the CRE worker), only after the vote.
@@ -149,15 +148,12 @@ describe("review stage (round-table /vote) in the pipeline", () => {
     expect(second.bundle.json).toBe(first.bundle.json);
     expect(first.bundle.json).not.toMatch(/latency/i);
     expect(first.records[3].reviewLatencyMs).toBeGreaterThan(0);
-    expect(Object.keys(first.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "review", "bundle", "write", "total"]);
+    expect(Object.keys(first.timings)).toEqual(["read", "discover", "ask", "quorum", "challenge", "evaluate", "resolve", "review", "bundle", "total"]);
 
-    // A dissent does not stop the write: the plan (with the reviewed bundle's hash) goes on-chain.
-    const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
-    const written = await runResolution(marketId, ports(rt, chainPorts.writer));
-    expect(written.write.status).toBe("written");
-    expect(written.bundleHash).toBe(first.bundleHash);
-    const info = await chain.publicClient.readContract({ address: chain.market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] });
-    expect(info.outcome).toBe(true);
+    // A dissent does not stop the proposal: the verdict (with the reviewed bundle's hash) goes on-chain.
+    expect(await createSettler(chain.resolverCtx, chain.market).propose(first.proposal)).toMatchObject({ status: "proposed" });
+    const info = await chain.publicClient.readContract({ address: chain.market, abi: resolutionMarketAbi, functionName: "getProposal", args: [marketId] });
+    expect(info.verdict).toBe(1); // Yes
     expect(info.bundleHash).toBe(first.bundleHash);
   });
 

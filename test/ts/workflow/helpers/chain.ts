@@ -16,7 +16,8 @@ const marketAbi = parseAbi([
   "function createMarket(string question, uint64 deadline) payable returns (uint256 marketId)",
   "function joinMarket(uint256 marketId, uint256 agentId) payable",
   "function requestResolution(uint256 marketId)",
-  "function addResolver(address resolver)",
+  "function queueResolver(address resolver)",
+  "function queueDefaultArbiter(address arbiter)",
   "event MarketCreated(uint256 indexed marketId, address indexed creator, string question, uint64 deadline, uint256 rewardPool)",
 ]);
 
@@ -65,7 +66,10 @@ export async function deployTestChain(): Promise<TestChain> {
     if (receipt.status !== "success") throw new Error("transaction reverted");
     return receipt;
   };
-  await send(owner, { address: market.address, abi: marketAbi, functionName: "addResolver", args: [resolver.account!.address], account: owner.account!, chain: owner.chain });
+  await send(owner, { address: market.address, abi: marketAbi, functionName: "queueResolver", args: [resolver.account!.address], account: owner.account!, chain: owner.chain });
+  // The v2 market needs a default arbiter to create markets (queued before the first market: in force at once).
+  const arbiter = await viem.deployContract("TestArbiter");
+  await send(owner, { address: market.address, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter.address], account: owner.account!, chain: owner.chain });
 
   const registerAgent = async (uri: string, ownerIndex: number): Promise<bigint> => {
     const w = wallets[ownerIndex];

@@ -1,0 +1,143 @@
+/**
+ * The resolution as a Chainlink CRE workflow: on `ResolutionRequested` (EVM log trigger) the DON reads the market
+ * (cre/resolution/chain.ts), runs the project's own pipeline — the same stages, core, rubric evaluator, vote and
+ * bundle as the daemon, imported from workflow/ — behind CRE implementations of its ports, and writes a DON-signed
+ * report to CREReceiver, which proposes the verdict on the market with a bond (workflow/chain/cre-report.ts is the
+ * report format).
+ *
+ * Limits (workflow/don-limits.ts, docs/CRE.md): a market whose panel needs more HTTP calls or a larger report than
+ * one execution allows is not resolved here (the result says why; a daemon resolver can take it). On a DON:
+ * protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric evaluator only (the LLM evaluator needs
+ * an API key and a Node HTTP stack, and is not deterministic across nodes), and no track record (rebuilding it needs
+ * log scans far beyond a DON execution's chain-read quota): every agent is unproven, as for a fresh market.
+ */
+import { cre, getNetwork, hexToBase64, prepareReportRequest, TxStatus, type EVMClient, type EVMLog, type Runtime } from "@chainlink/cre-sdk";
+import { bytesToHex, hexToBigInt, size, type Hex } from "viem";
+import { createCresolverAdapter, CRESOLVER_PROTOCOL } from "../../workflow/adapters/cresolver.js";
+import { createAdapterRegistry } from "../../workflow/adapters/registry.js";
+import { encodeCreReport } from "../../workflow/chain/cre-report.js";
+import type { MarketSnapshot } from "../../workflow/core/types.js";
+import { httpCallsNeeded } from "../../workflow/don-limits.js";
+import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
+import { runResolution, type ResolutionRunResult } from "../../workflow/pipeline/run.js";
+import type { PipelinePorts } from "../../workflow/ports.js";
+import { encodeReport, reportProblem, VERDICT_CODE } from "../../workflow/settle/reports.js";
+import { RESOLUTION_REQUESTED_TOPIC } from "./abi.js";
+import { createBudget, type Budget } from "./budget.js";
+import { readMarket } from "./chain.js";
+import type { WorkflowConfig } from "./config.js";
+import { createCreHttpClient } from "./http.js";
+
+/** What one execution returns (the DON's execution result; shown by `cre workflow simulate`). */
+export interface ExecutionSummary {
+  marketId: string;
+  status: "proposed" | "skipped";
+  reason?: string;
+  verdict?: string;
+  bundleHash?: Hex;
+  txHash?: Hex;
+  httpCalls: number;
+  chainReads: number;
+  /** The canonical bundle, when it fits the execution result (the DON does not publish it anywhere else). */
+  bundle?: string;
+}
+
+/** Room left for the bundle in the 100 KB execution result. */
+const MAX_BUNDLE_IN_RESULT = 90_000;
+
+/** The pipeline's ports on a DON, for a market already read. Exported for the parity tests. */
+export function crePorts(runtime: Runtime<unknown>, config: WorkflowConfig, snapshot: MarketSnapshot, tokenURIs: readonly (string | undefined)[], calls: Budget): PipelinePorts {
+  const http = createCreHttpClient({ runtime, calls, maxReplyBytes: config.limits.maxReplyBytes, cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds });
+  const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
+  return {
+    market: { readMarket: async () => snapshot },
+    directory: { agentURI: async (agentId) => byAgent.get(agentId) },
+    fetcher: http.fetcher,
+    adapters: createAdapterRegistry([
+      createCresolverAdapter({ http, resolveTimeoutMs: config.limits.callTimeoutMs, challengeTimeoutMs: config.limits.callTimeoutMs }),
+    ]),
+    evaluator: createRubricEvaluator(),
+  };
+}
+
+/** Registration files the discover stage will fetch over HTTP (everything but inline `data:` URIs). */
+export function registrationFetches(tokenURIs: readonly (string | undefined)[]): number {
+  return tokenURIs.filter((u) => u !== undefined && !u.trim().toLowerCase().startsWith("data:")).length;
+}
+
+/** The CRE report of a run (workflow/chain/cre-report.ts format). Throws if the market would refuse it. */
+export function reportOf(config: WorkflowConfig, run: ResolutionRunResult): Hex {
+  const p = run.proposal;
+  const problem = reportProblem(p.verdict, p.reports, run.market.workers.length);
+  if (problem !== undefined) throw new Error(`refusing to report: ${problem}`);
+  return encodeCreReport({
+    chainId: config.chainId,
+    market: config.marketAddress,
+    marketId: p.marketId,
+    verdict: VERDICT_CODE[p.verdict],
+    reports: p.reports.map(encodeReport),
+    bundleHash: p.bundleHash,
+    bundleURI: config.bundleUriTemplate.replaceAll("{hash}", p.bundleHash),
+  });
+}
+
+export async function onResolutionRequested(runtime: Runtime<WorkflowConfig>, log: EVMLog, evm: EVMClient): Promise<string> {
+  const config = runtime.config;
+  const reads = createBudget(config.limits.chainReads);
+  const calls = createBudget(config.limits.httpCalls);
+  const emitter = bytesToHex(log.address);
+  if (emitter.toLowerCase() !== config.marketAddress.toLowerCase()) throw new Error(`log from ${emitter}, not the configured market`);
+  if (log.topics.length < 2 || bytesToHex(log.topics[0]!) !== RESOLUTION_REQUESTED_TOPIC) throw new Error("not a ResolutionRequested log");
+  const marketId = hexToBigInt(bytesToHex(log.topics[1]!));
+  const summary = (s: Omit<ExecutionSummary, "marketId" | "httpCalls" | "chainReads">): string =>
+    JSON.stringify({ marketId: marketId.toString(), ...s, httpCalls: calls.used, chainReads: reads.used } satisfies ExecutionSummary);
+
+  const read = readMarket(runtime, evm, config, reads, marketId);
+  if (read.kind === "skip") {
+    runtime.log(`market ${marketId}: ${read.reason}`);
+    return summary({ status: "skipped", reason: read.reason });
+  }
+  const seats = read.snapshot.workers.length;
+  const needed = httpCallsNeeded(seats, registrationFetches(read.tokenURIs));
+  if (seats > config.maxPanel || needed > config.limits.httpCalls) {
+    const reason = `panel of ${seats} needs up to ${needed} HTTP calls; this DON execution allows ${config.limits.httpCalls} (max panel ${config.maxPanel}): leave it to a daemon resolver`;
+    runtime.log(`market ${marketId}: ${reason}`);
+    return summary({ status: "skipped", reason });
+  }
+
+  const run = await runResolution(marketId, crePorts(runtime, config, read.snapshot, read.tokenURIs, calls));
+  const reportHex = reportOf(config, run);
+  if (size(reportHex) > config.limits.maxReportBytes) throw new Error(`report of ${size(reportHex)} bytes exceeds ${config.limits.maxReportBytes}`);
+  const signed = runtime.report(prepareReportRequest(reportHex)).result();
+  const reply = evm
+    .writeReport(runtime, { receiver: config.receiverAddress, report: signed, gasConfig: { gasLimit: String(config.limits.gasLimit) } })
+    .result();
+  const txHash = reply.txHash !== undefined && reply.txHash.length > 0 ? bytesToHex(reply.txHash) : undefined;
+  if (reply.txStatus !== TxStatus.SUCCESS) {
+    throw new Error(`writeReport failed: status ${TxStatus[reply.txStatus]}${reply.errorMessage ? ` (${reply.errorMessage.slice(0, 200)})` : ""}`);
+  }
+  runtime.log(`market ${marketId}: proposed ${run.proposal.verdict}, bundle ${run.bundleHash}`);
+  return summary({
+    status: "proposed",
+    verdict: run.proposal.verdict,
+    ...(run.invalidReason !== undefined ? { reason: run.invalidReason } : {}),
+    bundleHash: run.bundleHash,
+    ...(txHash !== undefined ? { txHash } : {}),
+    ...(run.bundle.json.length <= MAX_BUNDLE_IN_RESULT ? { bundle: run.bundle.json } : {}),
+  });
+}
+
+/** The workflow: one EVM log trigger on the market's ResolutionRequested. */
+export function initWorkflow(config: WorkflowConfig) {
+  const network = getNetwork({ chainFamily: "evm", chainSelectorName: config.chainSelectorName });
+  if (network === undefined) throw new Error(`unknown chain selector name "${config.chainSelectorName}"`);
+  const evm = new cre.capabilities.EVMClient(network.chainSelector.selector);
+  const trigger = evm.logTrigger({
+    addresses: [hexToBase64(config.marketAddress)],
+    topics: [{ values: [hexToBase64(RESOLUTION_REQUESTED_TOPIC)] }],
+    confidence: config.confidence,
+  });
+  return [cre.handler(trigger, (runtime: Runtime<WorkflowConfig>, log: EVMLog) => onResolutionRequested(runtime, log, evm))];
+}
+
+export { CRESOLVER_PROTOCOL };

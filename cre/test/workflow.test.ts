@@ -1,0 +1,142 @@
+/**
+ * The CRE workflow on the SDK's own test runtime and capability mocks (EvmMock, HttpActionsMock, the default
+ * consensus): the handler reads the market through two Multicall3 reads, asks and challenges the agents through the
+ * HTTP capability, runs the project's pipeline and writes a report the receiver can decode.
+ */
+import { newTestRuntime, test } from "@chainlink/cre-sdk/test";
+import { describe, expect } from "vitest";
+import { buildRegistrationFile } from "../../workflow/registration/codec.js";
+import { createBudget } from "../resolution/budget.js";
+import { configSchema } from "../resolution/config.js";
+import { ANSWER_CODE, VERDICT_CODE } from "../../workflow/settle/reports.js";
+import { createCreHttpClient } from "../resolution/http.js";
+import { brokenAgent, honestAgent, testMarket, type Agent } from "./agents.js";
+import { installMocks } from "./mocks.js";
+import { requestLog, runHandler, testConfig } from "./run.js";
+
+const hosts = (n: number) => Array.from({ length: n }, (_, i) => `https://agent-${i + 1}.example`);
+const agentsFor = (list: Agent[]) => new Map(list.map((a, i) => [`agent-${i + 1}.example`, a]));
+
+describe("CRE workflow (SDK test runtime)", () => {
+  test("resolves a panel and writes one report the receiver decodes: verdict, per-seat reports, bundle hash", async () => {
+    const market = testMarket(hosts(3));
+    const log = installMocks(market, agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(false, 0.6, "c")]));
+    const { summary } = await runHandler(testConfig(market), requestLog(market));
+
+    expect(summary.status).toBe("proposed");
+    expect(summary.chainReads).toBe(2);
+    expect(log.chainReads).toBe(2);
+    // 3 asks + 3 challenges, every one asking the DON's cache to share the reply between nodes.
+    expect(summary.httpCalls).toBe(6);
+    expect(log.http.map((h) => h.url.replace(/^https:\/\/agent-\d\.example/, ""))).toEqual(["/a2a/resolve", "/a2a/resolve", "/a2a/resolve", "/a2a/challenge", "/a2a/challenge", "/a2a/challenge"]);
+    expect(log.http.every((h) => h.cached)).toBe(true);
+
+    expect(log.reports).toHaveLength(1);
+    const { report, receiver } = log.reports[0]!;
+    expect(receiver.toLowerCase()).toBe(testConfig(market).receiverAddress.toLowerCase());
+    expect(report.chainId).toBe(31337n);
+    expect(report.market.toLowerCase()).toBe(market.market.toLowerCase());
+    expect(report.marketId).toBe(market.marketId);
+    expect(report.bundleHash).toBe(summary.bundleHash);
+    expect(report.verdict).toBe(VERDICT_CODE[summary.verdict as "yes" | "no" | "invalid"]);
+    expect(report.reports.map((r) => r.answer)).toEqual([ANSWER_CODE.yes, ANSWER_CODE.yes, ANSWER_CODE.no]);
+    expect(report.reports[0]!.confidenceBps).toBe(9000);
+    // The bundle travels in the execution result and hashes to the reported hash.
+    expect(summary.bundle).toBeDefined();
+  });
+
+  test("a failing worker is a failed seat with the Node client's words, not a failed execution", async () => {
+    const market = testMarket(hosts(4));
+    const log = installMocks(market, agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.9, "b"), brokenAgent("500"), brokenAgent("not-json")]));
+    const { summary } = await runHandler(testConfig(market), requestLog(market));
+    expect(summary.status).toBe("proposed");
+    const bundle = JSON.parse(summary.bundle!) as { workers: { failure?: { kind: string; message: string } }[] };
+    const text = JSON.stringify(bundle);
+    expect(text).toContain("https://agent-3.example/a2a/resolve answered 500");
+    expect(text).toContain('https://agent-4.example/a2a/resolve replied with content-type \\"text/html\\", not JSON');
+    // No retry on a DON: one call per failing ask.
+    expect(log.http.filter((h) => h.url.startsWith("https://agent-3.example")).length).toBe(1);
+    expect(log.reports[0]!.report.reports.map((r) => r.answer)).toEqual([ANSWER_CODE.yes, ANSWER_CODE.yes, ANSWER_CODE.failed, ANSWER_CODE.failed]);
+  });
+
+  test("an oversized reply is refused per seat at the DON's reply cap", async () => {
+    const market = testMarket(hosts(3));
+    installMocks(market, agentsFor([honestAgent(true), honestAgent(true), brokenAgent("huge")]));
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 20, maxReplyBytes: 20_480 } }), requestLog(market));
+    expect(summary.bundle).toContain("https://agent-3.example/a2a/resolve sent more than 20480 bytes");
+  });
+
+  test("a panel larger than the HTTP budget allows is skipped before any call, with the reason", async () => {
+    const market = testMarket(hosts(3));
+    const log = installMocks(market, agentsFor([honestAgent(true), honestAgent(true), honestAgent(true)]));
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
+    expect(summary.status).toBe("skipped");
+    expect(summary.reason).toMatch(/panel of 3 needs up to 6 HTTP calls; this DON execution allows 5 \(max panel 2\)/);
+    expect(log.http).toHaveLength(0);
+    expect(log.reports).toHaveLength(0);
+  });
+
+  test("a market no longer in ResolutionRequested is skipped after one read, nothing written", async () => {
+    const market = testMarket(hosts(2), { status: 6 });
+    const log = installMocks(market, agentsFor([honestAgent(true), honestAgent(true)]));
+    const { summary } = await runHandler(testConfig(market), requestLog(market));
+    expect(summary).toMatchObject({ status: "skipped", chainReads: 1 });
+    expect(summary.reason).toContain("status 6");
+    expect(log.reports).toHaveLength(0);
+  });
+
+  test("a log from another contract is refused", async () => {
+    const market = testMarket(hosts(2));
+    installMocks(market, agentsFor([honestAgent(true), honestAgent(true)]));
+    await expect(runHandler(testConfig(market), requestLog(market, "0x000000000000000000000000000000000000dEaD"))).rejects.toThrow(/not the configured market/);
+  });
+
+  test("without quorum the proposal is a bonded Invalid verdict with every seat failed", async () => {
+    const market = testMarket(hosts(3));
+    const log = installMocks(market, agentsFor([honestAgent(true), brokenAgent("bad-schema"), brokenAgent("500")]));
+    const { summary } = await runHandler(testConfig(market), requestLog(market));
+    expect(summary.verdict).toBe("invalid");
+    expect(log.reports[0]!.report.verdict).toBe(VERDICT_CODE.invalid);
+  });
+
+  test("a registration file served over https is fetched through the HTTP capability and counted in the plan", async () => {
+    const market = testMarket(hosts(2));
+    market.tokenURIs[1] = "https://registry.example/agents/2.json";
+    const registry: Agent = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(buildRegistrationFile({ name: "agent 2", endpoint: "https://agent-2.example" })) });
+    const agents = agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b")]);
+    agents.set("registry.example", registry);
+    const log = installMocks(market, agents);
+    // 2 seats × (ask + challenge) + 1 registration = 5 calls: exactly the default quota.
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
+    expect(summary).toMatchObject({ status: "proposed", httpCalls: 5 });
+    expect(log.http[0]).toMatchObject({ method: "GET", url: "https://registry.example/agents/2.json" });
+    const tooFew = await runHandler(testConfig(market, { limits: { httpCalls: 4 } }), requestLog(market));
+    expect(tooFew.summary.reason).toContain("needs up to 5 HTTP calls");
+  });
+
+  test("the HTTP budget is a hard backstop: a call past it fails in our words without reaching the network", async () => {
+    const market = testMarket(hosts(1));
+    const log = installMocks(market, agentsFor([honestAgent(true)]));
+    const http = createCreHttpClient({ runtime: newTestRuntime(), calls: createBudget(1), maxReplyBytes: 20_480, cacheMaxAgeSeconds: 0 });
+    const first = await http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 });
+    expect(first.status).toBe(200);
+    await expect(http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      kind: "network",
+      message: "https://agent-1.example/a2a/resolve not called: the 1 HTTP calls of this DON execution are used up",
+    });
+    expect(log.http).toHaveLength(1);
+    expect(log.http[0]!.cached).toBe(false);
+    await expect(http.postJson("ftp://agent-1.example/x", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ kind: "destination-refused" });
+  });
+
+  test("config: limits default to the published quotas, addresses are checked, unknown keys refused", () => {
+    const market = testMarket(hosts(1));
+    const c = configSchema.parse(testConfig(market, { limits: {} }));
+    expect(c.limits).toMatchObject({ httpCalls: 5, chainReads: 10, callTimeoutMs: 10_000 });
+    expect(c.maxPanel).toBe(2);
+    expect(() => configSchema.parse({ ...testConfig(market), marketAddress: "0x123" })).toThrow();
+    expect(() => configSchema.parse({ ...testConfig(market), extra: 1 })).toThrow();
+    expect(() => configSchema.parse({ ...testConfig(market), readAt: "finalized", confidence: "CONFIDENCE_LEVEL_LATEST" })).toThrow(/needs confidence/);
+    expect(configSchema.parse({ ...testConfig(market), readAt: undefined }).readAt).toBe("finalized");
+  });
+});

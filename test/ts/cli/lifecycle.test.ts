@@ -1,0 +1,186 @@
+/**
+ * The proposal lifecycle through the CLI, in-process against a real chain: `market create` with admission and
+ * settings, `resolve --plan` proposing, `market show` (window, proposal, disputer, results), `dispute`, `finalize`,
+ * two-step `cancel`, `publish-feedback` for a market larger than the inline feedback, and `settings`.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatEther, parseEther, zeroAddress } from "viem";
+import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
+import { sendContractTx } from "../../../workflow/chain/writer.js";
+import { registerAgent } from "../../../workflow/chain/actions.js";
+import { withKey } from "../../../workflow/chain/clients.js";
+import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
+import { hardhatKey } from "./helpers/keys.js";
+
+let h: CliHarness;
+const RESOLVER = hardhatKey(0);
+const agents = new Map<number, bigint>();
+
+async function agentOf(i: number): Promise<bigint> {
+  let id = agents.get(i);
+  if (id === undefined) {
+    id = (await registerAgent(withKey(h.owner, hardhatKey(i)), h.identity, `data:,w${i}`)).agentId;
+    agents.set(i, id);
+  }
+  return id;
+}
+
+async function create(extra: string[] = []): Promise<bigint> {
+  const r = await h.cresolver(["market", "create", "--question", `Will ${Math.random()} hold?`, "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m", ...extra], { key: RESOLVER });
+  expect(r.code, r.stderr).toBe(0);
+  return BigInt(r.json!.marketId as string);
+}
+
+async function join_(marketId: bigint, i: number): Promise<void> {
+  const r = await h.cresolver(["market", "join", String(marketId), "--agent-id", String(await agentOf(i)), "--stake", "0.01"], { key: hardhatKey(i) });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+async function frozen(keys: number[], extra: string[] = []): Promise<bigint> {
+  const id = await create(extra);
+  for (const k of keys) await join_(id, k);
+  await h.increaseTime(601);
+  const r = await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+  expect(r.code, r.stderr).toBe(0);
+  return id;
+}
+
+function plan(name: string, verdict: string, answers: [string, number][]): string {
+  const reports = answers.map(([answer, c]) => (answer === "yes" || answer === "no" ? { answer, confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 } : { answer, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+  writeFileSync(join(h.dir, name), JSON.stringify({ verdict, reports, bundleHash: `0x${"5a".repeat(32)}`, bundleURI: "ipfs://bafy-bundle" }));
+  return name;
+}
+
+beforeAll(async () => {
+  h = await createCliHarness();
+});
+afterAll(async () => h?.close());
+
+describe("market create: admission and settings", () => {
+  it("allow-list: listed agents join, others are refused before sending; show prints the rule", async () => {
+    const listed = await agentOf(1);
+    const id = await create(["--admission", "allow-list", "--allow", String(listed), "--min-stake", "0.005", "--bond", "0.002", "--max-workers", "3"]);
+    const shown = await h.cresolver(["market", "show", String(id)]);
+    expect(shown.json).toMatchObject({ config: { admission: "allow-list", minStake: parseEther("0.005").toString(), bond: parseEther("0.002").toString(), maxWorkers: 3, disputeWindow: 600 } });
+    await h.refuses(["market", "join", String(id), "--agent-id", String(await agentOf(2)), "--stake", "0.01"], new RegExp(`agent ${agents.get(2)} is not admitted to market ${id} \\(allow-list\\)`), { key: hardhatKey(2) });
+    await join_(id, 1);
+    const text = await h.cresolver(["market", "show", String(id)], { json: false });
+    expect(text.stdout).toMatch(/admission +allow-list/);
+    expect(text.stdout).toMatch(/dispute window 10m, bond 0\.002 ETH/);
+  });
+
+  it("track-record: a fresh agent is refused (a flood of new agents cannot take the seats)", async () => {
+    const id = await create(["--admission", "track-record", "--min-settled", "1", "--min-correctness", "50"]);
+    await h.refuses(["market", "join", String(id), "--agent-id", String(await agentOf(3)), "--stake", "0.01"], /is not admitted .*track record: at least 1 settled markets here with average correctness ≥ 50/, { key: hardhatKey(3) });
+  });
+});
+
+describe("propose → window → finalize", () => {
+  it("resolve proposes; show/status give the window and that nobody disputed; finalize after it; results per worker", async () => {
+    const id = await frozen([1, 2, 3]);
+    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p1.json", "yes", [["yes", 9000], ["no", 6000], ["failed", 0]])], { key: RESOLVER });
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.json).toMatchObject({ status: "proposed", verdict: "yes" });
+    const status = await h.cresolver(["market", "status", String(id)], { json: false });
+    expect(status.stdout).toMatch(/: Proposed/);
+    expect(status.stdout).toMatch(/window +open until 20\d\d-/);
+    expect(status.stdout).toMatch(/disputed +no/);
+    expect(status.stdout).toMatch(/bundle +0x(5a){32} at ipfs:\/\/bafy-bundle/);
+    await h.refuses(["market", "finalize", String(id)], /the dispute window is open until 20\d\d-.*finalize after it/, { key: hardhatKey(5) });
+    await h.increaseTime(601);
+    await h.refuses(["market", "dispute", String(id), "--claim", "no"], /the dispute window ended at/, { key: hardhatKey(5) });
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: hardhatKey(5), json: false });
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stdout).toMatch(/finalized: Resolved → YES/);
+    expect(f.stdout).toMatch(/agent \d+: YES @ 90%; correctness 99; reward [0-9.]+ ETH; stake back 0\.01 ETH/);
+    // A wrong but honest-sized answer still earns by its correctness (only a lost dispute slashes): 64 vs 99.
+    expect(f.stdout).toMatch(/agent \d+: NO @ 60%; correctness 64; reward 0\.39\d+ ETH/);
+    expect(f.stdout).toMatch(/agent \d+: failed; correctness 0; reward 0 ETH/);
+    const shown = await h.cresolver(["market", "show", String(id)]);
+    expect(shown.json).toMatchObject({ status: "Resolved", outcome: "YES", proposal: { verdict: "yes", windowOpen: false }, feedbackPending: "0" });
+    expect((shown.json!.results as unknown[]).length).toBe(3);
+    await h.refuses(["market", "finalize", String(id)], /is Resolved, not Proposed/, { key: hardhatKey(5) });
+    await h.refuses(["market", "publish-feedback", String(id)], /has no pending feedback/, { key: hardhatKey(5) });
+  });
+
+  it("a dispute during the window is shown with the disputer and the claim (when the deployment has an arbiter)", async () => {
+    const id = await frozen([1, 2]);
+    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 8000], ["no", 8000]])], { key: RESOLVER });
+    await h.refuses(["market", "dispute", String(id), "--claim", "yes"], /already says yes/, { key: hardhatKey(6) });
+    const shown = await h.cresolver(["market", "show", String(id)]);
+    if (/^0x0{40}$/i.test((shown.json!.config as { arbiter: string }).arbiter)) return; // no arbiter deployed here: see settle.test.ts
+    const d = await h.cresolver(["market", "dispute", String(id), "--claim", "no"], { key: hardhatKey(6) });
+    expect(d.code, d.stderr).toBe(0);
+    const after = await h.cresolver(["market", "status", String(id)], { json: false });
+    expect(after.stdout).toMatch(/: Disputed/);
+    expect(after.stdout).toMatch(new RegExp(`disputed +by ${withKey(h.owner, hardhatKey(6)).account!.address}, claim NO`));
+  });
+});
+
+describe("market cancel (two steps)", () => {
+  it("requests after the grace period, executes after the cancel window; show names when", async () => {
+    const id = await frozen([1]);
+    await h.refuses(["market", "cancel", String(id)], /grace period runs until/, { key: hardhatKey(7) });
+    const grace = Number(((await h.cresolver(["market", "show", String(id)])).json!.config as { gracePeriod: number }).gracePeriod);
+    await h.increaseTime(grace + 1);
+    const first = await h.cresolver(["market", "cancel", String(id)], { key: hardhatKey(7) });
+    expect(first.json).toMatchObject({ step: "requested" });
+    expect((await h.cresolver(["market", "show", String(id)], { json: false })).stdout).toMatch(/cancel +requested; cancelStale possible from 20\d\d-/);
+    await h.refuses(["market", "cancel", String(id)], /cancellation was requested; it can be executed from 20\d\d-/, { key: hardhatKey(7) });
+    await h.increaseTime(Number(BigInt(first.json!.cancellableAt as string) - (await h.now())) + 1);
+    const second = await h.cresolver(["market", "cancel", String(id)], { key: hardhatKey(7) });
+    expect(second.json).toMatchObject({ step: "cancelled" });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ status: "Cancelled" });
+  });
+});
+
+describe("publish-feedback (issue 13 item 2) and settings", () => {
+  it("a 12-seat market: finalize writes 10 seats' records, publish-feedback the rest", async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => 1 + i);
+    const id = await frozen(keys, ["--max-workers", "12"]);
+    await h.cresolver(["resolve", String(id), "--plan", plan("p3.json", "no", keys.map((k) => ["no", 5000 + k * 100] as [string, number]))], { key: RESOLVER });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "2" });
+    const p = await h.cresolver(["market", "publish-feedback", String(id), "--max", "5"], { key: hardhatKey(9) });
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.json).toMatchObject({ published: "2", pending: "0" });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ feedbackPending: "0" });
+  });
+
+  it("retry-feedback: a seat that made the market its operator is refused at finalization, its records stay pending and are written once it revokes", async () => {
+    const id = await create();
+    await join_(id, 13);
+    await join_(id, 14);
+    const agent = await agentOf(13);
+    const worker = withKey(h.owner, hardhatKey(13));
+    // After joining (joinMarket refuses it), the agent's owner approves the market: ERC-8004 then refuses the
+    // market's feedback on it as self-feedback.
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [h.market, agent] });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p4.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", seats: [{ reward: "0", stakeReturned: parseEther("0.01").toString() }, { answer: "yes" }] });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [0] });
+    const still = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(still.json).toMatchObject({ written: "0", stillPending: "2" });
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [zeroAddress, agent] });
+    const retried = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(retried.json).toMatchObject({ written: "2", stillPending: "0" });
+    await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, { key: hardhatKey(9) });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
+  });
+
+  it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
+    const s = await h.cresolver(["market", "settings"]);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.json).toMatchObject({ owner: h.owner.account!.address, resolvers: [{ resolver: h.owner.account!.address, active: true }], queuedArbiter: null });
+    const text = await h.cresolver(["market", "settings"], { json: false });
+    expect(text.stdout).toMatch(/defaults +min stake [0-9.]+ ETH, \d+ seats, grace \w+, dispute window 1d, bond [0-9.]+ ETH/);
+    expect(formatEther(BigInt((s.json!.defaults as { bond: string }).bond))).toBe("0.01");
+  });
+});

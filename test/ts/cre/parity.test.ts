@@ -1,0 +1,122 @@
+/**
+ * Daemon/CRE parity: the same market and the same agents through the Node pipeline (the daemon's: real loopback
+ * HTTP servers, the undici-based safe HTTP client with the DON-compatible reply cap and deadlines) and through the
+ * bundled CRE workflow executed in QuickJS (HTTP capability mock calling the same agent functions) give the same
+ * verdict, per-seat reports (answers, confidences, scores) and bundle hash — failures included.
+ *
+ * This file belongs to the Node type-check program; the CRE side (SDK-typed) is loaded by path at run time, so the
+ * two programs stay separate (the SDK's types retype Node's globals).
+ */
+import { afterAll, beforeAll, expect } from "vitest";
+import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
+import { createAdapterRegistry } from "../../../workflow/adapters/registry.js";
+import { decodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
+import type { MarketSnapshot } from "../../../workflow/core/types.js";
+import { DEFAULT_DON_LIMITS, donCompatibleHttp } from "../../../workflow/don-limits.js";
+import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
+import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
+import { runResolution } from "../../../workflow/pipeline/run.js";
+import { encodeReport, VERDICT_CODE } from "../../../workflow/settle/reports.js";
+import { brokenAgent, honestAgent, testMarket, type Agent, type TestMarket } from "../../../cre/test/agents.js";
+import { startServer, type TestServer } from "../workflow/helpers/servers.js";
+
+// The CRE side, loaded by (non-literal) path: see the header.
+const CRE = "../../../cre/test/";
+const BUNDLE = "virtual:cre-bundle";
+type SdkTest = (title: string, fn: () => Promise<void>) => void;
+const { test: sdkTest } = (await import(/* @vite-ignore */ "@chainlink/cre-sdk/test")) as unknown as { test: SdkTest };
+interface Mocks {
+  installMocks(market: TestMarket, agents: Map<string, Agent>): { reports: { raw: `0x${string}` }[]; http: unknown[] };
+}
+interface Host {
+  runInQuickJS(bundle: string, config: unknown, request: { log: unknown }): Promise<{ result: { ok: true; value: string } | { ok: false; error: string }; logs: string[] }>;
+}
+interface Run {
+  testConfig(market: TestMarket, overrides?: Record<string, unknown>): Record<string, unknown>;
+  requestLog(market: TestMarket): unknown;
+}
+
+let server: TestServer;
+let agents: Agent[] = [];
+let http: SafeHttpClient;
+const profile = donCompatibleHttp(DEFAULT_DON_LIMITS);
+
+/** One loopback server; /agent-N/... is agent N. The CRE mock routes the same paths to the same functions. */
+const router: Agent = (path, body) => {
+  const m = /^\/agent-(\d+)(\/.*)$/.exec(path);
+  const agent = m ? agents[Number(m[1]) - 1] : undefined;
+  return agent ? agent(m![2]!, body) : { status: 404, headers: { "content-type": "application/json" }, body: "{}" };
+};
+
+beforeAll(async () => {
+  server = await startServer((req, res) => {
+    const reply = router(new URL(req.url ?? "/", "http://x").pathname, req.bodyText === "" ? null : JSON.parse(req.bodyText));
+    res.writeHead(reply.status, { ...reply.headers, "content-length": Buffer.byteLength(reply.body) });
+    res.end(reply.body);
+  });
+  http = createSafeHttpClient({ allowLoopback: true, maxResponseBytes: profile.maxResponseBytes });
+});
+afterAll(async () => {
+  await http.close();
+  await server.close();
+});
+
+async function throughNode(market: TestMarket) {
+  const snapshot: MarketSnapshot = {
+    chainId: market.chainId,
+    marketAddress: market.market,
+    marketId: market.marketId,
+    question: market.question,
+    deadline: Number(market.deadline),
+    context: "",
+    workers: market.seats.map((s) => ({ ...s })),
+  };
+  const uris = new Map(market.seats.map((s, i) => [s.agentId, market.tokenURIs[i]]));
+  return runResolution(market.marketId, {
+    market: { readMarket: async () => snapshot },
+    directory: { agentURI: async (id) => uris.get(id) },
+    fetcher: http.fetcher,
+    adapters: createAdapterRegistry([createCresolverAdapter({ http, resolveTimeoutMs: profile.resolveTimeoutMs, challengeTimeoutMs: profile.challengeTimeoutMs, retryDelayMs: 10 })]),
+    evaluator: createRubricEvaluator(),
+  });
+}
+
+async function throughCre(market: TestMarket): Promise<{ summary: { verdict: string; bundleHash: string; bundle: string }; report: CreReport }> {
+  const [{ installMocks }, { runInQuickJS }, { testConfig, requestLog }, { default: bundle }] = await Promise.all([
+    import(/* @vite-ignore */ `${CRE}mocks.js`) as Promise<Mocks>,
+    import(/* @vite-ignore */ `${CRE}quickjs-host.js`) as Promise<Host>,
+    import(/* @vite-ignore */ `${CRE}run.js`) as Promise<Run>,
+    import(/* @vite-ignore */ BUNDLE) as Promise<{ default: string }>,
+  ]);
+  const log = installMocks(market, new Map([[new URL(server.url).host, router]]));
+  const run = await runInQuickJS(bundle, testConfig(market), { log: requestLog(market) });
+  if (!run.result.ok) throw new Error(`${run.result.error}\n${run.logs.join("\n")}`);
+  expect(log.reports).toHaveLength(1);
+  return { summary: JSON.parse(run.result.value), report: decodeCreReport(log.reports[0]!.raw) };
+}
+
+async function expectParity(list: Agent[]): Promise<string> {
+  agents = list;
+  const market = testMarket(list.map((_, i) => `${server.url}/agent-${i + 1}`));
+  const node = await throughNode(market);
+  const cre = await throughCre(market);
+  expect(cre.summary.bundleHash).toBe(node.bundleHash);
+  expect(cre.summary.bundle).toBe(node.bundle.json);
+  expect(cre.summary.verdict).toBe(node.proposal.verdict);
+  expect(cre.report.verdict).toBe(VERDICT_CODE[node.proposal.verdict]);
+  expect(cre.report.reports).toEqual(node.proposal.reports.map(encodeReport));
+  expect(cre.report.bundleHash).toBe(node.proposal.bundleHash);
+  return node.proposal.verdict;
+}
+
+sdkTest("parity: a unanimous panel resolves identically on the daemon's pipeline and on the DON", async () => {
+  expect(await expectParity([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(true, 0.7, "c")])).not.toBe("");
+});
+
+sdkTest("parity: a split panel with failing agents (5xx, not JSON, over the reply cap) gives the same reports and bundle", async () => {
+  await expectParity([honestAgent(true, 0.9, "a"), honestAgent(false, 0.6, "b"), brokenAgent("500"), brokenAgent("not-json"), brokenAgent("huge"), honestAgent(true, 0.75, "f")]);
+});
+
+sdkTest("parity: without quorum both propose Invalid with the same bundle", async () => {
+  expect(await expectParity([honestAgent(true), brokenAgent("bad-schema"), brokenAgent("500")])).toBe("invalid");
+});
