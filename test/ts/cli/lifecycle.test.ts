@@ -136,6 +136,34 @@ describe("market cancel (two steps)", () => {
   });
 });
 
+describe("bet place|claim|position", () => {
+  it("bets while open; a proposed (not final) market pays nothing yet; after finalization the true side is paid", async () => {
+    const id = await create();
+    await join_(id, 15);
+    const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], { key: hardhatKey(16) });
+    expect(yes.code, yes.stderr).toBe(0);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], { key: hardhatKey(17) });
+    await h.refuses(["bet", "place", String(id), "--side", "maybe", "--amount", "1"], /argument 'maybe' is invalid/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "place", String(id), "--side", "yes", "--amount", "0"], /--amount must be more than 0/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.refuses(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], /BettingClosed|betting is closed/, { key: hardhatKey(17), code: 1 });
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p5.json", "yes", [["yes", 9000]])], { key: RESOLVER });
+    // Proposed is not final: nothing is claimable, the claim is refused before sending.
+    const pending = await h.cresolver(["bet", "position", String(id)], { key: hardhatKey(16) });
+    expect(pending.json).toMatchObject({ settlement: "pending", claimable: "0", yesStake: parseEther("0.3").toString() });
+    await h.refuses(["bet", "claim", String(id)], /not final yet/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    const text = await h.cresolver(["bet", "position", String(id), "--account", withKey(h.owner, hardhatKey(16)).account!.address], { json: false });
+    expect(text.stdout).toMatch(/pays YES; pools YES 0\.3 ETH, NO 0\.1 ETH/);
+    const won = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(16) });
+    expect(won.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /already claimed/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(17) });
+  });
+});
+
 describe("publish-feedback (issue 13 item 2) and settings", () => {
   it("a 12-seat market: finalize writes 10 seats' records, publish-feedback the rest", async () => {
     const keys = Array.from({ length: 12 }, (_, i) => 1 + i);
