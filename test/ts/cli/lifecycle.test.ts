@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatEther, parseEther, zeroAddress } from "viem";
+import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
 import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { registerAgent } from "../../../workflow/chain/actions.js";
@@ -105,17 +105,39 @@ describe("propose → window → finalize", () => {
     await h.refuses(["market", "publish-feedback", String(id)], /has no pending feedback/, { key: hardhatKey(5) });
   });
 
-  it("a dispute during the window is shown with the disputer and the claim (when the deployment has an arbiter)", async () => {
-    const id = await frozen([1, 2]);
-    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 8000], ["no", 8000]])], { key: RESOLVER });
+  it("a captured panel's wrong proposal is disputed and overturned by the committee: the disputer gets both bonds and the wrong seats' stakes, the bettors on the true side are paid", async () => {
+    const id = await create();
+    for (const k of [1, 2]) await join_(id, k);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.2"], { key: hardhatKey(18) });
+    await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.2"], { key: hardhatKey(19) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    // The panel says YES; the truth is NO.
+    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
     await h.refuses(["market", "dispute", String(id), "--claim", "yes"], /already says yes/, { key: hardhatKey(6) });
-    const shown = await h.cresolver(["market", "show", String(id)]);
-    if (/^0x0{40}$/i.test((shown.json!.config as { arbiter: string }).arbiter)) return; // no arbiter deployed here: see settle.test.ts
+    const disputer = withKey(h.owner, hardhatKey(6));
+    const before = (await h.cresolver(["market", "show", String(id)])).json!;
+    const bond = BigInt((before.config as { bond: string }).bond);
     const d = await h.cresolver(["market", "dispute", String(id), "--claim", "no"], { key: hardhatKey(6) });
     expect(d.code, d.stderr).toBe(0);
     const after = await h.cresolver(["market", "status", String(id)], { json: false });
     expect(after.stdout).toMatch(/: Disputed/);
-    expect(after.stdout).toMatch(new RegExp(`disputed +by ${withKey(h.owner, hardhatKey(6)).account!.address}, claim NO`));
+    expect(after.stdout).toMatch(new RegExp(`disputed +by ${disputer.account!.address}, claim NO`));
+    await h.increaseTime(601);
+    await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
+
+    // The deployment's committee (the deployer alone, threshold 1) rules NO.
+    const committee = (before.config as { arbiter: `0x${string}` }).arbiter;
+    await sendContractTx(h.owner, { address: committee, abi: parseAbi(["function vote(address market, uint256 marketId, uint8 verdict)"]), functionName: "vote", args: [h.market, id, 0] });
+    const final = await h.cresolver(["market", "show", String(id)]);
+    expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
+    const results = final.json!.results as { stakeSlashed: string; reward: string }[];
+    expect(results.map((r) => r.stakeSlashed)).toEqual([parseEther("0.01").toString(), parseEther("0.01").toString()]);
+    const w = await h.cresolver(["market", "withdraw"], { key: hardhatKey(6) });
+    expect(BigInt(w.json!.amount as string)).toBe(2n * bond + parseEther("0.02"));
+    const paid = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(18) });
+    expect(paid.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(19) });
   });
 });
 
