@@ -12,6 +12,7 @@ import { createMarket, joinMarket, registerAgent, requestResolution, type Market
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { PROTOCOL_TX_GAS_CAP } from "../../../workflow/chain/gas.js";
+import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { cancelStale, dispute, finalize, getMarketConfig, getProposal, publishFeedback, requestCancel } from "../../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { readTrackRecord, trackRecordFor } from "../../../workflow/chain/track-record.js";
@@ -221,6 +222,12 @@ describe("the track record from logs", () => {
     expect(forCurrent.map((m) => m.key)).toContain(key(first));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(later));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(current));
+    // The pipeline's port: the same record, limited to markets where one of the current panel's agents sat.
+    const port = createChainPorts({ ctx: owner, marketAddress: market }).trackRecord;
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(current);
+    const viaPort = await port.history(snapshot);
+    expect(viaPort.map((m) => m.key)).toEqual(forCurrent.filter((m) => m.answers.some((a) => a.agentId === agents.get(3))).map((m) => m.key));
+    expect(viaPort.map((m) => m.key)).toEqual(expect.arrayContaining([key(first), key(second)]));
   });
 });
 
