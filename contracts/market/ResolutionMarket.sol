@@ -337,8 +337,7 @@ contract ResolutionMarket is MarketSettlement {
             ++written;
         }
         s.report = uint64(report);
-        uint256 still = (report & SettlementMath.PENDING_CORRECTNESS != 0 ? 1 : 0)
-            + (report & SettlementMath.PENDING_QUALITY != 0 ? 1 : 0);
+        uint256 still = ((report >> 48) & 1) + ((report >> 49) & 1); // the two pending flags
         emit FeedbackRetried(marketId, seat, written, still);
     }
 

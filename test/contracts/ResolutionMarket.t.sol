@@ -8,7 +8,6 @@ import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputatio
 import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
 
@@ -27,9 +26,9 @@ contract ResolutionMarketTest is MarketFixture {
     }
 
     function testConstructorRejectsNonContracts() public {
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(IIdentityRegistry(address(0x1234)), reputation, owner);
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(identity, IReputationRegistry(address(0x1234)), owner);
     }
 
