@@ -234,3 +234,22 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     expect(formatEther(BigInt((s.json!.defaults as { bond: string }).bond))).toBe("0.01");
   });
 });
+
+// Last: it queues owner changes that the settings test above expects absent.
+describe("the owner's timelocked changes", () => {
+  it("a resolver queued now cannot propose on an existing market; settings shows it and a queued arbiter with their effective times", async () => {
+    const id = await frozen([1]);
+    const late = withKey(h.owner, hardhatKey(11)).account!.address;
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueResolver(address)"]), functionName: "queueResolver", args: [late] });
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueDefaultArbiter(address)"]), functionName: "queueDefaultArbiter", args: [h.identity] });
+    await h.refuses(["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])], /is not a resolver active for market \d+ .*must wait for its timelock/, { key: hardhatKey(11) });
+    const s = await h.cresolver(["market", "settings"]);
+    const entry = (s.json!.resolvers as { resolver: string; activeFrom: string; active: boolean }[]).find((r) => r.resolver === late);
+    expect(entry?.active).toBe(false);
+    expect(BigInt(entry!.activeFrom)).toBeGreaterThan((await h.now()) + 86_400n);
+    expect(s.json!.queuedArbiter).toMatchObject({ arbiter: h.identity });
+    const text = await h.cresolver(["market", "settings"], { json: false });
+    expect(text.stdout).toMatch(new RegExp(`resolver +${late}: proposes on markets created from 20\\d\\d-.*\\(queued, timelocked\\)`));
+    expect(text.stdout).toMatch(/arbiter +0x[0-9a-fA-F]{40} queued, default for markets created from 20\d\d-/);
+  });
+});
