@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
 import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
-import { registerAgent } from "../../../workflow/chain/actions.js";
+import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { hardhatKey } from "./helpers/keys.js";
@@ -224,6 +224,28 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, { key: hardhatKey(9) });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
+
+  it("a 100-seat market settles through `cresolver resolve` on a chain that enforces EIP-7825 (issue 13 acceptance)", async () => {
+    const id = await create(["--max-workers", "100"]);
+    for (let i = 0; i < 100; i++) {
+      const key = `0x${(0x2000 + i).toString(16).padStart(64, "0")}` as `0x${string}`;
+      const w = withKey(h.owner, key);
+      await h.owner.walletClient!.sendTransaction({ account: h.owner.account!, chain: h.owner.chain, to: w.account!.address, value: parseEther("0.05") });
+      const { agentId } = await registerAgent(w, h.identity, `data:,big${i}`);
+      await joinMarket(w, h.market, id, agentId, parseEther("0.01"));
+    }
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    const reports = Array.from({ length: 100 }, (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number]);
+    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], { key: RESOLVER });
+    expect(p.json).toMatchObject({ status: "proposed" });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "90" });
+    let pending = 90n;
+    while (pending > 0n) pending = BigInt((await h.cresolver(["market", "publish-feedback", String(id), "--max", "100"], { key: RESOLVER })).json!.pending as string);
+    for (const hash of [p.json!.txHash, f.json!.txHash] as `0x${string}`[]) expect((await h.owner.publicClient.getTransaction({ hash })).gas).toBeLessThanOrEqual(16_777_216n);
+  }, 120_000);
 
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
     const s = await h.cresolver(["market", "settings"]);
