@@ -126,9 +126,10 @@ describe("propose → window → finalize", () => {
     await h.increaseTime(601);
     await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
 
-    // The deployment's committee (the deployer alone, threshold 1) rules NO.
-    const committee = (before.config as { arbiter: `0x${string}` }).arbiter;
-    await sendContractTx(h.owner, { address: committee, abi: parseAbi(["function vote(address market, uint256 marketId, uint8 verdict)"]), functionName: "vote", args: [h.market, id, 0] });
+    // The deployment's committee (the deployer alone, threshold 1) rules NO; outsiders cannot vote.
+    await h.refuses(["market", "vote", String(id), "--verdict", "no"], /is not a member of the committee/, { key: hardhatKey(6) });
+    const vote = await h.cresolver(["market", "vote", String(id), "--verdict", "no"], { key: RESOLVER });
+    expect(vote.json).toMatchObject({ status: "Resolved", arbiter: (before.config as { arbiter: string }).arbiter });
     const final = await h.cresolver(["market", "show", String(id)]);
     expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
     const results = final.json!.results as { stakeSlashed: string; reward: string }[];
