@@ -7,7 +7,7 @@ import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, formatEther, http, parseEther, type Address, type Hex } from "viem";
 import { readFileSync } from "node:fs";
-import { createMarket, joinMarket, registerAgent, requestResolution, setAgentWallet, withdraw } from "../../../workflow/chain/actions.js";
+import { createMarket, joinMarket, registerAgent, requestResolution, setAgentWallet } from "../../../workflow/chain/actions.js";
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll, type Deployment } from "../../../workflow/chain/deploy.js";
 import { ChainError } from "../../../workflow/chain/errors.js";
