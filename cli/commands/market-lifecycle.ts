@@ -7,12 +7,12 @@ import { formatEther, getAddress, type Address } from "viem";
 import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
+import { committeeVote } from "../../workflow/chain/committee.js";
 import { ChainError } from "../../workflow/chain/errors.js";
 import { readLogs } from "../../workflow/chain/logs.js";
 import {
   cancelRequestedAt,
   cancelStale,
-  committeeVote,
   dispute,
   finalize,
   getDefaults,

@@ -6,7 +6,7 @@
  * min(2^24, block gas limit) and returns what the receipt's events say.
  */
 import { getAddress, parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
-import { committeeArbiterAbi, resolutionMarketAbi } from "./abis.js";
+import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
@@ -225,7 +225,7 @@ export async function getSeatResults(ctx: ChainContext, market: Address, marketI
   return seatResults((await readLogs(ctx, market, "WorkerSettled", { fromBlock }, { marketId })) as unknown as Log[]);
 }
 
-async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
+export async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
   const s = await readMarketStatus(ctx, market, marketId);
   if (!wanted.includes(s.statusName)) throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
   return s.statusName;
@@ -371,31 +371,3 @@ export async function retryFeedback(ctx: ChainContext, market: Address, marketId
   return { txHash: hash, blockNumber: receipt.blockNumber, written: ev?.args.written ?? 0n, stillPending: ev?.args.stillPending ?? 0n };
 }
 
-/**
- * A CommitteeArbiter member's vote on a disputed market (the market's own arbiter). When the votes for one verdict
- * reach the threshold the committee rules and the market is finalized with that verdict.
- */
-export async function committeeVote(ctx: ChainContext, market: Address, marketId: bigint, verdict: VerdictKind): Promise<{ txHash: Hex; blockNumber: bigint; arbiter: Address; status: string; threshold: bigint }> {
-  const { account } = requireWallet(ctx);
-  await requireStatus(ctx, market, marketId, ["Disputed"], "only a disputed market is voted on");
-  const { arbiter } = await getMarketConfig(ctx, market, marketId);
-  const readArbiter = async <T>(functionName: string, args: readonly unknown[] = []): Promise<T> => {
-    try {
-      return (await ctx.publicClient.readContract({ address: arbiter, abi: committeeArbiterAbi, functionName, args } as never)) as T;
-    } catch (error) {
-      const e = toChainError(error, `CommitteeArbiter.${functionName}`);
-      if (e.kind === "revert") throw new ChainError("precondition", `market ${marketId}'s arbiter ${arbiter} is not a CommitteeArbiter (${e.message})`);
-      throw e;
-    }
-  };
-  const [member, voted, threshold] = await Promise.all([
-    readArbiter<boolean>("isMember", [account.address]),
-    readArbiter<boolean>("hasVoted", [market, marketId, account.address]),
-    readArbiter<bigint>("threshold"),
-  ]);
-  if (!member) throw new ChainError("precondition", `${account.address} is not a member of the committee ${arbiter}`);
-  if (voted) throw new ChainError("precondition", `${account.address} already voted on market ${marketId}`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: arbiter, abi: committeeArbiterAbi, functionName: "vote", args: [market, marketId, VERDICT_CODE[verdict]], label: "CommitteeArbiter.vote" });
-  const after = await readMarketStatus(ctx, market, marketId);
-  return { txHash: hash, blockNumber: receipt.blockNumber, arbiter, status: after.statusName, threshold };
-}
