@@ -17,6 +17,11 @@ export interface Scenario {
   agents: AgentSpec[];
   /** Markets counted in the headline figures (default: all). */
   countFrom?: number;
+  /**
+   * Share of wrong yes/no proposals that someone disputes (a bettor who knows better); the arbiter then finalizes
+   * the truth, which enters the record as known truth. Default 0 (no disputes: the hardest case).
+   */
+  disputeRate?: number;
 }
 
 let next = 1n;
@@ -38,6 +43,15 @@ export function scenarios(): Scenario[] {
   out.push({ name: "10-agents", description: "7 honest agents .55–.95 (evenly spaced) + 3 colluders", agents: [0.55, 0.6167, 0.6833, 0.75, 0.8167, 0.8833, 0.95].map((a) => honest(a)).concat([colluder(), colluder(), colluder()]) });
   reset();
   out.push({ name: "3-agents", description: "accuracies .60/.75/.90", agents: [0.6, 0.75, 0.9].map((a) => honest(a)) });
+  reset();
+  out.push({
+    name: "7-agents-disputed",
+    description: "the 7-agent panel; half of the wrong proposals are disputed and the arbiter finalizes the truth (known truth in the record)",
+    agents: [0.55, 0.65, 0.75, 0.85, 0.95].map((a) => honest(a)).concat([colluder(), colluder()]),
+    disputeRate: 0.5,
+  });
+  reset();
+  out.push({ name: "3-agents-disputed", description: "the 3-agent panel; half of the wrong proposals are disputed (arbiter truth)", agents: [0.6, 0.75, 0.9].map((a) => honest(a)), disputeRate: 0.5 });
   reset();
   out.push({
     name: "swarm",

@@ -23,8 +23,10 @@ export type Call = "correct" | "wrong" | "unresolved";
 
 export interface MarketTrace {
   truth: boolean;
-  /** New decision at its configured threshold. */
+  /** New decision at its configured threshold (the proposal). */
   after: Call;
+  /** The proposal was wrong and disputed: the arbiter finalized the truth. */
+  disputed: boolean;
   /** Winning side's posterior and side (for the threshold sweep); side null on a tie or without quorum. */
   posterior: number;
   side: boolean | null;
@@ -88,6 +90,7 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
   const rng = createRng(seed);
   const truthRng = rng.fork("truth");
   const agentRng = new Map(scenario.agents.map((a) => [a.id, rng.fork(`agent-${a.id}`)]));
+  const disputeRng = rng.fork("dispute"); // forked last: the other streams do not depend on it
   const evaluator = createRubricEvaluator();
   const history: HistoryMarket[] = [];
   const source: TrackRecordSource = { history: async () => history.slice() };
@@ -137,6 +140,7 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
     out.markets.push({
       truth,
       after: call(decision.verdict === "invalid" ? null : decision.verdict === "yes", truth),
+      disputed: false,
       posterior: decision.posterior,
       side,
       quorum: decision.reason !== "no-quorum",
@@ -147,18 +151,23 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
       bestSingle: call(bestRec ? bestRec.answer!.determination : null, truth),
     });
 
-    // Finalization: the record of answers (every market), correctness reputation (Resolved only).
+    // Finalization: the record of answers (every market), correctness reputation (Resolved only). A disputed
+    // wrong proposal is finalized by the arbiter with the truth (known truth for the estimate).
+    const wrong = decision.verdict !== "invalid" && (decision.verdict === "yes") !== truth;
+    const disputed = wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!);
+    const final: boolean | "invalid" = disputed ? truth : decision.verdict === "invalid" ? "invalid" : decision.verdict === "yes";
+    out.markets[out.markets.length - 1].disputed = disputed;
     history.push({
       key: marketKey(market),
-      final: decision.verdict === "invalid" ? "invalid" : decision.verdict === "yes",
-      disputed: false,
+      final,
+      disputed,
       answers: decision.reports.map((r, s) => ({ agentId: panel[s].id, answer: r.answer, confidenceBps: r.confidenceBps })),
     });
-    if (decision.verdict !== "invalid") {
+    if (final !== "invalid") {
       decision.reports.forEach((r, s) => {
         if (r.answer === "abstained") return;
         const c = corr.get(panel[s].id) ?? { sum: 0, n: 0 };
-        c.sum += correctnessOf(r.answer, r.confidenceBps, decision.verdict === "yes");
+        c.sum += correctnessOf(r.answer, r.confidenceBps, final);
         c.n += 1;
         corr.set(panel[s].id, c);
       });

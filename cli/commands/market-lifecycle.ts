@@ -7,7 +7,9 @@ import { formatEther, getAddress, type Address } from "viem";
 import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
-import { ChainError, toChainError } from "../../workflow/chain/errors.js";
+import { committeeVote } from "../../workflow/chain/committee.js";
+import { ChainError } from "../../workflow/chain/errors.js";
+import { readLogs } from "../../workflow/chain/logs.js";
 import {
   cancelRequestedAt,
   cancelStale,
@@ -61,6 +63,7 @@ function show(runtime: () => Runtime): Command {
       const ctx = await rt.chain();
       const s = await readMarketState(ctx, market, marketId);
       const now = await chainNow(ctx);
+      const fromBlock = await rt.marketFromBlock();
       // ERC-8004 feedback this market wrote per worker (tag2 "cresolver"), best effort.
       const feedback: (bigint | null)[] = s.workers.map(() => null);
       try {
@@ -78,10 +81,10 @@ function show(runtime: () => Runtime): Command {
       }
       const workers = s.workers.map((w, i) => ({ ...w, feedbackCount: feedback[i] }));
       const proposal = s.proposal;
-      const reports = proposal !== undefined ? await getReports(ctx, market, marketId) : [];
+      const reports = proposal !== undefined ? await getReports(ctx, market, marketId, fromBlock) : [];
       const finalized = ["Resolved", "Invalid"].includes(s.statusName);
-      const results = finalized ? await getSeatResults(ctx, market, marketId) : [];
-      const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId) : 0n;
+      const results = finalized ? await getSeatResults(ctx, market, marketId, fromBlock) : [];
+      const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId, fromBlock) : 0n;
       // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
       const refusedSeats: number[] = [];
       if (s.statusName === "Resolved") {
@@ -167,6 +170,25 @@ function disputeCmd(runtime: () => Runtime): Command {
     });
 }
 
+function voteCmd(runtime: () => Runtime): Command {
+  return new Command("vote")
+    .description("As a member of the market's CommitteeArbiter: vote the verdict of a disputed market. At the committee's threshold the market is finalized with it.")
+    .argument("<marketId>", "the market")
+    .addOption(new Option("--verdict <verdict>", "your ruling").choices(["yes", "no", "invalid"]).makeOptionMandatory())
+    .action(async (marketIdArg: string, opts: { verdict: VerdictKind }) => {
+      const rt = runtime();
+      const marketId = parseUint(marketIdArg, "marketId");
+      rt.requireKey();
+      const market = await rt.marketAddress();
+      const ctx = await rt.chain({ needsKey: true });
+      const r = await committeeVote(ctx, market, marketId, opts.verdict);
+      rt.emit(
+        { marketId, verdict: opts.verdict, ...r },
+        `voted ${VERDICT_TEXT[opts.verdict]} on market ${marketId} (committee ${r.arbiter}, threshold ${r.threshold}); the market is now ${r.status}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
 function finalizeCmd(runtime: () => Runtime): Command {
   return new Command("finalize")
     .description("Finalize an undisputed proposal after its window (anyone): rewards, stakes, reputation and ERC-8004 records are written.")
@@ -194,7 +216,7 @@ function cancelCmd(runtime: () => Runtime): Command {
       rt.requireKey();
       const market = await rt.marketAddress();
       const ctx = await rt.chain({ needsKey: true });
-      const requested = await cancelRequestedAt(ctx, market, marketId);
+      const requested = await cancelRequestedAt(ctx, market, marketId, await rt.marketFromBlock());
       if (requested === 0n) {
         const r = await requestCancel(ctx, market, marketId);
         rt.emit({ marketId, step: "requested", cancellableAt: r.cancellableAt, txHash: r.txHash, blockNumber: r.blockNumber }, `requested cancellation of market ${marketId}: run this again from ${iso(r.cancellableAt)} (unless a resolver proposes first)\n  tx ${r.txHash}`);
@@ -247,12 +269,8 @@ interface ResolverState {
 }
 
 /** Resolvers queued and not removed since, from the owner's events, with when each becomes active. */
-async function resolvers(ctx: ChainContext, market: Address): Promise<ResolverState[]> {
-  const get = (eventName: string) =>
-    ctx.publicClient.getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: eventName as never, fromBlock: 0n, strict: true } as never).catch((e: unknown) => {
-      throw toChainError(e, `ResolutionMarket ${eventName} logs`);
-    }) as unknown as Promise<{ args: { resolver: Address } }[]>;
-  const [queued] = await Promise.all([get("ResolverQueued")]);
+async function resolvers(ctx: ChainContext, market: Address, fromBlock: bigint): Promise<ResolverState[]> {
+  const queued = (await readLogs(ctx, market, "ResolverQueued", { fromBlock })) as unknown as { args: { resolver: Address } }[];
   const unique = [...new Set(queued.map((l) => getAddress(l.args.resolver)))];
   const out: ResolverState[] = [];
   for (const r of unique) {
@@ -273,7 +291,7 @@ function settingsCmd(runtime: () => Runtime): Command {
         readMarket<Address>(ctx, market, "owner"),
         getDefaults(ctx, market),
         readMarket<readonly [Address, bigint]>(ctx, market, "pendingDefaultArbiter"),
-        resolvers(ctx, market),
+        rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
         chainNow(ctx),
       ]);
       const [pendingArbiter, effectiveAt] = pending;
@@ -290,5 +308,5 @@ function settingsCmd(runtime: () => Runtime): Command {
 }
 
 export function lifecycleCommands(runtime: () => Runtime): Command[] {
-  return [show(runtime), disputeCmd(runtime), finalizeCmd(runtime), cancelCmd(runtime), publishCmd(runtime), retryCmd(runtime), settingsCmd(runtime)];
+  return [show(runtime), disputeCmd(runtime), voteCmd(runtime), finalizeCmd(runtime), cancelCmd(runtime), publishCmd(runtime), retryCmd(runtime), settingsCmd(runtime)];
 }

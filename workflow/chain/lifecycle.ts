@@ -10,6 +10,7 @@ import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
+import { readLogs } from "./logs.js";
 import { readMarketStatus } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 import type { AnswerKind, VerdictKind, WorkerReport } from "../core/types.js";
@@ -133,28 +134,22 @@ export async function getProposal(ctx: ChainContext, market: Address, marketId: 
 
 /** The reports posted with the proposal, seat order (from its `ResolutionProposed` event); empty before one. */
 export async function getReports(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<WorkerReport[]> {
-  const logs = (await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "ResolutionProposed" as never, args: { marketId } as never, fromBlock, strict: true } as never)
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket ResolutionProposed logs");
-    })) as unknown as { args: { reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[] } }[];
+  const logs = (await readLogs(ctx, market, "ResolutionProposed", { fromBlock }, { marketId })) as unknown as {
+    args: { reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[] };
+  }[];
   return (logs.at(-1)?.args.reports ?? []).map(decodeReport);
 }
 
 /** The allow-list a market was created with (its `MarketConfigured` event). */
 export async function getAllowedAgents(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint[]> {
-  const logs = (await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "MarketConfigured" as never, args: { marketId } as never, fromBlock, strict: true } as never)
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket MarketConfigured logs");
-    })) as unknown as { args: { allowedAgents: readonly bigint[] } }[];
+  const logs = (await readLogs(ctx, market, "MarketConfigured", { fromBlock }, { marketId })) as unknown as { args: { allowedAgents: readonly bigint[] } }[];
   return [...(logs.at(-1)?.args.allowedAgents ?? [])];
 }
 
 /** Whether `agentId` passes the market's admission rule now (the contract's rule, evaluated from its views). */
-export async function isAdmitted(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, config?: MarketConfigView): Promise<boolean> {
+export async function isAdmitted(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, config?: MarketConfigView, fromBlock = 0n): Promise<boolean> {
   const c = config ?? (await getMarketConfig(ctx, market, marketId));
-  if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId)).includes(agentId);
+  if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId, fromBlock)).includes(agentId);
   if (c.admission === "track-record") {
     const r = await getReputation(ctx, market, agentId);
     return r.settled >= BigInt(c.minSettled) && r.correctness >= c.minCorrectness;
@@ -227,15 +222,10 @@ function seatResults(logs: readonly Log[]): SeatResult[] {
 
 /** The final per-seat results of a market (its WorkerSettled events, seat order); empty before finalization. */
 export async function getSeatResults(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<SeatResult[]> {
-  const logs = await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "WorkerSettled" as never, args: { marketId } as never, fromBlock, strict: true } as never)
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket WorkerSettled logs");
-    });
-  return seatResults(logs as unknown as Log[]);
+  return seatResults((await readLogs(ctx, market, "WorkerSettled", { fromBlock }, { marketId })) as unknown as Log[]);
 }
 
-async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
+export async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
   const s = await readMarketStatus(ctx, market, marketId);
   if (!wanted.includes(s.statusName)) throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
   return s.statusName;
@@ -346,12 +336,8 @@ export async function cancelStale(ctx: ChainContext, market: Address, marketId: 
 }
 
 /** Cancel state of a market waiting for a proposal: when step 2 becomes possible (0 = not requested). */
-export async function cancelRequestedAt(ctx: ChainContext, market: Address, marketId: bigint): Promise<bigint> {
-  const logs = await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "CancelRequested" as never, args: { marketId } as never, fromBlock: 0n })
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket CancelRequested logs");
-    });
+export async function cancelRequestedAt(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint> {
+  const logs = await readLogs(ctx, market, "CancelRequested", { fromBlock }, { marketId });
   const last = logs.at(-1) as unknown as { args: { cancellableAt: bigint } } | undefined;
   return last?.args.cancellableAt ?? 0n;
 }
@@ -384,3 +370,4 @@ export async function retryFeedback(ctx: ChainContext, market: Address, marketId
   const [ev] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "FeedbackRetried" as never, logs: receipt.logs }) as unknown as { args: { written: bigint; stillPending: bigint } }[];
   return { txHash: hash, blockNumber: receipt.blockNumber, written: ev?.args.written ?? 0n, stillPending: ev?.args.stillPending ?? 0n };
 }
+

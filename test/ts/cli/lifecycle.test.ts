@@ -6,10 +6,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatEther, parseEther, zeroAddress } from "viem";
+import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
 import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
-import { registerAgent } from "../../../workflow/chain/actions.js";
+import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { hardhatKey } from "./helpers/keys.js";
@@ -105,17 +105,40 @@ describe("propose → window → finalize", () => {
     await h.refuses(["market", "publish-feedback", String(id)], /has no pending feedback/, { key: hardhatKey(5) });
   });
 
-  it("a dispute during the window is shown with the disputer and the claim (when the deployment has an arbiter)", async () => {
-    const id = await frozen([1, 2]);
-    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 8000], ["no", 8000]])], { key: RESOLVER });
+  it("a captured panel's wrong proposal is disputed and overturned by the committee: the disputer gets both bonds and the wrong seats' stakes, the bettors on the true side are paid", async () => {
+    const id = await create();
+    for (const k of [1, 2]) await join_(id, k);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.2"], { key: hardhatKey(18) });
+    await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.2"], { key: hardhatKey(19) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    // The panel says YES; the truth is NO.
+    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
     await h.refuses(["market", "dispute", String(id), "--claim", "yes"], /already says yes/, { key: hardhatKey(6) });
-    const shown = await h.cresolver(["market", "show", String(id)]);
-    if (/^0x0{40}$/i.test((shown.json!.config as { arbiter: string }).arbiter)) return; // no arbiter deployed here: see settle.test.ts
+    const disputer = withKey(h.owner, hardhatKey(6));
+    const before = (await h.cresolver(["market", "show", String(id)])).json!;
+    const bond = BigInt((before.config as { bond: string }).bond);
     const d = await h.cresolver(["market", "dispute", String(id), "--claim", "no"], { key: hardhatKey(6) });
     expect(d.code, d.stderr).toBe(0);
     const after = await h.cresolver(["market", "status", String(id)], { json: false });
     expect(after.stdout).toMatch(/: Disputed/);
-    expect(after.stdout).toMatch(new RegExp(`disputed +by ${withKey(h.owner, hardhatKey(6)).account!.address}, claim NO`));
+    expect(after.stdout).toMatch(new RegExp(`disputed +by ${disputer.account!.address}, claim NO`));
+    await h.increaseTime(601);
+    await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
+
+    // The deployment's committee (the deployer alone, threshold 1) rules NO; outsiders cannot vote.
+    await h.refuses(["market", "vote", String(id), "--verdict", "no"], /is not a member of the committee/, { key: hardhatKey(6) });
+    const vote = await h.cresolver(["market", "vote", String(id), "--verdict", "no"], { key: RESOLVER });
+    expect(vote.json).toMatchObject({ status: "Resolved", arbiter: (before.config as { arbiter: string }).arbiter });
+    const final = await h.cresolver(["market", "show", String(id)]);
+    expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
+    const results = final.json!.results as { stakeSlashed: string; reward: string }[];
+    expect(results.map((r) => r.stakeSlashed)).toEqual([parseEther("0.01").toString(), parseEther("0.01").toString()]);
+    const w = await h.cresolver(["market", "withdraw"], { key: hardhatKey(6) });
+    expect(BigInt(w.json!.amount as string)).toBe(2n * bond + parseEther("0.02"));
+    const paid = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(18) });
+    expect(paid.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(19) });
   });
 });
 
@@ -133,6 +156,34 @@ describe("market cancel (two steps)", () => {
     const second = await h.cresolver(["market", "cancel", String(id)], { key: hardhatKey(7) });
     expect(second.json).toMatchObject({ step: "cancelled" });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ status: "Cancelled" });
+  });
+});
+
+describe("bet place|claim|position", () => {
+  it("bets while open; a proposed (not final) market pays nothing yet; after finalization the true side is paid", async () => {
+    const id = await create();
+    await join_(id, 15);
+    const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], { key: hardhatKey(16) });
+    expect(yes.code, yes.stderr).toBe(0);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], { key: hardhatKey(17) });
+    await h.refuses(["bet", "place", String(id), "--side", "maybe", "--amount", "1"], /argument 'maybe' is invalid/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "place", String(id), "--side", "yes", "--amount", "0"], /--amount must be more than 0/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.refuses(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], /BettingClosed|betting is closed/, { key: hardhatKey(17), code: 1 });
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p5.json", "yes", [["yes", 9000]])], { key: RESOLVER });
+    // Proposed is not final: nothing is claimable, the claim is refused before sending.
+    const pending = await h.cresolver(["bet", "position", String(id)], { key: hardhatKey(16) });
+    expect(pending.json).toMatchObject({ settlement: "pending", claimable: "0", yesStake: parseEther("0.3").toString() });
+    await h.refuses(["bet", "claim", String(id)], /not final yet/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    const text = await h.cresolver(["bet", "position", String(id), "--account", withKey(h.owner, hardhatKey(16)).account!.address], { json: false });
+    expect(text.stdout).toMatch(/pays YES; pools YES 0\.3 ETH, NO 0\.1 ETH/);
+    const won = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(16) });
+    expect(won.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /already claimed/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(17) });
   });
 });
 
@@ -175,6 +226,28 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
 
+  it("a 100-seat market settles through `cresolver resolve` on a chain that enforces EIP-7825 (issue 13 acceptance)", async () => {
+    const id = await create(["--max-workers", "100"]);
+    for (let i = 0; i < 100; i++) {
+      const key = `0x${(0x2000 + i).toString(16).padStart(64, "0")}` as `0x${string}`;
+      const w = withKey(h.owner, key);
+      await h.owner.walletClient!.sendTransaction({ account: h.owner.account!, chain: h.owner.chain, to: w.account!.address, value: parseEther("0.05") });
+      const { agentId } = await registerAgent(w, h.identity, `data:,big${i}`);
+      await joinMarket(w, h.market, id, agentId, parseEther("0.01"));
+    }
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    const reports = Array.from({ length: 100 }, (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number]);
+    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], { key: RESOLVER });
+    expect(p.json).toMatchObject({ status: "proposed" });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "90" });
+    let pending = 90n;
+    while (pending > 0n) pending = BigInt((await h.cresolver(["market", "publish-feedback", String(id), "--max", "100"], { key: RESOLVER })).json!.pending as string);
+    for (const hash of [p.json!.txHash, f.json!.txHash] as `0x${string}`[]) expect((await h.owner.publicClient.getTransaction({ hash })).gas).toBeLessThanOrEqual(16_777_216n);
+  }, 120_000);
+
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
     const s = await h.cresolver(["market", "settings"]);
     expect(s.code, s.stderr).toBe(0);
@@ -182,5 +255,24 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     const text = await h.cresolver(["market", "settings"], { json: false });
     expect(text.stdout).toMatch(/defaults +min stake [0-9.]+ ETH, \d+ seats, grace \w+, dispute window 1d, bond [0-9.]+ ETH/);
     expect(formatEther(BigInt((s.json!.defaults as { bond: string }).bond))).toBe("0.01");
+  });
+});
+
+// Last: it queues owner changes that the settings test above expects absent.
+describe("the owner's timelocked changes", () => {
+  it("a resolver queued now cannot propose on an existing market; settings shows it and a queued arbiter with their effective times", async () => {
+    const id = await frozen([1]);
+    const late = withKey(h.owner, hardhatKey(11)).account!.address;
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueResolver(address)"]), functionName: "queueResolver", args: [late] });
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueDefaultArbiter(address)"]), functionName: "queueDefaultArbiter", args: [h.identity] });
+    await h.refuses(["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])], /is not a resolver active for market \d+ .*must wait for its timelock/, { key: hardhatKey(11) });
+    const s = await h.cresolver(["market", "settings"]);
+    const entry = (s.json!.resolvers as { resolver: string; activeFrom: string; active: boolean }[]).find((r) => r.resolver === late);
+    expect(entry?.active).toBe(false);
+    expect(BigInt(entry!.activeFrom)).toBeGreaterThan((await h.now()) + 86_400n);
+    expect(s.json!.queuedArbiter).toMatchObject({ arbiter: h.identity });
+    const text = await h.cresolver(["market", "settings"], { json: false });
+    expect(text.stdout).toMatch(new RegExp(`resolver +${late}: proposes on markets created from 20\\d\\d-.*\\(queued, timelocked\\)`));
+    expect(text.stdout).toMatch(/arbiter +0x[0-9a-fA-F]{40} queued, default for markets created from 20\d\d-/);
   });
 });

@@ -12,6 +12,7 @@ import { createMarket, joinMarket, registerAgent, requestResolution, type Market
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { PROTOCOL_TX_GAS_CAP } from "../../../workflow/chain/gas.js";
+import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { cancelStale, dispute, finalize, getMarketConfig, getProposal, publishFeedback, requestCancel } from "../../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { readTrackRecord, trackRecordFor } from "../../../workflow/chain/track-record.js";
@@ -81,7 +82,14 @@ describe("createSettler().propose", () => {
     const proposal = await getProposal(owner, market, marketId);
     expect(proposal).toMatchObject({ verdict: "yes", bundleHash: HASH, bundleURI: "ipfs://bundle", bond, disputeEndsAt: first.disputeEndsAt });
     const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
-    expect(await settler.propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toEqual({ status: "already-settled", marketStatus: "Proposed", reason: `market ${marketId} is already Proposed` });
+    expect(await settler.propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toEqual({
+      status: "already-settled",
+      marketStatus: "Proposed",
+      reason: `market ${marketId} is already Proposed`,
+      proposer: owner.account!.address,
+      ours: true,
+    });
+    expect(await createSettler(withKey(owner, hardhatKey(9)), market).propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toMatchObject({ status: "already-settled", ours: false });
     expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
   });
 
@@ -221,6 +229,12 @@ describe("the track record from logs", () => {
     expect(forCurrent.map((m) => m.key)).toContain(key(first));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(later));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(current));
+    // The pipeline's port: the same record, limited to markets where one of the current panel's agents sat.
+    const port = createChainPorts({ ctx: owner, marketAddress: market }).trackRecord;
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(current);
+    const viaPort = await port.history(snapshot);
+    expect(viaPort.map((m) => m.key)).toEqual(forCurrent.filter((m) => m.answers.some((a) => a.agentId === agents.get(3))).map((m) => m.key));
+    expect(viaPort.map((m) => m.key)).toEqual(expect.arrayContaining([key(first), key(second)]));
   });
 });
 
