@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../../../workflow/core/bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import { DIMENSIONS, type EvaluationInput } from "../../../workflow/core/types.js";
-import { decideResolution } from "../../../workflow/core/vote.js";
+import { decideVerdict } from "../../../workflow/core/vote.js";
+import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
 import { createLlmEvaluator } from "../../../workflow/evaluate/llm.js";
 import { createRubricEvaluator, rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "../core/fixtures.js";
@@ -103,7 +104,7 @@ describe("LLM evaluator: failures are blamed", () => {
     const inp = input();
     const run = async () => {
       const evaluation = await evaluator(warnings).evaluate(inp);
-      const decision = decideResolution(evaluation.evaluations, inp.workers, new Map());
+      const decision = decideVerdict({ agentIds: inp.workers.map((w) => w.seat.agentId), reports: reportsOf(inp.workers, evaluation), history: [] });
       return { evaluation, bundle: buildBundle({ market: inp.market, records: inp.workers, quorum: quorumStatus(3, 3), evaluation, decision }) };
     };
     const { evaluation: r, bundle } = await run();
