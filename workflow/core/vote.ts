@@ -38,11 +38,13 @@ export interface VerdictConfig {
   minHistory: number;
   /** Accuracy of the one unknown voter the unproven bloc counts as. Default: the prior mean (0.7). */
   unprovenAccuracy: number;
+  /** Empirical-Bayes shrinkage of the proven agents' log-odds by how well the record identifies each. Default true. */
+  shrinkage: boolean;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
 
-export const DEFAULT_THRESHOLD_BPS = 7_000;
+export const DEFAULT_THRESHOLD_BPS = 6_000;
 export const DEFAULT_MIN_HISTORY = 3;
 
 export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
@@ -95,6 +97,8 @@ export interface VerdictDecision {
   /** One per seat, seat order. */
   voters: VoterBreakdown[];
   bloc: UnprovenBloc;
+  /** The shrinkage applied to the proven weights (absent when off or with fewer than 2 proven voters' groups). */
+  shrinkage?: Shrinkage;
   /** The proposal's reports, seat order. */
   reports: WorkerReport[];
   /** On-chain reward weights if the verdict finalizes as proposed (yes/no); null for invalid. */
@@ -130,7 +134,50 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
   if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000) throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
   if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9) throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
   if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99)) throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
-  return { thresholdBps, minHistory, unprovenAccuracy, accuracy };
+  const shrinkage = c.shrinkage ?? true;
+  if (typeof shrinkage !== "boolean") throw new RangeError(`shrinkage must be a boolean, got ${String(shrinkage)}`);
+  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, accuracy };
+}
+
+export interface Shrinkage {
+  /** θ̄: mean log-odds accuracy of the panel's proven agents (a clone group once). */
+  mean: number;
+  /** τ²: their spread beyond estimation noise (variance of θ minus the mean of the V_a), floored at 1e-6. */
+  between: number;
+  /** Proven agents (clone groups) it was computed from. */
+  groups: number;
+}
+
+/**
+ * Empirical-Bayes (James–Stein) shrinkage of the panel's proven log-odds accuracies: θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V_a),
+ * V_a = the variance of agent a's log-odds from the estimate (`AccuracyEstimate.covariance`). A well-identified
+ * agent (small V) keeps its estimate; one the record cannot pin down moves towards the panel's mean; when the
+ * spread of the estimates is no larger than their noise (τ² ≈ 0) the agents are treated alike and the vote
+ * becomes a head count at their common accuracy. Needs ≥ 2 proven groups on the panel (else undefined).
+ */
+export function shrinkageOf(estimate: AccuracyEstimate, agentIds: readonly bigint[], minHistory: number): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
+  const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
+  const groups = new Set<bigint>();
+  const idx: number[] = [];
+  for (const id of agentIds) {
+    const i = row.get(id)!;
+    const a = estimate.agents[i];
+    const g = a.cloneGroup ?? a.agentId;
+    if (a.count < minHistory || groups.has(g)) continue;
+    groups.add(g);
+    idx.push(i);
+  }
+  if (idx.length < 2) return undefined;
+  const th = idx.map((i) => logit(estimate.agents[i].accuracy));
+  const mean = q6(th.reduce((s, x) => s + x, 0) / th.length);
+  const spread = th.reduce((s, x) => s + (x - mean) ** 2, 0) / (th.length - 1);
+  const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
+  const between = q6(Math.max(1e-6, spread - noise));
+  const apply = (id: bigint, theta: number): number => {
+    const v = estimate.covariance[row.get(id)!][row.get(id)!];
+    return mean + ((theta - mean) * between) / (between + v);
+  };
+  return { mean, between, groups: idx.length, apply };
 }
 
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
@@ -158,6 +205,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const cfg = resolveVerdictConfig(config, estimate.config);
   const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
 
+  const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, cfg.minHistory) : undefined;
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
     const id = agentIds[seat];
@@ -179,7 +227,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     if (seen.has(id)) return { ...v, excludedReason: "duplicate agent" };
     seen.add(id);
     if (!votes) return { ...v, excludedReason: r.answer };
-    if (!v.unproven) v.weight = q6(Math.max(0, logit(cal)));
+    if (!v.unproven) v.weight = q6(Math.max(0, shrink !== undefined ? shrink.apply(id, logit(cal)) : logit(cal)));
     return v;
   });
 
@@ -243,6 +291,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     quorum,
     voters,
     bloc,
+    ...(shrink !== undefined ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } } : {}),
     reports: reports.map((r) => ({ ...r })),
     rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
     estimate,
