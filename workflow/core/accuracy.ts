@@ -21,9 +21,14 @@
  * `calibrationStrength` pseudo-answers: acc_bin = (Σ P(right) + k·p_a) / (n_bin + k). A stated confidence
  * therefore counts only as far as the agent's own history at that confidence backs it.
  *
+ * Uncertainty: the covariance of the requested agents' log-odds accuracies, from the observed information at
+ * the estimate (Louis' formula: what the answers would tell if the truths were known, minus what the unknown
+ * truths hide). The vote uses it to shrink estimates the record cannot pin down (vote.ts).
+ *
  * Every estimate is rounded to 1e-6 so the bundle holds the exact numbers the vote used.
  * Cost: O(I × A) for I ≤ maxIterations and A = answers in the (last `maxMarkets`) markets, plus
- * O(Σ_m k_m²) once for the clone check (k_m = answers in market m, ≤ the seat cap). Memory O(A).
+ * O(Σ_m k_m²) once for the clone check and the information matrix (k_m = answers in market m, ≤ the seat cap),
+ * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
 import type { HistoryMarket } from "./types.js";
 

@@ -4,11 +4,14 @@
  *
  * 1. Accuracy: `estimateAccuracy` (accuracy.ts) over the public track record of markets finalized before this
  *    one; an answer's accuracy is the agent's calibrated accuracy at its stated confidence.
- * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, logit(accuracy)),
- *    divided by the number of its clone group's members voting here (identical histories count once).
- *    The Beta prior already shrinks short histories towards the prior; the weight is the optimal
- *    log-likelihood ratio for independent voters, and never negative (a bad agent is ignored, not inverted,
- *    so nobody can move the verdict by being reliably wrong on purpose).
+ * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, θ'), θ' its log-odds
+ *    accuracy logit(accuracy) after empirical-Bayes shrinkage (`shrinkageOf`): θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V),
+ *    θ̄ the panel's mean, τ² the spread of the panel's estimates beyond their noise, V the variance of this
+ *    agent's estimate (accuracy.ts, observed information). A well-identified agent keeps its estimate; agents
+ *    the record cannot tell apart (a 3-agent panel whose two good agents disagree) are weighed alike.
+ *    Divided by the number of its clone group's members voting here (identical histories count once). The
+ *    weight is the log-likelihood ratio for independent voters, never negative (a bad agent is ignored, not
+ *    inverted, so nobody can move the verdict by being reliably wrong on purpose).
  * 3. Unproven agents (fewer than `minHistory`) vote as ONE bloc: their head-count majority with the weight of
  *    one unknown voter, logit(`unprovenAccuracy`) (0 on a bloc tie). Twenty fresh agents weigh like one.
  * 4. Log-odds S = Σ w over yes − Σ w over no (truth prior ½); P(yes) = σ(S); the winning side is sign(S) and
@@ -16,14 +19,16 @@
  * 5. Verdict: fewer than ⌈2n/3⌉ yes/no answers (n = seats) → invalid "no-quorum"; S = 0 → invalid "tie";
  *    posterior < threshold → invalid "below-threshold"; otherwise the winning side.
  *
- * Defaults (threshold 0.7, 3 answers to be proven, prior accuracy 0.7) come from `npm run bench:integrity`'s
- * trade-off between wrong and unresolved markets: 0.7 is the knee of the curve on the 7- and 10-agent panels
- * (above it unresolved markets rise fast for few fewer wrong ones). A proposal is contestable during the dispute
- * window — a wrong verdict can be disputed and overturned by the arbiter, the proposer losing its bond — so the
- * resolver can be more decisive than a final decision could afford; an unresolved market becomes an Invalid
- * proposal (refunds), itself disputable. The unproven bloc's posterior equals the prior accuracy (0.7), so a
- * panel of fresh agents resolves by head count at the default threshold (the dispute window is its safety net);
- * set `unprovenAccuracy` below the threshold to never resolve on unproven agents alone. See docs/TRUTH.md.
+ * The threshold (default 0.6). For even stakes a wrong resolution costs the rightful winners stake and winnings,
+ * an Invalid refund only the winnings: resolving is the better bet as soon as the market is more likely right
+ * than not. The posterior overstates that with estimated weights, hence the margin: in `npm run bench:integrity`
+ * markets with posterior 0.6–0.7 are right 65–79 % of the time on every panel (worth resolving), those at
+ * 0.5–0.6 only 46–54 % on the 7-agent panel with colluders (a coin flip; 57–75 % on the others). A proposal is also contestable during the dispute window (a wrong verdict disputed is
+ * overturned by the arbiter, the proposer losing its bond; an Invalid proposal is disputable too), which is what
+ * lets the resolver be this decisive; a deployment with a short window or a weak arbiter should raise
+ * `thresholdBps` (0.7: fewer wrong, more invalid markets). The unproven bloc's posterior is the prior accuracy
+ * (0.7 ≥ 0.6), so a panel of fresh agents resolves by head count (the dispute window is its safety net); set
+ * `unprovenAccuracy` below the threshold never to resolve on unproven agents alone. See docs/TRUTH.md.
  */
 import { bundleHash, canonicalJson } from "./bundle.js";
 import { calibratedAccuracy, estimateAccuracy, logit, type AccuracyConfig, type AccuracyEstimate, type AgentAccuracy } from "./accuracy.js";
@@ -32,7 +37,7 @@ import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
 
 export interface VerdictConfig {
-  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 7000. */
+  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 6000. */
   thresholdBps: number;
   /** Yes/no answers in the track record before an agent votes on its own. Default 3. */
   minHistory: number;
