@@ -112,7 +112,7 @@ beforeAll(async () => {
   const jwks = await startJwksServer(key.jwks);
   closers.push(() => jwks.close());
   http = createSafeHttpClient({ allowLoopback: true });
-  const creds: Record<string, { bearerToken?: string; hmacSecret?: string }> = {};
+  const creds: Record<string, { origin?: string; bearerToken?: string; hmacSecret?: string }> = {};
   const endpoints: WorkerEndpoint[] = [];
   for (const [i, name] of PANEL.entries()) {
     const agentId = String(m.workers[i].agentId);
@@ -131,6 +131,9 @@ beforeAll(async () => {
       closers.push(() => agent.close());
       url = `${base.replace(/\/$/, "")}${PROTOCOLS[name]?.endpointPath ?? ""}`;
     }
+    // Each secret is bound to the origin of the agent it was issued for (issue 13.10).
+    const issued = creds[agentId];
+    if (issued !== undefined) creds[agentId] = { ...issued, origin: new URL(url).origin };
     endpoints.push({ url, protocol: name.split(" ")[0] });
   }
   // The reference AI Olympics agent navigates to its first source first; with no network that action fails and is recorded.
