@@ -40,7 +40,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     // Before the first market exists, queued resolvers and the default arbiter are active at once.
     await market.write.queueResolver([resolver]);
     await market.write.queueDefaultArbiter([arbiter.address]);
-    bond = (await market.read.getDefaults()).bond;
+    bond = ((await market.read.getDefaults()) as { bond: bigint }).bond;
   });
 
   async function freshWorkers(n: number) {
@@ -128,11 +128,11 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     for (const w of workers) {
       expect(await reputation.read.getLastIndex([w.agentId, market.address])).toBe(2n);
     }
-    const info = await market.read.getMarket([marketId]);
+    const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean };
     expect(info.status).toBe(3); // Resolved
     expect(info.outcome).toBe(true);
-    let owed = (await market.read.pendingWithdrawal([creator])) + (await market.read.pendingWithdrawal([resolver]));
-    for (const w of workers) owed += await market.read.pendingWithdrawal([w.address]);
+    let owed = ((await market.read.pendingWithdrawal([creator])) as bigint) + ((await market.read.pendingWithdrawal([resolver])) as bigint);
+    for (const w of workers) owed += (await market.read.pendingWithdrawal([w.address])) as bigint;
     expect(owed).toBe(POOL + 100n * STAKE + bond);
     expect(await publicClient.getBalance({ address: market.address })).toBe(owed);
   });
@@ -157,7 +157,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     for (const w of workers) {
       expect(await reputation.read.getLastIndex([w.agentId, market.address])).toBe(2n);
     }
-    const info = await market.read.getMarket([marketId]);
+    const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean };
     expect(info.status).toBe(3); // Resolved
     expect(info.outcome).toBe(false);
   });
