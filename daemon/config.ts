@@ -160,8 +160,8 @@ export interface MarketSeams {
   /** Sends the proposal; calls `onSent(txHash)` as soon as the hash is known, before waiting for the receipt. */
   propose(marketId: bigint, input: ProposeInput, hooks: { onSent(txHash: Hex): void; signal: AbortSignal }): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
   finalize(marketId: bigint): Promise<{ txHash: Hex } | { kind: "not-needed" }>;
-  /** One publishFeedback batch; `published` 0 = nothing pending. */
-  publishFeedback(marketId: bigint): Promise<{ published: number; txHash?: Hex }>;
+  /** One publishFeedback batch when seats are left (nothing sent otherwise): seats written by it, seats still left. */
+  publishFeedback(marketId: bigint): Promise<{ published: number; pending: number; txHash?: Hex }>;
   /**
    * The daemon's proposal was disputed and the config says escalate: do what the market's arbiter needs
    * from the proposer (UMA: dispute the disputer's assertion on OOv3; a committee: nothing).

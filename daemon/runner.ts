@@ -496,13 +496,19 @@ export class Runner {
     let total = 0;
     for (let i = 0; i < FEEDBACK_BATCHES_PER_STEP; i++) {
       if (entry.abandoned || this.stopping) break;
-      const { published } = await seams.publishFeedback(job.marketId);
-      if (published === 0) {
+      const { published, pending } = await seams.publishFeedback(job.marketId);
+      total += published;
+      if (pending === 0) {
         this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-published", lastError: null, feedback: "done" });
         if (total > 0) this.log(job).info({ published: total }, "job: pending ERC-8004 feedback published");
         return;
       }
-      total += published;
+      if (published === 0) {
+        // No progress (e.g. out of gas inside the batch): try again later rather than spend gas in a loop.
+        this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-stalled", lastError: `publishFeedback made no progress (${pending} seats left)`, feedback: "pending", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        this.log(job).warn({ pending }, "job: publishFeedback made no progress, will retry");
+        return;
+      }
     }
     this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-publishing", feedback: "pending" });
   }

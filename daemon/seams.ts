@@ -134,10 +134,11 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     },
 
     async publishFeedback(marketId) {
-      const [, pending] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
-      if (pending === 0n) return { published: 0 };
+      const [, before] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
+      if (before === 0n) return { published: 0, pending: 0 };
       const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
-      return { published: Number(r.published), txHash: r.txHash };
+      // Progress as the chain counts it (a simulation's return value can differ from what the mined batch did).
+      return { published: Number(before - r.pending), pending: Number(r.pending), txHash: r.txHash };
     },
 
     escalate: config.escalate ?? (async () => ({ action: "escalated" })),

@@ -167,7 +167,7 @@ describe("retries and invalid verdicts", () => {
     expect((await proposalOf(id)).bundleHash).toBe(d.handle.store.bundles(jobOf(d, id)!.id).at(-1)!.hash);
     await chain.advance(PAST_WINDOW);
     await waitFor(() => stateOf(d, id) === "finalized", "finalized");
-    expect(jobOf(d, id)).toMatchObject({ finalStatus: "invalid", feedback: "done" });
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "invalid", feedback: "done" }); // Invalid: no records to publish
     expect((await chain.getMarket(id)).status).toBe(STATUS.Invalid);
     expect((await pending(worker)) - before).toBe(STAKE);
     await stop(d);
@@ -187,7 +187,7 @@ describe("retries and invalid verdicts", () => {
 });
 
 describe("disputes", () => {
-  it("escalates a disputed proposal when configured to (the dispute is recorded in the job)", async () => {
+  it("escalates a disputed proposal when configured to (recorded in the job); the arbiter's ruling finalizes it", async () => {
     const startBlock = await nextBlock();
     const [id] = await chain.requestedMarkets(["Disputed, escalate?"]);
     const d = await daemon({ config: { startBlock, onDispute: "escalate" } });
@@ -202,6 +202,10 @@ describe("disputes", () => {
     expect(d.job.stats.escalations.get(id)).toBe(1);
     expect(d.job.stats.finalizes.get(id)).toBeUndefined();
     expect(stateOf(d, id)).toBe("disputed");
+    await chain.rule(id, "yes"); // the arbiter upholds the proposal
+    await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "finalized by the arbiter");
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", disputeAction: "escalated", finalizeTx: null, feedback: "done" });
+    expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
     await stop(d);
   });
 
