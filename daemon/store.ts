@@ -554,7 +554,7 @@ export class Store {
     const now = this.now();
     return this.tx(() => {
       const res = this.db
-        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
+        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
         .run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });
