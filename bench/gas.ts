@@ -3,11 +3,12 @@
  *
  *   npm run bench:gas      -> writes bench/results/gas.json
  *
- * "Full resolution" = resolveMarket + every publishFeedback transaction needed until no feedback is pending
- * (requestResolution is reported separately). "First market" = the first settlement of a fresh set of agents
- * (the registry has already been used once, so the four feedback tags are interned; that one-off cost is
- * reported as `registryWarmup`). "Repeat market" = a second market with the same agents and worker addresses,
- * after every worker withdrew its first payout.
+ * "Full resolution" = proposeResolution + finalize + every publishFeedback transaction needed until no feedback
+ * is pending (requestResolution is reported separately; no dispute). "First market" = the first settlement of a
+ * fresh set of agents (the registry has already been used once, so the feedback tags are interned; that one-off
+ * cost is reported as `registryWarmup`). "Repeat market" = a second market with the same agents and worker
+ * addresses, after every worker withdrew its first payout. Only our registries: the canonical ERC-8004
+ * registries are not deployed by this bench.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -16,11 +17,17 @@ import { network } from "hardhat";
 import { getAddress, keccak256, parseEther, toHex, type Address, type Hash } from "viem";
 
 const SIZES = [1, 3, 10, 32, 100] as const;
-const TARGET_FIRST_PER_WORKER = 340_000n;
-const TARGET_REPEAT_PER_WORKER = 215_000n;
-const TARGET_MAX_TX = 10_000_000n;
+/**
+ * Marginal cost of one more worker (10 -> 100 seats) must not grow over v1 (resolveMarket + 3 records per
+ * worker, bench of 2026-11-22: 183,444 first / 109,065 repeat). Fixed per-market costs (the proposal, its
+ * bundle URI in storage) are reported but not targeted.
+ */
+const TARGET_FIRST_MARGINAL = 183_444n;
+const TARGET_REPEAT_MARGINAL = 109_065n;
+/** EIP-7825: no transaction may use more than 2^24 gas. */
+const TARGET_MAX_TX = 16_777_216n;
 /** Explicit limits: gas estimation may find a cheaper run with feedback deferred, which we do not want here. */
-const SETTLE_GAS_LIMIT = 10_000_000n;
+const SETTLE_GAS_LIMIT = 16_000_000n;
 const PUBLISH_GAS_LIMIT = 10_000_000n;
 const PUBLISH_BATCH = 40n;
 const BUNDLE_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
@@ -47,8 +54,20 @@ const market = await viem.deployContract("ResolutionMarket", [
   reputation.address,
   deployer.account.address,
 ]);
-await gasOf("addResolver", market.write.addResolver([resolverWallet.account.address]));
-await gasOf("setMaxWorkers", market.write.setMaxWorkers([100]));
+// Before the first market both apply at once (deployment bootstrap). Disputes are not benchmarked, so any
+// contract serves as the arbiter the market requires.
+await gasOf("queueResolver", market.write.queueResolver([resolverWallet.account.address]));
+await gasOf("queueDefaultArbiter", market.write.queueDefaultArbiter([identity.address]));
+const defaults = (await market.read.getDefaults()) as {
+  minStake: bigint;
+  gracePeriod: number;
+  disputeWindow: number;
+  bond: bigint;
+};
+await gasOf(
+  "setDefaults",
+  market.write.setDefaults([defaults.minStake, 100, defaults.gracePeriod, defaults.disputeWindow, defaults.bond]),
+);
 
 let nextWorker = 0;
 async function makeWorkers(count: number) {
@@ -76,7 +95,8 @@ type MarketRun = {
   createMarket: bigint;
   joinMarket: bigint;
   requestResolution: bigint;
-  resolveMarket: bigint;
+  proposeResolution: bigint;
+  finalize: bigint;
   publishFeedbackTxs: bigint[];
   resolutionTotal: bigint;
   perWorker: bigint;
@@ -107,17 +127,36 @@ async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: 
   await testClient.mine({ blocks: 1 });
   const requestGas = await gasOf(`requestResolution ${tag}`, market.write.requestResolution([marketId]));
 
-  const addresses = workers.map((w) => w.address);
-  const weights = workers.map((_, i) => (i === 0 ? 7n : BigInt((i * 37) % 11))); // uneven, some zeros
-  const scores = workers.flatMap((_, i) => [(i * 13) % 101, (i * 29) % 101, (i * 47) % 101]);
+  // Uneven answers: mostly YES at varied confidence, some NO, a failure and an abstention every 7 seats.
+  const reports = workers.map((_, i) => {
+    const answer = i % 7 === 5 ? 0 : i % 7 === 6 ? 1 : i % 4 === 3 ? 2 : 3; // None, Abstained, No, Yes
+    const scored = answer >= 2;
+    return {
+      answer,
+      confidenceBps: scored ? 5000 + ((i * 937) % 5001) : 0,
+      resQuality: scored ? (i * 13) % 101 : 0,
+      srcQuality: scored ? (i * 29) % 101 : 0,
+      analysisDepth: scored ? (i * 47) % 101 : 0,
+    };
+  });
   const bundleHash = keccak256(toHex(`bundle ${tag}`));
-  const settleHash = await market.write.resolveMarket(
-    [marketId, addresses, weights, scores, true, bundleHash, BUNDLE_URI],
-    { account: resolverWallet.account, gas: SETTLE_GAS_LIMIT },
-  );
+  const bond = ((await market.read.getMarketConfig([marketId])) as { bond: bigint }).bond;
+  const proposeHash = await market.write.proposeResolution([marketId, 1, reports, bundleHash, BUNDLE_URI], {
+    account: resolverWallet.account,
+    value: bond,
+    gas: SETTLE_GAS_LIMIT,
+  });
+  const proposeReceipt = await publicClient.waitForTransactionReceipt({ hash: proposeHash });
+  if (proposeReceipt.status !== "success") throw new Error(`proposeResolution ${tag} reverted`);
+  txs.push({ label: `proposeResolution ${tag}`, gas: proposeReceipt.gasUsed });
+  const proposal = (await market.read.getProposal([marketId])) as { disputeEndsAt: bigint };
+  const now = await latestTimestamp();
+  await testClient.increaseTime({ seconds: Number(proposal.disputeEndsAt - now) + 1 });
+  await testClient.mine({ blocks: 1 });
+  const settleHash = await market.write.finalize([marketId], { gas: SETTLE_GAS_LIMIT });
   const settleReceipt = await publicClient.waitForTransactionReceipt({ hash: settleHash });
-  if (settleReceipt.status !== "success") throw new Error(`resolveMarket ${tag} reverted`);
-  txs.push({ label: `resolveMarket ${tag}`, gas: settleReceipt.gasUsed });
+  if (settleReceipt.status !== "success") throw new Error(`finalize ${tag} reverted`);
+  txs.push({ label: `finalize ${tag}`, gas: settleReceipt.gasUsed });
   let failed = countFailures(settleReceipt.logs);
 
   const publish: bigint[] = [];
@@ -132,14 +171,15 @@ async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: 
     publish.push(receipt.gasUsed);
     failed += countFailures(receipt.logs);
   }
-  const total = settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
-  const largest = [settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
+  const total = proposeReceipt.gasUsed + settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
+  const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
   return {
     workers: n,
     createMarket: createGas,
     joinMarket: joinGas,
     requestResolution: requestGas,
-    resolveMarket: settleReceipt.gasUsed,
+    proposeResolution: proposeReceipt.gasUsed,
+    finalize: settleReceipt.gasUsed,
     publishFeedbackTxs: publish,
     resolutionTotal: total,
     perWorker: total / BigInt(n),
@@ -180,16 +220,23 @@ for (const size of SIZES) {
     workers: size,
     first: printable(first),
     repeat: printable(repeat),
-    firstPerWorkerOk: first.perWorker <= TARGET_FIRST_PER_WORKER,
-    repeatPerWorkerOk: repeat.perWorker <= TARGET_REPEAT_PER_WORKER,
+    firstTotal: first.resolutionTotal,
+    repeatTotal: repeat.resolutionTotal,
   });
 }
 
 const largestTx = txs.reduce((a, b) => (a.gas > b.gas ? a : b));
+const at = (n: number) => results.find((r) => r.workers === n) as { firstTotal: bigint; repeatTotal: bigint };
+const firstMarginal = (at(100).firstTotal - at(10).firstTotal) / 90n;
+const repeatMarginal = (at(100).repeatTotal - at(10).repeatTotal) / 90n;
+for (const r of results) {
+  delete (r as { firstTotal?: bigint }).firstTotal;
+  delete (r as { repeatTotal?: bigint }).repeatTotal;
+}
 const output = {
   generatedAt: new Date().toISOString(),
   note:
-    "Gas units on Hardhat/EDR (cancun), our IdentityRegistry/ReputationRegistry. resolutionTotal = resolveMarket + all publishFeedback txs. " +
+    "Gas units on Hardhat/EDR (cancun), our IdentityRegistry/ReputationRegistry. resolutionTotal = proposeResolution + finalize + all publishFeedback txs (no dispute). " +
     "firstMarket = first settlement of fresh agents; repeat = same agents again after withdrawing.",
   config: {
     stakeWei: STAKE.toString(),
@@ -209,12 +256,13 @@ const output = {
   registryWarmup: printable(warmup),
   markets: results,
   largestSingleTx: { label: largestTx.label, gas: Number(largestTx.gas) },
+  marginalPerWorker: { first: Number(firstMarginal), repeat: Number(repeatMarginal) },
   targets: {
-    firstPerWorker: Number(TARGET_FIRST_PER_WORKER),
-    repeatPerWorker: Number(TARGET_REPEAT_PER_WORKER),
+    firstMarginal: Number(TARGET_FIRST_MARGINAL),
+    repeatMarginal: Number(TARGET_REPEAT_MARGINAL),
     maxTx: Number(TARGET_MAX_TX),
     allMet:
-      results.every((r) => r.firstPerWorkerOk && r.repeatPerWorkerOk) && largestTx.gas <= TARGET_MAX_TX,
+      firstMarginal <= TARGET_FIRST_MARGINAL && repeatMarginal <= TARGET_REPEAT_MARGINAL && largestTx.gas <= TARGET_MAX_TX,
     maxTxOk: largestTx.gas <= TARGET_MAX_TX,
   },
 };
@@ -225,7 +273,10 @@ function printable(r: MarketRun) {
     createMarket: Number(r.createMarket),
     joinMarket: Number(r.joinMarket),
     requestResolution: Number(r.requestResolution),
-    resolveMarket: Number(r.resolveMarket),
+    proposeResolution: Number(r.proposeResolution),
+    finalize: Number(r.finalize),
+    proposePerWorker: Number(r.proposeResolution / BigInt(r.workers)),
+    finalizePerWorker: Number(r.finalize / BigInt(r.workers)),
     publishFeedbackTxs: r.publishFeedbackTxs.map(Number),
     resolutionTotal: Number(r.resolutionTotal),
     perWorker: Number(r.perWorker),
@@ -239,13 +290,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "gas.json"), JSON.stringify(output, null, 2) + "\n");
 
-console.log("workers | first total | first/worker | repeat total | repeat/worker | largest tx");
+console.log("workers | first total | first/worker | repeat total | repeat/worker | propose/w | finalize/w | largest tx");
 for (const r of results) {
   const f = r.first as ReturnType<typeof printable>;
   const p = r.repeat as ReturnType<typeof printable>;
   console.log(
-    `${String(r.workers).padStart(7)} | ${String(f.resolutionTotal).padStart(11)} | ${String(f.perWorker).padStart(12)} | ${String(p.resolutionTotal).padStart(12)} | ${String(p.perWorker).padStart(13)} | ${Math.max(f.largestTx, p.largestTx)}`,
+    `${String(r.workers).padStart(7)} | ${String(f.resolutionTotal).padStart(11)} | ${String(f.perWorker).padStart(12)} | ${String(p.resolutionTotal).padStart(12)} | ${String(p.perWorker).padStart(13)} | ${String(f.proposePerWorker).padStart(9)} | ${String(f.finalizePerWorker).padStart(10)} | ${Math.max(f.largestTx, p.largestTx)}`,
   );
 }
 console.log("single:", output.single, "warmup per worker:", output.registryWarmup.perWorker);
+console.log("marginal per worker (10 -> 100 seats):", output.marginalPerWorker);
 console.log("largest tx:", output.largestSingleTx, "all targets met:", output.targets.allMet);

@@ -5,56 +5,45 @@ import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
 import {IReceiver} from "./interfaces/IReceiver.sol";
+import {ICREReceiver} from "./interfaces/ICREReceiver.sol";
 
-/// @title Chainlink CRE receiver that settles ResolutionMarket markets from DON-signed CREsolver reports
+/// @title Chainlink CRE receiver that proposes ResolutionMarket verdicts from DON-signed CREsolver reports
 /// @author cresolver
 /// @notice The KeystoneForwarder verifies the DON signatures and calls {onReport}. This contract accepts the
-///         call only from the configured forwarder and (unless the owner switched on `allowAnyWorkflow`) only
-///         from the configured workflow, decodes the CREsolver report and calls
-///         `IResolutionMarket.resolveMarket`. It must be granted the resolver role on the market.
-/// @dev Metadata layout. The KeystoneForwarder passes `rawReport[45:109]`, i.e.
-///      `abi.encodePacked(bytes32 workflowId, bytes10 workflowName, address workflowOwner, bytes2 reportId)`;
-///      Chainlink's consumer-contract guide documents the first 62 bytes as
-///      `abi.encodePacked(workflowId, workflowName, workflowOwner)`. We require at least 62 bytes and ignore
-///      anything after them. `workflowName` is CRE's 10-byte encoding of the name (derived from its SHA-256),
-///      not the plain string: configure the value exactly as it appears in the metadata.
+///         call only from the configured forwarder and (unless `allowAnyWorkflow`) only from the configured
+///         workflow, checks that the report is for this chain and this market, and calls
+///         `proposeResolution` with the market's bond paid from its own ETH float. It must be an active
+///         resolver of the market. Won or returned bonds come back as market credits ({pullMarketCredits}).
+/// @dev Metadata: the KeystoneForwarder passes `abi.encodePacked(bytes32 workflowId, bytes10 workflowName,
+///      address workflowOwner, bytes2 reportId)`; we read the first 62 bytes and ignore the rest.
+///      `workflowName` is CRE's 10-byte encoding of the name, configured exactly as it appears in metadata.
 ///
-///      Workflow check (when `allowAnyWorkflow` is false), fail-closed:
-///      - at least one strong criterion must be configured: a non-empty workflow-id allow-list or an
-///        expected workflow owner; otherwise every report is refused ({NoWorkflowConfigured});
-///      - every configured criterion must match (AND): id in the allow-list (if the list is non-empty),
-///        owner (if set), name (if set). The name alone proves nothing, so it only narrows the owner.
-///      The allow-list holds several ids so that a redeployed workflow (new id) can be allowed before the
-///      old one is removed.
+///      Workflow check (unless `allowAnyWorkflow`), fail-closed: a non-empty id allow-list or an expected owner
+///      must be configured ({NoWorkflowConfigured} otherwise), and every configured criterion must match (the
+///      name alone proves nothing, it only narrows the owner).
 ///
-///      Report: `abi.encode(uint256 marketId, address[] workers, uint256[] weights, uint8[] dimScores,
-///      bool resolution)`, strictly canonical (re-encoding the decoded values must give the same bytes), with
-///      `weights.length == workers.length` and `dimScores.length == 3 * workers.length`.
-///      Anything else reverts with {MalformedReport}.
+///      Report: `abi.encode(uint256 chainId, address market, uint256 marketId, uint8 verdict,
+///      IResolutionMarket.WorkerReport[] reports, bytes32 bundleHash, string bundleURI)`, strictly canonical
+///      (re-encoding the decoded values gives the same bytes) and `verdict <= 2`; anything else is
+///      {MalformedReport}. The chain id and market address stop a report signed for one deployment from being
+///      replayed on another.
 ///
-///      Bundle: a CRE report carries no separate bundle hash, so the market receives
-///      `bundleHash = keccak256(report)` — the hash of the exact DON-signed bytes, reproducible by anyone from
-///      the decoded values since the encoding is canonical — and an empty `bundleURI`: the "bundle" is the
-///      report itself, which lives on-chain in the forwarder transaction's calldata and in {ReportProcessed}'s
-///      indexed hash; there is no off-chain document to point at.
-///
-///      A report can only be applied once: the market refuses to resolve a market twice, and the forwarder
-///      refuses to re-deliver a transmission that succeeded.
-contract CREReceiver is IReceiver, Ownable2Step {
+///      Settings changes (forwarder, workflow ids, owner, name, allowAny) wait `CONFIG_DELAY` between
+///      {queueChange} and {applyChange}, so nobody can swap the forwarder and push a forged report at once.
+contract CREReceiver is ICREReceiver, Ownable2Step {
     /// @notice Minimum metadata length: 32 (workflowId) + 10 (workflowName) + 20 (workflowOwner).
     uint256 public constant METADATA_MIN_LENGTH = 62;
 
-    /// @notice The bundle URI passed to the market for CRE-settled markets (see contract notes).
-    string public constant BUNDLE_URI = "";
+    /// @notice Delay between queueing and applying a settings change.
+    uint64 public constant CONFIG_DELAY = 2 days;
 
-    /// @notice The market this receiver settles.
+    /// @notice The market this receiver proposes on.
     IResolutionMarket public immutable market;
 
     /// @notice The only address allowed to call {onReport} (Chainlink KeystoneForwarder of this chain).
     address public forwarder;
 
-    /// @notice When true, reports from any workflow delivered by the forwarder are accepted. Off by default.
-    /// @dev The forwarder is shared by every CRE workflow on the chain: this is for simulations and tests only.
+    /// @notice When true, reports from any workflow delivered by the forwarder are accepted.
     bool public allowAnyWorkflow;
 
     /// @notice Expected workflow owner (zero: not checked).
@@ -66,43 +55,32 @@ contract CREReceiver is IReceiver, Ownable2Step {
     /// @notice Number of workflow ids in the allow-list (zero: ids not checked).
     uint256 public allowedWorkflowIdCount;
 
-    /// @notice Workflow ids allowed to deliver reports.
     mapping(bytes32 workflowId => bool) public isWorkflowIdAllowed;
 
-    event ForwarderUpdated(address indexed previousForwarder, address indexed newForwarder);
-    event WorkflowIdAllowedSet(bytes32 indexed workflowId, bool allowed);
-    event ExpectedWorkflowOwnerUpdated(address indexed previousOwner, address indexed newOwner);
-    event ExpectedWorkflowNameUpdated(bytes10 previousName, bytes10 newName);
-    event AllowAnyWorkflowSet(bool allowed);
-    /// @notice A report was accepted and the market settled.
-    event ReportProcessed(
-        uint256 indexed marketId,
-        bytes32 indexed workflowId,
-        address indexed workflowOwner,
-        bytes10 workflowName,
-        bool resolution,
-        bytes32 bundleHash
-    );
+    /// @notice When each queued change may be applied (0: not queued).
+    mapping(bytes32 changeId => uint64 effectiveAt) public queuedChanges;
 
-    error ZeroAddress();
-    error ZeroWorkflowId();
-    error UnauthorizedForwarder(address caller);
-    error InvalidMetadataLength(uint256 length);
-    error NoWorkflowConfigured();
-    error WorkflowIdNotAllowed(bytes32 workflowId);
-    error WorkflowOwnerMismatch(address workflowOwner, address expected);
-    error WorkflowNameMismatch(bytes10 workflowName, bytes10 expected);
-    error MalformedReport();
-    error RenounceOwnershipDisabled();
-
-    /// @param market_ the ResolutionMarket to settle (this receiver must be made a resolver there)
+    /// @param market_ the ResolutionMarket to propose on (this receiver must be made a resolver there)
     /// @param forwarder_ the chain's KeystoneForwarder
-    /// @param owner_ admin of the forwarder and workflow settings
-    constructor(IResolutionMarket market_, address forwarder_, address owner_) Ownable(owner_) {
+    /// @param owner_ admin of the settings and of the float
+    /// @param config_ the initial workflow settings, in force immediately
+    constructor(IResolutionMarket market_, address forwarder_, address owner_, WorkflowConfig memory config_)
+        Ownable(owner_)
+    {
         if (address(market_) == address(0) || forwarder_ == address(0)) revert ZeroAddress();
         market = market_;
-        forwarder = forwarder_;
-        emit ForwarderUpdated(address(0), forwarder_);
+        _setForwarder(forwarder_);
+        for (uint256 i = 0; i < config_.workflowIds.length; ++i) {
+            _setWorkflowIdAllowed(config_.workflowIds[i], true);
+        }
+        if (config_.workflowOwner != address(0)) _setExpectedWorkflowOwner(config_.workflowOwner);
+        if (config_.workflowName != bytes10(0)) _setExpectedWorkflowName(config_.workflowName);
+        if (config_.allowAnyWorkflow) _setAllowAnyWorkflow(true);
+    }
+
+    /// @notice Float top-ups (from the owner) and market withdrawals land here.
+    receive() external payable {
+        emit FloatReceived(msg.sender, msg.value);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -115,36 +93,20 @@ contract CREReceiver is IReceiver, Ownable2Step {
         (bytes32 workflowId, bytes10 workflowName, address workflowOwner) = decodeMetadata(metadata);
         if (!allowAnyWorkflow) _checkWorkflow(workflowId, workflowName, workflowOwner);
 
-        uint256 marketId;
-        address[] memory workers;
-        uint256[] memory weights;
-        uint8[] memory dimScores;
-        bool resolution;
-        // Decoding in a self-call turns every malformed input (bad offsets, lengths, dirty bools/addresses,
-        // non-canonical encoding) into one clean custom error instead of an empty revert.
-        try this.decodeReport(report) returns (
-            uint256 marketId_, address[] memory workers_, uint256[] memory weights_, uint8[] memory dimScores_, bool res_
-        ) {
-            (marketId, workers, weights, dimScores, resolution) = (marketId_, workers_, weights_, dimScores_, res_);
+        CREReport memory r;
+        // Decoding in a self-call turns every malformed input into one clean error instead of an empty revert.
+        try this.decodeReport(report) returns (CREReport memory decoded) {
+            r = decoded;
         } catch {
             revert MalformedReport();
         }
+        if (r.chainId != block.chainid) revert WrongChain(r.chainId, block.chainid);
+        if (r.market != address(market)) revert WrongMarket(r.market, address(market));
 
-        bytes32 bundleHash = keccak256(report);
-        emit ReportProcessed(marketId, workflowId, workflowOwner, workflowName, resolution, bundleHash);
-        // Glue until the v2 receiver (r2-arbiters) lands: the v1 call by signature, so this file compiles
-        // against IResolutionMarket v2 (which has no resolveMarket).
-        (bool ok, bytes memory ret) = address(market).call(
-            abi.encodeWithSignature(
-                "resolveMarket(uint256,address[],uint256[],uint8[],bool,bytes32,string)",
-                marketId, workers, weights, dimScores, resolution, bundleHash, BUNDLE_URI
-            )
-        );
-        if (!ok) {
-            assembly ("memory-safe") {
-                revert(add(ret, 0x20), mload(ret))
-            }
-        }
+        uint256 bond = market.getMarketConfig(r.marketId).bond;
+        if (address(this).balance < bond) revert InsufficientFloat(address(this).balance, bond);
+        emit ReportProcessed(r.marketId, workflowId, workflowOwner, workflowName, r.verdict, r.bundleHash, bond);
+        market.proposeResolution{value: bond}(r.marketId, r.verdict, r.reports, r.bundleHash, r.bundleURI);
     }
 
     /// @notice ERC-165: `IReceiver` and `IERC165`.
@@ -153,7 +115,7 @@ contract CREReceiver is IReceiver, Ownable2Step {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Decoding (public so off-chain tooling and tests can use the exact same rules)
+    // Decoding (public so off-chain tooling and tests use the exact same rules)
     // ------------------------------------------------------------------------------------------------
 
     /// @notice Splits CRE metadata into its fields. Reverts if shorter than 62 bytes; extra bytes are ignored.
@@ -169,40 +131,109 @@ contract CREReceiver is IReceiver, Ownable2Step {
     }
 
     /// @notice Decodes and validates a CREsolver report (see contract notes). Reverts if malformed.
-    function decodeReport(bytes calldata report)
-        external
-        pure
-        returns (
-            uint256 marketId,
-            address[] memory workers,
-            uint256[] memory weights,
-            uint8[] memory dimScores,
-            bool resolution
-        )
-    {
-        // 5 head words + 3 array lengths is the shortest well-formed report.
-        if (report.length < 8 * 32) revert MalformedReport();
-        (marketId, workers, weights, dimScores, resolution) =
-            abi.decode(report, (uint256, address[], uint256[], uint8[], bool));
-        if (weights.length != workers.length || dimScores.length != workers.length * 3) revert MalformedReport();
-        if (keccak256(abi.encode(marketId, workers, weights, dimScores, resolution)) != keccak256(report)) {
-            revert MalformedReport();
-        }
+    function decodeReport(bytes calldata report) external pure returns (CREReport memory r) {
+        // 7 head words + the reports length + the URI length is the shortest well-formed report.
+        if (report.length < 9 * 32) revert MalformedReport();
+        uint8 verdict;
+        (r.chainId, r.market, r.marketId, verdict, r.reports, r.bundleHash, r.bundleURI) = abi.decode(
+            report, (uint256, address, uint256, uint8, IResolutionMarket.WorkerReport[], bytes32, string)
+        );
+        if (verdict > uint8(type(IResolutionMarket.Verdict).max)) revert MalformedReport();
+        r.verdict = IResolutionMarket.Verdict(verdict);
+        bytes memory again = abi.encode(r.chainId, r.market, r.marketId, verdict, r.reports, r.bundleHash, r.bundleURI);
+        if (keccak256(again) != keccak256(report)) revert MalformedReport();
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Admin (Ownable2Step)
+    // Float
     // ------------------------------------------------------------------------------------------------
 
-    /// @notice Sets the only address allowed to call {onReport}.
-    function setForwarder(address newForwarder) external onlyOwner {
-        if (newForwarder == address(0)) revert ZeroAddress();
+    /// @inheritdoc ICREReceiver
+    function pullMarketCredits() external returns (uint256 amount) {
+        uint256 before = address(this).balance;
+        market.withdraw();
+        amount = address(this).balance - before;
+        emit MarketCreditsPulled(amount);
+    }
+
+    /// @inheritdoc ICREReceiver
+    function withdrawFloat(address payable to, uint256 amount) external onlyOwner {
+        if (to == address(0)) revert ZeroAddress();
+        if (amount > address(this).balance) revert InsufficientFloat(address(this).balance, amount);
+        emit FloatWithdrawn(to, amount);
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Timelocked settings (Ownable2Step owner)
+    // ------------------------------------------------------------------------------------------------
+
+    /// @notice The id of a change: what `queuedChanges` is keyed by.
+    function changeId(ChangeKind kind, bytes32 value) public pure returns (bytes32) {
+        return keccak256(abi.encode(kind, value));
+    }
+
+    /// @inheritdoc ICREReceiver
+    function queueChange(ChangeKind kind, bytes32 value) external onlyOwner returns (bytes32 id, uint64 effectiveAt) {
+        _validate(kind, value);
+        id = changeId(kind, value);
+        if (queuedChanges[id] != 0) revert ChangeAlreadyQueued(id);
+        effectiveAt = uint64(block.timestamp) + CONFIG_DELAY;
+        queuedChanges[id] = effectiveAt;
+        emit ConfigChangeQueued(id, kind, value, effectiveAt);
+    }
+
+    /// @inheritdoc ICREReceiver
+    function applyChange(ChangeKind kind, bytes32 value) external onlyOwner {
+        bytes32 id = changeId(kind, value);
+        uint64 effectiveAt = queuedChanges[id];
+        if (effectiveAt == 0) revert ChangeNotQueued(id);
+        if (block.timestamp < effectiveAt) revert TimelockNotOver(id, effectiveAt);
+        delete queuedChanges[id];
+        emit ConfigChangeApplied(id, kind, value);
+        if (kind == ChangeKind.Forwarder) _setForwarder(address(uint160(uint256(value))));
+        else if (kind == ChangeKind.AllowWorkflowId) _setWorkflowIdAllowed(value, true);
+        else if (kind == ChangeKind.DisallowWorkflowId) _setWorkflowIdAllowed(value, false);
+        else if (kind == ChangeKind.WorkflowOwner) _setExpectedWorkflowOwner(address(uint160(uint256(value))));
+        else if (kind == ChangeKind.WorkflowName) _setExpectedWorkflowName(bytes10(value));
+        else _setAllowAnyWorkflow(value != bytes32(0));
+    }
+
+    /// @inheritdoc ICREReceiver
+    function cancelChange(ChangeKind kind, bytes32 value) external onlyOwner {
+        bytes32 id = changeId(kind, value);
+        if (queuedChanges[id] == 0) revert ChangeNotQueued(id);
+        delete queuedChanges[id];
+        emit ConfigChangeCancelled(id, kind, value);
+    }
+
+    /// @notice Disabled: a receiver without an owner could never follow a forwarder or workflow migration,
+    ///         nor withdraw its float.
+    function renounceOwnership() public view override onlyOwner {
+        revert RenounceOwnershipDisabled();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Internal
+    // ------------------------------------------------------------------------------------------------
+
+    function _validate(ChangeKind kind, bytes32 value) private pure {
+        bool ok;
+        if (kind == ChangeKind.Forwarder) ok = value != bytes32(0) && uint256(value) >> 160 == 0;
+        else if (kind == ChangeKind.AllowWorkflowId || kind == ChangeKind.DisallowWorkflowId) ok = value != bytes32(0);
+        else if (kind == ChangeKind.WorkflowOwner) ok = uint256(value) >> 160 == 0;
+        else if (kind == ChangeKind.WorkflowName) ok = uint256(value) << 80 == 0;
+        else ok = uint256(value) <= 1;
+        if (!ok) revert InvalidChangeValue(kind, value);
+    }
+
+    function _setForwarder(address newForwarder) private {
         emit ForwarderUpdated(forwarder, newForwarder);
         forwarder = newForwarder;
     }
 
-    /// @notice Adds `workflowId` to, or removes it from, the workflow-id allow-list.
-    function setWorkflowIdAllowed(bytes32 workflowId, bool allowed) external onlyOwner {
+    function _setWorkflowIdAllowed(bytes32 workflowId, bool allowed) private {
         if (workflowId == bytes32(0)) revert ZeroWorkflowId();
         if (isWorkflowIdAllowed[workflowId] != allowed) {
             isWorkflowIdAllowed[workflowId] = allowed;
@@ -212,32 +243,20 @@ contract CREReceiver is IReceiver, Ownable2Step {
         emit WorkflowIdAllowedSet(workflowId, allowed);
     }
 
-    /// @notice Sets the expected workflow owner (zero to stop checking it).
-    function setExpectedWorkflowOwner(address newOwner) external onlyOwner {
+    function _setExpectedWorkflowOwner(address newOwner) private {
         emit ExpectedWorkflowOwnerUpdated(expectedWorkflowOwner, newOwner);
         expectedWorkflowOwner = newOwner;
     }
 
-    /// @notice Sets the expected workflow name as encoded in the metadata (zero to stop checking it).
-    function setExpectedWorkflowName(bytes10 newName) external onlyOwner {
+    function _setExpectedWorkflowName(bytes10 newName) private {
         emit ExpectedWorkflowNameUpdated(expectedWorkflowName, newName);
         expectedWorkflowName = newName;
     }
 
-    /// @notice Switches the workflow check off (`true`) or on (`false`). The forwarder check always applies.
-    function setAllowAnyWorkflow(bool allowed) external onlyOwner {
+    function _setAllowAnyWorkflow(bool allowed) private {
         allowAnyWorkflow = allowed;
         emit AllowAnyWorkflowSet(allowed);
     }
-
-    /// @notice Disabled: a receiver without an owner could never follow a forwarder or workflow migration.
-    function renounceOwnership() public view override onlyOwner {
-        revert RenounceOwnershipDisabled();
-    }
-
-    // ------------------------------------------------------------------------------------------------
-    // Internal
-    // ------------------------------------------------------------------------------------------------
 
     function _checkWorkflow(bytes32 workflowId, bytes10 workflowName, address workflowOwner) private view {
         bool idsConfigured = allowedWorkflowIdCount != 0;

@@ -14,6 +14,8 @@ export const CONTRACT_SOURCES = {
   ResolutionMarket: "contracts/market/ResolutionMarket.sol",
   BettingMarket: "contracts/market/BettingMarket.sol",
   CREReceiver: "contracts/cre/CREReceiver.sol",
+  CommitteeArbiter: "contracts/arbiter/CommitteeArbiter.sol",
+  UmaArbiter: "contracts/arbiter/UmaArbiter.sol",
 } as const;
 
 export type ContractName = keyof typeof CONTRACT_SOURCES;

@@ -12,7 +12,7 @@ import {
   type Abi,
   type Hex,
 } from "viem";
-import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi, umaArbiterAbi } from "./abis.js";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -39,7 +39,7 @@ export class ChainError extends Error {
   }
 }
 
-const ALL_ABIS: readonly Abi[] = [resolutionMarketAbi, identityRegistryAbi, reputationRegistryAbi, bettingMarketAbi, creReceiverAbi];
+const ALL_ABIS: readonly Abi[] = [resolutionMarketAbi, identityRegistryAbi, reputationRegistryAbi, bettingMarketAbi, creReceiverAbi, committeeArbiterAbi, umaArbiterAbi];
 
 function signatureOf(item: AbiError): string {
   return `${item.name}(${item.inputs.map((i) => i.type).join(",")})`;

@@ -1,108 +1,130 @@
 /**
- * The TypeScript side of a CRE settlement, against the real contracts on Hardhat's in-process chain:
- * metadata and report encoded with viem exactly as a CREsolver workflow would, delivered by the configured
- * forwarder account, settle the ResolutionMarket; bettors then claim. Needs `npx hardhat build`.
+ * The TypeScript side of a CRE proposal, against the real contracts on Hardhat's in-process chain: metadata
+ * and report encoded with the one encoder (workflow/chain/cre-report.ts) exactly as a CREsolver workflow would,
+ * delivered by the configured forwarder account; the receiver proposes with the bond from its float; after the
+ * dispute window anyone finalizes; the returned bond is pulled back into the float; bettors claim. Reports
+ * for another chain or another market contract are refused. Needs `npx hardhat build`.
  */
 import { network } from "hardhat";
 import { describe, expect, it } from "vitest";
-import {
-  encodeAbiParameters,
-  encodePacked,
-  keccak256,
-  parseAbiParameters,
-  parseEther,
-  toHex,
-  type Address,
-  type Hex,
-} from "viem";
+import { getAddress, getContract, keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
+import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { ANSWER, VERDICT, decodeCreReport, encodeCreMetadata, encodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
 
-const REPORT_PARAMS = parseAbiParameters("uint256 marketId, address[] workers, uint256[] weights, uint8[] dimScores, bool resolution");
 const WORKFLOW_ID = keccak256(toHex("cresolver-workflow-v1"));
 const WORKFLOW_NAME: Hex = "0x63726573736f6c766572"; // bytes10, as it appears in CRE metadata
-const STATUS_RESOLVED = 3;
+const STATUS = { proposed: 6, resolved: 3 } as const;
+const BUNDLE_HASH = keccak256(toHex("bundle"));
+const BUNDLE_URI = "https://resolver.example/bundles/1.json";
 
 describe("CREReceiver end to end (viem encoding)", () => {
-  it("settles the market from a viem-encoded report and pays workers and bettors", async () => {
-    const { viem } = await network.connect();
+  it("proposes from a report, finalizes after the window, pays workers and bettors, and refuses other chains and markets", async () => {
+    const { viem } = await network.create();
     const publicClient = await viem.getPublicClient();
     const testClient = await viem.getTestClient();
-    const wallets = await viem.getWalletClients();
-    const [owner, forwarder, w1, w2, w3, yesBettor, noBettor, stranger] = wallets;
-    const workflowOwner = owner.account.address;
-
-    const identity = await viem.deployContract("IdentityRegistry");
-    const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-    const market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address]);
-    const receiver = await viem.deployContract("CREReceiver", [market.address, forwarder.account.address, owner.account.address]);
-    const betting = await viem.deployContract("BettingMarket", [market.address]);
-
+    const [owner, forwarder, w1, w2, w3, yesBettor, noBettor, stranger] = await viem.getWalletClients();
+    const workflowOwner = getAddress(owner.account.address);
     const wait = async (hash: Hex) => {
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       expect(receipt.status).toBe("success");
       return receipt;
     };
-    await wait(await market.write.addResolver([receiver.address]));
-    await wait(await receiver.write.setWorkflowIdAllowed([WORKFLOW_ID, true]));
-    await wait(await receiver.write.setExpectedWorkflowOwner([workflowOwner]));
-    await wait(await receiver.write.setExpectedWorkflowName([WORKFLOW_NAME]));
 
-    const now = (await publicClient.getBlock()).timestamp;
-    const deadline = now + 3600n;
+    // Typed by our generated ABIs (hardhat-viem's own types are not in the tsconfig).
+    const typed = <A extends Abi>(address: Address, abi: A) => getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: owner } });
+    const identity = typed((await viem.deployContract("IdentityRegistry")).address, identityRegistryAbi);
+    const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
+    const market = typed((await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address])).address, resolutionMarketAbi);
+    const config = { workflowIds: [WORKFLOW_ID], workflowOwner, workflowName: WORKFLOW_NAME, allowAnyWorkflow: false } as const;
+    const receiver = typed((await viem.deployContract("CREReceiver", [market.address, forwarder.account.address, owner.account.address, config])).address, creReceiverAbi);
+    const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
+    // Before the first market both apply at once: the receiver as resolver, a 1-of-1 committee as default arbiter.
+    await wait(await market.write.queueResolver([receiver.address]));
+    const arbiter = await viem.deployContract("CommitteeArbiter", [[owner.account.address], 1n, [market.address]]);
+    await wait(await market.write.queueDefaultArbiter([arbiter.address]));
+    await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.1") }));
+
+    const deadline = (await publicClient.getBlock()).timestamp + 3600n;
     await wait(await market.write.createMarket(["Will it rain?", deadline], { value: parseEther("3") }));
-    const marketId = (await market.read.marketCount()) as bigint;
+    const marketId = await market.read.marketCount();
+    const { bond, minStake, disputeWindow } = await market.read.getMarketConfig([marketId]);
 
     const workers: Address[] = [];
     for (const w of [w1, w2, w3]) {
-      const agentId = (await identity.read.register(["ipfs://agent"], { account: w.account })) as bigint;
+      const { result: agentId } = await publicClient.simulateContract({ address: identity.address, abi: identity.abi, functionName: "register", args: ["ipfs://agent"], account: w.account });
       await wait(await identity.write.register(["ipfs://agent"], { account: w.account }));
-      await wait(await market.write.joinMarket([marketId, agentId], { account: w.account, value: parseEther("0.01") }));
-      workers.push(w.account.address);
+      await wait(await market.write.joinMarket([marketId, agentId], { account: w.account, value: minStake }));
+      workers.push(getAddress(w.account.address));
     }
     await wait(await betting.write.bet([marketId, 1], { account: yesBettor.account, value: parseEther("1") }));
     await wait(await betting.write.bet([marketId, 0], { account: noBettor.account, value: parseEther("2") }));
-
     await testClient.setNextBlockTimestamp({ timestamp: deadline });
     await wait(await market.write.requestResolution([marketId]));
 
-    const weights = [1n, 2n, 3n];
-    const dimScores = [90, 80, 70, 60, 50, 40, 100, 0, 55];
-    const report = encodeAbiParameters(REPORT_PARAMS, [marketId, workers, weights, dimScores, true]);
-    // KeystoneForwarder passes workflowId | workflowName | workflowOwner | reportId (64 bytes).
-    const metadata = encodePacked(["bytes32", "bytes10", "address", "bytes2"], [WORKFLOW_ID, WORKFLOW_NAME, workflowOwner, "0x0001"]);
+    const base: CreReport = {
+      chainId: await publicClient.getChainId(),
+      market: market.address,
+      marketId,
+      verdict: VERDICT.yes,
+      reports: [
+        { answer: ANSWER.yes, confidenceBps: 9000, resQuality: 90, srcQuality: 80, analysisDepth: 70 },
+        { answer: ANSWER.yes, confidenceBps: 7000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
+        { answer: ANSWER.none, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
+      ],
+      bundleHash: BUNDLE_HASH,
+      bundleURI: BUNDLE_URI,
+    };
+    const report = encodeCreReport(base);
+    const metadata = encodeCreMetadata(WORKFLOW_ID, WORKFLOW_NAME, workflowOwner);
 
-    // The receiver decodes exactly what viem encoded.
-    const decoded = (await receiver.read.decodeReport([report])) as readonly [bigint, Address[], bigint[], number[], boolean];
-    expect(decoded[0]).toBe(marketId);
-    expect(decoded[1].map((a) => a.toLowerCase())).toEqual(workers.map((a) => a.toLowerCase()));
-    expect(decoded[2]).toEqual(weights);
-    expect(decoded[3]).toEqual(dimScores);
-    expect(decoded[4]).toBe(true);
-    const [id, name, wfOwner] = (await receiver.read.decodeMetadata([metadata])) as readonly [Hex, Hex, Address];
-    expect(id).toBe(WORKFLOW_ID);
-    expect(name).toBe(WORKFLOW_NAME);
-    expect(wfOwner.toLowerCase()).toBe(workflowOwner.toLowerCase());
+    // The receiver decodes exactly what the TS encoder produced, and so does the TS decoder.
+    const decoded = await receiver.read.decodeReport([report]);
+    expect(decoded.chainId).toBe(31337n);
+    expect(decoded.market).toBe(market.address);
+    expect(decoded.marketId).toBe(marketId);
+    expect(decoded.verdict).toBe(VERDICT.yes);
+    expect(decoded.reports.map((r) => ({ ...r }))).toEqual(base.reports);
+    expect(decoded.bundleURI).toBe(BUNDLE_URI);
+    expect(decodeCreReport(report)).toEqual({ ...base, chainId: 31337n });
+    expect(() => encodeCreReport({ ...base, verdict: 3 })).toThrow(RangeError);
 
-    // Only the forwarder may deliver.
+    // Only the forwarder, and only a report for this chain and this market.
     await expect(receiver.write.onReport([metadata, report], { account: stranger.account })).rejects.toThrow(/UnauthorizedForwarder/);
+    const otherChain = encodeCreReport({ ...base, chainId: 1 });
+    await expect(receiver.write.onReport([metadata, otherChain], { account: forwarder.account })).rejects.toThrow(/WrongChain/);
+    const otherMarket = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address]);
+    const forOther = encodeCreReport({ ...base, market: otherMarket.address });
+    await expect(receiver.write.onReport([metadata, forOther], { account: forwarder.account })).rejects.toThrow(/WrongMarket/);
 
-    await wait(await receiver.write.onReport([metadata, report], { account: forwarder.account, gas: 9_000_000n }));
+    const floatBefore = await publicClient.getBalance({ address: receiver.address });
+    await wait(await receiver.write.onReport([metadata, report], { account: forwarder.account }));
+    expect(await publicClient.getBalance({ address: receiver.address })).toBe(floatBefore - bond);
+    const proposal = await market.read.getProposal([marketId]);
+    expect(proposal.proposer).toBe(receiver.address);
+    expect(proposal.verdict).toBe(VERDICT.yes);
+    expect(proposal.bundleHash).toBe(BUNDLE_HASH);
+    expect(proposal.bundleURI).toBe(BUNDLE_URI);
+    expect((await market.read.getMarket([marketId])).status).toBe(STATUS.proposed);
 
-    const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean; bundleHash: Hex };
-    expect(info.status).toBe(STATUS_RESOLVED);
+    // Undisputed: after the window anyone finalizes; the bond is the receiver's credit, pulled back by anyone.
+    await testClient.increaseTime({ seconds: Number(disputeWindow) + 1 });
+    await testClient.mine({ blocks: 1 });
+    await wait(await market.write.finalize([marketId], { account: stranger.account }));
+    const info = await market.read.getMarket([marketId]);
+    expect(info.status).toBe(STATUS.resolved);
     expect(info.outcome).toBe(true);
-    expect(info.bundleHash).toBe(keccak256(report));
-
-    // Workers: 0.5 / 1 / 1.5 ether of the pool plus their 0.01 stake.
-    const expected = [parseEther("0.51"), parseEther("1.01"), parseEther("1.51")];
-    for (const [i, w] of workers.entries()) expect(await market.read.pendingWithdrawal([w])).toBe(expected[i]);
+    expect(await market.read.pendingWithdrawal([receiver.address])).toBe(bond);
+    await wait(await receiver.write.pullMarketCredits({ account: stranger.account }));
+    expect(await publicClient.getBalance({ address: receiver.address })).toBe(floatBefore);
+    // Seats 1 and 2 answered YES (right): stake back plus a share of the pool; seat 3 failed: stake back only.
+    const credits = await Promise.all(workers.map((w) => market.read.pendingWithdrawal([w])));
+    expect(credits[0]! + credits[1]! + credits[2]!).toBe(parseEther("3") + 3n * minStake);
+    expect(credits[2]).toBe(minStake);
+    expect(credits[0]! > credits[1]!).toBe(true);
 
     // Bettors: YES takes the whole 3 ether betting pool.
     expect(await betting.read.claimable([marketId, yesBettor.account.address])).toBe(parseEther("3"));
-    const before = await publicClient.getBalance({ address: yesBettor.account.address });
-    const receipt = await wait(await betting.write.claim([marketId], { account: yesBettor.account }));
-    const after = await publicClient.getBalance({ address: yesBettor.account.address });
-    expect(after - before + receipt.gasUsed * receipt.effectiveGasPrice).toBe(parseEther("3"));
+    await wait(await betting.write.claim([marketId], { account: yesBettor.account }));
     await expect(betting.write.claim([marketId], { account: noBettor.account })).rejects.toThrow(/NothingToClaim/);
-    expect(await publicClient.getBalance({ address: betting.address })).toBe(0n);
   });
 });

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
+import {IArbiter} from "../market/interfaces/IArbiter.sol";
+import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
+import {IOptimisticOracleV3, IOptimisticOracleV3CallbackRecipient} from "./interfaces/IOptimisticOracleV3.sol";
+import {IUmaArbiter} from "./interfaces/IUmaArbiter.sol";
+
+/// @title UMA Optimistic Oracle V3 arbiter
+/// @author cresolver
+/// @notice Bonds: the market's ETH bonds follow the market's rules; UMA's ERC-20 bond is the disputer's, posted on
+///         OOv3 as asserter (it gets it back if the claim stands; if the claim is countered and the DVM rejects
+///         it, the counter-party gets both UMA bonds minus UMA's burned share, which goes to UMA's Store).
+/// @dev No owner: oracle, currency, bond, liveness and markets are fixed at deployment. Only the named markets may
+///      open cases, because `onDispute` pulls tokens from the `disputer` the caller names (a stranger could
+///      otherwise spend an approval given for a real dispute on a claim of its own choosing).
+contract UmaArbiter is IUmaArbiter {
+    using SafeERC20 for IERC20;
+
+    /// @notice Shortest liveness: the proposer's side needs time to counter a wrong claim on OOv3.
+    uint64 public constant MIN_LIVENESS = 10 minutes;
+    /// @notice Longest liveness: liveness plus a DVM vote (a few days) must end well before the market's
+    ///         30-day arbitration timeout.
+    uint64 public constant MAX_LIVENESS = 7 days;
+    uint256 public constant MAX_MARKETS = 20;
+
+    IOptimisticOracleV3 public immutable oracle;
+    IERC20 public immutable currency;
+    /// @notice Configured UMA bond; the effective one is never below OOv3's minimum (`disputeBond`).
+    uint256 public immutable bond;
+    uint64 public immutable liveness;
+    bytes32 public immutable identifier;
+
+    address[] private _markets;
+    mapping(address account => bool) public isMarket;
+
+    struct CaseKey {
+        address market;
+        uint256 marketId;
+    }
+
+    mapping(address market => mapping(uint256 marketId => Case)) private _cases;
+    mapping(bytes32 assertionId => CaseKey) private _byAssertion;
+
+    /// @param oracle_ UMA's OptimisticOracleV3 on this chain
+    /// @param currency_ a currency OOv3 accepts (on UMA's collateral whitelist), e.g. USDC or WETH
+    /// @param bond_ UMA bond per dispute (0 = OOv3's minimum for `currency_`)
+    /// @param liveness_ seconds the asserted claim can be countered on OOv3, in [MIN_LIVENESS, MAX_LIVENESS]
+    /// @param markets_ the ResolutionMarket contracts that may send disputes
+    constructor(IOptimisticOracleV3 oracle_, IERC20 currency_, uint256 bond_, uint64 liveness_, address[] memory markets_) {
+        if (address(oracle_) == address(0) || address(currency_) == address(0)) revert ZeroAddress();
+        if (liveness_ < MIN_LIVENESS || liveness_ > MAX_LIVENESS) {
+            revert LivenessOutOfRange(liveness_, MIN_LIVENESS, MAX_LIVENESS);
+        }
+        if (markets_.length == 0) revert NoMarkets();
+        if (markets_.length > MAX_MARKETS) revert TooManyMarkets(markets_.length, MAX_MARKETS);
+        for (uint256 i = 0; i < markets_.length; ++i) {
+            address m = markets_[i];
+            if (m == address(0)) revert ZeroAddress();
+            if (isMarket[m]) revert DuplicateMarket(m);
+            isMarket[m] = true;
+        }
+        _markets = markets_;
+        oracle = oracle_;
+        currency = currency_;
+        bond = bond_;
+        liveness = liveness_;
+        identifier = oracle_.defaultIdentifier();
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // IArbiter
+    // ------------------------------------------------------------------------------------------------
+
+    /// @inheritdoc IArbiter
+    /// @dev The disputer must have approved `disputeBond()` of `currency` to this contract.
+    function onDispute(
+        uint256 marketId,
+        IResolutionMarket.Verdict proposed,
+        IResolutionMarket.Verdict claimed,
+        address, /* proposer */
+        address disputer,
+        bytes32 bundleHash,
+        string calldata bundleURI
+    ) external {
+        address market = msg.sender;
+        if (!isMarket[market]) revert NotAMarket(market);
+        Case storage c = _cases[market][marketId];
+        if (c.status != CaseStatus.None) revert CaseAlreadyOpened(market, marketId);
+        uint256 amount = disputeBond();
+        c.status = CaseStatus.Asserted;
+        c.proposed = proposed;
+        c.claimed = claimed;
+        c.disputer = disputer;
+        c.umaBond = amount;
+
+        bytes memory claim = claimText(market, marketId, proposed, claimed, bundleHash, bundleURI);
+        currency.safeTransferFrom(disputer, address(this), amount);
+        currency.forceApprove(address(oracle), amount);
+        bytes32 assertionId = oracle.assertTruth(
+            claim, disputer, address(this), address(0), liveness, currency, amount, identifier, bytes32(0)
+        );
+        c.assertionId = assertionId;
+        _byAssertion[assertionId] = CaseKey(market, marketId);
+        emit ClaimAsserted(market, marketId, assertionId, disputer, amount, uint64(block.timestamp) + liveness, claim);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // OOv3 callbacks
+    // ------------------------------------------------------------------------------------------------
+
+    /// @inheritdoc IOptimisticOracleV3CallbackRecipient
+    /// @dev Does not revert when the market refuses the ruling (that would revert OOv3's settlement and lock both
+    ///      UMA bonds): the ruling stays pending for `retryRuling`. It does revert when the market call ran out
+    ///      of gas, so the settlement is simply retried with more gas.
+    function assertionResolvedCallback(bytes32 assertionId, bool assertedTruthfully) external {
+        (address market, uint256 marketId, Case storage c) = _caseFromOracle(assertionId);
+        if (c.status != CaseStatus.Asserted) revert WrongCaseStatus(market, marketId, c.status);
+        IResolutionMarket.Verdict ruling = assertedTruthfully ? c.claimed : c.proposed;
+        c.status = CaseStatus.RulingPending;
+        c.assertedTruthfully = assertedTruthfully;
+        c.ruling = ruling;
+        emit AssertionSettled(market, marketId, assertionId, assertedTruthfully, ruling);
+        uint256 gasBefore = gasleft();
+        try IResolutionMarket(market).resolveDispute(marketId, ruling) {
+            c.status = CaseStatus.Ruled;
+            emit RulingDelivered(market, marketId, ruling);
+        } catch (bytes memory reason) {
+            // Out of gas inside the market leaves at most 1/64 of the gas: revert the whole settlement then, so
+            // a settler (or a gas estimator) cannot settle cheaply with the ruling undelivered.
+            if (gasleft() <= gasBefore / 63) revert RulingOutOfGas(market, marketId);
+            emit RulingDeliveryFailed(market, marketId, reason);
+        }
+    }
+
+    /// @inheritdoc IOptimisticOracleV3CallbackRecipient
+    function assertionDisputedCallback(bytes32 assertionId) external {
+        (address market, uint256 marketId, Case storage c) = _caseFromOracle(assertionId);
+        c.assertionDisputed = true;
+        emit AssertionEscalated(market, marketId, assertionId);
+    }
+
+    /// @inheritdoc IUmaArbiter
+    function retryRuling(address market, uint256 marketId) external {
+        Case storage c = _cases[market][marketId];
+        if (c.status != CaseStatus.RulingPending) revert WrongCaseStatus(market, marketId, c.status);
+        c.status = CaseStatus.Ruled;
+        emit RulingDelivered(market, marketId, c.ruling);
+        IResolutionMarket(market).resolveDispute(marketId, c.ruling);
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Views
+    // ------------------------------------------------------------------------------------------------
+
+    /// @inheritdoc IUmaArbiter
+    function disputeBond() public view returns (uint256) {
+        uint256 minimum = oracle.getMinimumBond(address(currency));
+        return bond > minimum ? bond : minimum;
+    }
+
+    /// @inheritdoc IUmaArbiter
+    function assertionIdOf(address market, uint256 marketId) external view returns (bytes32) {
+        return _cases[market][marketId].assertionId;
+    }
+
+    /// @inheritdoc IUmaArbiter
+    function getCase(address market, uint256 marketId) external view returns (Case memory) {
+        return _cases[market][marketId];
+    }
+
+    /// @inheritdoc IUmaArbiter
+    function caseOfAssertion(bytes32 assertionId) external view returns (address market, uint256 marketId) {
+        CaseKey storage k = _byAssertion[assertionId];
+        return (k.market, k.marketId);
+    }
+
+    function getMarkets() external view returns (address[] memory) {
+        return _markets;
+    }
+
+    /// @notice The claim asserted on OOv3 for a dispute: what UMA's voters read, so it names everything they need.
+    function claimText(
+        address market,
+        uint256 marketId,
+        IResolutionMarket.Verdict proposed,
+        IResolutionMarket.Verdict claimed,
+        bytes32 bundleHash,
+        string calldata bundleURI
+    ) public view returns (bytes memory) {
+        string memory question;
+        try IResolutionMarket(market).getMarket(marketId) returns (IResolutionMarket.MarketInfo memory info) {
+            question = info.question;
+        } catch {
+            question = "(see the market contract)";
+        }
+        return bytes(
+            string.concat(
+                string.concat(
+                    "cresolver market ",
+                    Strings.toString(marketId),
+                    " on contract ",
+                    Strings.toHexString(market),
+                    " (chain ",
+                    Strings.toString(block.chainid),
+                    "). Question (keccak256 ",
+                    Strings.toHexString(uint256(keccak256(bytes(question))), 32),
+                    "): ",
+                    question
+                ),
+                string.concat(
+                    " | Claim: the correct outcome of this question is ",
+                    _verdictName(claimed),
+                    " (the resolver proposed ",
+                    _verdictName(proposed),
+                    "). INVALID means the question cannot be answered YES or NO as worded. Evidence bundle: ",
+                    bytes(bundleURI).length == 0 ? "(no URI)" : bundleURI,
+                    " (keccak256 ",
+                    Strings.toHexString(uint256(bundleHash), 32),
+                    ")."
+                )
+            )
+        );
+    }
+
+    // ------------------------------------------------------------------------------------------------
+    // Internal
+    // ------------------------------------------------------------------------------------------------
+
+    function _caseFromOracle(bytes32 assertionId) private view returns (address market, uint256 marketId, Case storage c) {
+        if (msg.sender != address(oracle)) revert NotOracle(msg.sender);
+        CaseKey storage k = _byAssertion[assertionId];
+        market = k.market;
+        if (market == address(0)) revert UnknownAssertion(assertionId);
+        marketId = k.marketId;
+        c = _cases[market][marketId];
+    }
+
+    function _verdictName(IResolutionMarket.Verdict v) private pure returns (string memory) {
+        if (v == IResolutionMarket.Verdict.Yes) return "YES";
+        if (v == IResolutionMarket.Verdict.No) return "NO";
+        return "INVALID";
+    }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {IArbiter} from "../../market/interfaces/IArbiter.sol";
+import {IResolutionMarket} from "../../market/interfaces/IResolutionMarket.sol";
+import {IOptimisticOracleV3, IOptimisticOracleV3CallbackRecipient} from "./IOptimisticOracleV3.sol";
+
+/// @title Arbiter that turns a dispute into an assertion on UMA's Optimistic Oracle V3
+/// @notice On `onDispute` the disputer's claim ("market M #id: the outcome is X") is asserted on OOv3 with the
+///         disputer as asserter and UMA's bond pulled from the disputer. If nobody counters it within the
+///         liveness the claim stands; if someone (the proposer's side) disputes it on OOv3, UMA's DVM votes.
+///         OOv3's settlement callback rules: claim true -> the disputer's verdict, false -> the proposal's.
+interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
+    enum CaseStatus {
+        None,
+        /// Claim asserted on OOv3, waiting for its settlement.
+        Asserted,
+        /// OOv3 settled but the market refused the ruling (e.g. OOG or a market-side revert); `retryRuling` sends it.
+        RulingPending,
+        /// The market accepted the ruling.
+        Ruled
+    }
+
+    struct Case {
+        CaseStatus status;
+        IResolutionMarket.Verdict proposed;
+        IResolutionMarket.Verdict claimed;
+        /// Set once OOv3 settled.
+        IResolutionMarket.Verdict ruling;
+        /// Someone countered the assertion on OOv3 (the DVM decides).
+        bool assertionDisputed;
+        /// OOv3's answer once settled.
+        bool assertedTruthfully;
+        address disputer;
+        uint256 umaBond;
+        bytes32 assertionId;
+    }
+
+    /// @notice The disputer's claim is on OOv3; `claim` is the exact text UMA's voters read.
+    event ClaimAsserted(
+        address indexed market,
+        uint256 indexed marketId,
+        bytes32 indexed assertionId,
+        address disputer,
+        uint256 umaBond,
+        uint64 expiresAt,
+        bytes claim
+    );
+    /// @notice The assertion was countered on OOv3: UMA's DVM decides.
+    event AssertionEscalated(address indexed market, uint256 indexed marketId, bytes32 indexed assertionId);
+    /// @notice OOv3 settled the assertion; `ruling` is what the market is told.
+    event AssertionSettled(
+        address indexed market, uint256 indexed marketId, bytes32 indexed assertionId, bool assertedTruthfully, IResolutionMarket.Verdict ruling
+    );
+    event RulingDelivered(address indexed market, uint256 indexed marketId, IResolutionMarket.Verdict ruling);
+    /// @notice The market refused the ruling inside OOv3's callback; the ruling is kept for `retryRuling`.
+    event RulingDeliveryFailed(address indexed market, uint256 indexed marketId, bytes reason);
+
+    error ZeroAddress();
+    error NoMarkets();
+    error TooManyMarkets(uint256 count, uint256 max);
+    error DuplicateMarket(address market);
+    error LivenessOutOfRange(uint64 liveness, uint64 min, uint64 max);
+    error NotAMarket(address caller);
+    error NotOracle(address caller);
+    error CaseAlreadyOpened(address market, uint256 marketId);
+    error UnknownAssertion(bytes32 assertionId);
+    error WrongCaseStatus(address market, uint256 marketId, CaseStatus status);
+    /// @notice The settlement gave the market call too little gas; settle again with more.
+    error RulingOutOfGas(address market, uint256 marketId);
+
+    /// @notice Sends a ruling the market refused at settlement time again (anyone; reverts with the market's error).
+    function retryRuling(address market, uint256 marketId) external;
+
+    /// @notice The UMA bond a disputer must approve to this contract before `dispute`: max(configured, OOv3 minimum).
+    function disputeBond() external view returns (uint256);
+
+    /// @notice The OOv3 assertion of a market's dispute (zero when none).
+    function assertionIdOf(address market, uint256 marketId) external view returns (bytes32);
+
+    function getCase(address market, uint256 marketId) external view returns (Case memory);
+
+    /// @notice The (market, marketId) an assertion belongs to (zero market when unknown).
+    function caseOfAssertion(bytes32 assertionId) external view returns (address market, uint256 marketId);
+
+    function oracle() external view returns (IOptimisticOracleV3);
+    function currency() external view returns (IERC20);
+    function liveness() external view returns (uint64);
+    function isMarket(address account) external view returns (bool);
+}

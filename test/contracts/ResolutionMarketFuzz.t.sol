@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityRegistry.sol";
+import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
+import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
+import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
+import {MarketFixture} from "./market/MarketFixture.sol";
+import {SettlementMathHarness, SimpleIdentityRegistry, GasRecordingReputationRegistry} from "./market/MarketMocks.sol";
+
+/// @notice Fuzz tests of the settlement math, alone and through the market (every path, slashing included).
+contract ResolutionMarketFuzzTest is MarketFixture {
+    SettlementMathHarness internal math;
+    SimpleIdentityRegistry internal simple;
+    ResolutionMarket internal cheap; // simple identity + a no-op reputation registry: fast fuzzing
+
+    function setUp() public override {
+        super.setUp();
+        math = new SettlementMathHarness();
+        simple = new SimpleIdentityRegistry();
+        GasRecordingReputationRegistry sink = new GasRecordingReputationRegistry(0, 0);
+        cheap = _deployMarket(IIdentityRegistry(address(simple)), IReputationRegistry(address(sink)));
+        for (uint256 i = 1; i <= 30; ++i) {
+            simple.setController(i, _worker(i));
+            vm.deal(_worker(i), 1_000_000 ether);
+        }
+    }
+
+    function _rand(uint256 seed, uint256 i) internal pure returns (uint256) {
+        return uint256(keccak256(abi.encode(seed, i)));
+    }
+
+    // ------------------------------------------------------------------ SettlementMath alone
+
+    function testFuzzSplitConservesPoolToTheWei(uint256 pool, uint256 seed, uint8 nRaw) public view {
+        pool = pool % (uint256(1) << 96);
+        uint256 n = 1 + (uint256(nRaw) % 100);
+        uint256[] memory w = new uint256[](n);
+        for (uint256 i; i < n; ++i) {
+            uint256 r = _rand(seed, i);
+            w[i] = r % 4 == 0 ? 0 : (r >> 8) % 90_001; // the range of rewardWeight
+        }
+        (uint256[] memory payouts, uint256 total) = math.split(pool, w);
+        uint256 sumW;
+        uint256 lead;
+        for (uint256 i; i < n; ++i) {
+            sumW += w[i];
+            if (w[i] > w[lead]) lead = i;
+        }
+        assertEq(total, sumW, "total weight");
+        uint256 sum;
+        for (uint256 i; i < n; ++i) {
+            sum += payouts[i];
+            uint256 fair = total == 0 ? 0 : (pool * w[i]) / total;
+            if (i == lead && total != 0) assertTrue(payouts[i] >= fair && payouts[i] - fair < n, "lead: fair + dust");
+            else assertEq(payouts[i], fair, "floor share");
+        }
+        assertEq(sum, total == 0 ? 0 : pool, "sum == pool to the wei");
+    }
+
+    /// @notice The correctness formula against an independent derivation: q = probability the answer gave the
+    ///         actual outcome, Brier = (1 − q)², correctness = round(100 · (1 − Brier)).
+    function testFuzzCorrectnessMatchesBrier(uint16 conf, bool yes, bool outcome) public view {
+        uint256 c = 5_000 + (uint256(conf) % 5_001);
+        IResolutionMarket.Answer a = yes ? IResolutionMarket.Answer.Yes : IResolutionMarket.Answer.No;
+        uint256 q = (yes == outcome) ? c : 10_000 - c;
+        uint256 miss = 10_000 - q; // 1 - q in bps
+        uint256 expected = (100 * (100_000_000 - miss * miss) + 50_000_000) / 100_000_000;
+        uint256 got = market.correctnessOf(a, uint16(c), outcome);
+        assertEq(got, expected, "100(1 - Brier) rounded");
+        if (yes == outcome) assertTrue(got >= 75, "a right answer scores >= 75");
+        else assertTrue(got <= 75, "a wrong answer scores <= 75");
+    }
+
+    function testFuzzPackReportRoundTrip(uint8 answerRaw, uint16 conf, uint8 a, uint8 b, uint8 d) public view {
+        IResolutionMarket.Answer answer = IResolutionMarket.Answer(answerRaw % 4);
+        IResolutionMarket.WorkerReport memory r;
+        r.answer = answer;
+        if (answer == IResolutionMarket.Answer.Yes || answer == IResolutionMarket.Answer.No) {
+            r.confidenceBps = uint16(5_000 + conf % 5_001);
+            r.resQuality = a % 101;
+            r.srcQuality = b % 101;
+            r.analysisDepth = d % 101;
+        }
+        IResolutionMarket.WorkerReport memory back = math.unpackReport(math.packReport(r, 0));
+        assertEq(uint256(back.answer), uint256(r.answer), "answer");
+        assertEq(uint256(back.confidenceBps), r.confidenceBps, "conf");
+        assertEq(uint256(back.resQuality), r.resQuality, "res");
+        assertEq(uint256(back.srcQuality), r.srcQuality, "src");
+        assertEq(uint256(back.analysisDepth), r.analysisDepth, "depth");
+    }
+
+    // ------------------------------------------------------------------ through the market
+
+    struct Run {
+        uint256 id;
+        uint256 n;
+        uint256 pool;
+        uint256 stakes;
+        uint256 bonds;
+        uint256 path;
+        IResolutionMarket.WorkerReport[] reports;
+    }
+
+    function _randomReports(uint256 seed, uint256 n, IResolutionMarket.Verdict verdict)
+        internal
+        pure
+        returns (IResolutionMarket.WorkerReport[] memory r)
+    {
+        r = new IResolutionMarket.WorkerReport[](n);
+        bool answered;
+        for (uint256 i; i < n; ++i) {
+            uint256 x = uint256(keccak256(abi.encode(seed, "report", i)));
+            IResolutionMarket.Answer a = IResolutionMarket.Answer(x % 4);
+            if (a == IResolutionMarket.Answer.Yes || a == IResolutionMarket.Answer.No) {
+                answered = true;
+                r[i] = IResolutionMarket.WorkerReport(
+                    a, uint16(5_000 + (x >> 8) % 5_001), uint8((x >> 24) % 101), uint8((x >> 32) % 101), uint8((x >> 40) % 101)
+                );
+            } else {
+                r[i].answer = a;
+            }
+        }
+        if (!answered && verdict != IResolutionMarket.Verdict.Invalid) {
+            r[0] = IResolutionMarket.WorkerReport(IResolutionMarket.Answer.Yes, 10_000, 0, 0, 0);
+        }
+    }
+
+    /// @notice Random pool, stakes, reports, refusals and a random final path (undisputed finalize, dispute
+    ///         ruled Yes/No/Invalid with slashing, expired dispute, two-step cancel): every wei that came in
+    ///         (pool + stakes + bonds) is credited to someone, the balance equals the credits, and each seat
+    ///         gets stake + reward unless slashed (then its stake is the dispute winner's).
+    function testFuzzFundsConservation(uint256 seed, uint8 nRaw, uint8 pathRaw) public {
+        Run memory run;
+        run.n = 1 + (uint256(nRaw) % 30);
+        run.path = uint256(pathRaw) % 6;
+        run.pool = cheap.MIN_REWARD_POOL() + _rand(seed, 1) % 1_000 ether;
+        vm.prank(creator);
+        run.id = cheap.createMarket{value: run.pool}(QUESTION, uint64(block.timestamp + 1 days));
+        for (uint256 i; i < run.n; ++i) {
+            uint256 stake = 0.001 ether + _rand(seed, 100 + i) % 5 ether;
+            vm.prank(_worker(i + 1));
+            cheap.joinMarket{value: stake}(run.id, i + 1);
+            run.stakes += stake;
+            // Some agents make the market their operator after joining: refused at finalization.
+            if (_rand(seed, 200 + i) % 7 == 0) simple.setController(i + 1, address(cheap));
+        }
+        _request(cheap, run.id);
+        IResolutionMarket.Verdict verdict = IResolutionMarket.Verdict(_rand(seed, 2) % 3);
+        IResolutionMarket.WorkerReport[] memory reports = _randomReports(seed, run.n, verdict);
+        run.reports = reports;
+
+        if (run.path == 5) {
+            vm.warp(block.timestamp + 3 days);
+            cheap.requestCancel(run.id);
+            vm.warp(block.timestamp + 1 days);
+            cheap.cancelStale(run.id);
+        } else {
+            _propose(cheap, run.id, verdict, reports);
+            run.bonds = BOND;
+            if (run.path <= 1) {
+                _warpPastWindow(cheap, run.id);
+                cheap.finalize(run.id);
+            } else {
+                IResolutionMarket.Verdict claimed = IResolutionMarket.Verdict((uint256(verdict) + 1 + _rand(seed, 3) % 2) % 3);
+                vm.prank(disputer);
+                cheap.dispute{value: BOND}(run.id, claimed);
+                run.bonds = 2 * BOND;
+                if (run.path == 4) {
+                    vm.warp(block.timestamp + 30 days);
+                    cheap.expireDispute(run.id);
+                } else {
+                    arbiter.rule(cheap, run.id, IResolutionMarket.Verdict(_rand(seed, 4) % 3));
+                }
+            }
+        }
+        _checkConservation(run);
+    }
+
+    function _checkConservation(Run memory run) internal {
+        IResolutionMarket.Status status = cheap.getMarket(run.id).status;
+        assertTrue(
+            status == IResolutionMarket.Status.Resolved || status == IResolutionMarket.Status.Invalid
+                || status == IResolutionMarket.Status.Cancelled,
+            "final"
+        );
+        uint256 credits = cheap.pendingWithdrawal(creator) + cheap.pendingWithdrawal(resolver) + cheap.pendingWithdrawal(disputer);
+        uint256 workerCredits;
+        for (uint256 i; i < run.n; ++i) workerCredits += cheap.pendingWithdrawal(_worker(i + 1));
+        credits += workerCredits;
+        assertEq(credits, run.pool + run.stakes + run.bonds, "sum of all credits == pool + stakes + bonds");
+        assertEq(address(cheap).balance, credits, "balance == what it owes");
+        if (status != IResolutionMarket.Status.Resolved) {
+            assertEq(workerCredits, run.stakes, "no slashing outside a Resolved market");
+        } else {
+            bool outcome = cheap.getMarket(run.id).outcome;
+            bool arbitrated = run.path == 2 || run.path == 3;
+            for (uint256 i; i < run.n; ++i) {
+                IResolutionMarket.Answer a = run.reports[i].answer;
+                bool wrong = (a == IResolutionMarket.Answer.Yes && !outcome) || (a == IResolutionMarket.Answer.No && outcome);
+                uint256 credit = cheap.pendingWithdrawal(_worker(i + 1));
+                if (arbitrated && wrong) assertEq(credit, 0, "wrong seat of an arbitrated market: slashed, no reward");
+                else assertTrue(credit > 0, "stake back (+ reward) otherwise");
+            }
+        }
+        // Everyone withdraws: nothing is left behind.
+        address[] memory all = new address[](run.n + 3);
+        for (uint256 i; i < run.n; ++i) all[i] = _worker(i + 1);
+        (all[run.n], all[run.n + 1], all[run.n + 2]) = (creator, resolver, disputer);
+        for (uint256 i; i < all.length; ++i) {
+            if (cheap.pendingWithdrawal(all[i]) == 0) continue;
+            vm.prank(all[i]);
+            cheap.withdraw();
+        }
+        assertEq(address(cheap).balance, 0, "drained");
+    }
+}

@@ -1,0 +1,56 @@
+/**
+ * Disputes ruled by a 2-of-3 CommitteeArbiter through ResolutionMarket v2 on Hardhat's in-process chain: the
+ * captured panel's wrong NO is disputed, two members vote YES, the market is finalized YES with the bonds and
+ * the wrong seats' stakes moved to the disputer, and the betting pool pays YES. Needs `npx hardhat build`.
+ */
+import { describe, expect, it } from "vitest";
+import { parseEventLogs } from "viem";
+import { MARKET_BOND, POOL, STATUS, VERDICT, startStack } from "./dispute-fixture.js";
+
+async function committeeSetup() {
+  const s = await startStack();
+  const members = [s.addr("m1"), s.addr("m2"), s.addr("m3")];
+  const arbiter = await s.deployCommittee(members, 2n);
+  const { marketId, stake, workers } = await s.openMarket(arbiter.address);
+  await s.proposeWrong(marketId);
+  await s.wait(await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }));
+  return { s, arbiter, marketId, stake, workers };
+}
+
+describe("CommitteeArbiter (2 of 3) end to end", () => {
+  it("two YES votes overturn the wrong proposal: bonds and wrong stakes to the disputer, pool to the right seat, betting pays YES", async () => {
+    const { s, arbiter, marketId, stake, workers } = await committeeSetup();
+    const opened = await arbiter.read.getCase([s.market.address, marketId]);
+    expect(opened.status).toBe(1);
+    expect(opened.proposed).toBe(VERDICT.no);
+    expect(opened.claimed).toBe(VERDICT.yes);
+    expect(opened.disputer).toBe(s.addr("disputer"));
+
+    await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m1") }));
+    await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m3") }));
+    expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.disputed);
+    const receipt = await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m2") }));
+    const [final] = parseEventLogs({ abi: s.market.abi, logs: receipt.logs, eventName: "MarketFinalized" });
+    expect(final!.args.disputed).toBe(true);
+
+    const info = await s.market.read.getMarket([marketId]);
+    expect(info.status).toBe(STATUS.resolved);
+    expect(info.outcome).toBe(true);
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(2n * MARKET_BOND + 2n * stake);
+    expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(0n);
+    expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(POOL + stake);
+    await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
+    await s.expectBettingPaysYes(marketId);
+
+    // The case is closed: a late vote is refused.
+    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m3") })).rejects.toThrow(/CaseNotOpen|AlreadyVoted/);
+  });
+
+  it("only a member votes, and a committee vote cannot reach a market that is not disputed", async () => {
+    const { s, arbiter, marketId } = await committeeSetup();
+    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("disputer") })).rejects.toThrow(/NotAMember/);
+    await expect(arbiter.write.vote([s.market.address, marketId + 1n, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(/CaseNotOpen/);
+    // Nobody but the arbiter may rule on the market.
+    await expect(s.market.write.resolveDispute([marketId, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(/NotArbiter/);
+  });
+});
