@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { jwks } from "./keys.js";
+import { rawCidV1 } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -141,7 +142,9 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     const latest = (job.bundleHash ? bundles.find((b) => b.hash === job.bundleHash) : undefined) ?? bundles.at(-1);
     return reply.send({
       job: jobView(job),
-      bundle: latest ? { attempt: latest.attempt, hash: latest.hash, json: latest.json, document: JSON.parse(latest.json) as unknown } : null,
+      bundle: latest
+        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, document: JSON.parse(latest.json) as unknown }
+        : null,
       bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
     });
   });

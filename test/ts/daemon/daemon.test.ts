@@ -257,6 +257,7 @@ describe("HTTP API", () => {
     const p = await proposalOf(id);
     expect(body.bundle.hash).toBe(p.bundleHash);
     expect(body.bundle.document.marketId).toBe(id.toString());
+    expect((body.bundle as unknown as { ipfsUri: string }).ipfsUri).toMatch(/^ipfs:\/\/bafkrei[a-z2-7]{52}$/);
     expect(p.bundleURI).toBe(`https://resolver.example.org/bundles/${p.bundleHash}.json`);
     expect(body.job.bundleUri).toBe(p.bundleURI);
     const served = await fetch(`${url}/bundles/${p.bundleHash}.json`);
