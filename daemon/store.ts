@@ -140,6 +140,7 @@ const MIGRATIONS: string[] = [
      chain_id INTEGER NOT NULL,
      market TEXT NOT NULL,
      last_block INTEGER NOT NULL,
+     block_hash TEXT,
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (chain_id, market)
    );
@@ -380,7 +381,7 @@ export class Store {
       if (!reset) {
         throw new StoreMismatch(`database ${this.path} cannot be used: ${problem}; use another database file, or reset it (resetStore / --reset-db)`);
       }
-      this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+      this.reset();
       didReset = true;
     }
     const known = didReset ? [] : storedMarkets;
@@ -419,6 +420,21 @@ export class Store {
 
   // ---------------------------------------------------------------------------------------------- cursor
 
+  /** Every cursor with the hash of its block (when known): a chain restarted under the database no longer has it. */
+  cursors(): { chainId: number; market: string; lastBlock: number; blockHash: string | null }[] {
+    return (this.db.prepare("SELECT chain_id, market, last_block, block_hash FROM cursor ORDER BY market").all() as {
+      chain_id: number;
+      market: string;
+      last_block: number;
+      block_hash: string | null;
+    }[]).map((r) => ({ chainId: r.chain_id, market: r.market, lastBlock: r.last_block, blockHash: r.block_hash }));
+  }
+
+  /** Wipes jobs, bundles, cursors and the binding (the signing key stays). */
+  reset(): void {
+    this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+  }
+
   getCursor(chainId: number, market: string): number | undefined {
     const row = this.db.prepare("SELECT last_block FROM cursor WHERE chain_id = ? AND market = ?").get(chainId, market.toLowerCase()) as
       | { last_block: number }
@@ -430,7 +446,7 @@ export class Store {
    * Records the jobs and disputes of one scanned block range and advances the cursor to `toBlock`, atomically.
    * Idempotent: an event seen twice yields one job. Returns the number of new or revived jobs and of disputes recorded.
    */
-  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = []): number {
+  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = [], toBlockHash?: string): number {
     const m = market.toLowerCase();
     return this.tx(() => {
       let changed = 0;
@@ -442,10 +458,12 @@ export class Store {
       }
       this.db
         .prepare(
-          `INSERT INTO cursor (chain_id, market, last_block, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (chain_id, market) DO UPDATE SET last_block = MAX(last_block, excluded.last_block), updated_at = excluded.updated_at`,
+          `INSERT INTO cursor (chain_id, market, last_block, block_hash, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (chain_id, market) DO UPDATE SET
+             block_hash = CASE WHEN excluded.last_block >= last_block THEN excluded.block_hash ELSE block_hash END,
+             last_block = MAX(last_block, excluded.last_block), updated_at = excluded.updated_at`,
         )
-        .run(chainId, m, toBlock, this.now());
+        .run(chainId, m, toBlock, toBlockHash?.toLowerCase() ?? null, this.now());
       return changed;
     });
   }

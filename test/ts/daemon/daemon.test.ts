@@ -78,7 +78,7 @@ describe("propose → window → finalize", () => {
 
     // Same file, cursor wound back to before the events: the range is scanned again, nothing runs again.
     const s = new Store(dbPath);
-    s.db.prepare("UPDATE cursor SET last_block = ?").run(startBlock - 1);
+    s.db.prepare("UPDATE cursor SET last_block = ?, block_hash = NULL").run(startBlock - 1);
     s.close();
     const d2 = await daemon({ dbPath, config: { startBlock } });
     await waitFor(() => (d2.handle.store.getCursor(chain.chainId, chain.market) ?? 0) >= head - 1, "re-scan done");
@@ -352,6 +352,43 @@ describe("HTTP API", () => {
       expect(lines.filter((l) => /request|\/health/.test(l))).toEqual([]);
     } finally {
       await handle.stop();
+    }
+  });
+});
+
+describe("a database bound to its chain (issue 13.5)", () => {
+  it("refuses a database from a restarted chain (same chain id, genesis and addresses) in one line; resetStore starts over and sees the new chain's markets", async () => {
+    const dbPath = tempDbPath();
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Before the restart?"]);
+    const d1 = await daemon({ dbPath, config: { startBlock } });
+    await waitFor(() => stateOf(d1, id) === "proposed", "proposed");
+    await stop(d1);
+
+    // "Restart the node": a fresh chain with the same deployments at the same addresses.
+    const fresh = await startTestChain();
+    try {
+      expect(fresh.chainId).toBe(chain.chainId);
+      expect(fresh.market).toBe(chain.market);
+      let message = "";
+      try {
+        await startTestDaemon(fresh, { dbPath, config: { startBlock: 0 } });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/^database .* cannot be used: .*\(resetStore \/ --reset-db\)$/);
+      expect(message).not.toContain("\n");
+
+      const [freshId] = await fresh.requestedMarkets(["After the restart?"]);
+      const d2 = await startTestDaemon(fresh, { dbPath, config: { startBlock: 0, resetStore: true } });
+      try {
+        await waitFor(() => d2.handle.store.getJob({ chainId: fresh.chainId, market: fresh.market, marketId: freshId })?.state === "proposed", "the new chain's market proposed");
+        expect(d2.handle.store.listJobs()).toHaveLength(1);
+      } finally {
+        await d2.handle.stop();
+      }
+    } finally {
+      await fresh.close();
     }
   });
 });
