@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from "commander";
 import { ChainError } from "../workflow/chain/errors.js";
 import { agentSecretsInEnv } from "./agent-auth.js";
 import { agentCommand } from "./commands/agent.js";
+import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
 import { deployCommand } from "./commands/deploy.js";
 import { marketCommand } from "./commands/market.js";
@@ -50,6 +51,7 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(deployCommand(getRuntime))
     .addCommand(agentCommand(getRuntime))
     .addCommand(marketCommand(getRuntime))
+    .addCommand(betCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
     .addCommand(daemonCommand(getRuntime));
   configureAll(program, io);

@@ -20,6 +20,8 @@ export interface ResolveInput {
   ctx: ChainContext;
   market: Address;
   identity: Address;
+  /** The market contract's deployment block (from the deployment file): where the track record's log scan starts. */
+  fromBlock?: bigint;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
   /** From `resolve`'s flags. */
@@ -65,7 +67,7 @@ export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
 }
 
 /** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
-export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, note, options }) => {
+export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, options }) => {
   const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
   const { ports, close } = createPipelinePorts({
     ctx: readOnly,
@@ -74,6 +76,7 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
     http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
     evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
     ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
+    ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);

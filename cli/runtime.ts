@@ -108,6 +108,13 @@ export class Runtime {
     return (file as DeploymentFile).contracts.ResolutionMarket.address;
   }
 
+  /** Where log scans of the market start: its deployment block from the deployment file, else 0. */
+  async marketFromBlock(): Promise<bigint> {
+    if (this.globals.market !== undefined) return 0n;
+    const block = (await this.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber;
+    return block !== undefined ? BigInt(block) : 0n;
+  }
+
   async identityAddress(): Promise<Address> {
     if (this.globals.identity !== undefined) return parseAddress(this.globals.identity, "--identity");
     if (this.globals.market !== undefined) {

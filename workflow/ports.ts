@@ -29,10 +29,12 @@ export interface AgentDirectory {
 
 /**
  * The public track record (resolve stage): every finalized market (Resolved or Invalid; Cancelled ones carry no
- * answers) in which at least one of `market`'s agents answered, with all its answers, oldest first, EXCLUDING
- * `market` itself and anything finalized after it started resolving. Rebuilt from chain logs
- * (ResolutionProposed reports + MarketFinalized), so every resolver sees the same record. Throw only for
- * infrastructure failures (RPC down): the run then stops instead of voting on a partial record.
+ * answers) in which at least one of `market`'s agents answered, with all its answers, oldest first (finalization
+ * order), EXCLUDING `market` itself. Suggested cut-off: markets finalized before `market`'s resolution was
+ * requested (MarketInfo.requestedAt), so every resolver — whenever it runs — and any auditor rebuild the same
+ * record (the bundle carries its size and hash). Rebuilt from chain logs (ResolutionProposed reports +
+ * MarketFinalized). Throw only for infrastructure failures (RPC down): the run then stops instead of voting on
+ * a partial record.
  */
 export interface TrackRecordSource {
   history(market: MarketSnapshot): Promise<HistoryMarket[]>;

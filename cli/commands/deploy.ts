@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { Command } from "commander";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
-import { NETWORK_NAME, networkNameFor, parseAddress } from "../config.js";
+import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 
@@ -17,13 +17,15 @@ export function deployCommand(runtime: () => Runtime): Command {
     .option("--own-registries", "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist")
     .option("--reputation <address>", "use this existing ReputationRegistry (with the global --identity)")
     .option("--resolver <address>", "authorise this resolver on the market (repeatable; default: the deployer); queued before the first market, so active at once", collect, [] as string[])
-    .option("--arbiter <address>", "default arbiter of disputes (a contract, e.g. a CommitteeArbiter or UmaArbiter), set before the first market")
+    .option("--arbiter <address>", "default arbiter of disputes (a contract, e.g. an UmaArbiter or a CommitteeArbiter), set before the first market")
+    .option("--committee <addresses>", "instead of --arbiter: deploy a CommitteeArbiter with these members (comma-separated; default: the deployer alone)")
+    .option("--committee-threshold <n>", "votes the committee needs for a ruling (default 1)")
     .option("--forwarder <address>", "also deploy a CREReceiver for this Chainlink KeystoneForwarder and make it a resolver")
     .option("--no-betting", "do not deploy the BettingMarket")
     .option("--network-name <name>", "name for the deployment file (default from the chain id: localhost, sepolia, mainnet, chain-<id>)")
     .option("--out <file>", "where to write the deployment (default deployments/<network>.json)")
     .option("--force", "overwrite an existing deployment file of a non-local chain")
-    .action(async (opts: { ownRegistries?: boolean; reputation?: string; resolver: string[]; arbiter?: string; forwarder?: string; betting: boolean; networkName?: string; out?: string; force?: boolean }) => {
+    .action(async (opts: { ownRegistries?: boolean; reputation?: string; resolver: string[]; arbiter?: string; committee?: string; committeeThreshold?: string; forwarder?: string; betting: boolean; networkName?: string; out?: string; force?: boolean }) => {
       const rt = runtime();
       rt.requireKey();
       const identity = rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
@@ -33,6 +35,9 @@ export function deployCommand(runtime: () => Runtime): Command {
       const resolvers = opts.resolver.map((r) => parseAddress(r, "--resolver"));
       const forwarder = opts.forwarder !== undefined ? parseAddress(opts.forwarder, "--forwarder") : undefined;
       const arbiter = opts.arbiter !== undefined ? parseAddress(opts.arbiter, "--arbiter") : undefined;
+      if (arbiter !== undefined && (opts.committee !== undefined || opts.committeeThreshold !== undefined)) throw new CliError("--arbiter conflicts with --committee / --committee-threshold");
+      const members = opts.committee !== undefined ? opts.committee.split(",").map((a) => parseAddress(a.trim(), "--committee")) : undefined;
+      const threshold = opts.committeeThreshold !== undefined ? parseIntIn(opts.committeeThreshold, "--committee-threshold", 1, members?.length ?? 1) : undefined;
       if (opts.networkName !== undefined && !NETWORK_NAME.test(opts.networkName)) throw new CliError(`--network-name must be letters, digits, - or _ (≤ 64), got "${opts.networkName.slice(0, 40)}"`);
 
       const ctx = await rt.chain({ needsKey: true });
@@ -49,6 +54,7 @@ export function deployCommand(runtime: () => Runtime): Command {
         betting: opts.betting,
         ...(forwarder ? { forwarder } : {}),
         ...(arbiter ? { arbiter } : {}),
+        ...(members !== undefined || threshold !== undefined ? { committee: { ...(members ? { members } : {}), ...(threshold !== undefined ? { threshold } : {}) } } : {}),
         onProgress: (m) => rt.note(m),
       });
       // Written whole or not at all: a temp file renamed into place.
@@ -62,7 +68,7 @@ export function deployCommand(runtime: () => Runtime): Command {
         `network ${deployment.network} (chain ${deployment.chainId}), deployer ${deployment.deployer}, registries: ${deployment.registries}`,
         ...Object.entries(deployment.contracts).map(([name, c]) => `  ${name.padEnd(19)} ${c.address}${c.blockNumber !== undefined ? ` (block ${c.blockNumber})` : " (existing)"}`),
         `  resolvers           ${deployment.resolvers.join(", ")}`,
-        ...(deployment.arbiter ? [`  default arbiter     ${deployment.arbiter}`] : []),
+        `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}`,
         `wrote ${file}`,
       ];
       rt.emit({ ...deployment, file }, lines.join("\n"));

@@ -7,7 +7,8 @@ import { formatEther, getAddress, type Address } from "viem";
 import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
-import { ChainError, toChainError } from "../../workflow/chain/errors.js";
+import { ChainError } from "../../workflow/chain/errors.js";
+import { readLogs } from "../../workflow/chain/logs.js";
 import {
   cancelRequestedAt,
   cancelStale,
@@ -61,6 +62,7 @@ function show(runtime: () => Runtime): Command {
       const ctx = await rt.chain();
       const s = await readMarketState(ctx, market, marketId);
       const now = await chainNow(ctx);
+      const fromBlock = await rt.marketFromBlock();
       // ERC-8004 feedback this market wrote per worker (tag2 "cresolver"), best effort.
       const feedback: (bigint | null)[] = s.workers.map(() => null);
       try {
@@ -78,10 +80,18 @@ function show(runtime: () => Runtime): Command {
       }
       const workers = s.workers.map((w, i) => ({ ...w, feedbackCount: feedback[i] }));
       const proposal = s.proposal;
-      const reports = proposal !== undefined ? await getReports(ctx, market, marketId) : [];
+      const reports = proposal !== undefined ? await getReports(ctx, market, marketId, fromBlock) : [];
       const finalized = ["Resolved", "Invalid"].includes(s.statusName);
-      const results = finalized ? await getSeatResults(ctx, market, marketId) : [];
-      const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId) : 0n;
+      const results = finalized ? await getSeatResults(ctx, market, marketId, fromBlock) : [];
+      const cancellableAt = s.statusName === "ResolutionRequested" ? await cancelRequestedAt(ctx, market, marketId, fromBlock) : 0n;
+      // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
+      const refusedSeats: number[] = [];
+      if (s.statusName === "Resolved") {
+        const { results: pending } = await readMany(ctx, s.workers.map((_, i) => ({ address: market, abi: resolutionMarketAbi, functionName: "pendingFeedback", args: [marketId, BigInt(i)] })), s.blockNumber);
+        pending.forEach((r, i) => {
+          if (r.status === "success" && (r.result as readonly [boolean, boolean]).some(Boolean)) refusedSeats.push(i);
+        });
+      }
       const windowOpen = proposal !== undefined && s.statusName === "Proposed" && now < proposal.disputeEndsAt;
       const outcome = s.statusName === "Resolved" ? (s.outcome ? "YES" : "NO") : null;
       const result = {
@@ -104,6 +114,7 @@ function show(runtime: () => Runtime): Command {
         proposal: proposal === undefined ? null : { ...proposal, disputeEndsAtIso: iso(proposal.disputeEndsAt), windowOpen, reports },
         cancellableAt: cancellableAt === 0n ? null : cancellableAt,
         feedbackPending: s.feedbackPending,
+        refusedSeats,
         results,
         blockNumber: s.blockNumber,
         chainTime: now,
@@ -133,6 +144,7 @@ function show(runtime: () => Runtime): Command {
         else if (s.statusName === "Proposed") lines.push(`  disputed      no${windowOpen ? "" : ": anyone can finalize"}`);
         lines.push(...reports.map((r, i) => `    seat ${i}: ${r.answer}${r.answer === "yes" || r.answer === "no" ? ` @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}` : ""}`));
       }
+      if (refusedSeats.length > 0) lines.push(`  refused       ERC-8004 records of seat(s) ${refusedSeats.join(", ")} were refused and stay pending: \`market retry-feedback ${marketId} --seat <n>\``);
       if (results.length > 0) lines.push(`  results${s.feedbackPending > 0n ? ` (ERC-8004 feedback pending for ${s.feedbackPending} seats: run \`market publish-feedback ${marketId}\`)` : ""}`, ...results.map(seatLine));
       rt.emit(result, lines.join("\n"));
     });
@@ -184,7 +196,7 @@ function cancelCmd(runtime: () => Runtime): Command {
       rt.requireKey();
       const market = await rt.marketAddress();
       const ctx = await rt.chain({ needsKey: true });
-      const requested = await cancelRequestedAt(ctx, market, marketId);
+      const requested = await cancelRequestedAt(ctx, market, marketId, await rt.marketFromBlock());
       if (requested === 0n) {
         const r = await requestCancel(ctx, market, marketId);
         rt.emit({ marketId, step: "requested", cancellableAt: r.cancellableAt, txHash: r.txHash, blockNumber: r.blockNumber }, `requested cancellation of market ${marketId}: run this again from ${iso(r.cancellableAt)} (unless a resolver proposes first)\n  tx ${r.txHash}`);
@@ -237,12 +249,8 @@ interface ResolverState {
 }
 
 /** Resolvers queued and not removed since, from the owner's events, with when each becomes active. */
-async function resolvers(ctx: ChainContext, market: Address): Promise<ResolverState[]> {
-  const get = (eventName: string) =>
-    ctx.publicClient.getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: eventName as never, fromBlock: 0n, strict: true } as never).catch((e: unknown) => {
-      throw toChainError(e, `ResolutionMarket ${eventName} logs`);
-    }) as unknown as Promise<{ args: { resolver: Address } }[]>;
-  const [queued] = await Promise.all([get("ResolverQueued")]);
+async function resolvers(ctx: ChainContext, market: Address, fromBlock: bigint): Promise<ResolverState[]> {
+  const queued = (await readLogs(ctx, market, "ResolverQueued", { fromBlock })) as unknown as { args: { resolver: Address } }[];
   const unique = [...new Set(queued.map((l) => getAddress(l.args.resolver)))];
   const out: ResolverState[] = [];
   for (const r of unique) {
@@ -263,7 +271,7 @@ function settingsCmd(runtime: () => Runtime): Command {
         readMarket<Address>(ctx, market, "owner"),
         getDefaults(ctx, market),
         readMarket<readonly [Address, bigint]>(ctx, market, "pendingDefaultArbiter"),
-        resolvers(ctx, market),
+        rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
         chainNow(ctx),
       ]);
       const [pendingArbiter, effectiveAt] = pending;

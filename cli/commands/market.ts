@@ -124,7 +124,7 @@ function join(runtime: () => Runtime): Command {
       rt.requireKey();
       const market = await rt.marketAddress();
       const ctx = await rt.chain({ needsKey: true });
-      const r = await joinMarket(ctx, market, marketId, agentId, stake);
+      const r = await joinMarket(ctx, market, marketId, agentId, stake, await rt.marketFromBlock());
       rt.emit({ marketId, agentId, worker: ctx.account?.address, stake, txHash: r.txHash, blockNumber: r.blockNumber }, `joined market ${marketId} with agent ${agentId}, stake ${formatEther(stake)} ETH\n  tx ${r.txHash}`);
     });
 }

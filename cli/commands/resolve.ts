@@ -102,11 +102,13 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       }
       if (state.statusName !== "ResolutionRequested") throw new CliError(`market ${marketId} is ${state.statusName}, not ResolutionRequested: run \`cresolver market request-resolution ${marketId}\` after the deadline`);
       if (!opts.dryRun) await requireResolver(ctx, market, marketId);
+      const deployed = rt.globals.market === undefined ? (await rt.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber : undefined;
       const decision = await run({
         marketId,
         ctx,
         market,
         identity,
+        ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
         note: (m) => rt.note(m),
         options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
       });

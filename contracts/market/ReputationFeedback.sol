@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
+import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 
 /// @title Best-effort ERC-8004 feedback of the resolution market
 /// @notice Writes `giveFeedback(agentId, value, 0, tag1, "cresolver", "", bundleURI, bundleHash)` records with
@@ -34,14 +35,9 @@ abstract contract ReputationFeedback {
     /// @notice The ERC-8004 reputation registry that receives feedback.
     IReputationRegistry public immutable reputationRegistry;
 
-    /// @notice A constructor argument that must be a contract is not.
-    error NotAContract(address account);
-    /// @notice A feedback call was about to be made without its full gas cap.
-    error FeedbackGasTooLow();
-
     /// @param reputationRegistry_ ERC-8004 reputation registry (must be a contract)
     constructor(IReputationRegistry reputationRegistry_) {
-        if (address(reputationRegistry_).code.length == 0) revert NotAContract(address(reputationRegistry_));
+        if (address(reputationRegistry_).code.length == 0) revert IResolutionMarket.NotAContract(address(reputationRegistry_));
         reputationRegistry = reputationRegistry_;
     }
 
@@ -69,7 +65,7 @@ abstract contract ReputationFeedback {
             quality ? (bytes(TAG_QUALITY).length, TAG_QUALITY_WORD) : (bytes(TAG_CORRECTNESS).length, TAG_CORRECTNESS_WORD);
         address registry = address(reputationRegistry);
         uint256 size;
-        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert FeedbackGasTooLow();
+        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert IResolutionMarket.FeedbackGasTooLow();
         assembly ("memory-safe") {
             let args := add(data, 0x24)
             mstore(args, agentId)

@@ -8,7 +8,6 @@ import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputatio
 import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
 
@@ -27,9 +26,9 @@ contract ResolutionMarketTest is MarketFixture {
     }
 
     function testConstructorRejectsNonContracts() public {
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(IIdentityRegistry(address(0x1234)), reputation, owner);
-        vm.expectRevert(abi.encodeWithSelector(ReputationFeedback.NotAContract.selector, address(0x1234)));
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotAContract.selector, address(0x1234)));
         new ResolutionMarket(identity, IReputationRegistry(address(0x1234)), owner);
     }
 
@@ -426,6 +425,45 @@ contract ResolutionMarketTest is MarketFixture {
         assertEq(uint256(market.resolverActiveFrom(resolver)), 0, "cleared");
         vm.prank(owner);
         market.removeResolver(resolver); // no-op
+    }
+
+    /// @notice Removing the only resolver can only stall a market, and a stalled market cancels with refunds.
+    function testRemovedResolverStallsAndTheMarketCancelsWithRefunds() public {
+        uint256 id = _createMarket();
+        (address[] memory ws,) = _joinFresh(id, 2, 0);
+        _request(market, id);
+        vm.prank(owner);
+        market.removeResolver(resolver);
+        vm.prank(resolver);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, resolver, id));
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, _uniform(2, IResolutionMarket.Answer.Yes), HASH, URI);
+        vm.warp(block.timestamp + 3 days);
+        market.requestCancel(id);
+        vm.warp(block.timestamp + 1 days);
+        market.cancelStale(id);
+        assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
+        assertEq(market.pendingWithdrawal(ws[0]) + market.pendingWithdrawal(ws[1]), 2 * STAKE, "stakes back");
+        assertEq(address(market).balance, POOL + 2 * STAKE, "all owed");
+    }
+
+    /// @notice The per-market dispute window and bond are what the proposal and the dispute use.
+    function testPerMarketWindowAndBond() public {
+        params.disputeWindow = 10 minutes;
+        params.bond = 0.5 ether;
+        uint256 id = _createWith(params);
+        _joinFresh(id, 1, 0);
+        _request(market, id);
+        vm.prank(resolver);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, BOND, 0.5 ether));
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes), HASH, URI);
+        assertEq(market.getMarket(id).bundleHash, bytes32(0), "no bundle before a proposal");
+        _propose(market, id, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes));
+        IResolutionMarket.Proposal memory p = market.getProposal(id);
+        assertEq(uint256(p.disputeEndsAt), block.timestamp + 10 minutes, "10-minute window");
+        assertEq(uint256(p.bond), 0.5 ether, "bond");
+        vm.warp(block.timestamp + 10 minutes);
+        market.finalize(id);
+        assertEq(market.pendingWithdrawal(resolver), 0.5 ether, "bond back");
     }
 
     function testDefaultArbiterTimelock() public {

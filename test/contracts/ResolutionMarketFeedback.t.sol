@@ -8,7 +8,6 @@ import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityReg
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {ReputationFeedback} from "../../contracts/market/ReputationFeedback.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
 import {
     FeedbackSink,
@@ -200,7 +199,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
     function testFeedbackCallGuardReverts() public {
         ResolutionMarketHarness h = new ResolutionMarketHarness(address(identity), address(reputation), owner);
         uint256 needed = market.FEEDBACK_CALL_GAS() + market.FEEDBACK_CALL_GAS() / 63 + 3_600;
-        vm.expectRevert(ReputationFeedback.FeedbackGasTooLow.selector);
+        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
         h.exposedGiveFeedback{gas: needed - 10_000}(1);
     }
 
@@ -209,7 +208,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id,) = _hostile(rep, 1);
         m.finalize(id);
-        vm.expectRevert(ReputationFeedback.FeedbackGasTooLow.selector);
+        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
         m.retryFeedback{gas: 300_000}(id, 0);
     }
 

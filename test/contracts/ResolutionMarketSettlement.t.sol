@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
-import {MarketFixture} from "./market/MarketFixture.sol";
+import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
 
 /// @notice Proposal, dispute, arbitration, expiry, finalization, cancellation, feedback retry, withdrawals.
@@ -274,6 +274,38 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         r.srcQuality = rep.srcQuality;
         r.analysisDepth = rep.analysisDepth;
         r.stakeReturned = STAKE;
+    }
+
+    /// @notice The public track record: one ResolutionProposed with every report, one WorkerSettled per seat.
+    function testLogsCarryTheTrackRecord() public {
+        vmx.recordLogs();
+        _settle(market, id, V_YES, _mixed());
+        VmExtra.Log[] memory logs = vmx.getRecordedLogs();
+        bytes32 proposedTopic = keccak256(
+            "ResolutionProposed(uint256,address,uint8,bytes32,string,uint64,(uint8,uint16,uint8,uint8,uint8)[])"
+        );
+        bytes32 settledTopic = keccak256(
+            "WorkerSettled(uint256,uint256,address,(uint8,uint16,bool,uint8,uint8,uint8,uint8,uint256,uint256,uint256))"
+        );
+        uint256 proposed;
+        uint256 settled;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].emitter != address(market)) continue;
+            if (logs[i].topics[0] == proposedTopic) {
+                ++proposed;
+                (,,,, IResolutionMarket.WorkerReport[] memory r) =
+                    abi.decode(logs[i].data, (IResolutionMarket.Verdict, bytes32, string, uint64, IResolutionMarket.WorkerReport[]));
+                assertEq(r.length, 4, "every seat's report in the log");
+                assertEq(uint256(r[1].confidenceBps), 7_000, "confidence in the log");
+            }
+            if (logs[i].topics[0] == settledTopic) {
+                IResolutionMarket.WorkerResult memory res = abi.decode(logs[i].data, (IResolutionMarket.WorkerResult));
+                if (settled == 1) assertEq(uint256(res.correctness), 51, "correctness in the log");
+                ++settled;
+            }
+        }
+        assertEq(proposed, 1, "one proposal event");
+        assertEq(settled, 4, "one WorkerSettled per seat");
     }
 
     // ------------------------------------------------------------------ disputes

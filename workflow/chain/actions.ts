@@ -7,7 +7,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
-import { ADMISSION_NAMES, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
+import { ADMISSION_NAMES, isAdmitted, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -120,7 +120,7 @@ export async function createMarket(ctx: ChainContext, market: Address, question:
 }
 
 /** Checks status, deadline, minimum stake and agent control before sending. */
-export async function joinMarket(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, stake: bigint): Promise<TxInfo> {
+export async function joinMarket(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, stake: bigint, fromBlock = 0n): Promise<TxInfo> {
   const { account } = requireWallet(ctx);
   const state = await readMarketState(ctx, market, marketId, { reputation: false });
   if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: joining is closed`);
@@ -131,7 +131,7 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
   if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
   if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
   await requireAgentControl(ctx, market, agentId, account.address);
-  const admitted = await readMarket<boolean>(ctx, market, "isAdmitted", [marketId, agentId]);
+  const admitted = await isAdmitted(ctx, market, marketId, agentId, state.config, fromBlock);
   if (!admitted) throw new ChainError("precondition", `agent ${agentId} is not admitted to market ${marketId} (${admissionRule(state.config)})`);
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,

@@ -6,12 +6,15 @@
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, type Abi, type Address, type Hex } from "viem";
+import { encodeDeployData, getAddress, isAddress, parseAbi, type Abi, type Address, type Hex } from "viem";
 import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { sendContractTx } from "./writer.js";
+
+/** The CommitteeArbiter's constructor (its full ABI lives with the arbiter contracts). */
+const committeeArbiterAbi = parseAbi(["constructor(address[] members, uint256 threshold, address[] markets)"]);
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
 export const CANONICAL_REGISTRIES = {
@@ -41,14 +44,15 @@ export interface Deployment {
   deployedAt: string;
   registries: "canonical" | "own" | "given";
   resolvers: Address[];
-  /** Default arbiter of disputes set at deployment (absent: none yet; the owner queues one later, timelocked). */
-  arbiter?: Address;
+  /** Default arbiter of disputes, set at deployment (a later change is timelocked). */
+  arbiter: Address;
   contracts: {
     IdentityRegistry: DeployedContract;
     ReputationRegistry: DeployedContract;
     ResolutionMarket: DeployedContract;
     BettingMarket?: DeployedContract;
     CREReceiver?: DeployedContract & { forwarder: Address };
+    CommitteeArbiter?: DeployedContract & { members: Address[]; threshold: number };
   };
 }
 
@@ -64,6 +68,11 @@ export interface DeployOptions {
   resolvers?: Address[];
   /** Default arbiter (a contract), queued before the first market: in force at once. */
   arbiter?: Address;
+  /**
+   * Without `arbiter`: deploy a CommitteeArbiter for this market with these members (default: the deployer alone)
+   * and threshold (default 1) and make it the default arbiter. Markets cannot be created without an arbiter.
+   */
+  committee?: { members?: Address[]; threshold?: number };
   /** Deploy BettingMarket (default true). */
   betting?: boolean;
   /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
@@ -128,7 +137,8 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     throw new ChainError("precondition", "give both --identity and --reputation, or neither");
   }
   if (given && options.ownRegistries) throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
-  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, options.arbiter, ...(options.resolvers ?? [])]) {
+  if (options.arbiter !== undefined && options.committee !== undefined) throw new ChainError("precondition", "give an arbiter or a committee, not both");
+  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, options.arbiter, ...(options.resolvers ?? []), ...(options.committee?.members ?? [])]) {
     if (a !== undefined && !isAddress(a)) throw new ChainError("precondition", `not an address: ${a}`);
   }
 
@@ -181,12 +191,21 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     progress(`queueing resolver ${resolver}`);
     await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
   }
+  let arbiter: Address;
   if (options.arbiter !== undefined) {
-    const arbiter = getAddress(options.arbiter);
+    arbiter = getAddress(options.arbiter);
     if (!(await hasCode(ctx, arbiter))) throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
-    progress(`setting the default arbiter ${arbiter}`);
-    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
+  } else {
+    const members = [...new Set((options.committee?.members ?? [account.address]).map((a) => getAddress(a)))];
+    const threshold = options.committee?.threshold ?? 1;
+    if (threshold < 1 || threshold > members.length) throw new ChainError("precondition", `committee threshold ${threshold} must be from 1 to ${members.length} (its members)`);
+    progress(`deploying CommitteeArbiter (${threshold} of ${members.length})`);
+    const committee = await deployContract(ctx, "CommitteeArbiter", committeeArbiterAbi, [members, BigInt(threshold), [market.address]]);
+    contracts.CommitteeArbiter = { ...committee, members, threshold };
+    arbiter = committee.address;
   }
+  progress(`setting the default arbiter ${arbiter}`);
+  await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
   return {
     network: options.network,
     chainId: ctx.chainId,
@@ -194,7 +213,7 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     deployedAt: new Date().toISOString(),
     registries,
     resolvers,
-    ...(options.arbiter !== undefined ? { arbiter: getAddress(options.arbiter) } : {}),
+    arbiter,
     contracts,
   };
 }

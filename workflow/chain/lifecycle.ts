@@ -10,6 +10,7 @@ import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
+import { readLogs } from "./logs.js";
 import { readMarketStatus } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 import type { AnswerKind, VerdictKind, WorkerReport } from "../core/types.js";
@@ -131,9 +132,29 @@ export async function getProposal(ctx: ChainContext, market: Address, marketId: 
   return shapeProposal(await readMarket<RawProposal>(ctx, market, "getProposal", [marketId], blockNumber));
 }
 
-export async function getReports(ctx: ChainContext, market: Address, marketId: bigint): Promise<WorkerReport[]> {
-  const raw = await readMarket<{ answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[]>(ctx, market, "getReports", [marketId]);
-  return raw.map(decodeReport);
+/** The reports posted with the proposal, seat order (from its `ResolutionProposed` event); empty before one. */
+export async function getReports(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<WorkerReport[]> {
+  const logs = (await readLogs(ctx, market, "ResolutionProposed", { fromBlock }, { marketId })) as unknown as {
+    args: { reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[] };
+  }[];
+  return (logs.at(-1)?.args.reports ?? []).map(decodeReport);
+}
+
+/** The allow-list a market was created with (its `MarketConfigured` event). */
+export async function getAllowedAgents(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint[]> {
+  const logs = (await readLogs(ctx, market, "MarketConfigured", { fromBlock }, { marketId })) as unknown as { args: { allowedAgents: readonly bigint[] } }[];
+  return [...(logs.at(-1)?.args.allowedAgents ?? [])];
+}
+
+/** Whether `agentId` passes the market's admission rule now (the contract's rule, evaluated from its views). */
+export async function isAdmitted(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, config?: MarketConfigView, fromBlock = 0n): Promise<boolean> {
+  const c = config ?? (await getMarketConfig(ctx, market, marketId));
+  if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId, fromBlock)).includes(agentId);
+  if (c.admission === "track-record") {
+    const r = await getReputation(ctx, market, agentId);
+    return r.settled >= BigInt(c.minSettled) && r.correctness >= c.minCorrectness;
+  }
+  return true;
 }
 
 export interface ReputationView {
@@ -201,12 +222,7 @@ function seatResults(logs: readonly Log[]): SeatResult[] {
 
 /** The final per-seat results of a market (its WorkerSettled events, seat order); empty before finalization. */
 export async function getSeatResults(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<SeatResult[]> {
-  const logs = await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "WorkerSettled" as never, args: { marketId } as never, fromBlock, strict: true } as never)
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket WorkerSettled logs");
-    });
-  return seatResults(logs as unknown as Log[]);
+  return seatResults((await readLogs(ctx, market, "WorkerSettled", { fromBlock }, { marketId })) as unknown as Log[]);
 }
 
 async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
@@ -320,12 +336,8 @@ export async function cancelStale(ctx: ChainContext, market: Address, marketId: 
 }
 
 /** Cancel state of a market waiting for a proposal: when step 2 becomes possible (0 = not requested). */
-export async function cancelRequestedAt(ctx: ChainContext, market: Address, marketId: bigint): Promise<bigint> {
-  const logs = await ctx.publicClient
-    .getContractEvents({ address: market, abi: resolutionMarketAbi, eventName: "CancelRequested" as never, args: { marketId } as never, fromBlock: 0n })
-    .catch((e: unknown) => {
-      throw toChainError(e, "ResolutionMarket CancelRequested logs");
-    });
+export async function cancelRequestedAt(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint> {
+  const logs = await readLogs(ctx, market, "CancelRequested", { fromBlock }, { marketId });
   const last = logs.at(-1) as unknown as { args: { cancellableAt: bigint } } | undefined;
   return last?.args.cancellableAt ?? 0n;
 }

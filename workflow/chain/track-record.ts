@@ -9,38 +9,19 @@
  * reproducible later), oldest first by (block, log index). Cancelled markets carry no answers and are absent.
  */
 import { getAddress, type Address, type Log } from "viem";
-import { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
-import { toChainError } from "./errors.js";
 import { readMarket } from "./lifecycle.js";
+import { readLogs, type LogRange } from "./logs.js";
 import type { HistoryAnswer, HistoryMarket } from "../core/types.js";
 import { ANSWER_NAMES } from "../settle/reports.js";
 
-export interface TrackRecordOptions {
-  /** First block to scan (the market contract's deployment block). Default 0. */
-  fromBlock?: bigint;
-  /** Blocks per eth_getLogs request (providers cap ranges). Default 10,000. */
-  chunkBlocks?: bigint;
-}
+export type TrackRecordOptions = Pick<LogRange, "fromBlock" | "chunkBlocks">;
 
 const STATUS_RESOLVED = 3;
 
-type Decoded = Log & { args: Record<string, unknown>; eventName: string };
-
-/** All logs of `eventName` in [from, to], chunked. */
-async function logsOf(ctx: ChainContext, market: Address, eventName: string, from: bigint, to: bigint, chunk: bigint, args?: Record<string, unknown>): Promise<Decoded[]> {
-  const out: Decoded[] = [];
-  for (let start = from; start <= to; start += chunk) {
-    const end = start + chunk - 1n < to ? start + chunk - 1n : to;
-    try {
-      const logs = await ctx.publicClient.getContractEvents({ address: market, abi: resolutionMarketAbi, eventName, fromBlock: start, toBlock: end, strict: true, ...(args ? { args } : {}) } as never);
-      out.push(...(logs as unknown as Decoded[]));
-    } catch (error) {
-      throw toChainError(error, `eth_getLogs ${eventName} ${start}..${end}`);
-    }
-  }
-  return out;
-}
+/** The track record's logs: `readLogs` over [from, to] in `chunk`-block requests. */
+const logsOf = (ctx: ChainContext, market: Address, eventName: string, from: bigint, to: bigint, chunk: bigint, args?: Record<string, unknown>) =>
+  readLogs(ctx, market, eventName, { fromBlock: from, toBlock: to, chunkBlocks: chunk }, args);
 
 const order = (a: Log, b: Log) => (a.blockNumber === b.blockNumber ? Number((a.logIndex ?? 0) - (b.logIndex ?? 0)) : a.blockNumber! < b.blockNumber! ? -1 : 1);
 

@@ -28,7 +28,7 @@
 import type { HistoryMarket } from "./types.js";
 
 export interface AccuracyConfig {
-  /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.6. */
+  /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
   priorAccuracy: number;
   /** α + β of the Beta prior, in pseudo-answers. Default 4. */
   priorStrength: number;
@@ -38,11 +38,11 @@ export interface AccuracyConfig {
   tolerance: number;
   /** Lower edges (bps, ascending, first = 5000) of the confidence bins. Default [5000, 7000, 9000]. */
   confidenceBins: number[];
-  /** Pseudo-answers pulling a bin's accuracy towards the agent's overall accuracy. Default 4. */
+  /** Pseudo-answers pulling a bin's accuracy towards the agent's overall accuracy. Default 10. */
   calibrationStrength: number;
   /** Agreement share at which two agents count as clones. Default 0.98. */
   cloneAgreement: number;
-  /** Shared markets needed before two agents can count as clones. Default 10. */
+  /** Shared markets needed before two agents can count as clones. Default 5. */
   cloneMinShared: number;
   /** Only the most recent markets are used (bounded cost). Default 5000. */
   maxMarkets: number;
@@ -51,14 +51,14 @@ export interface AccuracyConfig {
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
-  priorAccuracy: 0.6,
+  priorAccuracy: 0.7,
   priorStrength: 4,
   maxIterations: 50,
   tolerance: 1e-6,
   confidenceBins: Object.freeze([5000, 7000, 9000]) as unknown as number[],
-  calibrationStrength: 4,
+  calibrationStrength: 10,
   cloneAgreement: 0.98,
-  cloneMinShared: 10,
+  cloneMinShared: 5,
   maxMarkets: 5000,
   maxAccuracy: 0.99,
 });
@@ -139,8 +139,15 @@ interface Vote {
   bps: number;
 }
 
-/** Union-find over agent indices; the root is the smallest index (= smallest id, indices are id-sorted). */
-function cloneGroups(markets: readonly Vote[][], agentCount: number, cfg: AccuracyConfig): number[] {
+interface PairStats {
+  a: number;
+  b: number;
+  shared: number;
+  agree: number;
+}
+
+/** Shared and agreeing yes/no answers of every pair of agents that met, in ascending (a, b) order. */
+function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] {
   const shared = new Map<number, number>();
   const agree = new Map<number, number>();
   for (const votes of markets) {
@@ -154,19 +161,71 @@ function cloneGroups(markets: readonly Vote[][], agentCount: number, cfg: Accura
       }
     }
   }
+  return [...shared.keys()]
+    .sort((x, y) => x - y)
+    .map((key) => ({ a: Math.floor(key / agentCount), b: key % agentCount, shared: shared.get(key)!, agree: agree.get(key) ?? 0 }));
+}
+
+/** Union-find over agent indices; the root is the smallest index (= smallest id, indices are id-sorted). */
+function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: AccuracyConfig): number[] {
   const parent = Array.from({ length: agentCount }, (_, i) => i);
   const find = (x: number): number => {
     while (parent[x] !== x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  for (const key of [...shared.keys()].sort((x, y) => x - y)) {
-    const n = shared.get(key)!;
-    if (n < cfg.cloneMinShared || (agree.get(key) ?? 0) < cfg.cloneAgreement * n) continue;
-    const ra = find(Math.floor(key / agentCount));
-    const rb = find(key % agentCount);
+  for (const { a, b, shared, agree } of pairs) {
+    if (shared < cfg.cloneMinShared || agree < cfg.cloneAgreement * shared) continue;
+    const ra = find(a);
+    const rb = find(b);
     if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
   }
   return parent.map((_, i) => find(i));
+}
+
+export const SPECTRAL_ITERATIONS = 100;
+
+/**
+ * Starting point of EM from pairwise agreement (method of moments): under the one-coin model the agreement
+ * a_ij = (agree − disagree)/shared of two agents has expectation v_i·v_j with v = 2p − 1, so v is fitted as
+ * the rank-one factor of the agreement matrix (alternating weighted least squares, weights = shared markets,
+ * Gauss–Seidel in index order, v clamped to ±0.98, started at 0.5 for everyone; pairs of clones left out),
+ * its sign chosen so that most voters (a clone group once) are better than chance. Unlike a start from the
+ * majority, this separates a lone accurate agent from a majority that is often wrong together.
+ */
+function spectralStart(pairs: readonly PairStats[], agentCount: number, group: readonly number[], count: readonly number[]): number[] {
+  const nbrs: { j: number; w: number; a: number }[][] = Array.from({ length: agentCount }, () => []);
+  for (const { a, b, shared, agree } of pairs) {
+    if (group[a] === group[b]) continue; // clones agree by construction: no information on accuracy
+    const r = (2 * agree - shared) / shared;
+    nbrs[a].push({ j: b, w: shared, a: r });
+    nbrs[b].push({ j: a, w: shared, a: r });
+  }
+  const v = new Array<number>(agentCount).fill(0.5);
+  for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
+    let delta = 0;
+    for (let i = 0; i < agentCount; i++) {
+      let num = 0;
+      let den = 0;
+      for (const { j, w, a } of nbrs[i]) {
+        num += w * a * v[j];
+        den += w * v[j] * v[j];
+      }
+      const next = den > 0 ? Math.min(0.98, Math.max(-0.98, num / den)) : 0;
+      delta = Math.max(delta, Math.abs(next - v[i]));
+      v[i] = next;
+    }
+    if (delta < 1e-9) break;
+  }
+  // Agreement fixes v only up to its sign: take the side where most voters (a clone group counting once,
+  // by answers given) are better than chance.
+  let side = 0;
+  const seen = new Set<number>();
+  for (let i = 0; i < agentCount; i++) {
+    if (seen.has(group[i])) continue;
+    seen.add(group[i]);
+    side += count[i] * v[i];
+  }
+  return side < 0 ? v.map((x) => -x) : v;
 }
 
 /**
@@ -197,12 +256,15 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
       const bps = Number.isFinite(a.confidenceBps) ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps))) : 5_000;
       vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps });
     }
+    // Agent order, not log order, inside a market: float sums then do not depend on how answers were listed.
+    vs.sort((x, y) => x.agent - y.agent);
     votes.push(vs);
     known.push(m.disputed && typeof m.final === "boolean" ? (m.final ? 1 : 0) : undefined);
   }
 
   const nAgents = sorted.length;
-  const group = cloneGroups(votes, nAgents, cfg);
+  const pairs = pairStats(votes, nAgents);
+  const group = cloneGroups(pairs, nAgents, cfg);
   const groupSize = new Map<number, number>();
   for (const g of group) groupSize.set(g, (groupSize.get(g) ?? 0) + 1);
   // E-step weight of each vote: 1 / (members of its clone group answering the same market).
@@ -218,21 +280,23 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
   const hi = cfg.maxAccuracy;
   const clamp = (p: number): number => Math.min(hi, Math.max(lo, p));
 
-  // Initial truths: clone-weighted share of yes.
-  const q: number[] = votes.map((vs, m) => {
-    if (known[m] !== undefined) return known[m]!;
-    let yes = 0;
-    let all = 0;
-    vs.forEach((v, i) => {
-      all += voteWeight[m][i];
-      if (v.sign > 0) yes += voteWeight[m][i];
-    });
-    return all > 0 ? yes / all : 0.5;
-  });
-
   const count = new Array<number>(nAgents).fill(0);
   for (const vs of votes) for (const v of vs) count[v.agent] += 1;
-  let p = new Array<number>(nAgents).fill(clamp(cfg.priorAccuracy));
+  // Start: accuracies from pairwise agreement (shrunk like the M-step), then truths from them (E-step).
+  const start = spectralStart(pairs, nAgents, group, count);
+  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * count[a]) / (alpha + beta + count[a])));
+  const q: number[] = votes.map((_, m) => known[m] ?? 0.5);
+  const eStep = (lg: readonly number[]): void => {
+    votes.forEach((vs, m) => {
+      if (known[m] !== undefined) return;
+      let s = 0;
+      vs.forEach((v, i) => {
+        s += v.sign * lg[v.agent] * voteWeight[m][i];
+      });
+      q[m] = sigmoid(s);
+    });
+  };
+  eStep(p.map(logit));
   let iterations = 0;
   let converged = false;
   const right = new Array<number>(nAgents).fill(0);
@@ -243,15 +307,7 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
       for (const v of vs) right[v.agent] += v.sign > 0 ? q[m] : 1 - q[m];
     });
     const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + count[a])));
-    const lg = next.map(logit);
-    votes.forEach((vs, m) => {
-      if (known[m] !== undefined) return;
-      let s = 0;
-      vs.forEach((v, i) => {
-        s += v.sign * lg[v.agent] * voteWeight[m][i];
-      });
-      q[m] = sigmoid(s);
-    });
+    eStep(next.map(logit));
     let delta = 0;
     for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
     p = next;

@@ -16,10 +16,14 @@
  * 5. Verdict: fewer than ⌈2n/3⌉ yes/no answers (n = seats) → invalid "no-quorum"; S = 0 → invalid "tie";
  *    posterior < threshold → invalid "below-threshold"; otherwise the winning side.
  *
- * Default threshold 0.9 (`thresholdBps` 9000), chosen from `npm run bench:integrity`'s trade-off between wrong and
- * unresolved markets: a proposal is contestable during the dispute window (a wrong one can be disputed and
- * overturned by the arbiter, and the proposer loses its bond), so the resolver can be more decisive than a
- * final, uncontestable decision would have to be; an Invalid proposal is contestable too. See docs/TRUTH.md.
+ * Defaults (threshold 0.7, 3 answers to be proven, prior accuracy 0.7) come from `npm run bench:integrity`'s
+ * trade-off between wrong and unresolved markets: 0.7 is the knee of the curve on the 7- and 10-agent panels
+ * (above it unresolved markets rise fast for few fewer wrong ones). A proposal is contestable during the dispute
+ * window — a wrong verdict can be disputed and overturned by the arbiter, the proposer losing its bond — so the
+ * resolver can be more decisive than a final decision could afford; an unresolved market becomes an Invalid
+ * proposal (refunds), itself disputable. The unproven bloc's posterior equals the prior accuracy (0.7), so a
+ * panel of fresh agents resolves by head count at the default threshold (the dispute window is its safety net);
+ * set `unprovenAccuracy` below the threshold to never resolve on unproven agents alone. See docs/TRUTH.md.
  */
 import { bundleHash, canonicalJson } from "./bundle.js";
 import { calibratedAccuracy, estimateAccuracy, logit, type AccuracyConfig, type AccuracyEstimate, type AgentAccuracy } from "./accuracy.js";
@@ -28,18 +32,18 @@ import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
 
 export interface VerdictConfig {
-  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 9000. */
+  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 7000. */
   thresholdBps: number;
-  /** Yes/no answers in the track record before an agent votes on its own. Default 5. */
+  /** Yes/no answers in the track record before an agent votes on its own. Default 3. */
   minHistory: number;
-  /** Accuracy of the one unknown voter the unproven bloc counts as. Default 0.6 (the prior mean). */
+  /** Accuracy of the one unknown voter the unproven bloc counts as. Default: the prior mean (0.7). */
   unprovenAccuracy: number;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
 
-export const DEFAULT_THRESHOLD_BPS = 9_000;
-export const DEFAULT_MIN_HISTORY = 5;
+export const DEFAULT_THRESHOLD_BPS = 7_000;
+export const DEFAULT_MIN_HISTORY = 3;
 
 export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
 

@@ -253,6 +253,10 @@ interface IResolutionMarket {
     error SeatOutOfRange(uint256 marketId, uint256 seat);
     error NothingPending(uint256 marketId, uint256 seat);
     error RenounceOwnershipDisabled();
+    /// @notice A constructor argument that must be a contract (a registry) is not.
+    error NotAContract(address account);
+    /// @notice A feedback call would not get its full gas cap (the caller sent too little gas for a retry).
+    error FeedbackGasTooLow();
     /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
     error AgentIdTooLarge(uint256 agentId);
 

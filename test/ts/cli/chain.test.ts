@@ -1,18 +1,20 @@
 /**
  * Chain layer on Hardhat's in-process chain: deployment, reads (parallel and multicall3), decoded
- * custom errors, concurrent writes from one key, skip-if-settled, and retries through a faulty
+ * custom errors, concurrent writes from one key, the EIP-7825 gas cap, and retries through a faulty
  * loopback RPC bridge. Needs `npx hardhat build`.
  */
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, http, parseEther, type Address, type Hex } from "viem";
+import { createPublicClient, formatEther, http, parseEther, type Address, type Hex } from "viem";
 import { readFileSync } from "node:fs";
 import { createMarket, joinMarket, registerAgent, requestResolution, setAgentWallet, withdraw } from "../../../workflow/chain/actions.js";
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll, type Deployment } from "../../../workflow/chain/deploy.js";
 import { ChainError } from "../../../workflow/chain/errors.js";
 import { MULTICALL3_ADDRESS, readMarketState } from "../../../workflow/chain/snapshot.js";
-import { createResolutionWriter, sendContractTx } from "../../../workflow/chain/writer.js";
+import { sendContractTx } from "../../../workflow/chain/writer.js";
+import { cappedGas, PROTOCOL_TX_GAS_CAP, txGasCeiling } from "../../../workflow/chain/gas.js";
+import { getMarketConfig, readMarket } from "../../../workflow/chain/lifecycle.js";
 import { resolutionMarketAbi, identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { hardhatKey } from "./helpers/keys.js";
 import { startRpcBridge, type RpcBridge } from "./helpers/rpc-bridge.js";
@@ -69,7 +71,9 @@ describe("deployAll", () => {
       expect(await owner.publicClient.getCode({ address: c.address })).not.toBe("0x");
     }
     expect(deployment.contracts.CREReceiver).toBeUndefined();
-    expect(await owner.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "isResolver", args: [owner.account!.address] })).toBe(true);
+    // Queued before the first market: active at once (the deployment bootstrap).
+    expect(await readMarket<bigint>(owner, market, "resolverActiveFrom", [owner.account!.address])).toBeGreaterThan(0n);
+    expect(deployment.resolvers).toEqual([owner.account!.address]);
     expect(JSON.stringify(deployment).toLowerCase()).not.toContain(hardhatKey(0).slice(2).toLowerCase());
   });
 
@@ -78,7 +82,7 @@ describe("deployAll", () => {
     expect(d.contracts.BettingMarket).toBeUndefined();
     const receiver = d.contracts.CREReceiver!.address;
     expect(d.resolvers).toContain(receiver);
-    expect(await owner.publicClient.readContract({ address: d.contracts.ResolutionMarket.address, abi: resolutionMarketAbi, functionName: "isResolver", args: [receiver] })).toBe(true);
+    expect(await readMarket<bigint>(owner, d.contracts.ResolutionMarket.address, "resolverActiveFrom", [receiver])).toBeGreaterThan(0n);
   });
 
   it("uses registries given explicitly and deploys only the markets", async () => {
@@ -115,8 +119,10 @@ describe("reads", () => {
     expect(parallel.statusName).toBe("ResolutionRequested");
     expect(parallel.workers).toHaveLength(3);
     expect(parallel.workers[0].stake).toBe(parseEther("0.01"));
-    expect(parallel.workers[0].reputation?.count).toBe(0n);
-    expect(parallel.minStake).toBe(parseEther("0.001"));
+    expect(parallel.workers[0].reputation?.settled).toBe(0n);
+    expect(parallel.minStake).toBe(parallel.config.minStake);
+    expect(parallel.config).toMatchObject({ admission: "open" });
+    expect(parallel.proposal).toBeUndefined();
 
     // Put multicall3 at its canonical address: deploy its creation code, copy the runtime code.
     const hash = await owner.walletClient!.sendTransaction({ account: owner.account!, chain: owner.chain, data: multicall3Bytecode as Hex });
@@ -162,15 +168,16 @@ describe("writes", () => {
     expect(err).toBeInstanceOf(ChainError);
     expect(err.kind).toBe("revert");
     expect(err.errorName).toBe("StakeTooLow");
-    expect(err.args).toEqual({ stake: 1n, minStake: parseEther("0.001") });
-    expect(err.message).toBe("ResolutionMarket.joinMarket reverted: StakeTooLow(stake=1, minStake=1000000000000000)");
+    const { minStake } = await getMarketConfig(owner, market, marketId);
+    expect(err.args).toEqual({ stake: 1n, minStake });
+    expect(err.message).toBe(`ResolutionMarket.joinMarket reverted: StakeTooLow(stake=1, minStake=${minStake})`);
 
     // An error raised by the identity registry bubbles through unchanged and is decoded too.
     const stranger = withKey(owner, hardhatKey(6));
     const other = (await sendContractTx(stranger, { address: identity, abi: identityRegistryAbi, functionName: "setAgentURI", args: [agentId, "data:,y"] }).catch((e: unknown) => e)) as ChainError;
     expect(other.errorName).toBe("IdentityRegistryUnauthorized");
     // The checked action refuses before sending anything.
-    await expect(joinMarket(worker, market, marketId, agentId, 1n)).rejects.toThrow(/insufficient stake: 1 wei is below the minimum stake 1000000000000000 wei/);
+    await expect(joinMarket(worker, market, marketId, agentId, 1n)).rejects.toThrow(new RegExp(`insufficient stake: 0\\.000000000000000001 ETH is below market ${marketId}'s minimum stake ${formatEther(minStake).replace(".", "\\.")} ETH`));
   });
 
   it("serialises nonces for concurrent writes from one key", async () => {
@@ -186,53 +193,25 @@ describe("writes", () => {
   });
 
   it("a failed send does not burn a nonce", async () => {
-    const bad = sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", 1n], value: 1n });
-    const good = createMarket(owner, market, "After a failure?", (await now()) + 600n, 1n);
+    const bad = sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", (await now()) + 600n], value: parseEther("0.1") });
+    const good = createMarket(owner, market, "After a failure?", (await now()) + 600n, parseEther("0.1"));
     await expect(bad).rejects.toMatchObject({ errorName: "EmptyQuestion" });
     await expect(good).resolves.toMatchObject({ marketId: expect.any(BigInt) });
   });
 
-  it("writes a resolution once and skips a market that is already settled", async () => {
-    const marketId = await frozenMarket(2);
-    const state = await readMarketState(owner, market, marketId);
-    const writer = createResolutionWriter(owner, market, { bundleURI: "ipfs://bundle" });
-    const plan = {
-      marketId,
-      workers: state.workers.map((w) => w.address),
-      weights: [3n, 1n],
-      scores: [80, 70, 60, 50, 40, 30],
-      resolution: true,
-      bundleHash: `0x${"ab".repeat(32)}` as Hex,
-    };
-    const first = await writer.writeResolution(plan);
-    expect(first.status).toBe("written");
-    const settled = await readMarketState(owner, market, marketId);
-    expect(settled.statusName).toBe("Resolved");
-    expect(settled.bundleHash).toBe(plan.bundleHash);
-    expect(settled.workers[0].reputation).toMatchObject({ count: 1n, resQuality: 80, srcQuality: 70, analysisDepth: 60 });
-    const again = await writer.writeResolution(plan);
-    expect(again).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
-    expect(await writer.settleInvalid(marketId, plan.bundleHash)).toMatchObject({ status: "skipped" });
-
-    const worker1 = withKey(owner, hardhatKey(1));
-    const paid = await withdraw(worker1, market);
-    expect(paid.amount).toBeGreaterThan(parseEther("0.01"));
-    await expect(withdraw(worker1, market)).rejects.toThrow(/nothing to withdraw/);
-  });
-
-  it("two resolvers racing: one writes, the other reports a skip", async () => {
-    const marketId = await frozenMarket(1);
-    const state = await readMarketState(owner, market, marketId);
-    const plan = { marketId, workers: [state.workers[0].address], weights: [1n], scores: [1, 2, 3], resolution: true, bundleHash: `0x${"01".repeat(32)}` as Hex };
-    const writer = createResolutionWriter(owner, market);
-    const results = await Promise.all([writer.writeResolution(plan), writer.writeResolution(plan), writer.settleInvalid(marketId, plan.bundleHash)]);
-    expect(results.map((r) => r.status).sort()).toEqual(["skipped", "skipped", "written"]);
-  });
-
-  it("refuses to resolve a market that is still open", async () => {
-    const { marketId } = await createMarket(owner, market, "Still open?", (await now()) + 600n, 1n);
-    const writer = createResolutionWriter(owner, market);
-    await expect(writer.settleInvalid(marketId, `0x${"00".repeat(32)}`)).rejects.toThrow(/is Open, not ResolutionRequested/);
+  it("gas limits are capped at EIP-7825's 2^24, not at a share of the block gas limit (issue 13 item 1)", async () => {
+    const block = await owner.publicClient.getBlock({ blockTag: "latest" });
+    // Hardhat's block gas limit is far above 2^24: 90 % of it (the old cap) would be refused by the node.
+    expect((block.gasLimit * 9n) / 10n).toBeGreaterThan(PROTOCOL_TX_GAS_CAP);
+    expect(await txGasCeiling(owner)).toBe(PROTOCOL_TX_GAS_CAP);
+    const { marketId, txHash } = await createMarket(owner, market, "Capped?", (await now()) + 600n, parseEther("0.1"));
+    expect(marketId).toBeGreaterThan(0n);
+    expect((await owner.publicClient.getTransaction({ hash: txHash })).gas).toBeLessThanOrEqual(PROTOCOL_TX_GAS_CAP);
+    const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
+    const err = (await sendContractTx(owner, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["Too big?", (await now()) + 600n], value: parseEther("0.1"), gas: () => cappedGas("ResolutionMarket.createMarket", PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP + 1n, PROTOCOL_TX_GAS_CAP) }).catch((e: unknown) => e)) as ChainError;
+    expect(err.kind).toBe("precondition");
+    expect(err.message).toMatch(/above the per-transaction cap of 16777216/);
+    expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
   });
 
   it("binds an agent wallet with an EIP-712 signature from the new wallet", async () => {
@@ -242,8 +221,8 @@ describe("writes", () => {
     const bound = await owner.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] });
     expect(bound).toBe(r.wallet);
     // The bound wallet may now join markets for the agent (the precheck accepts it, so does the market).
-    const { marketId } = await createMarket(owner, market, "Wallet joins?", (await now()) + 600n, 1n);
-    await joinMarket(withKey(owner, newKey), market, marketId, agentId, parseEther("0.001"));
+    const { marketId } = await createMarket(owner, market, "Wallet joins?", (await now()) + 600n, parseEther("0.1"));
+    await joinMarket(withKey(owner, newKey), market, marketId, agentId, parseEther("0.01"));
     expect((await readMarketState(owner, market, marketId)).workers.map((w) => w.address)).toEqual([r.wallet]);
     await expect(setAgentWallet(owner, identity, 12345n, newKey)).rejects.toThrow(/unknown agent 12345/);
     await expect(setAgentWallet(withKey(owner, hardhatKey(8)), identity, agentId, newKey)).rejects.toThrow(/may not manage agent/);
@@ -274,7 +253,7 @@ describe("retries through a faulty RPC", () => {
   it("never retries a revert", async () => {
     const ctx = await connect({ rpcUrl: bridge.url, privateKey: hardhatKey(0), retry: { baseDelayMs: 1 } });
     const start = bridge.methods.length;
-    const err = (await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", 1n], value: 1n }).catch((e: unknown) => e)) as ChainError;
+    const err = (await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "createMarket", args: ["", (await now()) + 600n], value: parseEther("0.1") }).catch((e: unknown) => e)) as ChainError;
     expect(err.errorName).toBe("EmptyQuestion");
     expect(bridge.methods.slice(start).filter((m) => m === "eth_call")).toHaveLength(1);
   });
@@ -283,7 +262,7 @@ describe("retries through a faulty RPC", () => {
     const ctx = await connect({ rpcUrl: bridge.url, privateKey: hardhatKey(0), retry: { baseDelayMs: 1 } });
     const before = await ctx.publicClient.getTransactionCount({ address: ctx.account!.address });
     bridge.inject("eth_sendRawTransaction", "dropAfter");
-    const r = await createMarket(ctx, market, "Lost response?", (await now()) + 600n, 1n);
+    const r = await createMarket(ctx, market, "Lost response?", (await now()) + 600n, parseEther("0.1"));
     expect(r.marketId).toBeGreaterThan(0n);
     expect(bridge.methods.filter((m) => m === "eth_sendRawTransaction").length).toBeGreaterThanOrEqual(2);
     expect(await ctx.publicClient.getTransactionCount({ address: ctx.account!.address })).toBe(before + 1);

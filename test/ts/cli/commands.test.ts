@@ -79,6 +79,9 @@ describe("help", () => {
         "market retry-feedback",
         "market settings",
         "market withdraw",
+        "bet place",
+        "bet claim",
+        "bet position",
         "resolve",
       ]),
     );

@@ -60,7 +60,7 @@ describe("cresolver on a local hardhat node", () => {
 
   it("deploy writes deployments/localhost.json with our registries and the markets", async () => {
     const out = await ok(["deploy"], { cwd: dir, env: env(deployerKey) });
-    expect(out).toMatchObject({ network: "localhost", chainId: 31337, registries: "own", deployer: addr(deployerKey), file: "deployments/localhost.json" });
+    expect(out).toMatchObject({ network: "localhost", chainId: 31337, registries: "own", deployer: addr(deployerKey), file: join(dir, "deployments/localhost.json") });
     const file = JSON.parse(readFileSync(join(dir, "deployments/localhost.json"), "utf8")) as { contracts: Record<string, { address: Address; blockNumber: number }> };
     for (const name of ["IdentityRegistry", "ReputationRegistry", "ResolutionMarket", "BettingMarket"]) {
       expect(file.contracts[name].blockNumber).toBeGreaterThan(0);
@@ -82,7 +82,7 @@ describe("cresolver on a local hardhat node", () => {
     expect(uri).toBe(a1.agentURI);
     expect(uri.startsWith("data:application/json")).toBe(true);
 
-    const created = await ok(["market", "create", "--question", "Will the e2e test pass?", "--deadline", "+10m", "--reward", "1"], { cwd: dir, env: env(creatorKey) });
+    const created = await ok(["market", "create", "--question", "Will the e2e test pass?", "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
     marketId = created.marketId as string;
     expect(marketId).toBe("1");
     await ok(["market", "join", marketId, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
@@ -101,35 +101,36 @@ describe("cresolver on a local hardhat node", () => {
     ]);
   });
 
-  it("resolve writes the plan once, then skips; status shows outcome, reputation and ERC-8004 feedback; workers withdraw", async () => {
-    const plan = {
-      workers: [addr(worker1Key), addr(worker2Key)],
-      weights: ["3", "1"],
-      scores: [90, 80, 70, 60, 50, 40],
-      resolution: true,
-      bundleHash: `0x${"cd".repeat(32)}`,
-      bundleURI: "ipfs://bafy-e2e-bundle",
-    };
+  it("resolve proposes the plan once, then answers already-settled; finalize after the window; status shows outcome, reputation and ERC-8004 feedback; workers withdraw", async () => {
+    const report = (c: number, rq: number, sq: number, ad: number) => ({ answer: "yes", confidenceBps: c, resQuality: rq, srcQuality: sq, analysisDepth: ad });
+    const plan = { verdict: "yes", reports: [report(9000, 90, 80, 70), report(8000, 60, 50, 40)], bundleHash: `0x${"cd".repeat(32)}`, bundleURI: "ipfs://bafy-e2e-bundle" };
     writeFileSync(join(dir, "plan.json"), JSON.stringify(plan));
-    const resolved = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
-    expect(resolved).toMatchObject({ status: "written", decision: "resolve", verdict: "YES", bundleHash: plan.bundleHash });
+    const proposed = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
+    expect(proposed).toMatchObject({ status: "proposed", verdict: "yes", bundleHash: plan.bundleHash });
     const again = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
-    expect(again).toMatchObject({ status: "skipped", marketStatus: "Resolved" });
+    expect(again).toMatchObject({ status: "already-settled", marketStatus: "Proposed" });
+    await advance(601);
+    const finalized = await ok(["market", "finalize", marketId], { cwd: dir, env: env(creatorKey) });
+    expect(finalized).toMatchObject({ status: "Resolved", outcome: true });
 
     const status = await ok(["market", "status", marketId], { cwd: dir, env: { RPC_URL: node.url } });
     expect(status).toMatchObject({ status: "Resolved", outcome: "YES", bundleHash: plan.bundleHash });
     const [w1, w2] = status.workers as { reputation: Record<string, unknown>; feedbackCount: string }[];
-    expect(w1.reputation).toEqual({ count: "1", resQuality: 90, srcQuality: 80, analysisDepth: 70 });
-    expect(w2.reputation).toEqual({ count: "1", resQuality: 60, srcQuality: 50, analysisDepth: 40 });
-    expect(w1.feedbackCount).toBe("3");
+    // correctness: 100·(1 − Brier), rounded half up: 0.9 → 99, 0.8 → 96.
+    expect(w1.reputation).toEqual({ settled: "1", correctness: 99, resQuality: 90, srcQuality: 80, analysisDepth: 70 });
+    expect(w2.reputation).toEqual({ settled: "1", correctness: 96, resQuality: 60, srcQuality: 50, analysisDepth: 40 });
+    expect(w1.feedbackCount).toBe("2");
 
-    // ERC-8004 feedback, read straight from the registry: three records from the market per worker.
-    const [count, value] = await client.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "getSummary", args: [0n, [market], "resolution_quality", ""] });
-    expect([count, value]).toEqual([1n, 90n]);
+    // ERC-8004 feedback, read straight from the registry: "correctness" and "quality" records from the market.
+    const [count, value] = await client.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "getSummary", args: [0n, [market], "correctness", "cresolver"] });
+    expect([count, value]).toEqual([1n, 99n]);
 
-    // Withdraw: credit = stake + share of the 1 ETH pool (weights 3:1).
+    // Withdraw: credit = stake + share of the 1 ETH pool, weights correctness × (600 + the three scores).
+    const weights = [99n * (600n + 240n), 96n * (600n + 150n)];
+    const pool = parseEther("1");
+    const share1 = pool - (pool * weights[1]) / (weights[0] + weights[1]); // the remainder goes to the largest weight
     const credited = await client.readContract({ address: market, abi: resolutionMarketAbi, functionName: "pendingWithdrawal", args: [addr(worker1Key)] });
-    expect(credited).toBe(parseEther("0.01") + parseEther("0.75"));
+    expect(credited).toBe(parseEther("0.01") + share1);
     const before = await client.getBalance({ address: addr(worker1Key) });
     const w = await ok(["market", "withdraw"], { cwd: dir, env: env(worker1Key) });
     expect(w.amount).toBe(credited.toString());
@@ -143,24 +144,27 @@ describe("cresolver on a local hardhat node", () => {
     expect(again2.stderr.trim()).toMatch(/^error: nothing to withdraw for 0x[0-9a-fA-F]{40}$/);
   });
 
-  it("resolve runs the workflow against the live agents: asks, challenges, scores, votes and settles", async () => {
-    const created = await ok(["market", "create", "--question", "Will the live panel settle this one?", "--deadline", "+10m", "--reward", "0.4"], { cwd: dir, env: env(creatorKey) });
+  it("resolve runs the workflow against the live agents: asks, challenges, scores, decides and proposes; finalize settles", async () => {
+    const created = await ok(["market", "create", "--question", "Will the live panel settle this one?", "--deadline", "+10m", "--reward", "0.4", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
     const id = created.marketId as string;
     await ok(["market", "join", id, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
     await ok(["market", "join", id, "--agent-id", agent2, "--stake", "0.01"], { cwd: dir, env: env(worker2Key) });
     await advance(601);
     await ok(["market", "request-resolution", id], { cwd: dir, env: env(creatorKey) });
     const resolved = await ok(["resolve", id, "--allow-loopback"], { cwd: dir, env: env(deployerKey) });
-    expect(resolved).toMatchObject({ status: "written", decision: "resolve", quorum: { n: 2, required: 2, answered: 2 } });
+    expect(resolved).toMatchObject({ status: "proposed", quorum: { n: 2, required: 2, answered: 2 } });
+    expect(["yes", "no"]).toContain(resolved.verdict);
+    await advance(601);
+    await ok(["market", "finalize", id], { cwd: dir, env: env(creatorKey) });
     const status = await ok(["market", "status", id], { cwd: dir, env: { RPC_URL: node.url } });
     expect(status.status).toBe("Resolved");
-    expect(status.outcome).toBe(resolved.verdict);
-    // Second scored market for both agents: market averages over 2, six ERC-8004 records each from the market.
-    for (const w of status.workers as { reputation: { count: string }; feedbackCount: string }[]) {
-      expect(w.reputation.count).toBe("2");
-      expect(w.feedbackCount).toBe("6");
+    expect(status.outcome).toBe((resolved.verdict as string).toUpperCase());
+    // Second scored market for both agents: settled 2, four ERC-8004 records each from the market.
+    for (const w of status.workers as { reputation: { settled: string }; feedbackCount: string }[]) {
+      expect(w.reputation.settled).toBe("2");
+      expect(w.feedbackCount).toBe("4");
     }
-  });
+  }, 180_000);
 
   it("agent set-wallet binds a wallet signed by its own key (EIP-712)", async () => {
     const walletKey = hardhatKey(7);
@@ -173,7 +177,7 @@ describe("cresolver on a local hardhat node", () => {
     const nonce = await client.getTransactionCount({ address: addr(worker2Key) });
     const cases: [string[], RegExp][] = [
       [["market", "join", "99", "--agent-id", agent2, "--stake", "0.01"], /unknown market 99/],
-      [["market", "create", "--question", "Late?", "--deadline", "2020-01-01T00:00:00Z", "--reward", "1"], /--deadline .* is in the past/],
+      [["market", "create", "--question", "Late?", "--deadline", "2020-01-01T00:00:00Z", "--reward", "1"], /--deadline .* is not in the future/],
       [["agent", "register", "--name", "X", "--endpoint", "not a url"], /--endpoint is not an absolute URL/],
     ];
     for (const [args, pattern] of cases) {
@@ -225,15 +229,18 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
 
     const agent = await ok([...file, "agent", "register", "--name", "Canonical worker", "--endpoint", "https://w.example"], { cwd: dir, env: env(worker1Key) });
     expect(agent.identityRegistry).toBe(canonical.identityRegistry);
-    const created = await ok([...file, "market", "create", "--question", "Does the Sepolia path work?", "--deadline", "+5m", "--reward", "0.5"], { cwd: dir, env: env(creatorKey) });
-    await ok([...file, "market", "join", created.marketId as string, "--agent-id", agent.agentId as string, "--stake", "0.001"], { cwd: dir, env: env(worker1Key) });
+    const created = await ok([...file, "market", "create", "--question", "Does the Sepolia path work?", "--deadline", "+5m", "--reward", "0.5", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
+    await ok([...file, "market", "join", created.marketId as string, "--agent-id", agent.agentId as string, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
     await advance(301);
     await ok([...file, "market", "request-resolution", created.marketId as string], { cwd: dir, env: env(creatorKey) });
-    writeFileSync(join(dir, "plan-canonical.json"), JSON.stringify({ workers: [addr(worker1Key)], weights: ["1"], scores: [77, 66, 55], resolution: false, bundleHash: `0x${"ef".repeat(32)}` }));
+    writeFileSync(join(dir, "plan-canonical.json"), JSON.stringify({ verdict: "no", reports: [{ answer: "no", confidenceBps: 7000, resQuality: 77, srcQuality: 66, analysisDepth: 55 }], bundleHash: `0x${"ef".repeat(32)}` }));
     const resolved = await ok([...file, "resolve", created.marketId as string, "--plan", "plan-canonical.json"], { cwd: dir, env: env(deployerKey) });
-    expect(resolved).toMatchObject({ status: "written", verdict: "NO" });
+    expect(resolved).toMatchObject({ status: "proposed", verdict: "no" });
+    await advance(601);
+    await ok([...file, "market", "finalize", created.marketId as string], { cwd: dir, env: env(creatorKey) });
     const market = contracts.ResolutionMarket.address as Address;
-    const [count, value] = await client.readContract({ address: canonical.reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [BigInt(agent.agentId as string), [market], "source_quality", ""] });
+    // quality = floor mean of the three scores: (77 + 66 + 55) / 3 = 66.
+    const [count, value] = await client.readContract({ address: canonical.reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [BigInt(agent.agentId as string), [market], "quality", "cresolver"] });
     expect([count, value]).toEqual([1n, 66n]);
   });
 });

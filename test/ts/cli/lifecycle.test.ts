@@ -6,7 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatEther, parseEther } from "viem";
+import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
+import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
+import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
@@ -93,7 +95,8 @@ describe("propose → window → finalize", () => {
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toMatch(/finalized: Resolved → YES/);
     expect(f.stdout).toMatch(/agent \d+: YES @ 90%; correctness 99; reward [0-9.]+ ETH; stake back 0\.01 ETH/);
-    expect(f.stdout).toMatch(/agent \d+: NO @ 60%; correctness 64; reward 0 ETH/);
+    // A wrong but honest-sized answer still earns by its correctness (only a lost dispute slashes): 64 vs 99.
+    expect(f.stdout).toMatch(/agent \d+: NO @ 60%; correctness 64; reward 0\.39\d+ ETH/);
     expect(f.stdout).toMatch(/agent \d+: failed; correctness 0; reward 0 ETH/);
     const shown = await h.cresolver(["market", "show", String(id)]);
     expect(shown.json).toMatchObject({ status: "Resolved", outcome: "YES", proposal: { verdict: "yes", windowOpen: false }, feedbackPending: "0" });
@@ -102,17 +105,39 @@ describe("propose → window → finalize", () => {
     await h.refuses(["market", "publish-feedback", String(id)], /has no pending feedback/, { key: hardhatKey(5) });
   });
 
-  it("a dispute during the window is shown with the disputer and the claim (when the deployment has an arbiter)", async () => {
-    const id = await frozen([1, 2]);
-    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 8000], ["no", 8000]])], { key: RESOLVER });
+  it("a captured panel's wrong proposal is disputed and overturned by the committee: the disputer gets both bonds and the wrong seats' stakes, the bettors on the true side are paid", async () => {
+    const id = await create();
+    for (const k of [1, 2]) await join_(id, k);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.2"], { key: hardhatKey(18) });
+    await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.2"], { key: hardhatKey(19) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    // The panel says YES; the truth is NO.
+    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
     await h.refuses(["market", "dispute", String(id), "--claim", "yes"], /already says yes/, { key: hardhatKey(6) });
-    const shown = await h.cresolver(["market", "show", String(id)]);
-    if (/^0x0{40}$/i.test((shown.json!.config as { arbiter: string }).arbiter)) return; // no arbiter deployed here: see settle.test.ts
+    const disputer = withKey(h.owner, hardhatKey(6));
+    const before = (await h.cresolver(["market", "show", String(id)])).json!;
+    const bond = BigInt((before.config as { bond: string }).bond);
     const d = await h.cresolver(["market", "dispute", String(id), "--claim", "no"], { key: hardhatKey(6) });
     expect(d.code, d.stderr).toBe(0);
     const after = await h.cresolver(["market", "status", String(id)], { json: false });
     expect(after.stdout).toMatch(/: Disputed/);
-    expect(after.stdout).toMatch(new RegExp(`disputed +by ${withKey(h.owner, hardhatKey(6)).account!.address}, claim NO`));
+    expect(after.stdout).toMatch(new RegExp(`disputed +by ${disputer.account!.address}, claim NO`));
+    await h.increaseTime(601);
+    await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
+
+    // The deployment's committee (the deployer alone, threshold 1) rules NO.
+    const committee = (before.config as { arbiter: `0x${string}` }).arbiter;
+    await sendContractTx(h.owner, { address: committee, abi: parseAbi(["function vote(address market, uint256 marketId, uint8 verdict)"]), functionName: "vote", args: [h.market, id, 0] });
+    const final = await h.cresolver(["market", "show", String(id)]);
+    expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
+    const results = final.json!.results as { stakeSlashed: string; reward: string }[];
+    expect(results.map((r) => r.stakeSlashed)).toEqual([parseEther("0.01").toString(), parseEther("0.01").toString()]);
+    const w = await h.cresolver(["market", "withdraw"], { key: hardhatKey(6) });
+    expect(BigInt(w.json!.amount as string)).toBe(2n * bond + parseEther("0.02"));
+    const paid = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(18) });
+    expect(paid.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(19) });
   });
 });
 
@@ -133,6 +158,34 @@ describe("market cancel (two steps)", () => {
   });
 });
 
+describe("bet place|claim|position", () => {
+  it("bets while open; a proposed (not final) market pays nothing yet; after finalization the true side is paid", async () => {
+    const id = await create();
+    await join_(id, 15);
+    const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], { key: hardhatKey(16) });
+    expect(yes.code, yes.stderr).toBe(0);
+    await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], { key: hardhatKey(17) });
+    await h.refuses(["bet", "place", String(id), "--side", "maybe", "--amount", "1"], /argument 'maybe' is invalid/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "place", String(id), "--side", "yes", "--amount", "0"], /--amount must be more than 0/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.refuses(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], /BettingClosed|betting is closed/, { key: hardhatKey(17), code: 1 });
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p5.json", "yes", [["yes", 9000]])], { key: RESOLVER });
+    // Proposed is not final: nothing is claimable, the claim is refused before sending.
+    const pending = await h.cresolver(["bet", "position", String(id)], { key: hardhatKey(16) });
+    expect(pending.json).toMatchObject({ settlement: "pending", claimable: "0", yesStake: parseEther("0.3").toString() });
+    await h.refuses(["bet", "claim", String(id)], /not final yet/, { key: hardhatKey(16) });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    const text = await h.cresolver(["bet", "position", String(id), "--account", withKey(h.owner, hardhatKey(16)).account!.address], { json: false });
+    expect(text.stdout).toMatch(/pays YES; pools YES 0\.3 ETH, NO 0\.1 ETH/);
+    const won = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(16) });
+    expect(won.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
+    await h.refuses(["bet", "claim", String(id)], /already claimed/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(17) });
+  });
+});
+
 describe("publish-feedback (issue 13 item 2) and settings", () => {
   it("a 12-seat market: finalize writes 10 seats' records, publish-feedback the rest", async () => {
     const keys = Array.from({ length: 12 }, (_, i) => 1 + i);
@@ -145,6 +198,31 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     expect(p.code, p.stderr).toBe(0);
     expect(p.json).toMatchObject({ published: "2", pending: "0" });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ feedbackPending: "0" });
+  });
+
+  it("retry-feedback: a seat that made the market its operator is refused at finalization, its records stay pending and are written once it revokes", async () => {
+    const id = await create();
+    await join_(id, 13);
+    await join_(id, 14);
+    const agent = await agentOf(13);
+    const worker = withKey(h.owner, hardhatKey(13));
+    // After joining (joinMarket refuses it), the agent's owner approves the market: ERC-8004 then refuses the
+    // market's feedback on it as self-feedback.
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [h.market, agent] });
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", plan("p4.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", seats: [{ reward: "0", stakeReturned: parseEther("0.01").toString() }, { answer: "yes" }] });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [0] });
+    const still = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(still.json).toMatchObject({ written: "0", stillPending: "2" });
+    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [zeroAddress, agent] });
+    const retried = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
+    expect(retried.json).toMatchObject({ written: "2", stillPending: "0" });
+    await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, { key: hardhatKey(9) });
+    expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
 
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {

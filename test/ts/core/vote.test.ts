@@ -23,19 +23,23 @@ function hm(key: number, final: boolean | "invalid", disputed: boolean, answers:
 const side = (b: boolean): AnswerKind => (b ? "yes" : "no");
 
 describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
-  it("all-new agents vote as one bloc worth one unknown voter (accuracy 0.6 → posterior 0.6)", () => {
+  it("all-new agents vote as one bloc worth one unknown voter (accuracy 0.7 → posterior 0.7)", () => {
     const d = decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] });
-    expect(d.bloc).toEqual({ voters: 3, yes: 2, no: 1, side: "yes", weight: 0.405465 }); // logit(0.6) = ln 1.5
-    expect(d.logOdds).toBe(0.405465);
-    expect(d.posterior).toBe(0.6);
-    expect(d.verdict).toBe("invalid");
-    expect(d.reason).toBe("below-threshold");
-    expect(d.rewardWeights).toBeNull();
-    expect(d.voters.every((v) => v.unproven && v.weight === 0 && v.history === 0 && v.accuracy === 0.6)).toBe(true);
-    // the threshold is inclusive
-    const low = decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] }, { thresholdBps: 6_000 });
-    expect(low.verdict).toBe("yes");
-    expect(low.rewardWeights).toEqual([96n * 750n, 96n * 750n, 36n * 750n]); // conf 8000: right → 96, wrong → 36; × (600 + 150)
+    expect(d.bloc).toEqual({ voters: 3, yes: 2, no: 1, side: "yes", weight: 0.847298 }); // logit(0.7) = ln(7/3)
+    expect(d.logOdds).toBe(0.847298);
+    expect(d.posterior).toBe(0.7);
+    expect(d.voters.every((v) => v.unproven && v.weight === 0 && v.history === 0 && v.accuracy === 0.7)).toBe(true);
+    // the default threshold (7000) is inclusive: a fresh panel resolves by head count, contestable
+    expect(d.verdict).toBe("yes");
+    expect(d.reason).toBeUndefined();
+    expect(d.rewardWeights).toEqual([96n * 750n, 96n * 750n, 36n * 750n]); // conf 8000: right → 96, wrong → 36; × (600 + 150)
+    // a deployment that never resolves on unproven agents alone
+    const strict = decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] }, { unprovenAccuracy: 0.6 });
+    expect(strict.posterior).toBe(0.6);
+    expect(strict.verdict).toBe("invalid");
+    expect(strict.reason).toBe("below-threshold");
+    expect(strict.rewardWeights).toBeNull();
+    expect(decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("no"), rep("no"), rep("no")], history: [] }, { thresholdBps: 7_001 }).reason).toBe("below-threshold");
   });
 
   it("a bloc tie is a tie: invalid, posterior ½", () => {
@@ -62,7 +66,7 @@ describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
   });
 });
 
-describe("estimateAccuracy: hand-checked numbers (prior Beta(2.4, 1.6): mean 0.6, 4 pseudo-answers)", () => {
+describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7, 4 pseudo-answers; calibration 10)", () => {
   // 6 arbiter-decided markets (known truth): agent 1 always right, agent 2 right 3 times, agent 3 always "yes".
   const truths = [true, false, true, false, true, false];
   const history = truths.map((t, i) => hm(i, t, true, { 1: side(t), 2: side(i < 3 ? t : !t), 3: "yes" }));
@@ -71,41 +75,41 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.4, 1.6): mean 0.6
     const est = estimateAccuracy(history, [1n, 2n, 3n, 9n]);
     const [a1, a2, a3, a9] = est.agents;
     expect(est.knownTruths).toBe(6);
-    expect(a1.accuracy).toBe(0.84); // (2.4 + 6) / 10
-    expect(a2.accuracy).toBe(0.54); // (2.4 + 3) / 10
-    expect(a3.accuracy).toBe(0.54); // always "yes": right 3 of 6, like chance
-    expect(a9).toMatchObject({ agentId: 9n, count: 0, right: 0, accuracy: 0.6 }); // no history: the prior
-    // all answers at 9500 bps: the top bin has them, shrunk by 4 pseudo-answers at the overall accuracy
+    expect(a1.accuracy).toBe(0.88); // (2.8 + 6) / 10
+    expect(a2.accuracy).toBe(0.58); // (2.8 + 3) / 10
+    expect(a3.accuracy).toBe(0.58); // always "yes": right 3 of 6, like chance
+    expect(a9).toMatchObject({ agentId: 9n, count: 0, right: 0, accuracy: 0.7 }); // no history: the prior
+    // all answers at 9500 bps: the top bin has them, shrunk by 10 pseudo-answers at the overall accuracy
     expect(a1.calibration).toEqual([
-      { fromBps: 5_000, toBps: 6_999, count: 0, right: 0, accuracy: 0.84 },
-      { fromBps: 7_000, toBps: 8_999, count: 0, right: 0, accuracy: 0.84 },
-      { fromBps: 9_000, toBps: 10_000, count: 6, right: 6, accuracy: 0.936 }, // (6 + 4·0.84) / 10
+      { fromBps: 5_000, toBps: 6_999, count: 0, right: 0, accuracy: 0.88 },
+      { fromBps: 7_000, toBps: 8_999, count: 0, right: 0, accuracy: 0.88 },
+      { fromBps: 9_000, toBps: 10_000, count: 6, right: 6, accuracy: 0.925 }, // (6 + 10·0.88) / 16
     ]);
   });
 
   it("an agent that always answers the same way gets (almost) no weight", () => {
     const d = decideVerdict({ agentIds: [1n, 3n], reports: [rep("no", 9_500), rep("yes", 9_500)], history }, { minHistory: 6 });
-    expect(d.voters[1].calibratedAccuracy).toBe(0.516); // (3 + 4·0.54) / 10
-    expect(d.voters[1].weight).toBe(0.064022); // logit(0.516)
-    expect(d.voters[0].weight).toBe(2.682732); // logit(0.936)
+    expect(d.voters[1].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
+    expect(d.voters[1].weight).toBe(0.200671); // logit(0.55)
+    expect(d.voters[0].weight).toBe(2.512306); // logit(0.925)
     expect(d.verdict).toBe("no");
-    expect(d.posterior).toBe(0.932056); // σ(2.682732 − 0.064022)
+    expect(d.posterior).toBe(0.909836); // σ(2.512306 − 0.200671)
   });
 
   it("confidence counts only as calibrated: a stated 95 % from an agent right half the time weighs little", () => {
     const d = decideVerdict({ agentIds: [2n], reports: [rep("yes", 9_900)], history }, { minHistory: 1, thresholdBps: 5_000 });
-    expect(d.voters[0].calibratedAccuracy).toBe(0.516); // (3 + 4·0.54) / 10
-    expect(d.voters[0].weight).toBe(0.064022);
+    expect(d.voters[0].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
+    expect(d.voters[0].weight).toBe(0.200671);
     // the same agent at a confidence it never used falls back to its overall accuracy
     const e = decideVerdict({ agentIds: [1n], reports: [rep("yes", 6_000)], history }, { minHistory: 1 });
-    expect(e.voters[0].calibratedAccuracy).toBe(0.84);
+    expect(e.voters[0].calibratedAccuracy).toBe(0.88);
   });
 
   it("a disputed outcome is known truth even against the majority", () => {
     // 3 agents say yes, the arbiter said no: agents 1-3 are wrong there.
     const h = [hm(0, false, true, { 1: "yes", 2: "yes", 3: "yes", 4: "no" })];
     const est = estimateAccuracy(h);
-    expect(est.agents.map((a) => a.accuracy)).toEqual([0.48, 0.48, 0.48, 0.68]); // (2.4 + 0)/5, (2.4 + 1)/5
+    expect(est.agents.map((a) => a.accuracy)).toEqual([0.56, 0.56, 0.56, 0.76]); // (2.8 + 0)/5, (2.8 + 1)/5
     // the same market undisputed (our own outcome) is not truth: the latent truth follows the answers
     const u = estimateAccuracy([hm(0, false, false, { 1: "yes", 2: "yes", 3: "yes", 4: "no" })]);
     expect(u.agents[0].accuracy).toBeGreaterThan(u.agents[3].accuracy);
@@ -141,7 +145,7 @@ describe("decideVerdict: colluders, swarms, clones", () => {
     const ids = [1n, 2n, 3n, 4n, 5n, ...Array.from({ length: 20 }, (_, i) => BigInt(100 + i))];
     const reports = ids.map((id) => rep(id < 100n ? "yes" : "no"));
     const d = decideVerdict({ agentIds: ids, reports, history });
-    expect(d.bloc).toMatchObject({ voters: 20, yes: 0, no: 20, side: "no", weight: 0.405465 });
+    expect(d.bloc).toMatchObject({ voters: 20, yes: 0, no: 20, side: "no", weight: 0.847298 });
     expect(d.verdict).toBe("yes");
     expect(d.posterior).toBeGreaterThan(0.999);
     // two established agents against the swarm still win
@@ -158,7 +162,8 @@ describe("decideVerdict: colluders, swarms, clones", () => {
     expect(e.voters[0].cloneGroup).toBe(1n);
     expect(e.voters[0].weight).toBe(e.voters[1].weight);
     expect(e.voters[0].weight * 2).toBeCloseTo(e.voters[2].weight, 5); // 1 and 8 share one vote; 2 is as accurate
-    expect(e.reason).toBe("below-threshold");
+    expect(e.logOdds).toBe(0); // the clone pair weighs exactly like agent 2 alone
+    expect(e.reason).toBe("tie");
   });
 
   it("is deterministic and order-independent in the agent index", () => {

@@ -17,6 +17,7 @@ const marketAbi = parseAbi([
   "function joinMarket(uint256 marketId, uint256 agentId) payable",
   "function requestResolution(uint256 marketId)",
   "function queueResolver(address resolver)",
+  "function queueDefaultArbiter(address arbiter)",
   "event MarketCreated(uint256 indexed marketId, address indexed creator, string question, uint64 deadline, uint256 rewardPool)",
 ]);
 
@@ -66,6 +67,9 @@ export async function deployTestChain(): Promise<TestChain> {
     return receipt;
   };
   await send(owner, { address: market.address, abi: marketAbi, functionName: "queueResolver", args: [resolver.account!.address], account: owner.account!, chain: owner.chain });
+  // The v2 market needs a default arbiter to create markets (queued before the first market: in force at once).
+  const arbiter = await viem.deployContract("TestArbiter");
+  await send(owner, { address: market.address, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter.address], account: owner.account!, chain: owner.chain });
 
   const registerAgent = async (uri: string, ownerIndex: number): Promise<bigint> => {
     const w = wallets[ownerIndex];

@@ -1,0 +1,195 @@
+/**
+ * bench:integrity — does the resolver settle on the truth? Simulated panels with known accuracies (independent
+ * errors, colluders, style decoupled from accuracy, a Sybil swarm), 60 markets each resolved one after another
+ * through the real pipeline stages, several seeds. Writes bench/results/integrity.json.
+ *
+ *   npm run bench:integrity [-- --seeds 20 --markets 60]
+ *
+ * Per scenario (mean over seeds, every counted market is correct / wrong / unresolved): the new decision, the
+ * pre-issue-10 vote (frozen copy), an oracle (the same rule weighted with the TRUE accuracies: the cost of the
+ * threshold itself, without estimation error), the head count and the best single agent; Spearman(correctness reputation,
+ * true accuracy) as markets accumulate; a sweep of the posterior threshold.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEFAULT_ACCURACY_CONFIG } from "../workflow/core/accuracy.js";
+import { DEFAULT_MIN_HISTORY, DEFAULT_THRESHOLD_BPS, type VerdictConfigInput } from "../workflow/core/vote.js";
+import { scenarios, type Scenario } from "./sim/scenarios.js";
+import { CHECKPOINTS, simulate, type Call, type MarketTrace, type SimResult } from "./sim/simulate.js";
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: number): number => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const SEEDS = arg("seeds", 20);
+/** First seed (default 1): `--first-seed 21` checks the figures on another set of seeds. */
+const FIRST_SEED = arg("first-seed", 1);
+const MARKETS = arg("markets", 60);
+const THRESHOLD_BPS = arg("threshold", DEFAULT_THRESHOLD_BPS);
+/** Other decision parameters to try, as JSON (VerdictConfigInput), e.g. --vote '{"minHistory":3}'. */
+const VOTE: VerdictConfigInput = (() => {
+  const i = args.indexOf("--vote");
+  return i >= 0 ? (JSON.parse(args[i + 1]) as VerdictConfigInput) : {};
+})();
+const OUT = args.includes("--no-write") ? undefined : "integrity.json";
+const SWEEP = [5_000, 5_500, 6_000, 6_500, 7_000, 7_500, 8_000, 8_500, 9_000, 9_500, 9_900];
+
+interface Rates {
+  correct: number;
+  wrong: number;
+  unresolved: number;
+}
+interface Spread extends Rates {
+  /** Worst seed: lowest correct, highest wrong. */
+  minCorrect: number;
+  maxWrong: number;
+}
+
+const pct = (x: number): number => Math.round(x * 1000) / 10;
+
+function rates(calls: Call[]): Rates {
+  const n = calls.length || 1;
+  return {
+    correct: calls.filter((c) => c === "correct").length / n,
+    wrong: calls.filter((c) => c === "wrong").length / n,
+    unresolved: calls.filter((c) => c === "unresolved").length / n,
+  };
+}
+
+function spread(perSeed: Rates[]): Spread {
+  const mean = (k: keyof Rates): number => pct(perSeed.reduce((s, r) => s + r[k], 0) / perSeed.length);
+  return {
+    correct: mean("correct"),
+    wrong: mean("wrong"),
+    unresolved: mean("unresolved"),
+    minCorrect: pct(Math.min(...perSeed.map((r) => r.correct))),
+    maxWrong: pct(Math.max(...perSeed.map((r) => r.wrong))),
+  };
+}
+
+function atThreshold(m: MarketTrace, bps: number): Call {
+  if (!m.quorum || m.side === null || m.posterior * 10_000 < bps) return "unresolved";
+  return m.side === m.truth ? "correct" : "wrong";
+}
+
+function oracleAt(m: MarketTrace, bps: number): Call {
+  if (!m.quorum || m.oracleSide === null || m.oraclePosterior * 10_000 < bps) return "unresolved";
+  return m.oracleSide === m.truth ? "correct" : "wrong";
+}
+
+function meanOf(values: (number | null)[]): number | null {
+  const v = values.filter((x): x is number => x !== null);
+  return v.length === 0 ? null : Math.round((v.reduce((s, x) => s + x, 0) / v.length) * 1000) / 1000;
+}
+
+async function runScenario(s: Scenario) {
+  const results: SimResult[] = [];
+  for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) results.push(await simulate(s, seed, MARKETS, { ...VOTE, thresholdBps: THRESHOLD_BPS }));
+  const counted = (r: SimResult): MarketTrace[] => r.markets.slice(s.countFrom ?? 0);
+  const of = (pick: (m: MarketTrace) => Call): Spread => spread(results.map((r) => rates(counted(r).map(pick))));
+  // Determinism: the same seed again gives byte-identical bundles.
+  const again = await simulate(s, FIRST_SEED, Math.min(MARKETS, 12), { ...VOTE, thresholdBps: THRESHOLD_BPS });
+  const deterministic = again.bundleHashes.every((h, i) => h === results[0].bundleHashes[i]);
+  return {
+    name: s.name,
+    description: s.description,
+    agents: s.agents.map((a) => ({ id: a.id.toString(), kind: a.kind, accuracy: a.kind === "colluder" ? 0 : a.accuracy, style: a.style, joinAt: a.joinAt })),
+    countedMarkets: MARKETS - (s.countFrom ?? 0),
+    after: of((m) => m.after),
+    /** After disputes: a disputed wrong proposal is finalized with the truth by the arbiter. */
+    final: of((m) => (m.disputed ? "correct" : m.after)),
+    disputed: Math.round((results.reduce((s, r) => s + counted(r).filter((m) => m.disputed).length, 0) / results.reduce((s, r) => s + counted(r).length, 0)) * 1000) / 10,
+    before: of((m) => m.before),
+    oracle: of((m) => oracleAt(m, THRESHOLD_BPS)),
+    headCount: of((m) => m.headCount),
+    bestSingle: of((m) => m.bestSingle),
+    spearman: {
+      after: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanAfter[k] ?? null))])),
+      before: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanBefore[k] ?? null))])),
+    },
+    sweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))) })),
+    oracleSweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))) })),
+    deterministicBundles: deterministic,
+    /** Per seed, the call of every market (not written: used to compare style variants market by market). */
+    calls: results.map((r) => r.markets.map((m) => `${m.after}:${m.posterior}`).join(",")),
+  };
+}
+
+type ScenarioResult = Awaited<ReturnType<typeof runScenario>>;
+
+function acceptance(byName: Map<string, ScenarioResult>) {
+  const g = (n: string): ScenarioResult => byName.get(n)!;
+  const seven = g("7-agents").after;
+  const checks: { check: string; pass: boolean; value: string }[] = [];
+  const add = (check: string, pass: boolean, value: string): void => {
+    checks.push({ check, pass, value });
+  };
+  add("7 agents: correct ≥ 85 %, wrong ≤ 8 %", seven.correct >= 85 && seven.wrong <= 8, `${seven.correct} % / ${seven.wrong} %`);
+  for (const n of ["7-agents-rich-liars", "7-agents-terse-best"]) {
+    const r = g(n).after;
+    add(`${n}: within 3 points of the 7-agent panel`, Math.abs(r.correct - seven.correct) <= 3 && Math.abs(r.wrong - seven.wrong) <= 3, `${r.correct} % / ${r.wrong} %`);
+    const same = g(n).calls.every((c, i) => c === g("7-agents").calls[i]);
+    add(`${n}: style never moves a verdict (same verdict and posterior in every market of every seed)`, same, same ? "identical" : "differs");
+  }
+  const ten = g("10-agents").after;
+  add("10 agents: correct ≥ 70 %, wrong ≤ 20 %", ten.correct >= 70 && ten.wrong <= 20, `${ten.correct} % / ${ten.wrong} %`);
+  const three = g("3-agents");
+  add("3 agents: correct ≥ head count − 2, wrong ≤ head count's", three.after.correct >= three.headCount.correct - 2 && three.after.wrong <= three.headCount.wrong, `${three.after.correct} % / ${three.after.wrong} % vs ${three.headCount.correct} % / ${three.headCount.wrong} %`);
+  const rho = g("7-agents").spearman.after[60] ?? null;
+  add("7 agents: Spearman(correctness reputation, accuracy) ≥ 0.9 by market 60", rho !== null && rho >= 0.9, String(rho));
+  const sw = g("swarm").after;
+  const ctl = g("swarm-control").after;
+  add(
+    "swarm: 20 fresh wrong agents change nothing (within 3 points of the 5 established agents alone)",
+    Math.abs(sw.correct - ctl.correct) <= 3 && sw.wrong <= ctl.wrong + 3,
+    `${sw.correct} % / ${sw.wrong} % vs ${ctl.correct} % / ${ctl.wrong} %`,
+  );
+  return checks;
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const out: ScenarioResult[] = [];
+  const only = args.includes("--only") ? args[args.indexOf("--only") + 1].split(",") : undefined;
+  for (const s of scenarios()) if (only === undefined || only.includes(s.name)) out.push(await runScenario(s));
+  const byName = new Map(out.map((r) => [r.name, r]));
+  const checks = only === undefined ? acceptance(byName) : [];
+  const doc = {
+    bench: "integrity",
+    seeds: SEEDS,
+    firstSeed: FIRST_SEED,
+    markets: MARKETS,
+    decision: { thresholdBps: THRESHOLD_BPS, minHistory: DEFAULT_MIN_HISTORY, ...VOTE, accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) } },
+    note: "percent of counted markets, mean over seeds firstSeed..firstSeed+seeds−1 (minCorrect / maxWrong: worst seed); before = the pre-issue-10 quality-weighted vote (bench/sim/frozen-vote-v1.ts)",
+    scenarios: out.map(({ calls: _calls, ...rest }) => rest),
+    acceptance: checks,
+  };
+  if (OUT !== undefined) {
+    const here = dirname(fileURLToPath(import.meta.url));
+    mkdirSync(join(here, "results"), { recursive: true });
+    writeFileSync(join(here, "results", OUT), JSON.stringify(doc, null, 2) + "\n");
+  }
+
+  const row = (label: string, r: Spread): string => `  ${label.padEnd(12)} ${String(r.correct).padStart(5)} % correct ${String(r.wrong).padStart(5)} % wrong ${String(r.unresolved).padStart(5)} % unresolved  (worst seed: ${r.minCorrect} % correct, ${r.maxWrong} % wrong)`;
+  for (const r of out) {
+    console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
+    console.log(row("after", r.after));
+    if (r.disputed > 0) console.log(row("final", r.final) + `  [${r.disputed} % disputed]`);
+    console.log(row("before", r.before));
+    console.log(row("oracle", r.oracle));
+    console.log(row("head count", r.headCount));
+    console.log(row("best single", r.bestSingle));
+    console.log(`  Spearman after  ${JSON.stringify(r.spearman.after)}`);
+    console.log(`  Spearman before ${JSON.stringify(r.spearman.before)}`);
+    console.log(`  sweep ${r.sweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
+    console.log(`  oracle sweep ${r.oracleSweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
+    if (!r.deterministicBundles) console.log("  !! bundles differ between two runs of the same seed");
+  }
+  console.log("\nacceptance:");
+  for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.check}: ${c.value}`);
+  console.log(`\n${((performance.now() - t0) / 1000).toFixed(1)} s${OUT !== undefined ? "; wrote bench/results/integrity.json" : ""}`);
+}
+
+await main();
