@@ -68,7 +68,13 @@ contract UmaArbiter is IUmaArbiter {
         currency = currency_;
         bond = bond_;
         liveness = liveness_;
-        identifier = oracle_.defaultIdentifier();
+        bytes32 identifier_ = oracle_.defaultIdentifier();
+        identifier = identifier_;
+        // A currency or identifier OOv3 refuses would make every dispute revert, i.e. proposals unchallengeable.
+        oracle_.syncUmaParams(identifier_, address(currency_));
+        (bool whitelisted,) = oracle_.cachedCurrencies(address(currency_));
+        if (!whitelisted) revert CurrencyNotSupported(address(currency_));
+        if (!oracle_.cachedIdentifiers(identifier_)) revert IdentifierNotSupported(identifier_);
     }
 
     // ------------------------------------------------------------------------------------------------

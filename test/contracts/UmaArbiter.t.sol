@@ -103,6 +103,22 @@ contract UmaArbiterTest is TestBase {
         new UmaArbiter(o, t, BOND, LIVENESS, dup);
     }
 
+    function testConstructorRefusesWhatOOv3Refuses() public {
+        // Otherwise every dispute would revert and proposals on its markets could not be challenged.
+        address[] memory ms = _one(address(market));
+        uint256 syncsBefore = oo.syncs();
+        oo.setUnsupported(address(token), true);
+        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.CurrencyNotSupported.selector, address(token)));
+        new UmaArbiter(IOptimisticOracleV3(address(oo)), IERC20(address(token)), BOND, LIVENESS, ms);
+        oo.setUnsupported(address(token), false);
+        oo.setIdentifierUnsupported(true);
+        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.IdentifierNotSupported.selector, bytes32("ASSERT_TRUTH")));
+        new UmaArbiter(IOptimisticOracleV3(address(oo)), IERC20(address(token)), BOND, LIVENESS, ms);
+        oo.setIdentifierUnsupported(false);
+        new UmaArbiter(IOptimisticOracleV3(address(oo)), IERC20(address(token)), BOND, LIVENESS, ms);
+        assertEq(oo.syncs(), syncsBefore + 1, "synced OOv3's cache before checking");
+    }
+
     // ---------------------------------------------------------------- bond
 
     function testDisputeBondIsMaxOfConfiguredAndMinimum() public {

@@ -77,6 +77,8 @@ export interface DeployOptions {
   betting?: boolean;
   /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
   forwarder?: Address;
+  /** The CREReceiver's initial workflow check (ids, owner, 10-byte name, allowAny); without it the receiver refuses every report. */
+  creWorkflow?: { ids?: Hex[]; owner?: Address; name?: Hex; allowAny?: boolean };
   /** Progress lines (never secrets). */
   onProgress?: (message: string) => void;
 }
@@ -181,7 +183,10 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   const resolvers = [...new Set((options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) => getAddress(a)))];
   if (options.forwarder !== undefined) {
     progress("deploying CREReceiver");
-    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address]);
+    // The workflow settings are the constructor's (in force at once); later changes wait the receiver's 2-day timelock.
+    const wf = options.creWorkflow ?? {};
+    const workflowConfig = { workflowIds: wf.ids ?? [], workflowOwner: wf.owner ?? "0x0000000000000000000000000000000000000000", workflowName: wf.name ?? "0x00000000000000000000", allowAnyWorkflow: wf.allowAny ?? false };
+    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address, workflowConfig]);
     contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
     resolvers.push(receiver.address);
   }

@@ -5,8 +5,10 @@
  * (it stands in for UMA's DVM vote: `pushMockPrice`), and OptimisticOracleV3. Plus the moves a party makes
  * on OOv3: dispute an assertion, have the mock DVM answer, settle.
  *
- * For tests, demos and local chains only: on a real network UMA's own deployment is used.
- * Calls go through the project's writer (simulate, nonce-serialised send, decoded reverts).
+ * The stack is for tests, demos and local chains only. The moves (`disputeAssertion`, `settleAssertion`,
+ * `getAssertion`, `approveCurrency`, `assertionIdOf`) take just the addresses they need, so a daemon can make
+ * them against UMA's own OOv3 deployment on a real network. Calls go through the project's writer (simulate,
+ * nonce-serialised send, decoded reverts).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -152,20 +154,20 @@ export async function deployUmaStack(ctx: ChainContext, options: DeployUmaOption
 }
 
 /** Mints test currency to `to` (TestnetERC20.allocateTo, open to anyone). */
-export async function mintCurrency(ctx: ChainContext, uma: UmaStack, to: Address, amount: bigint): Promise<void> {
+export async function mintCurrency(ctx: ChainContext, uma: Pick<UmaStack, "currency">, to: Address, amount: bigint): Promise<void> {
   await tx(ctx, uma.currency, umaAbis.currency, "allocateTo", [to, amount], "UMA TestnetERC20.allocateTo");
 }
 
 /** Approves `spender` (e.g. an UmaArbiter before `dispute`, or OOv3 before countering) for `amount`. */
-export async function approveCurrency(ctx: ChainContext, uma: UmaStack, spender: Address, amount: bigint): Promise<void> {
+export async function approveCurrency(ctx: ChainContext, uma: Pick<UmaStack, "currency">, spender: Address, amount: bigint): Promise<void> {
   await tx(ctx, uma.currency, umaAbis.currency, "approve", [spender, amount], "UMA currency approve");
 }
 
-export async function currencyBalance(ctx: ChainContext, uma: UmaStack, account: Address): Promise<bigint> {
+export async function currencyBalance(ctx: ChainContext, uma: Pick<UmaStack, "currency">, account: Address): Promise<bigint> {
   return ctx.publicClient.readContract({ address: uma.currency, abi: umaAbis.currency, functionName: "balanceOf", args: [account] });
 }
 
-export async function getAssertion(ctx: ChainContext, uma: UmaStack, assertionId: Hex) {
+export async function getAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle">, assertionId: Hex) {
   return ctx.publicClient.readContract({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "getAssertion", args: [assertionId] });
 }
 
@@ -173,16 +175,17 @@ export async function getAssertion(ctx: ChainContext, uma: UmaStack, assertionId
  * Counters an assertion on OOv3 (escalates it to the DVM): approves the assertion's bond from `ctx`'s
  * account and disputes with `disputer` (default: that account) as the recipient if the DVM rejects the claim.
  */
-export async function disputeAssertion(ctx: ChainContext, uma: UmaStack, assertionId: Hex, disputer?: Address): Promise<void> {
+export async function disputeAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "currency">, assertionId: Hex, disputer?: Address): Promise<void> {
   const { account } = requireWallet(ctx);
   const assertion = await getAssertion(ctx, uma, assertionId);
   if (assertion.asserter === zeroAddress) throw new ChainError("precondition", `no OOv3 assertion ${assertionId}`);
+  if (assertion.disputer !== zeroAddress) throw new ChainError("precondition", `OOv3 assertion ${assertionId} is already disputed by ${assertion.disputer}`);
   await approveCurrency(ctx, uma, uma.optimisticOracle, assertion.bond);
   await tx(ctx, uma.optimisticOracle, umaAbis.optimisticOracle, "disputeAssertion", [assertionId, disputer ?? account.address], "OOv3.disputeAssertion");
 }
 
 /** The mock DVM's vote on a disputed assertion: `truthful` = the claim was true. */
-export async function pushMockPrice(ctx: ChainContext, uma: UmaStack, assertionId: Hex, truthful: boolean): Promise<void> {
+export async function pushMockPrice(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "mockOracle">, assertionId: Hex, truthful: boolean): Promise<void> {
   const assertion = await getAssertion(ctx, uma, assertionId);
   if (assertion.disputer === zeroAddress) throw new ChainError("precondition", `OOv3 assertion ${assertionId} is not disputed: nothing for the DVM to vote on`);
   const ancillary = await ctx.publicClient.readContract({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "stampAssertion", args: [assertionId] });
@@ -190,7 +193,7 @@ export async function pushMockPrice(ctx: ChainContext, uma: UmaStack, assertionI
 }
 
 /** Settles an assertion (after liveness, or once the DVM answered); OOv3 then calls the UmaArbiter back. */
-export async function settleAssertion(ctx: ChainContext, uma: UmaStack, assertionId: Hex) {
+export async function settleAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle">, assertionId: Hex) {
   return tx(ctx, uma.optimisticOracle, umaAbis.optimisticOracle, "settleAssertion", [assertionId], "OOv3.settleAssertion");
 }
 

@@ -30,6 +30,15 @@ interface IOptimisticOracleV3 {
     /// @notice "ASSERT_TRUTH", the identifier the DVM votes on for true/false claims.
     function defaultIdentifier() external view returns (bytes32);
 
+    /// @notice Refreshes OOv3's cached view of UMA's whitelists and final fee for `identifier` and `currency`.
+    function syncUmaParams(bytes32 identifier, address currency) external;
+
+    /// @notice OOv3's cached whitelist status and final fee of `currency`.
+    function cachedCurrencies(address currency) external view returns (bool isWhitelisted, uint256 finalFee);
+
+    /// @notice OOv3's cached whitelist status of `identifier`.
+    function cachedIdentifiers(bytes32 identifier) external view returns (bool);
+
     function disputeAssertion(bytes32 assertionId, address disputer) external;
 
     function settleAssertion(bytes32 assertionId) external;

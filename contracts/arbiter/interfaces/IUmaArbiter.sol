@@ -62,6 +62,10 @@ interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
     error TooManyMarkets(uint256 count, uint256 max);
     error DuplicateMarket(address market);
     error LivenessOutOfRange(uint64 liveness, uint64 min, uint64 max);
+    /// @notice OOv3 does not accept this bond currency (not on UMA's collateral whitelist): every dispute would revert.
+    error CurrencyNotSupported(address currency);
+    /// @notice OOv3's default identifier is not on UMA's identifier whitelist: every dispute would revert.
+    error IdentifierNotSupported(bytes32 identifier);
     error NotAMarket(address caller);
     error NotOracle(address caller);
     error CaseAlreadyOpened(address market, uint256 marketId);

@@ -35,6 +35,30 @@ contract MockOptimisticOracleV3 {
         minimumBond = v;
     }
 
+    mapping(address => bool) public unsupported;
+    bool public identifierUnsupported;
+    uint256 public syncs;
+
+    function setUnsupported(address currency, bool v) external {
+        unsupported[currency] = v;
+    }
+
+    function setIdentifierUnsupported(bool v) external {
+        identifierUnsupported = v;
+    }
+
+    function syncUmaParams(bytes32, address) external {
+        ++syncs;
+    }
+
+    function cachedCurrencies(address currency) external view returns (bool isWhitelisted, uint256 finalFee) {
+        return (!unsupported[currency], minimumBond / 2);
+    }
+
+    function cachedIdentifiers(bytes32) external view returns (bool) {
+        return !identifierUnsupported;
+    }
+
     function defaultIdentifier() external pure returns (bytes32) {
         return "ASSERT_TRUTH";
     }

@@ -61,11 +61,13 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     const claim = Buffer.from(claimed!.args.claim.slice(2), "hex").toString("utf8");
     expect(claim).toContain(`cresolver market ${marketId} on contract ${s.market.address.toLowerCase()}`);
     expect(claim).toContain("the correct outcome of this question is YES (the resolver proposed NO)");
+    expect(claim).toContain("): Will the committee of the test be right? | Claim:"); // read from the market mid-dispute
     expect(claim).toContain("ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json");
 
     // The proposer's side counters on OOv3; the DVM (mock) votes the claim true; anyone settles.
     await disputeAssertion(resolverCtx, uma, assertionId);
     expect((await arbiter.read.getCase([s.market.address, marketId])).assertionDisputed).toBe(true);
+    await expect(disputeAssertion(disputerCtx, uma, assertionId)).rejects.toThrow(/already disputed/);
     await pushMockPrice(disputerCtx, uma, assertionId, true);
     const settled = await settleAssertion(await s.ctx("yesBettor"), uma, assertionId);
     expect(settled.receipt.gasUsed < 2n ** 24n).toBe(true);

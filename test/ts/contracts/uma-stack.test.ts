@@ -137,5 +137,7 @@ describe("UMA stack from @uma/core", () => {
     expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "isMarket", args: [market] })).toBe(true);
     expect(await assertionIdOf(owner, arbiter.address, market, 1n)).toBeUndefined();
     await expect(deployUmaArbiter(owner, uma, { markets: [market], liveness: 60 })).rejects.toThrow(/LivenessOutOfRange/);
+    // A currency OOv3 does not accept would make every dispute revert: refused at deployment.
+    await expect(deployUmaArbiter(owner, { optimisticOracle: uma.optimisticOracle, currency: uma.finder }, { markets: [market] })).rejects.toThrow(/CurrencyNotSupported/);
   });
 });
