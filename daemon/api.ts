@@ -66,6 +66,8 @@ export function jobView(job: JobRow) {
     disputeEndsAt: job.disputeEndsAt === null ? null : new Date(job.disputeEndsAt * 1000).toISOString(),
     dispute: job.disputer === null ? null : { disputer: job.disputer, claimed: job.claimed, action: job.disputeAction, txHash: job.disputeTx },
     finalStatus: job.finalStatus,
+    finalVerdict: job.finalVerdict,
+    overturned: job.finalVerdict === null || job.verdict === null ? null : job.finalVerdict !== job.verdict,
     finalizeTx: job.finalizeTx,
     feedback: job.feedback,
     source: job.source,

@@ -234,7 +234,10 @@ export class Runner {
         };
       case "resolved":
       case "invalid":
-        if (ours) return { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback: chain.status === "resolved" ? "pending" : "done" };
+        if (ours) {
+          const final: Verdict = chain.status === "invalid" ? "invalid" : chain.outcome ? "yes" : "no";
+          return { state: "finalized", lastOutcome: "finalized", lastError: null, verdict: p.verdict, finalStatus: chain.status, finalVerdict: final, feedback: chain.status === "resolved" ? "pending" : "done" };
+        }
         return { state: "already-settled", lastOutcome: chain.status, lastError: null };
       case "cancelled":
         return { state: "already-settled", lastOutcome: "cancelled", lastError: null };
@@ -480,8 +483,11 @@ export class Runner {
       case "invalid": {
         if (job.state !== "finalized") {
           const feedback = chain.status === "resolved" ? "pending" : "done";
-          this.finish(job, entry, { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback });
-          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null }, "job: market final");
+          const final: Verdict = chain.status === "invalid" ? "invalid" : chain.outcome ? "yes" : "no";
+          // A final verdict other than ours: the arbiter overturned the proposal (our bond went to the disputer).
+          const lastOutcome = job.verdict !== null && final !== job.verdict ? "finalized-overturned" : "finalized";
+          this.finish(job, entry, { state: "finalized", lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
+          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null, overturned: lastOutcome === "finalized-overturned" }, "job: market final");
           if (feedback === "done") return;
         }
         await this.publishFeedback(job, entry, seams);

@@ -64,6 +64,8 @@ export interface JobRow extends JobKey {
   disputeTx: string | null;
   /** resolved | invalid once final on chain. */
   finalStatus: string | null;
+  /** yes | no | invalid once final: differs from `verdict` when the arbiter overturned the proposal. */
+  finalVerdict: string | null;
   finalizeTx: string | null;
   /** pending while ERC-8004 feedback of the finalized market is left to publish; done after. */
   feedback: string | null;
@@ -169,6 +171,7 @@ const MIGRATIONS: string[] = [
      dispute_action TEXT,
      dispute_tx TEXT,
      final_status TEXT,
+     final_verdict TEXT,
      finalize_tx TEXT,
      feedback TEXT,
      created_at INTEGER NOT NULL,
@@ -210,6 +213,7 @@ const FIELD_COLUMNS = {
   disputeAction: "dispute_action",
   disputeTx: "dispute_tx",
   finalStatus: "final_status",
+  finalVerdict: "final_verdict",
   finalizeTx: "finalize_tx",
   feedback: "feedback",
 } as const;
@@ -243,6 +247,7 @@ function toJob(r: RawJob): JobRow {
     disputeAction: str("dispute_action"),
     disputeTx: str("dispute_tx"),
     finalStatus: str("final_status"),
+    finalVerdict: str("final_verdict"),
     finalizeTx: str("finalize_tx"),
     feedback: str("feedback"),
     createdAt: r.created_at as number,

@@ -204,12 +204,12 @@ describe("disputes", () => {
     expect(stateOf(d, id)).toBe("disputed");
     await chain.rule(id, "yes"); // the arbiter upholds the proposal
     await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "finalized by the arbiter");
-    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", disputeAction: "escalated", finalizeTx: null, feedback: "done" });
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", finalVerdict: "yes", disputeAction: "escalated", finalizeTx: null, feedback: "done" });
     expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
     await stop(d);
   });
 
-  it("concedes when configured to: nothing is sent, the dispute is recorded", async () => {
+  it("concedes when configured to: nothing is sent, the dispute is recorded; an overturned proposal is recorded as such", async () => {
     const startBlock = await nextBlock();
     const [id] = await chain.requestedMarkets(["Disputed, concede?"]);
     const d = await daemon({ config: { startBlock, onDispute: "concede" } });
@@ -217,6 +217,10 @@ describe("disputes", () => {
     await chain.dispute(id, "no", chain.accounts[13]);
     await waitFor(() => jobOf(d, id)?.disputeAction === "conceded", "conceded");
     expect(d.job.stats.escalations.get(id)).toBeUndefined();
+    await chain.rule(id, "no"); // the arbiter sides with the disputer
+    await waitFor(() => stateOf(d, id) === "finalized", "finalized by the arbiter");
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", finalVerdict: "no", verdict: "yes" });
+    expect((await chain.getMarket(id)).outcome).toBe(false);
     await stop(d);
   });
 });
