@@ -7,6 +7,7 @@ import { formatEther, getAddress, type Address } from "viem";
 import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
+import { committeeVote } from "../../workflow/chain/committee.js";
 import { ChainError } from "../../workflow/chain/errors.js";
 import { readLogs } from "../../workflow/chain/logs.js";
 import {
@@ -169,6 +170,25 @@ function disputeCmd(runtime: () => Runtime): Command {
     });
 }
 
+function voteCmd(runtime: () => Runtime): Command {
+  return new Command("vote")
+    .description("As a member of the market's CommitteeArbiter: vote the verdict of a disputed market. At the committee's threshold the market is finalized with it.")
+    .argument("<marketId>", "the market")
+    .addOption(new Option("--verdict <verdict>", "your ruling").choices(["yes", "no", "invalid"]).makeOptionMandatory())
+    .action(async (marketIdArg: string, opts: { verdict: VerdictKind }) => {
+      const rt = runtime();
+      const marketId = parseUint(marketIdArg, "marketId");
+      rt.requireKey();
+      const market = await rt.marketAddress();
+      const ctx = await rt.chain({ needsKey: true });
+      const r = await committeeVote(ctx, market, marketId, opts.verdict);
+      rt.emit(
+        { marketId, verdict: opts.verdict, ...r },
+        `voted ${VERDICT_TEXT[opts.verdict]} on market ${marketId} (committee ${r.arbiter}, threshold ${r.threshold}); the market is now ${r.status}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
 function finalizeCmd(runtime: () => Runtime): Command {
   return new Command("finalize")
     .description("Finalize an undisputed proposal after its window (anyone): rewards, stakes, reputation and ERC-8004 records are written.")
@@ -288,5 +308,5 @@ function settingsCmd(runtime: () => Runtime): Command {
 }
 
 export function lifecycleCommands(runtime: () => Runtime): Command[] {
-  return [show(runtime), disputeCmd(runtime), finalizeCmd(runtime), cancelCmd(runtime), publishCmd(runtime), retryCmd(runtime), settingsCmd(runtime)];
+  return [show(runtime), disputeCmd(runtime), voteCmd(runtime), finalizeCmd(runtime), cancelCmd(runtime), publishCmd(runtime), retryCmd(runtime), settingsCmd(runtime)];
 }

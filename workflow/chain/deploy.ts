@@ -6,15 +6,13 @@
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, parseAbi, type Abi, type Address, type Hex } from "viem";
-import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import { encodeDeployData, getAddress, isAddress, type Abi, type Address, type Hex } from "viem";
+import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { sendContractTx } from "./writer.js";
 
-/** The CommitteeArbiter's constructor (its full ABI lives with the arbiter contracts). */
-const committeeArbiterAbi = parseAbi(["constructor(address[] members, uint256 threshold, address[] markets)"]);
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
 export const CANONICAL_REGISTRIES = {

@@ -225,7 +225,7 @@ export async function getSeatResults(ctx: ChainContext, market: Address, marketI
   return seatResults((await readLogs(ctx, market, "WorkerSettled", { fromBlock }, { marketId })) as unknown as Log[]);
 }
 
-async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
+export async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
   const s = await readMarketStatus(ctx, market, marketId);
   if (!wanted.includes(s.statusName)) throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
   return s.statusName;
@@ -370,3 +370,4 @@ export async function retryFeedback(ctx: ChainContext, market: Address, marketId
   const [ev] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "FeedbackRetried" as never, logs: receipt.logs }) as unknown as { args: { written: bigint; stillPending: bigint } }[];
   return { txHash: hash, blockNumber: receipt.blockNumber, written: ev?.args.written ?? 0n, stillPending: ev?.args.stillPending ?? 0n };
 }
+

@@ -18,11 +18,12 @@
  *      market that had a result). The market stays ResolutionRequested; a later run may propose, or anyone can
  *      cancel it after the grace period (`requestCancel` → `cancelStale`).
  */
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "../chain/abis.js";
 import type { ChainContext } from "../chain/clients.js";
 import { ChainError, toChainError } from "../chain/errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "../chain/gas.js";
+import { getProposal } from "../chain/lifecycle.js";
 import { readMarketStatus } from "../chain/snapshot.js";
 import { sendContractTx } from "../chain/writer.js";
 import type { VerdictKind, WorkerReport } from "../core/types.js";
@@ -49,8 +50,11 @@ export interface ProposalInput {
 
 export type SettleResult =
   | { status: "proposed"; txHash: Hex; blockNumber: bigint; gasUsed: bigint; bond: bigint; disputeEndsAt: bigint; attempts: number }
-  /** The market is no longer ResolutionRequested (the one spelling of "already settled/proposed"): nothing sent. */
-  | { status: "already-settled"; marketStatus: string; reason: string };
+  /**
+   * The market is no longer ResolutionRequested (the one spelling of "already settled/proposed"): nothing sent.
+   * `ours`: the standing proposal is this key's (e.g. an earlier attempt whose receipt was lost landed after all).
+   */
+  | { status: "already-settled"; marketStatus: string; reason: string; proposer?: Address; ours?: boolean };
 
 export interface SettlePolicy {
   /** Attempts in all (default 3). 1 = no retry here (the caller schedules its own later call). */
@@ -125,7 +129,11 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
   async function statusGate(marketId: bigint): Promise<SettleResult | undefined> {
     const s = await readMarketStatus(ctx, market, marketId);
     if (s.status === RESOLUTION_REQUESTED) return undefined;
-    if (s.status > RESOLUTION_REQUESTED) return { status: "already-settled", marketStatus: s.statusName, reason: `market ${marketId} is already ${s.statusName}` };
+    if (s.status > RESOLUTION_REQUESTED) {
+      const p = await getProposal(ctx, market, marketId).catch(() => undefined);
+      const who = p !== undefined ? { proposer: p.proposer, ours: ctx.account !== undefined && getAddress(ctx.account.address) === p.proposer } : {};
+      return { status: "already-settled", marketStatus: s.statusName, reason: `market ${marketId} is already ${s.statusName}`, ...who };
+    }
     throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ResolutionRequested: request resolution first`);
   }
 

@@ -7,7 +7,7 @@ import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, formatEther, http, parseEther, type Address, type Hex } from "viem";
 import { readFileSync } from "node:fs";
-import { createMarket, joinMarket, registerAgent, requestResolution, setAgentWallet, withdraw } from "../../../workflow/chain/actions.js";
+import { createMarket, joinMarket, registerAgent, requestResolution, setAgentWallet } from "../../../workflow/chain/actions.js";
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll, type Deployment } from "../../../workflow/chain/deploy.js";
 import { ChainError } from "../../../workflow/chain/errors.js";
@@ -204,6 +204,11 @@ describe("writes", () => {
     // Hardhat's block gas limit is far above 2^24: 90 % of it (the old cap) would be refused by the node.
     expect((block.gasLimit * 9n) / 10n).toBeGreaterThan(PROTOCOL_TX_GAS_CAP);
     expect(await txGasCeiling(owner)).toBe(PROTOCOL_TX_GAS_CAP);
+    // The chain enforces EIP-7825: one gas unit above 2^24 is refused outright, however large the block.
+    const over = await owner.walletClient!.sendTransaction({ account: owner.account!, chain: owner.chain, to: owner.account!.address, value: 0n, gas: PROTOCOL_TX_GAS_CAP + 1n }).catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(Error);
+    const atCap = await owner.walletClient!.sendTransaction({ account: owner.account!, chain: owner.chain, to: owner.account!.address, value: 0n, gas: PROTOCOL_TX_GAS_CAP });
+    expect((await owner.publicClient.waitForTransactionReceipt({ hash: atCap })).status).toBe("success");
     const { marketId, txHash } = await createMarket(owner, market, "Capped?", (await now()) + 600n, parseEther("0.1"));
     expect(marketId).toBeGreaterThan(0n);
     expect((await owner.publicClient.getTransaction({ hash: txHash })).gas).toBeLessThanOrEqual(PROTOCOL_TX_GAS_CAP);

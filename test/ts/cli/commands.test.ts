@@ -73,6 +73,7 @@ describe("help", () => {
         "market request-resolution",
         "market show",
         "market dispute",
+        "market vote",
         "market finalize",
         "market cancel",
         "market publish-feedback",
@@ -185,6 +186,7 @@ describe("bad input is refused before anything is sent", () => {
     await refuses(["market", "dispute", String(open)], /required option '--claim <verdict>' not specified/, o);
     await refuses(["market", "dispute", String(open), "--claim", "no"], /is Open, not Proposed/, o);
     await refuses(["market", "finalize", String(open)], /is Open, not Proposed/, o);
+    await refuses(["market", "vote", String(open), "--verdict", "no"], /is Open, not Disputed/, o);
     await refuses(["market", "cancel", String(open)], /is Open, not ResolutionRequested/, o);
     await refuses(["market", "publish-feedback", String(open)], /has no pending feedback/, o);
     await refuses(["market", "publish-feedback", String(open), "--max", "0"], /--max must be an integer from 1 to 100/, o);

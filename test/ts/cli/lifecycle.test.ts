@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
 import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
-import { registerAgent } from "../../../workflow/chain/actions.js";
+import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { hardhatKey } from "./helpers/keys.js";
@@ -126,9 +126,10 @@ describe("propose → window → finalize", () => {
     await h.increaseTime(601);
     await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
 
-    // The deployment's committee (the deployer alone, threshold 1) rules NO.
-    const committee = (before.config as { arbiter: `0x${string}` }).arbiter;
-    await sendContractTx(h.owner, { address: committee, abi: parseAbi(["function vote(address market, uint256 marketId, uint8 verdict)"]), functionName: "vote", args: [h.market, id, 0] });
+    // The deployment's committee (the deployer alone, threshold 1) rules NO; outsiders cannot vote.
+    await h.refuses(["market", "vote", String(id), "--verdict", "no"], /is not a member of the committee/, { key: hardhatKey(6) });
+    const vote = await h.cresolver(["market", "vote", String(id), "--verdict", "no"], { key: RESOLVER });
+    expect(vote.json).toMatchObject({ status: "Resolved", arbiter: (before.config as { arbiter: string }).arbiter });
     const final = await h.cresolver(["market", "show", String(id)]);
     expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
     const results = final.json!.results as { stakeSlashed: string; reward: string }[];
@@ -225,6 +226,28 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
 
+  it("a 100-seat market settles through `cresolver resolve` on a chain that enforces EIP-7825 (issue 13 acceptance)", async () => {
+    const id = await create(["--max-workers", "100"]);
+    for (let i = 0; i < 100; i++) {
+      const key = `0x${(0x2000 + i).toString(16).padStart(64, "0")}` as `0x${string}`;
+      const w = withKey(h.owner, key);
+      await h.owner.walletClient!.sendTransaction({ account: h.owner.account!, chain: h.owner.chain, to: w.account!.address, value: parseEther("0.05") });
+      const { agentId } = await registerAgent(w, h.identity, `data:,big${i}`);
+      await joinMarket(w, h.market, id, agentId, parseEther("0.01"));
+    }
+    await h.increaseTime(601);
+    await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
+    const reports = Array.from({ length: 100 }, (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number]);
+    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], { key: RESOLVER });
+    expect(p.json).toMatchObject({ status: "proposed" });
+    await h.increaseTime(601);
+    const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
+    expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "90" });
+    let pending = 90n;
+    while (pending > 0n) pending = BigInt((await h.cresolver(["market", "publish-feedback", String(id), "--max", "100"], { key: RESOLVER })).json!.pending as string);
+    for (const hash of [p.json!.txHash, f.json!.txHash] as `0x${string}`[]) expect((await h.owner.publicClient.getTransaction({ hash })).gas).toBeLessThanOrEqual(16_777_216n);
+  }, 120_000);
+
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
     const s = await h.cresolver(["market", "settings"]);
     expect(s.code, s.stderr).toBe(0);
@@ -232,5 +255,24 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     const text = await h.cresolver(["market", "settings"], { json: false });
     expect(text.stdout).toMatch(/defaults +min stake [0-9.]+ ETH, \d+ seats, grace \w+, dispute window 1d, bond [0-9.]+ ETH/);
     expect(formatEther(BigInt((s.json!.defaults as { bond: string }).bond))).toBe("0.01");
+  });
+});
+
+// Last: it queues owner changes that the settings test above expects absent.
+describe("the owner's timelocked changes", () => {
+  it("a resolver queued now cannot propose on an existing market; settings shows it and a queued arbiter with their effective times", async () => {
+    const id = await frozen([1]);
+    const late = withKey(h.owner, hardhatKey(11)).account!.address;
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueResolver(address)"]), functionName: "queueResolver", args: [late] });
+    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueDefaultArbiter(address)"]), functionName: "queueDefaultArbiter", args: [h.identity] });
+    await h.refuses(["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])], /is not a resolver active for market \d+ .*must wait for its timelock/, { key: hardhatKey(11) });
+    const s = await h.cresolver(["market", "settings"]);
+    const entry = (s.json!.resolvers as { resolver: string; activeFrom: string; active: boolean }[]).find((r) => r.resolver === late);
+    expect(entry?.active).toBe(false);
+    expect(BigInt(entry!.activeFrom)).toBeGreaterThan((await h.now()) + 86_400n);
+    expect(s.json!.queuedArbiter).toMatchObject({ arbiter: h.identity });
+    const text = await h.cresolver(["market", "settings"], { json: false });
+    expect(text.stdout).toMatch(new RegExp(`resolver +${late}: proposes on markets created from 20\\d\\d-.*\\(queued, timelocked\\)`));
+    expect(text.stdout).toMatch(/arbiter +0x[0-9a-fA-F]{40} queued, default for markets created from 20\d\d-/);
   });
 });

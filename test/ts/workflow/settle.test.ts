@@ -82,7 +82,14 @@ describe("createSettler().propose", () => {
     const proposal = await getProposal(owner, market, marketId);
     expect(proposal).toMatchObject({ verdict: "yes", bundleHash: HASH, bundleURI: "ipfs://bundle", bond, disputeEndsAt: first.disputeEndsAt });
     const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
-    expect(await settler.propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toEqual({ status: "already-settled", marketStatus: "Proposed", reason: `market ${marketId} is already Proposed` });
+    expect(await settler.propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toEqual({
+      status: "already-settled",
+      marketStatus: "Proposed",
+      reason: `market ${marketId} is already Proposed`,
+      proposer: owner.account!.address,
+      ours: true,
+    });
+    expect(await createSettler(withKey(owner, hardhatKey(9)), market).propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toMatchObject({ status: "already-settled", ours: false });
     expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
   });
 
