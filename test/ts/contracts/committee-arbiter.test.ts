@@ -53,4 +53,24 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     // Nobody but the arbiter may rule on the market.
     await expect(s.market.write.resolveDispute([marketId, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(/NotArbiter/);
   });
+
+  it("a split committee that never reaches the threshold: after 30 days anyone expires the dispute, Invalid, both bonds back", async () => {
+    const { s, arbiter, marketId, stake, workers } = await committeeSetup();
+    await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m1") }));
+    await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m2") }));
+    await expect(s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") })).rejects.toThrow(/ArbitrationNotExpired/);
+    await s.increaseTime(30 * 24 * 3600);
+    await s.wait(await s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") }));
+    expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.invalid);
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(MARKET_BOND);
+    expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);
+    for (const w of workers) expect(await s.market.read.pendingWithdrawal([w.address])).toBe(stake);
+    expect(await s.market.read.pendingWithdrawal([s.addr("creator")])).toBe(POOL);
+    await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
+    // The deciding vote now arrives too late: the market refuses it, so the vote reverts and the case stays open.
+    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m3") })).rejects.toThrow(/WrongStatus/);
+    expect((await arbiter.read.getCase([s.market.address, marketId])).status).toBe(1);
+    // Bettors are refunded on Invalid.
+    expect(await s.betting.read.claimable([marketId, s.addr("noBettor")])).toBe(2n * 10n ** 18n);
+  });
 });

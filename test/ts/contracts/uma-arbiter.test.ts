@@ -143,4 +143,27 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     await expect(s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND })).rejects.toThrow(/ERC20|allowance/i);
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.proposed);
   });
+
+  it("the DVM answers after the market expired the dispute: OOv3 still settles and pays UMA's bonds, the ruling stays pending", async () => {
+    const { s, uma, arbiter, disputerCtx, resolverCtx, marketId } = await umaSetup();
+    const { umaBond, assertionId } = await disputeYes(s, arbiter, uma, disputerCtx, marketId);
+    await disputeAssertion(resolverCtx, uma, assertionId);
+    await s.increaseTime(30 * 24 * 3600);
+    await s.wait(await s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") }));
+    expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.invalid);
+
+    await pushMockPrice(disputerCtx, uma, assertionId, true);
+    const before = await currencyBalance(disputerCtx, uma, s.addr("disputer"));
+    const settled = await settleAssertion(resolverCtx, uma, assertionId);
+    const [failed] = parseEventLogs({ abi: arbiter.abi, logs: settled.receipt.logs, eventName: "RulingDeliveryFailed" });
+    expect(failed!.args.marketId).toBe(marketId);
+    expect(await currencyBalance(disputerCtx, uma, s.addr("disputer"))).toBe(before + 2n * umaBond - umaBond / 2n);
+    const c = await arbiter.read.getCase([s.market.address, marketId]);
+    expect(c.status).toBe(2); // RulingPending
+    expect(c.ruling).toBe(VERDICT.yes);
+    await expect(arbiter.write.retryRuling([s.market.address, marketId], { account: s.addr("yesBettor") })).rejects.toThrow(/WrongStatus/);
+    // The market stays as expired: both market bonds back.
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(MARKET_BOND);
+    expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);
+  });
 });
