@@ -39,11 +39,14 @@ afterAll(async () => {
 });
 
 async function daemonWith(options: { jobTimeoutMs?: number; shutdownGraceMs?: number }): Promise<ResolverDaemonHandle> {
+  // Only this test's market: scanning starts after the earlier tests' requests.
+  const startBlock = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1;
   return startResolverDaemon({
     rpcUrl: chain.rpcUrl,
     privateKey: chain.resolverKey,
     markets: [chain.market],
     dbPath: tempDbPath("abort"),
+    startBlock,
     apiPort: 0,
     confirmations: 0,
     pollIntervalMs: 50,
