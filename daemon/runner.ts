@@ -24,6 +24,7 @@ import type { Hex } from "../workflow/core/types.js";
 import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
+import { adoptFromChain, bundleUrl, fallbackInvalidBundle, finalVerdictOf, jsonPayload } from "./proposals.js";
 import type { FinishUpdate, JobRow, Store } from "./store.js";
 
 /** Largest bundle the daemon stores (canonical JSON text). */
@@ -63,27 +64,6 @@ interface Active {
 class BundleMismatch extends Error {
   override name = "BundleMismatch";
 }
-
-/** The small document the daemon proposes invalid with when no run produced a bundle. */
-export function fallbackInvalidBundle(job: JobRow, reason: string): { json: string; hash: Hex } {
-  // Keys in sorted order, plain strings only: canonical JSON as workflow/core/bundle.ts defines it.
-  const doc = {
-    chainId: job.chainId,
-    market: job.market,
-    marketId: job.marketId.toString(10),
-    reason,
-    schema: "cresolver.daemon-invalid.v1",
-  };
-  const json = JSON.stringify(doc);
-  return { json, hash: keccak256(stringToBytes(json)) };
-}
-
-export function bundleUrl(publicUrl: string | undefined, hash: string): string {
-  return publicUrl ? `${publicUrl}/bundles/${hash.toLowerCase()}.json` : "";
-}
-
-const jsonPayload = (payload: unknown): string =>
-  JSON.stringify(payload ?? null, (_k, v: unknown) => (typeof v === "bigint" ? v.toString(10) : v));
 
 export class Runner {
   private readonly active = new Map<number, Active>();
@@ -207,45 +187,6 @@ export class Runner {
     return { attempt: job.attempts, hash: actual, json: bundle };
   }
 
-  // ------------------------------------------------------------------------------------------ chain state
-
-  /**
-   * The job's state when the chain no longer awaits a proposal. A proposal of ours (same proposer) is adopted
-   * with the stored bundle it names; anything else is someone else's.
-   */
-  private adopt(job: JobRow, seams: MarketSeams, chain: MarketOnChain): FinishUpdate | undefined {
-    const p = chain.proposal;
-    const ours = p !== undefined && p.proposer.toLowerCase() === seams.account.toLowerCase();
-    const known = p !== undefined && this.o.store.bundleByHash(p.bundleHash) !== undefined;
-    switch (chain.status) {
-      case "proposed":
-      case "disputed":
-        if (!ours) return { state: "proposed-elsewhere", lastOutcome: "proposed-elsewhere", lastError: null };
-        return {
-          state: chain.status,
-          lastOutcome: "proposed",
-          lastError: null,
-          verdict: p.verdict,
-          bundleHash: p.bundleHash.toLowerCase(),
-          bundleUri: p.bundleURI,
-          disputeEndsAt: p.disputeEndsAt,
-          ...(p.disputer !== undefined ? { disputer: p.disputer.toLowerCase(), claimed: p.claimed ?? null } : {}),
-          ...(known ? {} : { lastError: "the on-chain proposal names a bundle this database does not hold" }),
-        };
-      case "resolved":
-      case "invalid":
-        if (ours) {
-          const final: Verdict = chain.status === "invalid" ? "invalid" : chain.outcome ? "yes" : "no";
-          return { state: "finalized", lastOutcome: "finalized", lastError: null, verdict: p.verdict, finalStatus: chain.status, finalVerdict: final, feedback: chain.status === "resolved" ? "pending" : "done" };
-        }
-        return { state: "already-settled", lastOutcome: chain.status, lastError: null };
-      case "cancelled":
-        return { state: "already-settled", lastOutcome: "cancelled", lastError: null };
-      default:
-        return undefined;
-    }
-  }
-
   // ------------------------------------------------------------------------------------------ pipeline run
 
   private async runResolve(job: JobRow, entry: Active): Promise<void> {
@@ -260,7 +201,7 @@ export class Runner {
       const chain = await seams.read(job.marketId);
       if (chain.status !== "requested") {
         clearTimeout(timeout);
-        const adopted = this.adopt(job, seams, chain);
+        const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
         const u: FinishUpdate = adopted
           ? { ...adopted, uncountAttempt: true }
           : // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
@@ -385,7 +326,7 @@ export class Runner {
   private async propose(job: JobRow, entry: Active, seams: MarketSeams, chain: MarketOnChain): Promise<void> {
     const log = this.log(job);
     if (chain.status !== "requested") {
-      const adopted = this.adopt(job, seams, chain);
+      const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
       if (adopted) {
         this.finish(job, entry, { ...adopted, uncountSend: true, nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
         log.info({ chainStatus: chain.status, state: adopted.state }, "job: the chain moved on before our proposal was confirmed");
@@ -483,7 +424,7 @@ export class Runner {
       case "invalid": {
         if (job.state !== "finalized") {
           const feedback = chain.status === "resolved" ? "pending" : "done";
-          const final: Verdict = chain.status === "invalid" ? "invalid" : chain.outcome ? "yes" : "no";
+          const final = finalVerdictOf(chain);
           // A final verdict other than ours: the arbiter overturned the proposal (our bond went to the disputer).
           const lastOutcome = job.verdict !== null && final !== job.verdict ? "finalized-overturned" : "finalized";
           this.finish(job, entry, { state: "finalized", lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
