@@ -21,9 +21,14 @@
  * `calibrationStrength` pseudo-answers: acc_bin = (Σ P(right) + k·p_a) / (n_bin + k). A stated confidence
  * therefore counts only as far as the agent's own history at that confidence backs it.
  *
+ * Uncertainty: the covariance of the requested agents' log-odds accuracies, from the observed information at
+ * the estimate (Louis' formula: what the answers would tell if the truths were known, minus what the unknown
+ * truths hide). The vote uses it to shrink estimates the record cannot pin down (vote.ts).
+ *
  * Every estimate is rounded to 1e-6 so the bundle holds the exact numbers the vote used.
  * Cost: O(I × A) for I ≤ maxIterations and A = answers in the (last `maxMarkets`) markets, plus
- * O(Σ_m k_m²) once for the clone check (k_m = answers in market m, ≤ the seat cap). Memory O(A).
+ * O(Σ_m k_m²) once for the clone check and the information matrix (k_m = answers in market m, ≤ the seat cap),
+ * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
 import type { HistoryMarket } from "./types.js";
 
@@ -99,6 +104,11 @@ export interface AccuracyEstimate {
   knownTruths: number;
   iterations: number;
   converged: boolean;
+  /**
+   * How uncertain the estimates are: covariance of the requested agents' log-odds accuracies θ = logit(p)
+   * (inverse of the observed information, see `logOddsCovariance`), rows and columns in `agents` order, 1e-6.
+   */
+  covariance: number[][];
   config: AccuracyConfig;
 }
 
@@ -338,8 +348,10 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
 
   const wanted = agents !== undefined ? new Set(agents) : undefined;
   const out: AgentAccuracy[] = [];
+  const outIndex: number[] = [];
   sorted.forEach((id, a) => {
     if (wanted !== undefined && !wanted.has(id)) return;
+    outIndex.push(a);
     const acc = q6(clamp((alpha + right[a]) / (alpha + beta + count[a])));
     const calibration: CalibrationBin[] = bins.map((from, b) => {
       const n = binCount[a][b];
@@ -371,8 +383,63 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
     knownTruths: known.filter((k) => k !== undefined).length,
     iterations,
     converged,
+    covariance: logOddsCovariance(votes, voteWeight, known, q, p, outIndex, alpha + beta),
     config: cfg,
   };
+}
+
+/**
+ * Observed information of the log-odds accuracies at the estimate (Louis' formula for EM), inverted. In θ-space
+ * the complete-data information (truths known) of agent a is Σ_m w·p_a(1 − p_a); the truths are not known, so
+ * the information they would have carried is subtracted: for two votes in the same market (signs s_a, s_b,
+ * clone weights w) Σ_m w_a·w_b·s_a·s_b·q_m(1 − q_m) (zero where an arbiter fixed the truth). The Beta prior
+ * adds (α + β)·p(1 − p) on the diagonal. Restricted to `agentsIdx` (others' accuracies taken as known).
+ * Why it matters: with three agents, two good ones that disagree can trade accuracy between them at almost no
+ * cost in likelihood (only the weakest agent's agreements tell them apart); the inverse shows that as a large
+ * variance for both, and the vote's shrinkage then stops trusting either estimate alone.
+ * Cost O(Σ_m k_m² + k³), k = requested agents (≤ the seat cap).
+ */
+function logOddsCovariance(votes: readonly Vote[][], voteWeight: readonly number[][], known: readonly (number | undefined)[], q: readonly number[], p: readonly number[], agentsIdx: readonly number[], priorStrength: number): number[][] {
+  const k = agentsIdx.length;
+  const pos = new Map(agentsIdx.map((a, i) => [a, i]));
+  const info = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  votes.forEach((vs, m) => {
+    const missing = known[m] !== undefined ? 0 : q[m] * (1 - q[m]);
+    const here: { i: number; w: number; s: number }[] = [];
+    vs.forEach((v, j) => {
+      const i = pos.get(v.agent);
+      if (i === undefined) return;
+      const w = voteWeight[m][j];
+      info[i][i] += w * p[v.agent] * (1 - p[v.agent]);
+      here.push({ i, w, s: v.sign });
+    });
+    for (const x of here) for (const y of here) info[x.i][y.i] -= x.w * y.w * x.s * y.s * missing;
+  });
+  agentsIdx.forEach((a, i) => {
+    info[i][i] += Math.max(priorStrength, 1) * p[a] * (1 - p[a]);
+  });
+  return invertInformation(info).map((row) => row.map(q6));
+}
+
+/** Pivots below this count as no information (variance ≤ 1e6): a degenerate matrix still inverts, deterministically. */
+const MIN_PIVOT = 1e-6;
+
+/** Inverse of a symmetric information matrix (Gauss–Jordan on the diagonal, pivots floored at MIN_PIVOT). */
+export function invertInformation(a: readonly number[][]): number[][] {
+  const n = a.length;
+  const m = a.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    const piv = Math.max(MIN_PIVOT, m[c][c]);
+    m[c][c] = piv;
+    for (let j = 0; j < 2 * n; j++) m[c][j] /= piv;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r][c];
+      if (f === 0) continue;
+      for (let j = 0; j < 2 * n; j++) m[r][j] -= f * m[c][j];
+    }
+  }
+  return m.map((row) => row.slice(n));
 }
 
 /** The calibrated accuracy of an answer stated with `confidenceBps` (the bin's accuracy; the overall one without bins). */

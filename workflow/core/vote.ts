@@ -4,11 +4,14 @@
  *
  * 1. Accuracy: `estimateAccuracy` (accuracy.ts) over the public track record of markets finalized before this
  *    one; an answer's accuracy is the agent's calibrated accuracy at its stated confidence.
- * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, logit(accuracy)),
- *    divided by the number of its clone group's members voting here (identical histories count once).
- *    The Beta prior already shrinks short histories towards the prior; the weight is the optimal
- *    log-likelihood ratio for independent voters, and never negative (a bad agent is ignored, not inverted,
- *    so nobody can move the verdict by being reliably wrong on purpose).
+ * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, θ'), θ' its log-odds
+ *    accuracy logit(accuracy) after empirical-Bayes shrinkage (`shrinkageOf`): θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V),
+ *    θ̄ the panel's mean, τ² the spread of the panel's estimates beyond their noise, V the variance of this
+ *    agent's estimate (accuracy.ts, observed information). A well-identified agent keeps its estimate; agents
+ *    the record cannot tell apart (a 3-agent panel whose two good agents disagree) are weighed alike.
+ *    Divided by the number of its clone group's members voting here (identical histories count once). The
+ *    weight is the log-likelihood ratio for independent voters, never negative (a bad agent is ignored, not
+ *    inverted, so nobody can move the verdict by being reliably wrong on purpose).
  * 3. Unproven agents (fewer than `minHistory`) vote as ONE bloc: their head-count majority with the weight of
  *    one unknown voter, logit(`unprovenAccuracy`) (0 on a bloc tie). Twenty fresh agents weigh like one.
  * 4. Log-odds S = Σ w over yes − Σ w over no (truth prior ½); P(yes) = σ(S); the winning side is sign(S) and
@@ -16,14 +19,16 @@
  * 5. Verdict: fewer than ⌈2n/3⌉ yes/no answers (n = seats) → invalid "no-quorum"; S = 0 → invalid "tie";
  *    posterior < threshold → invalid "below-threshold"; otherwise the winning side.
  *
- * Defaults (threshold 0.7, 3 answers to be proven, prior accuracy 0.7) come from `npm run bench:integrity`'s
- * trade-off between wrong and unresolved markets: 0.7 is the knee of the curve on the 7- and 10-agent panels
- * (above it unresolved markets rise fast for few fewer wrong ones). A proposal is contestable during the dispute
- * window — a wrong verdict can be disputed and overturned by the arbiter, the proposer losing its bond — so the
- * resolver can be more decisive than a final decision could afford; an unresolved market becomes an Invalid
- * proposal (refunds), itself disputable. The unproven bloc's posterior equals the prior accuracy (0.7), so a
- * panel of fresh agents resolves by head count at the default threshold (the dispute window is its safety net);
- * set `unprovenAccuracy` below the threshold to never resolve on unproven agents alone. See docs/TRUTH.md.
+ * The threshold (default 0.6). For even stakes a wrong resolution costs the rightful winners stake and winnings,
+ * an Invalid refund only the winnings: resolving is the better bet as soon as the market is more likely right
+ * than not. The posterior overstates that with estimated weights, hence the margin: in `npm run bench:integrity`
+ * markets with posterior 0.6–0.7 are right 65–79 % of the time on every panel (worth resolving), those at
+ * 0.5–0.6 only 46–54 % on the 7-agent panel with colluders (a coin flip; 57–75 % on the others). A proposal is also contestable during the dispute window (a wrong verdict disputed is
+ * overturned by the arbiter, the proposer losing its bond; an Invalid proposal is disputable too), which is what
+ * lets the resolver be this decisive; a deployment with a short window or a weak arbiter should raise
+ * `thresholdBps` (0.7: fewer wrong, more invalid markets). The unproven bloc's posterior is the prior accuracy
+ * (0.7 ≥ 0.6), so a panel of fresh agents resolves by head count (the dispute window is its safety net); set
+ * `unprovenAccuracy` below the threshold never to resolve on unproven agents alone. See docs/TRUTH.md.
  */
 import { bundleHash, canonicalJson } from "./bundle.js";
 import { calibratedAccuracy, estimateAccuracy, logit, type AccuracyConfig, type AccuracyEstimate, type AgentAccuracy } from "./accuracy.js";
@@ -32,17 +37,19 @@ import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
 
 export interface VerdictConfig {
-  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 7000. */
+  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 6000. */
   thresholdBps: number;
   /** Yes/no answers in the track record before an agent votes on its own. Default 3. */
   minHistory: number;
   /** Accuracy of the one unknown voter the unproven bloc counts as. Default: the prior mean (0.7). */
   unprovenAccuracy: number;
+  /** Empirical-Bayes shrinkage of the proven agents' log-odds by how well the record identifies each. Default true. */
+  shrinkage: boolean;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
 
-export const DEFAULT_THRESHOLD_BPS = 7_000;
+export const DEFAULT_THRESHOLD_BPS = 6_000;
 export const DEFAULT_MIN_HISTORY = 3;
 
 export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
@@ -95,6 +102,8 @@ export interface VerdictDecision {
   /** One per seat, seat order. */
   voters: VoterBreakdown[];
   bloc: UnprovenBloc;
+  /** The shrinkage applied to the proven weights (absent when off or with fewer than 2 proven voters' groups). */
+  shrinkage?: Shrinkage;
   /** The proposal's reports, seat order. */
   reports: WorkerReport[];
   /** On-chain reward weights if the verdict finalizes as proposed (yes/no); null for invalid. */
@@ -130,7 +139,50 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
   if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000) throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
   if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9) throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
   if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99)) throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
-  return { thresholdBps, minHistory, unprovenAccuracy, accuracy };
+  const shrinkage = c.shrinkage ?? true;
+  if (typeof shrinkage !== "boolean") throw new RangeError(`shrinkage must be a boolean, got ${String(shrinkage)}`);
+  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, accuracy };
+}
+
+export interface Shrinkage {
+  /** θ̄: mean log-odds accuracy of the panel's proven agents (a clone group once). */
+  mean: number;
+  /** τ²: their spread beyond estimation noise (variance of θ minus the mean of the V_a), floored at 1e-6. */
+  between: number;
+  /** Proven agents (clone groups) it was computed from. */
+  groups: number;
+}
+
+/**
+ * Empirical-Bayes (James–Stein) shrinkage of the panel's proven log-odds accuracies: θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V_a),
+ * V_a = the variance of agent a's log-odds from the estimate (`AccuracyEstimate.covariance`). A well-identified
+ * agent (small V) keeps its estimate; one the record cannot pin down moves towards the panel's mean; when the
+ * spread of the estimates is no larger than their noise (τ² ≈ 0) the agents are treated alike and the vote
+ * becomes a head count at their common accuracy. Needs ≥ 2 proven groups on the panel (else undefined).
+ */
+export function shrinkageOf(estimate: AccuracyEstimate, agentIds: readonly bigint[], minHistory: number): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
+  const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
+  const groups = new Set<bigint>();
+  const idx: number[] = [];
+  for (const id of agentIds) {
+    const i = row.get(id)!;
+    const a = estimate.agents[i];
+    const g = a.cloneGroup ?? a.agentId;
+    if (a.count < minHistory || groups.has(g)) continue;
+    groups.add(g);
+    idx.push(i);
+  }
+  if (idx.length < 2) return undefined;
+  const th = idx.map((i) => logit(estimate.agents[i].accuracy));
+  const mean = q6(th.reduce((s, x) => s + x, 0) / th.length);
+  const spread = th.reduce((s, x) => s + (x - mean) ** 2, 0) / (th.length - 1);
+  const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
+  const between = q6(Math.max(1e-6, spread - noise));
+  const apply = (id: bigint, theta: number): number => {
+    const v = estimate.covariance[row.get(id)!][row.get(id)!];
+    return mean + ((theta - mean) * between) / (between + v);
+  };
+  return { mean, between, groups: idx.length, apply };
 }
 
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
@@ -158,6 +210,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const cfg = resolveVerdictConfig(config, estimate.config);
   const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
 
+  const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, cfg.minHistory) : undefined;
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
     const id = agentIds[seat];
@@ -179,7 +232,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     if (seen.has(id)) return { ...v, excludedReason: "duplicate agent" };
     seen.add(id);
     if (!votes) return { ...v, excludedReason: r.answer };
-    if (!v.unproven) v.weight = q6(Math.max(0, logit(cal)));
+    if (!v.unproven) v.weight = q6(Math.max(0, shrink !== undefined ? shrink.apply(id, logit(cal)) : logit(cal)));
     return v;
   });
 
@@ -243,6 +296,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     quorum,
     voters,
     bloc,
+    ...(shrink !== undefined ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } } : {}),
     reports: reports.map((r) => ({ ...r })),
     rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
     estimate,

@@ -99,16 +99,19 @@ describe("buildBundle", () => {
     expect(Object.keys(w0.evaluation.dimensions)).toHaveLength(8);
     expect(w0.evaluation.dimensions.sourceQuality.explanation).toMatch(/source/);
     expect(Object.keys(w0.evaluation.aggregate).sort()).toEqual(["analysisDepth", "resQuality", "srcQuality"]);
-    // 100 and 101 answered identically in 6 markets: one clone group sharing one vote (logit(0.925) / 2)
-    expect(w0.vote).toEqual({ history: 6, accuracy: 0.88, calibratedAccuracy: 0.925, weight: 1.256153, unproven: false, cloneGroup: "100" });
+    // 100 and 101 answered identically in 6 markets: one clone group sharing one vote. Its log-odds logit(0.925)
+    // = 2.512306 is shrunk towards the panel mean θ̄ = (logit 0.88 + logit 0.28) / 2 = 0.523984 by
+    // τ² / (τ² + V) = 3.388244 / (3.388244 + 1.352814) (V = 1 / (6·½·0.88·0.12 + 4·0.88·0.12); τ² = spread
+    // 4.312667 − mean V 0.924423): 1.944958, halved for the pair.
+    expect(w0.vote).toEqual({ history: 6, accuracy: 0.88, calibratedAccuracy: 0.925, weight: 0.972479, unproven: false, cloneGroup: "100" });
     expect(w0.report).toEqual({ answer: "yes", confidenceBps: 8_000, ...w0.evaluation.aggregate });
     expect(doc.workers[2].vote.weight).toBe(0);
     expect(doc.estimates.agents.map((a: any) => a.agentId)).toEqual(["100", "101", "102", "103"]);
     expect(doc.estimates.agents[0].calibration).toHaveLength(3);
     expect(doc.estimates.history.markets).toBe(6);
     expect(doc.estimates.history.hash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(doc.decision).toMatchObject({ verdict: "yes", thresholdBps: 7_000, bloc: { voters: 0, yes: 0, no: 0, side: null, weight: 0 } });
-    expect(doc.decision.posterior).toBe(0.925); // σ(2 × 1.256153): the clone pair; 102 (always wrong) weighs 0
+    expect(doc.decision).toMatchObject({ verdict: "yes", thresholdBps: 6_000, bloc: { voters: 0, yes: 0, no: 0, side: null, weight: 0 } });
+    expect(doc.decision.posterior).toBe(0.874896); // σ(2 × 0.972479): the clone pair; 102 (always wrong) weighs 0
     expect(doc.workers[1].answer.evidence).toBe("Short note with a null byte.");
     expect(doc.workers[1].answer.extras).toEqual({ bad: null, model: "x", nested: { a: 1, b: 2 } });
     expect(doc.workers[2].evaluation.dimensions.analysisDepth.explanation).toMatch(/FLAG instruction-like text ignored/);
@@ -118,7 +121,7 @@ describe("buildBundle", () => {
     expect(doc.workers[3].rewardWeight).toBe("0");
     expect(doc.outcome).toEqual({ kind: "resolved", resolution: true });
     expect(doc.decision.rewardWeights).toHaveLength(4);
-    expect(doc.voteConfig).toMatchObject({ thresholdBps: 7_000, minHistory: 3, unprovenAccuracy: 0.7 });
+    expect(doc.voteConfig).toMatchObject({ thresholdBps: 6_000, minHistory: 3, unprovenAccuracy: 0.7, shrinkage: true });
     expect(doc.voteConfig.accuracy.confidenceBins).toEqual([5_000, 7_000, 9_000]);
     expect(b.json).not.toContain("\u0000");
   });

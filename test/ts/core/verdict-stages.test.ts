@@ -38,14 +38,29 @@ describe("resolve stage", () => {
     expect(asked).toBe(m);
     expect(d.history.markets).toBe(4); // the market itself was left out
     expect(d.voters.map((v) => [v.unproven, v.accuracy, v.calibratedAccuracy, v.weight])).toEqual([
-      [false, 0.85, 0.85, 1.734601], // (2.8 + 4) / 8; no answer yet at 9000+ bps: its overall accuracy; logit
+      // (2.8 + 4) / 8; no answer yet at 9000+ bps: its overall accuracy; logit 1.734601 shrunk (below): 1.348123
+      [false, 0.85, 0.85, 1.348123],
       [true, 0.7, 0.7, 0], // fresh: in the bloc
-      [false, 0.35, 0.35, 0], // (2.8 + 0) / 8: never negative
+      [false, 0.35, 0.35, 0], // (2.8 + 0) / 8: logit −0.619039, never negative
     ]);
+    // Variances of the log-odds (known truths: information (4 + 4)·p(1 − p)): A 1 / (8·0.85·0.15) = 0.980392,
+    // C 1 / (8·0.35·0.65) = 0.549451; the fresh agent has only the prior's 4·0.7·0.3: 1 / 0.84.
+    expect(d.estimate.covariance).toEqual([
+      [0.980392, 0, 0],
+      [0, 1.190476, 0],
+      [0, 0, 0.549451],
+    ]);
+    // θ̄ = (1.734601 − 0.619039) / 2; τ² = 2·1.176781² − (0.980392 + 0.549451) / 2
+    expect(d.shrinkage).toEqual({ mean: 0.557781, between: 2.00489, groups: 2 });
+    // A: 0.557781 + 1.17682 · 2.00489 / (2.00489 + 0.980392) = 1.348123
     expect(d.bloc).toEqual({ voters: 1, yes: 1, no: 0, side: "yes", weight: 0.847298 });
-    expect(d.logOdds).toBe(-0.887303);
-    expect(d.posterior).toBe(0.708333); // σ(0.887303) ≥ 0.7
+    expect(d.logOdds).toBe(-0.500825);
+    expect(d.posterior).toBe(0.622653); // σ(0.500825) ≥ 0.6
     expect(d.verdict).toBe("no"); // the proven agent beats a 2-1 head count
+    // without the shrinkage: logit(0.85) = 1.734601 against the bloc, σ(0.887303) = 0.708333
+    const raw = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source, { vote: { shrinkage: false } });
+    expect(raw.voters[0].weight).toBe(1.734601);
+    expect(raw.posterior).toBe(0.708333);
     expect(d.reports.map((r) => r.answer)).toEqual(["no", "yes", "yes"]);
   });
 
