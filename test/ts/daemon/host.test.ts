@@ -30,8 +30,8 @@ beforeAll(async () => {
     confirmations: 0,
     pollIntervalMs: 50,
     maxAttempts: 2,
-    // Fresh agents have no track record: they vote as one unproven bloc, which the default threshold (0.9) never
-    // trusts enough to resolve. Half is enough here; the verdict model has its own tests.
+    // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
+    // tests do not depend on the verdict model's defaults (it has its own tests).
     resolution: { vote: { thresholdBps: 5_000 } },
     watchIntervalMs: 50,
     backoffMs: 20,
