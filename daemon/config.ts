@@ -37,7 +37,7 @@ export const daemonConfigSchema = z
     dbPath: z.string().min(1).default("./cresolver-daemon.sqlite"),
     /** Jobs (markets) running at once. */
     concurrency: z.number().int().min(1).max(256).default(4),
-    /** Resolve attempts per market (failed, no-quorum or no-margin runs) before the invalid settlement. */
+    /** Pipeline runs per market (failed runs, invalid verdicts for a retryable cause) before proposing invalid; also the proposal sends. */
     maxAttempts: z.number().int().min(1).max(100).default(5),
     /** First retry delay; doubles per attempt up to maxBackoffMs (±10% jitter). */
     backoffMs: z.number().int().min(0).max(86_400_000).default(5_000),

@@ -47,7 +47,7 @@ export interface JobRow extends JobKey {
   source: "event" | "manual";
   requestedBlock: number | null;
   requestedTx: string | null;
-  /** The verdict being proposed / proposed, and why when invalid (e.g. no-quorum, no-margin). */
+  /** The verdict being proposed / proposed, and why when invalid (the pipeline's reason, e.g. no-quorum, below-threshold). */
   verdict: string | null;
   reason: string | null;
   /** JSON of the proposal payload (per-seat reports) kept until the proposal is on chain. */
@@ -253,7 +253,7 @@ export class Store {
 
   /**
    * Binds the database to one chain and deployment at first start; later starts must match. A database
-   * written on another chain (a restarted local node keeps chain id and addresses but not its genesis hash)
+   * written on another chain (chain id or genesis hash differ; startDaemon also checks the cursors' block hashes)
    * or for another deployment (a stored market contract missing from the config) is refused with one line,
    * or wiped when `reset` (jobs, bundles, cursors; the signing key stays). New market contracts are added.
    */
