@@ -10,7 +10,7 @@ import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { ChainError } from "../workflow/chain/errors.js";
 import { finalize as finalizeMarket, getMarketConfig, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
-import { disputeAssertion, getAssertion, type UmaStack } from "../workflow/chain/uma.js";
+import { currencyBalance, disputeAssertion, getAssertion, type UmaStack } from "../workflow/chain/uma.js";
 import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
@@ -95,6 +95,11 @@ export async function escalateDispute(ctx: ChainContext, market: Address, market
   const uma = { optimisticOracle, currency } as UmaStack;
   const assertion = await getAssertion(ctx, uma, assertionId);
   if (assertion.disputer !== zeroAddress) return { action: "escalated-uma" }; // countered already (by us before a restart, or anyone)
+  // Nothing is sent (not even the approval) while the resolver cannot pay UMA's bond: the watch retries later.
+  const account = ctx.account?.address;
+  if (account === undefined) throw new ChainError("precondition", "escalating needs the resolver's key");
+  const balance = await currencyBalance(ctx, uma, account);
+  if (balance < assertion.bond) throw new ChainError("precondition", `escalating market ${marketId} to UMA needs ${assertion.bond} of currency ${currency} for OOv3's bond; ${account} holds ${balance}`);
   await disputeAssertion(ctx, uma, assertionId);
   return { action: "escalated-uma" };
 }
