@@ -22,8 +22,9 @@
  * The threshold (default 0.6). For even stakes a wrong resolution costs the rightful winners stake and winnings,
  * an Invalid refund only the winnings: resolving is the better bet as soon as the market is more likely right
  * than not. The posterior overstates that with estimated weights, hence the margin: in `npm run bench:integrity`
- * markets with posterior 0.6–0.7 are right 65–79 % of the time on every panel (worth resolving), those at
- * 0.5–0.6 only 46–54 % on the 7-agent panel with colluders (a coin flip; 57–75 % on the others). A proposal is also contestable during the dispute window (a wrong verdict disputed is
+ * markets with posterior 0.6–0.7 are right 64–79 % of the time on the 3-, 7- and 10-agent panels (worth
+ * resolving), those at 0.5–0.6 46–65 % on the 7-agent panel with colluders (about break-even; resolving them
+ * takes its wrong rate above the issue's 8 %). A proposal is also contestable during the dispute window (a wrong verdict disputed is
  * overturned by the arbiter, the proposer losing its bond; an Invalid proposal is disputable too), which is what
  * lets the resolver be this decisive; a deployment with a short window or a weak arbiter should raise
  * `thresholdBps` (0.7: fewer wrong, more invalid markets). The unproven bloc's posterior is the prior accuracy
