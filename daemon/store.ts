@@ -366,7 +366,8 @@ export class Store {
 
   /**
    * New job, or an existing one revived: a ResolutionRequested event means the chain awaits a proposal, so a
-   * `failed` job gets a fresh budget (the event always revives a job that is not terminal on chain).
+   * `failed` job gets a fresh budget and a job waiting because the market was not requested yet is due now (the
+   * event always revives a job that is not terminal on chain).
    */
   private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null, notBefore?: number): boolean {
     const now = this.now();
@@ -383,6 +384,11 @@ export class Store {
       .run(key.chainId, key.market.toLowerCase(), key.marketId.toString(10), source, block, txHash, now, now, due);
     if (before?.state === "failed") {
       this.requeue(before.id, now);
+      return true;
+    }
+    if (source === "event" && before?.state === "requested" && before.lastOutcome === "not-requested") {
+      // It waited because the chain did not await a proposal yet; now it does.
+      this.db.prepare("UPDATE jobs SET next_attempt_at = ?, updated_at = ? WHERE id = ?").run(due, now, before.id);
       return true;
     }
     return before === undefined;

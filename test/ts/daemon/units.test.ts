@@ -116,6 +116,15 @@ describe("store", () => {
     s.finish(job.id, { state: "failed", lastOutcome: "propose-error", lastError: "boom" });
     expect(s.recordRange(31337, MARKET, 3, [{ marketId: 6n, blockNumber: 3, txHash: "0x06" }])).toBe(1);
     expect(s.getJobById(job.id)).toMatchObject({ state: "requested", attempts: 0, requestedBlock: 3, finishedAt: null });
+    // A job that waits because the chain said Open (backoff, attempt not counted) is due at once on the event.
+    s.manualRequest(key(7n));
+    const open = s.getJob(key(7n))!;
+    s.claimRun(open.id);
+    s.finish(open.id, { state: "requested", lastOutcome: "not-requested", uncountAttempt: true, nextAttemptAt: Date.now() + 300_000 });
+    expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).not.toContain(open.id);
+    expect(s.recordRange(31337, MARKET, 4, [{ marketId: 7n, blockNumber: 4, txHash: "0x07" }])).toBe(1);
+    expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).toContain(open.id);
+    expect(s.getJobById(open.id)).toMatchObject({ attempts: 0, requestedBlock: 4 });
     s.close();
   });
 
