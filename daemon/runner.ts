@@ -296,8 +296,9 @@ export class Runner {
     const log = this.log(job);
     const started = performance.now();
     const seams = this.seams(job);
+    let chain: MarketOnChain | undefined;
     try {
-      const chain = await seams.read(job.marketId);
+      chain = await seams.read(job.marketId);
       if (job.state === "proposing") await this.propose(job, entry, seams, chain);
       else await this.watch(job, entry, seams, chain);
     } catch (err) {
@@ -316,9 +317,12 @@ export class Runner {
         }
         return;
       }
-      // Watching never gives up: the proposal's bond and the market's payouts depend on it.
+      // Watching never gives up: the proposal's bond and the market's payouts depend on it. The state is the row's
+      // as it is now (the trigger may have recorded a dispute meanwhile), or disputed when the chain says so.
+      const current = this.o.store.getJobById(job.id) ?? job;
+      const state = chain?.status === "disputed" && current.state === "proposed" ? "disputed" : current.state;
       const delay = Math.min(this.backoff(2), this.o.watchIntervalMs * 4);
-      this.finish(job, entry, { state: job.state, lastOutcome: job.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: job.feedback ?? undefined });
+      this.finish(job, entry, { state, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: current.feedback ?? undefined });
       log.warn({ error: message, retryInMs: delay }, "job: chain step failed, will retry");
     }
   }
