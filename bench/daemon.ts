@@ -246,7 +246,7 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
     },
     propose: async () => ({ txHash: ("0x" + "00".repeat(32)) as Hex }),
     finalize: async () => ({ kind: "not-needed" }),
-    publishFeedback: async () => ({ published: 0 }),
+    publishFeedback: async () => ({ published: 0, pending: 0 }),
     escalate: async () => ({ action: "none" }),
   };
   const d = await startDaemon(

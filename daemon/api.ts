@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { jwks } from "./keys.js";
+import { rawCidV1 } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -65,6 +66,8 @@ export function jobView(job: JobRow) {
     disputeEndsAt: job.disputeEndsAt === null ? null : new Date(job.disputeEndsAt * 1000).toISOString(),
     dispute: job.disputer === null ? null : { disputer: job.disputer, claimed: job.claimed, action: job.disputeAction, txHash: job.disputeTx },
     finalStatus: job.finalStatus,
+    finalVerdict: job.finalVerdict,
+    overturned: job.finalVerdict === null || job.verdict === null ? null : job.finalVerdict !== job.verdict,
     finalizeTx: job.finalizeTx,
     feedback: job.feedback,
     source: job.source,
@@ -141,7 +144,9 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     const latest = (job.bundleHash ? bundles.find((b) => b.hash === job.bundleHash) : undefined) ?? bundles.at(-1);
     return reply.send({
       job: jobView(job),
-      bundle: latest ? { attempt: latest.attempt, hash: latest.hash, json: latest.json, document: JSON.parse(latest.json) as unknown } : null,
+      bundle: latest
+        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, document: JSON.parse(latest.json) as unknown }
+        : null,
       bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
     });
   });

@@ -37,7 +37,7 @@ export const daemonConfigSchema = z
     dbPath: z.string().min(1).default("./cresolver-daemon.sqlite"),
     /** Jobs (markets) running at once. */
     concurrency: z.number().int().min(1).max(256).default(4),
-    /** Resolve attempts per market (failed, no-quorum or no-margin runs) before the invalid settlement. */
+    /** Pipeline runs per market (failed runs, invalid verdicts for a retryable cause) before proposing invalid; also the proposal sends. */
     maxAttempts: z.number().int().min(1).max(100).default(5),
     /** First retry delay; doubles per attempt up to maxBackoffMs (±10% jitter). */
     backoffMs: z.number().int().min(0).max(86_400_000).default(5_000),
@@ -160,8 +160,8 @@ export interface MarketSeams {
   /** Sends the proposal; calls `onSent(txHash)` as soon as the hash is known, before waiting for the receipt. */
   propose(marketId: bigint, input: ProposeInput, hooks: { onSent(txHash: Hex): void; signal: AbortSignal }): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
   finalize(marketId: bigint): Promise<{ txHash: Hex } | { kind: "not-needed" }>;
-  /** One publishFeedback batch; `published` 0 = nothing pending. */
-  publishFeedback(marketId: bigint): Promise<{ published: number; txHash?: Hex }>;
+  /** One publishFeedback batch when seats are left (nothing sent otherwise): seats written by it, seats still left. */
+  publishFeedback(marketId: bigint): Promise<{ published: number; pending: number; txHash?: Hex }>;
   /**
    * The daemon's proposal was disputed and the config says escalate: do what the market's arbiter needs
    * from the proposer (UMA: dispute the disputer's assertion on OOv3; a committee: nothing).

@@ -12,7 +12,7 @@ import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { createLogger, sanitizeError } from "./log.js";
 import { createMetrics, type DaemonMetrics } from "./metrics.js";
 import { Runner } from "./runner.js";
-import { Store } from "./store.js";
+import { Store, StoreMismatch } from "./store.js";
 import { Trigger } from "./trigger.js";
 
 export type { DaemonConfig, DaemonConfigInput, MarketOnChain, MarketSeams, ProposeInput, RunOutcome, Verdict } from "./config.js";
@@ -65,6 +65,20 @@ async function withRetries<T>(fn: () => Promise<T>, tries: number, delayMs: numb
   throw last;
 }
 
+/** Why the stored cursors do not belong to this chain, or undefined when they do. */
+async function cursorGone(client: PublicClient, store: Store): Promise<string | undefined> {
+  const cursors = store.cursors();
+  if (cursors.length === 0) return undefined;
+  const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
+  for (const c of cursors) {
+    if (c.lastBlock > head) return `its cursor for ${c.market} is at block ${c.lastBlock}, the chain's head is ${head}`;
+    if (c.blockHash === null) continue;
+    const block = await client.getBlock({ blockNumber: BigInt(c.lastBlock) });
+    if (block.hash?.toLowerCase() !== c.blockHash) return `block ${c.lastBlock} of its cursor for ${c.market} has another hash on this chain`;
+  }
+  return undefined;
+}
+
 export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): Promise<DaemonHandle> {
   const config: DaemonConfig = parseDaemonConfig(configInput);
   const secrets = [config.apiToken, config.rpcUrl].filter((s): s is string => typeof s === "string");
@@ -104,6 +118,17 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
   try {
     const binding = store.bind({ chainId, genesisHash, markets: config.markets.map((m) => m.address) }, config.resetStore);
     if (binding.reset) logger.warn({ dbPath: config.dbPath, chainId }, "database belonged to another chain or deployment: reset (resetStore)");
+    // Same genesis, same addresses, yet another chain (a local node restarted with a fixed genesis): the blocks the
+    // cursors point at are gone or different.
+    const gone = await withRetries(() => cursorGone(client, store), 5, 500);
+    if (gone !== undefined) {
+      if (!config.resetStore) {
+        throw new StoreMismatch(`database ${config.dbPath} cannot be used: ${gone} (a restarted chain?); use another database file, or reset it (resetStore / --reset-db)`);
+      }
+      store.reset();
+      store.bind({ chainId, genesisHash, markets: config.markets.map((m) => m.address) }, false);
+      logger.warn({ dbPath: config.dbPath, chainId }, "database cursors pointed at blocks this chain does not have: reset (resetStore)");
+    }
     const recovered = store.recoverRunning();
     const signingKey = await loadOrCreateSigningKey(store);
     const markets = config.markets.map((m) => ({ address: m.address, startBlock: m.startBlock ?? config.startBlock }));

@@ -39,7 +39,7 @@ export function createMetrics(): DaemonMetrics {
   });
   const runs = new Histogram({
     name: "cresolver_daemon_job_run_duration_seconds",
-    help: "Duration of one resolution run (or settleInvalid call) by outcome",
+    help: "Duration of one pipeline run (or chain step) by outcome",
     labelNames: ["outcome"],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [registry],

@@ -24,6 +24,7 @@ import type { Hex } from "../workflow/core/types.js";
 import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
+import { adoptFromChain, bundleUrl, fallbackInvalidBundle, finalVerdictOf, jsonPayload } from "./proposals.js";
 import type { FinishUpdate, JobRow, Store } from "./store.js";
 
 /** Largest bundle the daemon stores (canonical JSON text). */
@@ -63,27 +64,6 @@ interface Active {
 class BundleMismatch extends Error {
   override name = "BundleMismatch";
 }
-
-/** The small document the daemon proposes invalid with when no run produced a bundle. */
-export function fallbackInvalidBundle(job: JobRow, reason: string): { json: string; hash: Hex } {
-  // Keys in sorted order, plain strings only: canonical JSON as workflow/core/bundle.ts defines it.
-  const doc = {
-    chainId: job.chainId,
-    market: job.market,
-    marketId: job.marketId.toString(10),
-    reason,
-    schema: "cresolver.daemon-invalid.v1",
-  };
-  const json = JSON.stringify(doc);
-  return { json, hash: keccak256(stringToBytes(json)) };
-}
-
-export function bundleUrl(publicUrl: string | undefined, hash: string): string {
-  return publicUrl ? `${publicUrl}/bundles/${hash.toLowerCase()}.json` : "";
-}
-
-const jsonPayload = (payload: unknown): string =>
-  JSON.stringify(payload ?? null, (_k, v: unknown) => (typeof v === "bigint" ? v.toString(10) : v));
 
 export class Runner {
   private readonly active = new Map<number, Active>();
@@ -207,42 +187,6 @@ export class Runner {
     return { attempt: job.attempts, hash: actual, json: bundle };
   }
 
-  // ------------------------------------------------------------------------------------------ chain state
-
-  /**
-   * The job's state when the chain no longer awaits a proposal. A proposal of ours (same proposer) is adopted
-   * with the stored bundle it names; anything else is someone else's.
-   */
-  private adopt(job: JobRow, seams: MarketSeams, chain: MarketOnChain): FinishUpdate | undefined {
-    const p = chain.proposal;
-    const ours = p !== undefined && p.proposer.toLowerCase() === seams.account.toLowerCase();
-    const known = p !== undefined && this.o.store.bundleByHash(p.bundleHash) !== undefined;
-    switch (chain.status) {
-      case "proposed":
-      case "disputed":
-        if (!ours) return { state: "proposed-elsewhere", lastOutcome: "proposed-elsewhere", lastError: null };
-        return {
-          state: chain.status,
-          lastOutcome: "proposed",
-          lastError: null,
-          verdict: p.verdict,
-          bundleHash: p.bundleHash.toLowerCase(),
-          bundleUri: p.bundleURI,
-          disputeEndsAt: p.disputeEndsAt,
-          ...(p.disputer !== undefined ? { disputer: p.disputer.toLowerCase(), claimed: p.claimed ?? null } : {}),
-          ...(known ? {} : { lastError: "the on-chain proposal names a bundle this database does not hold" }),
-        };
-      case "resolved":
-      case "invalid":
-        if (ours) return { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback: chain.status === "resolved" ? "pending" : "done" };
-        return { state: "already-settled", lastOutcome: chain.status, lastError: null };
-      case "cancelled":
-        return { state: "already-settled", lastOutcome: "cancelled", lastError: null };
-      default:
-        return undefined;
-    }
-  }
-
   // ------------------------------------------------------------------------------------------ pipeline run
 
   private async runResolve(job: JobRow, entry: Active): Promise<void> {
@@ -257,7 +201,7 @@ export class Runner {
       const chain = await seams.read(job.marketId);
       if (chain.status !== "requested") {
         clearTimeout(timeout);
-        const adopted = this.adopt(job, seams, chain);
+        const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
         const u: FinishUpdate = adopted
           ? { ...adopted, uncountAttempt: true }
           : // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
@@ -352,8 +296,9 @@ export class Runner {
     const log = this.log(job);
     const started = performance.now();
     const seams = this.seams(job);
+    let chain: MarketOnChain | undefined;
     try {
-      const chain = await seams.read(job.marketId);
+      chain = await seams.read(job.marketId);
       if (job.state === "proposing") await this.propose(job, entry, seams, chain);
       else await this.watch(job, entry, seams, chain);
     } catch (err) {
@@ -372,9 +317,12 @@ export class Runner {
         }
         return;
       }
-      // Watching never gives up: the proposal's bond and the market's payouts depend on it.
+      // Watching never gives up: the proposal's bond and the market's payouts depend on it. The state is the row's
+      // as it is now (the trigger may have recorded a dispute meanwhile), or disputed when the chain says so.
+      const current = this.o.store.getJobById(job.id) ?? job;
+      const state = chain?.status === "disputed" && current.state === "proposed" ? "disputed" : current.state;
       const delay = Math.min(this.backoff(2), this.o.watchIntervalMs * 4);
-      this.finish(job, entry, { state: job.state, lastOutcome: job.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: job.feedback ?? undefined });
+      this.finish(job, entry, { state, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: current.feedback ?? undefined });
       log.warn({ error: message, retryInMs: delay }, "job: chain step failed, will retry");
     }
   }
@@ -382,7 +330,7 @@ export class Runner {
   private async propose(job: JobRow, entry: Active, seams: MarketSeams, chain: MarketOnChain): Promise<void> {
     const log = this.log(job);
     if (chain.status !== "requested") {
-      const adopted = this.adopt(job, seams, chain);
+      const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
       if (adopted) {
         this.finish(job, entry, { ...adopted, uncountSend: true, nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
         log.info({ chainStatus: chain.status, state: adopted.state }, "job: the chain moved on before our proposal was confirmed");
@@ -480,8 +428,11 @@ export class Runner {
       case "invalid": {
         if (job.state !== "finalized") {
           const feedback = chain.status === "resolved" ? "pending" : "done";
-          this.finish(job, entry, { state: "finalized", lastOutcome: "finalized", lastError: null, finalStatus: chain.status, feedback });
-          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null }, "job: market final");
+          const final = finalVerdictOf(chain);
+          // A final verdict other than ours: the arbiter overturned the proposal (our bond went to the disputer).
+          const lastOutcome = job.verdict !== null && final !== job.verdict ? "finalized-overturned" : "finalized";
+          this.finish(job, entry, { state: "finalized", lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
+          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null, overturned: lastOutcome === "finalized-overturned" }, "job: market final");
           if (feedback === "done") return;
         }
         await this.publishFeedback(job, entry, seams);
@@ -496,13 +447,19 @@ export class Runner {
     let total = 0;
     for (let i = 0; i < FEEDBACK_BATCHES_PER_STEP; i++) {
       if (entry.abandoned || this.stopping) break;
-      const { published } = await seams.publishFeedback(job.marketId);
-      if (published === 0) {
+      const { published, pending } = await seams.publishFeedback(job.marketId);
+      total += published;
+      if (pending === 0) {
         this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-published", lastError: null, feedback: "done" });
         if (total > 0) this.log(job).info({ published: total }, "job: pending ERC-8004 feedback published");
         return;
       }
-      total += published;
+      if (published === 0) {
+        // No progress (e.g. out of gas inside the batch): try again later rather than spend gas in a loop.
+        this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-stalled", lastError: `publishFeedback made no progress (${pending} seats left)`, feedback: "pending", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        this.log(job).warn({ pending }, "job: publishFeedback made no progress, will retry");
+        return;
+      }
     }
     this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-publishing", feedback: "pending" });
   }

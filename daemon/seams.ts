@@ -4,12 +4,13 @@
  * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
  * moved on by another daemon (or before a restart) is never written twice.
  */
-import type { Address, Hex, PublicClient } from "viem";
+import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { ChainError } from "../workflow/chain/errors.js";
-import { finalize as finalizeMarket, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
+import { finalize as finalizeMarket, getMarketConfig, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
+import { currencyBalance, disputeAssertion, getAssertion, type UmaStack } from "../workflow/chain/uma.js";
 import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
@@ -37,10 +38,7 @@ export interface PipelineSeamsConfig {
   resolution?: ResolutionConfig;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
-  /**
-   * What escalating a dispute of our proposal takes for this market's arbiter. Default: nothing to send (a
-   * committee arbiter decides on its own); a UMA arbiter needs the proposer to dispute the disputer's assertion.
-   */
+  /** What escalating a dispute of our proposal takes. Default `escalateDispute` (UMA: counter the assertion; else nothing). */
   escalate?: (marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
 }
 
@@ -67,6 +65,43 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+const umaArbiterViews = parseAbi([
+  "function assertionIdOf(address market, uint256 marketId) view returns (bytes32)",
+  "function oracle() view returns (address)",
+  "function currency() view returns (address)",
+]);
+
+/**
+ * Escalating a dispute of our proposal, by the market's arbiter: a UmaArbiter asserted the disputer's claim on
+ * UMA's Optimistic Oracle V3, so the proposer counters that assertion (OOv3 `disputeAssertion`, paying UMA's bond
+ * in the arbiter's currency from the resolver's account), which sends it to UMA's DVM. Any other arbiter (a
+ * committee) decides on its own: nothing to send.
+ */
+export async function escalateDispute(ctx: ChainContext, market: Address, marketId: bigint): Promise<{ action: string }> {
+  const { arbiter } = await getMarketConfig(ctx, market, marketId);
+  let assertionId: Hex;
+  try {
+    assertionId = await ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "assertionIdOf", args: [market, marketId] });
+  } catch {
+    return { action: "escalated" }; // not a UmaArbiter
+  }
+  if (/^0x0+$/.test(assertionId)) return { action: "escalated" };
+  const [optimisticOracle, currency] = await Promise.all([
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "oracle" }),
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "currency" }),
+  ]);
+  const uma = { optimisticOracle, currency } as UmaStack;
+  const assertion = await getAssertion(ctx, uma, assertionId);
+  if (assertion.disputer !== zeroAddress) return { action: "escalated-uma" }; // countered already (by us before a restart, or anyone)
+  // Nothing is sent (not even the approval) while the resolver cannot pay UMA's bond: the watch retries later.
+  const account = ctx.account?.address;
+  if (account === undefined) throw new ChainError("precondition", "escalating needs the resolver's key");
+  const balance = await currencyBalance(ctx, uma, account);
+  if (balance < assertion.bond) throw new ChainError("precondition", `escalating market ${marketId} to UMA needs ${assertion.bond} of currency ${currency} for OOv3's bond; ${account} holds ${balance}`);
+  await disputeAssertion(ctx, uma, assertionId);
+  return { action: "escalated-uma" };
 }
 
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
@@ -134,13 +169,14 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     },
 
     async publishFeedback(marketId) {
-      const [, pending] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
-      if (pending === 0n) return { published: 0 };
+      const [, before] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
+      if (before === 0n) return { published: 0, pending: 0 };
       const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
-      return { published: Number(r.published), txHash: r.txHash };
+      // Progress as the chain counts it (a simulation's return value can differ from what the mined batch did).
+      return { published: Number(before - r.pending), pending: Number(r.pending), txHash: r.txHash };
     },
 
-    escalate: config.escalate ?? (async () => ({ action: "escalated" })),
+    escalate: config.escalate ?? ((marketId) => escalateDispute(ctx, market, marketId)),
     close,
   };
 }

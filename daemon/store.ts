@@ -6,6 +6,7 @@
  */
 import { closeSync, mkdirSync, openSync, chmodSync } from "node:fs";
 import { dirname } from "node:path";
+import { MIGRATIONS } from "./migrations.js";
 import { DatabaseSync, type SQLInputValue } from "./sqlite.js";
 
 export const JOB_STATES = [
@@ -46,7 +47,7 @@ export interface JobRow extends JobKey {
   source: "event" | "manual";
   requestedBlock: number | null;
   requestedTx: string | null;
-  /** The verdict being proposed / proposed, and why when invalid (e.g. no-quorum, no-margin). */
+  /** The verdict being proposed / proposed, and why when invalid (the pipeline's reason, e.g. no-quorum, below-threshold). */
   verdict: string | null;
   reason: string | null;
   /** JSON of the proposal payload (per-seat reports) kept until the proposal is on chain. */
@@ -64,6 +65,8 @@ export interface JobRow extends JobKey {
   disputeTx: string | null;
   /** resolved | invalid once final on chain. */
   finalStatus: string | null;
+  /** yes | no | invalid once final: differs from `verdict` when the arbiter overturned the proposal. */
+  finalVerdict: string | null;
   finalizeTx: string | null;
   /** pending while ERC-8004 feedback of the finalized market is left to publish; done after. */
   feedback: string | null;
@@ -81,114 +84,6 @@ export interface BundleRow {
   txHash: string | null;
   createdAt: number;
 }
-
-const MIGRATIONS: string[] = [
-  // v1 (round 1: resolveMarket / settleInvalid)
-  `CREATE TABLE cursor (
-     chain_id INTEGER NOT NULL,
-     market TEXT NOT NULL,
-     last_block INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL,
-     PRIMARY KEY (chain_id, market)
-   );
-   CREATE TABLE jobs (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     chain_id INTEGER NOT NULL,
-     market TEXT NOT NULL,
-     market_id TEXT NOT NULL,
-     state TEXT NOT NULL CHECK (state IN ('requested','running','invalidating','written','no-quorum','already-settled','failed')),
-     attempts INTEGER NOT NULL DEFAULT 0,
-     invalid_attempts INTEGER NOT NULL DEFAULT 0,
-     last_outcome TEXT,
-     last_error TEXT,
-     tx_hash TEXT,
-     source TEXT NOT NULL,
-     requested_block INTEGER,
-     requested_tx TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL,
-     started_at INTEGER,
-     finished_at INTEGER,
-     next_attempt_at INTEGER NOT NULL,
-     UNIQUE (chain_id, market, market_id)
-   );
-   CREATE INDEX jobs_due ON jobs (state, next_attempt_at);
-   CREATE TABLE bundles (
-     job_id INTEGER NOT NULL REFERENCES jobs(id),
-     attempt INTEGER NOT NULL,
-     hash TEXT NOT NULL,
-     json TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     PRIMARY KEY (job_id, attempt)
-   );
-   CREATE TABLE keys (
-     kid TEXT PRIMARY KEY,
-     alg TEXT NOT NULL,
-     private_jwk TEXT NOT NULL,
-     public_jwk TEXT NOT NULL,
-     created_at INTEGER NOT NULL
-   );`,
-  // v2 (bonded proposals): v1 jobs belong to v1 contracts a v2 daemon cannot act on; they are kept as v1_* tables
-  // for inspection, and the daemon starts over (the signing key is kept).
-  `ALTER TABLE bundles RENAME TO v1_bundles;
-   ALTER TABLE jobs RENAME TO v1_jobs;
-   ALTER TABLE cursor RENAME TO v1_cursor;
-   DROP INDEX jobs_due;
-   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-   CREATE TABLE markets (market TEXT PRIMARY KEY, added_at INTEGER NOT NULL);
-   CREATE TABLE cursor (
-     chain_id INTEGER NOT NULL,
-     market TEXT NOT NULL,
-     last_block INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL,
-     PRIMARY KEY (chain_id, market)
-   );
-   CREATE TABLE jobs (
-     id INTEGER PRIMARY KEY AUTOINCREMENT,
-     chain_id INTEGER NOT NULL,
-     market TEXT NOT NULL,
-     market_id TEXT NOT NULL,
-     state TEXT NOT NULL CHECK (state IN ('requested','running','proposing','proposed','disputed','finalized','already-settled','proposed-elsewhere','failed')),
-     attempts INTEGER NOT NULL DEFAULT 0,
-     send_attempts INTEGER NOT NULL DEFAULT 0,
-     last_outcome TEXT,
-     last_error TEXT,
-     source TEXT NOT NULL,
-     requested_block INTEGER,
-     requested_tx TEXT,
-     verdict TEXT,
-     reason TEXT,
-     payload TEXT,
-     bundle_hash TEXT,
-     bundle_uri TEXT,
-     tx_hash TEXT,
-     dispute_ends_at INTEGER,
-     disputer TEXT,
-     claimed TEXT,
-     dispute_action TEXT,
-     dispute_tx TEXT,
-     final_status TEXT,
-     finalize_tx TEXT,
-     feedback TEXT,
-     created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL,
-     started_at INTEGER,
-     finished_at INTEGER,
-     next_attempt_at INTEGER NOT NULL,
-     UNIQUE (chain_id, market, market_id)
-   );
-   CREATE INDEX jobs_due ON jobs (state, next_attempt_at);
-   CREATE TABLE bundles (
-     job_id INTEGER NOT NULL REFERENCES jobs(id),
-     attempt INTEGER NOT NULL,
-     hash TEXT NOT NULL,
-     json TEXT NOT NULL,
-     tx_hash TEXT,
-     created_at INTEGER NOT NULL,
-     PRIMARY KEY (job_id, attempt)
-   );
-   CREATE INDEX bundles_hash ON bundles (hash);`,
-];
 
 /** Newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -209,6 +104,7 @@ const FIELD_COLUMNS = {
   disputeAction: "dispute_action",
   disputeTx: "dispute_tx",
   finalStatus: "final_status",
+  finalVerdict: "final_verdict",
   finalizeTx: "finalize_tx",
   feedback: "feedback",
 } as const;
@@ -242,6 +138,7 @@ function toJob(r: RawJob): JobRow {
     disputeAction: str("dispute_action"),
     disputeTx: str("dispute_tx"),
     finalStatus: str("final_status"),
+    finalVerdict: str("final_verdict"),
     finalizeTx: str("finalize_tx"),
     feedback: str("feedback"),
     createdAt: r.created_at as number,
@@ -356,7 +253,7 @@ export class Store {
 
   /**
    * Binds the database to one chain and deployment at first start; later starts must match. A database
-   * written on another chain (a restarted local node keeps chain id and addresses but not its genesis hash)
+   * written on another chain (chain id or genesis hash differ; startDaemon also checks the cursors' block hashes)
    * or for another deployment (a stored market contract missing from the config) is refused with one line,
    * or wiped when `reset` (jobs, bundles, cursors; the signing key stays). New market contracts are added.
    */
@@ -380,7 +277,7 @@ export class Store {
       if (!reset) {
         throw new StoreMismatch(`database ${this.path} cannot be used: ${problem}; use another database file, or reset it (resetStore / --reset-db)`);
       }
-      this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+      this.reset();
       didReset = true;
     }
     const known = didReset ? [] : storedMarkets;
@@ -419,6 +316,21 @@ export class Store {
 
   // ---------------------------------------------------------------------------------------------- cursor
 
+  /** Every cursor with the hash of its block (when known): a chain restarted under the database no longer has it. */
+  cursors(): { chainId: number; market: string; lastBlock: number; blockHash: string | null }[] {
+    return (this.db.prepare("SELECT chain_id, market, last_block, block_hash FROM cursor ORDER BY market").all() as {
+      chain_id: number;
+      market: string;
+      last_block: number;
+      block_hash: string | null;
+    }[]).map((r) => ({ chainId: r.chain_id, market: r.market, lastBlock: r.last_block, blockHash: r.block_hash }));
+  }
+
+  /** Wipes jobs, bundles, cursors and the binding (the signing key stays). */
+  reset(): void {
+    this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+  }
+
   getCursor(chainId: number, market: string): number | undefined {
     const row = this.db.prepare("SELECT last_block FROM cursor WHERE chain_id = ? AND market = ?").get(chainId, market.toLowerCase()) as
       | { last_block: number }
@@ -430,7 +342,7 @@ export class Store {
    * Records the jobs and disputes of one scanned block range and advances the cursor to `toBlock`, atomically.
    * Idempotent: an event seen twice yields one job. Returns the number of new or revived jobs and of disputes recorded.
    */
-  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = []): number {
+  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = [], toBlockHash?: string): number {
     const m = market.toLowerCase();
     return this.tx(() => {
       let changed = 0;
@@ -442,17 +354,20 @@ export class Store {
       }
       this.db
         .prepare(
-          `INSERT INTO cursor (chain_id, market, last_block, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (chain_id, market) DO UPDATE SET last_block = MAX(last_block, excluded.last_block), updated_at = excluded.updated_at`,
+          `INSERT INTO cursor (chain_id, market, last_block, block_hash, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (chain_id, market) DO UPDATE SET
+             block_hash = CASE WHEN excluded.last_block >= last_block THEN excluded.block_hash ELSE block_hash END,
+             last_block = MAX(last_block, excluded.last_block), updated_at = excluded.updated_at`,
         )
-        .run(chainId, m, toBlock, this.now());
+        .run(chainId, m, toBlock, toBlockHash?.toLowerCase() ?? null, this.now());
       return changed;
     });
   }
 
   /**
    * New job, or an existing one revived: a ResolutionRequested event means the chain awaits a proposal, so a
-   * `failed` job gets a fresh budget (the event always revives a job that is not terminal on chain).
+   * `failed` job gets a fresh budget and a job waiting because the market was not requested yet is due now (the
+   * event always revives a job that is not terminal on chain).
    */
   private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null, notBefore?: number): boolean {
     const now = this.now();
@@ -469,6 +384,11 @@ export class Store {
       .run(key.chainId, key.market.toLowerCase(), key.marketId.toString(10), source, block, txHash, now, now, due);
     if (before?.state === "failed") {
       this.requeue(before.id, now);
+      return true;
+    }
+    if (source === "event" && before?.state === "requested" && before.lastOutcome === "not-requested") {
+      // It waited because the chain did not await a proposal yet; now it does.
+      this.db.prepare("UPDATE jobs SET next_attempt_at = ?, updated_at = ? WHERE id = ?").run(due, now, before.id);
       return true;
     }
     return before === undefined;
@@ -554,7 +474,7 @@ export class Store {
     const now = this.now();
     return this.tx(() => {
       const res = this.db
-        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
+        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
         .run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });

@@ -174,8 +174,10 @@ export class Trigger {
         const delay = this.o.firstRunDelay(marketId);
         events.push({ marketId, blockNumber: Number(log.blockNumber), txHash: log.transactionHash, notBefore: delay > 0 ? Date.now() + delay : undefined });
       }
+      // The cursor keeps its block's hash: a chain restarted under the database is caught at the next start.
+      const toHash = (await this.o.client.getBlock({ blockNumber: BigInt(to) })).hash ?? undefined;
       if (this.stopped || this.o.store.isClosed) return false;
-      const created = this.o.store.recordRange(this.o.chainId, m.address, to, events, disputes);
+      const created = this.o.store.recordRange(this.o.chainId, m.address, to, events, disputes, toHash);
       if (events.length > 0 || to - from > 0) {
         this.o.logger.debug({ market: m.address, from, to, events: events.length, created }, "trigger: range scanned");
       }

@@ -63,7 +63,7 @@ function apiTokenFrom(env: Record<string, string | undefined>, name: string | un
 export function daemonCommand(runtime: () => Runtime): Command {
   return new Command("daemon")
     .description(
-      "Run the resolver daemon: watch ResolutionRequested on the market contract (--market or the deployment file), resolve every requested market exactly once through the workflow and write it on-chain (settleInvalid after --max-attempts failed or no-quorum runs), keep state in SQLite, serve the HTTP API (/health, /metrics, /markets/:id, /.well-known/jwks.json, the Agora event stream, POST /markets/:id/resolve). Needs the key of a resolver on the market (PRIVATE_KEY). Runs until SIGINT/SIGTERM.",
+      "Run the resolver daemon: watch ResolutionRequested on the market contract (--market or the deployment file), propose a bonded verdict for every requested market exactly once through the workflow and the settle module (Invalid after --max-attempts runs that failed or lacked answers), finalize its proposals after the dispute window, escalate or concede disputes (--on-dispute), publish pending ERC-8004 feedback, keep state in SQLite, serve the HTTP API (/health, /metrics, /markets/:id, /bundles/<hash>.json, /.well-known/jwks.json, the Agora event stream, POST /markets/:id/resolve). Needs the key of a resolver on the market (PRIVATE_KEY). Runs until SIGINT/SIGTERM.",
     )
     .option("--db <path>", "SQLite state file (created 0600; one daemon per file)", "./cresolver-daemon.sqlite")
     .option("--api-host <host>", "HTTP API address (keep it on loopback; put a TLS proxy in front to expose it)", "127.0.0.1")
@@ -72,7 +72,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
     .option("--confirmations <n>", "blocks a ResolutionRequested event must be buried under (default 2)")
     .option("--poll-interval-ms <ms>", "pause between scans once caught up (default 4000)")
     .option("--start-block <n>", "first block to scan when the database has no cursor (default: the market's deployment block from the deployment file, else 0)")
-    .option("--max-attempts <n>", "resolve attempts per market before the invalid settlement (default 5)")
+    .option("--max-attempts <n>", "pipeline runs per market before the daemon proposes Invalid (default 5)")
     .option("--concurrency <n>", "markets resolved at once (default 4)")
     .option("--credentials-file <path>", 'per-agent secrets, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
     .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads CRESOLVER_EVAL_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)").choices(["rubric", "llm"]).default("rubric"))

@@ -48,7 +48,7 @@ describe("cresolver daemon", () => {
   it("--help documents the command and exits 0", async () => {
     const { out, exited } = spawnCli(["daemon", "--help"], {});
     expect(await exited).toBe(0);
-    for (const flag of ["--db", "--api-host", "--api-port", "--api-token-env", "--confirmations", "--poll-interval-ms", "--start-block", "--max-attempts", "--credentials-file", "--evaluator", "--allow-loopback", "--allow-private", "--log-level"]) {
+    for (const flag of ["--db", "--api-host", "--api-port", "--api-token-env", "--confirmations", "--poll-interval-ms", "--start-block", "--max-attempts", "--credentials-file", "--evaluator", "--allow-loopback", "--allow-private", "--log-level", "--public-url", "--on-dispute", "--reset-db"]) {
       expect(out.stdout).toContain(flag);
     }
   });
@@ -208,6 +208,18 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(expected);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("refuses a database bound to another chain in one line naming --reset-db (issue 13.5)", async () => {
+    const { Store } = await import("../../../daemon/store.js");
+    const p = join(dir, "other-chain.sqlite");
+    const s = new Store(p);
+    s.bind({ chainId: 1, genesisHash: "0x" + "11".repeat(32), markets: [chain.market] }, false);
+    s.close();
+    const r = await runIn(["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0"], { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: database .*other-chain\.sqlite cannot be used: it belongs to chain id 1, the RPC is on chain id 31337; .*--reset-db\)\n$/);
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 

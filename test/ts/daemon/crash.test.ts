@@ -110,58 +110,8 @@ describe("SIGKILL and restart", () => {
     expect((await chain.settlementLogs()).proposed.get(id)).toBe(1);
     await stopDaemon(d);
   });
-
-  it("a run that ignores its abort signal is abandoned at the end of the grace: its attempt is not counted after restart (issue 13.6)", async () => {
-    const startBlock = await nextBlock();
-    const [id] = await chain.requestedMarkets(["Deaf to shutdown?"]);
-    const dbPath = tempDbPath();
-    let seen: AbortSignal | undefined;
-    const d1 = await startTestDaemon(chain, {
-      dbPath,
-      config: { startBlock, shutdownGraceMs: 50 },
-      override: {
-        run: async (_marketId, _attempt, signal) => {
-          seen = signal;
-          return new Promise(() => {}); // never settles, ignores the signal
-        },
-      },
-    });
-    await waitFor(() => d1.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "running", "running");
-    await d1.handle.stop();
-    expect(seen?.aborted).toBe(true); // shutdown aborted the signal the run was given
-    expect(jobIn(dbPath, id)).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
-
-    const d2 = await startTestDaemon(chain, { dbPath, config: { startBlock } });
-    daemons.push(d2);
-    await waitFor(() => d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
-    expect(d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!.attempts).toBe(1);
-    await stopDaemon(d2);
-  });
-
-  it("the job timeout aborts the run's signal and counts the attempt", async () => {
-    const startBlock = await nextBlock();
-    const [id] = await chain.requestedMarkets(["Too slow for the job timeout?"]);
-    const reasons: string[] = [];
-    const d = await startTestDaemon(chain, {
-      config: { startBlock, jobTimeoutMs: 150, maxAttempts: 2 },
-      override: {
-        run: (_marketId, _attempt, signal) =>
-          new Promise((_resolve, reject) => {
-            signal.addEventListener("abort", () => {
-              reasons.push(String((signal.reason as Error).message));
-              reject(signal.reason);
-            }, { once: true });
-          }),
-      },
-    });
-    daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposing" || d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "attempts used up");
-    const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
-    expect(job).toMatchObject({ attempts: 2, verdict: "invalid" });
-    expect(reasons).toEqual(["job timed out after 150 ms", "job timed out after 150 ms"]);
-    await stopDaemon(d);
-  });
 });
+
 
 describe("SIGTERM and shutdown", () => {
   it("stops polling, aborts the running job after the grace time (attempt given back), closes the database and exits 0", async () => {

@@ -78,7 +78,7 @@ describe("propose → window → finalize", () => {
 
     // Same file, cursor wound back to before the events: the range is scanned again, nothing runs again.
     const s = new Store(dbPath);
-    s.db.prepare("UPDATE cursor SET last_block = ?").run(startBlock - 1);
+    s.db.prepare("UPDATE cursor SET last_block = ?, block_hash = NULL").run(startBlock - 1);
     s.close();
     const d2 = await daemon({ dbPath, config: { startBlock } });
     await waitFor(() => (d2.handle.store.getCursor(chain.chainId, chain.market) ?? 0) >= head - 1, "re-scan done");
@@ -167,7 +167,7 @@ describe("retries and invalid verdicts", () => {
     expect((await proposalOf(id)).bundleHash).toBe(d.handle.store.bundles(jobOf(d, id)!.id).at(-1)!.hash);
     await chain.advance(PAST_WINDOW);
     await waitFor(() => stateOf(d, id) === "finalized", "finalized");
-    expect(jobOf(d, id)).toMatchObject({ finalStatus: "invalid", feedback: "done" });
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "invalid", feedback: "done" }); // Invalid: no records to publish
     expect((await chain.getMarket(id)).status).toBe(STATUS.Invalid);
     expect((await pending(worker)) - before).toBe(STAKE);
     await stop(d);
@@ -187,7 +187,7 @@ describe("retries and invalid verdicts", () => {
 });
 
 describe("disputes", () => {
-  it("escalates a disputed proposal when configured to (the dispute is recorded in the job)", async () => {
+  it("escalates a disputed proposal when configured to (recorded in the job); the arbiter's ruling finalizes it", async () => {
     const startBlock = await nextBlock();
     const [id] = await chain.requestedMarkets(["Disputed, escalate?"]);
     const d = await daemon({ config: { startBlock, onDispute: "escalate" } });
@@ -202,10 +202,14 @@ describe("disputes", () => {
     expect(d.job.stats.escalations.get(id)).toBe(1);
     expect(d.job.stats.finalizes.get(id)).toBeUndefined();
     expect(stateOf(d, id)).toBe("disputed");
+    await chain.rule(id, "yes"); // the arbiter upholds the proposal
+    await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "finalized by the arbiter");
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", finalVerdict: "yes", disputeAction: "escalated", finalizeTx: null, feedback: "done" });
+    expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
     await stop(d);
   });
 
-  it("concedes when configured to: nothing is sent, the dispute is recorded", async () => {
+  it("concedes when configured to: nothing is sent, the dispute is recorded; an overturned proposal is recorded as such", async () => {
     const startBlock = await nextBlock();
     const [id] = await chain.requestedMarkets(["Disputed, concede?"]);
     const d = await daemon({ config: { startBlock, onDispute: "concede" } });
@@ -213,6 +217,10 @@ describe("disputes", () => {
     await chain.dispute(id, "no", chain.accounts[13]);
     await waitFor(() => jobOf(d, id)?.disputeAction === "conceded", "conceded");
     expect(d.job.stats.escalations.get(id)).toBeUndefined();
+    await chain.rule(id, "no"); // the arbiter sides with the disputer
+    await waitFor(() => stateOf(d, id) === "finalized", "finalized by the arbiter");
+    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", finalVerdict: "no", verdict: "yes" });
+    expect((await chain.getMarket(id)).outcome).toBe(false);
     await stop(d);
   });
 });
@@ -253,6 +261,7 @@ describe("HTTP API", () => {
     const p = await proposalOf(id);
     expect(body.bundle.hash).toBe(p.bundleHash);
     expect(body.bundle.document.marketId).toBe(id.toString());
+    expect((body.bundle as unknown as { ipfsUri: string }).ipfsUri).toMatch(/^ipfs:\/\/bafkrei[a-z2-7]{52}$/);
     expect(p.bundleURI).toBe(`https://resolver.example.org/bundles/${p.bundleHash}.json`);
     expect(body.job.bundleUri).toBe(p.bundleURI);
     const served = await fetch(`${url}/bundles/${p.bundleHash}.json`);
@@ -347,6 +356,43 @@ describe("HTTP API", () => {
       expect(lines.filter((l) => /request|\/health/.test(l))).toEqual([]);
     } finally {
       await handle.stop();
+    }
+  });
+});
+
+describe("a database bound to its chain (issue 13.5)", () => {
+  it("refuses a database from a restarted chain (same chain id, genesis and addresses) in one line; resetStore starts over and sees the new chain's markets", async () => {
+    const dbPath = tempDbPath();
+    const startBlock = await nextBlock();
+    const [id] = await chain.requestedMarkets(["Before the restart?"]);
+    const d1 = await daemon({ dbPath, config: { startBlock } });
+    await waitFor(() => stateOf(d1, id) === "proposed", "proposed");
+    await stop(d1);
+
+    // "Restart the node": a fresh chain with the same deployments at the same addresses.
+    const fresh = await startTestChain();
+    try {
+      expect(fresh.chainId).toBe(chain.chainId);
+      expect(fresh.market).toBe(chain.market);
+      let message = "";
+      try {
+        await startTestDaemon(fresh, { dbPath, config: { startBlock: 0 } });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/^database .* cannot be used: .*\(resetStore \/ --reset-db\)$/);
+      expect(message).not.toContain("\n");
+
+      const [freshId] = await fresh.requestedMarkets(["After the restart?"]);
+      const d2 = await startTestDaemon(fresh, { dbPath, config: { startBlock: 0, resetStore: true } });
+      try {
+        await waitFor(() => d2.handle.store.getJob({ chainId: fresh.chainId, market: fresh.market, marketId: freshId })?.state === "proposed", "the new chain's market proposed");
+        expect(d2.handle.store.listJobs()).toHaveLength(1);
+      } finally {
+        await d2.handle.stop();
+      }
+    } finally {
+      await fresh.close();
     }
   });
 });

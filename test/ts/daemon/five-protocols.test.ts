@@ -44,6 +44,9 @@ beforeAll(async () => {
     confirmations: 0,
     pollIntervalMs: 50,
     maxAttempts: 2,
+    // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
+    // tests do not depend on the verdict model's defaults (it has its own tests).
+    resolution: { vote: { thresholdBps: 5_000 } },
     watchIntervalMs: 50,
     backoffMs: 20,
     shutdownGraceMs: 2_000,
@@ -123,22 +126,21 @@ describe("the daemon resolves a market whose five workers speak the five protoco
     expect(agoraExtras.match_id).toBe(id.toString());
     // The Agora agent streamed its match events to the daemon's WebSocket; they are in the bundle.
     expect(agoraExtras.events.length).toBeGreaterThan(0);
-    expect(doc.settlement.workers.map((a: string) => a.toLowerCase())).toEqual(workers.map((w) => w.address.toLowerCase()));
 
-    // Reward (weight > 0: every worker answered), stake back, three ERC-8004 feedback records each.
+    // Reward (weight computed on chain > 0: every worker answered yes/no), stake back, two ERC-8004 records each
+    // (correctness and quality).
     const settled = await chain.workerSettlements(id);
     let paid = 0n;
     for (const [i, w] of workers.entries()) {
       const s = settled.get(w.agentId);
       expect(s, w.protocol).toBeDefined();
       expect(s!.stake).toBe(STAKE);
-      expect(BigInt(doc.settlement.weights[i]), w.protocol).toBeGreaterThan(0n);
       expect(s!.payout, w.protocol).toBeGreaterThan(0n);
       paid += s!.payout;
       expect((await chain.pendingWithdrawal(w.address)) - before[i], w.protocol).toBe(s!.payout + s!.stake);
       const fb = await chain.feedback(w.agentId);
-      expect(fb.count, w.protocol).toBe(3n);
-      expect(new Set(fb.tag1s).size, w.protocol).toBe(3);
+      expect(fb.count, w.protocol).toBe(2n);
+      expect([...new Set(fb.tag1s)].sort(), w.protocol).toEqual(["correctness", "quality"]);
     }
     expect(paid).toBeLessThanOrEqual(POOL);
     expect(POOL - paid).toBeLessThan(BigInt(workers.length));

@@ -30,6 +30,9 @@ beforeAll(async () => {
     confirmations: 0,
     pollIntervalMs: 50,
     maxAttempts: 2,
+    // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
+    // tests do not depend on the verdict model's defaults (it has its own tests).
+    resolution: { vote: { thresholdBps: 5_000 } },
     watchIntervalMs: 50,
     backoffMs: 20,
     maxBackoffMs: 100,

@@ -116,6 +116,15 @@ describe("store", () => {
     s.finish(job.id, { state: "failed", lastOutcome: "propose-error", lastError: "boom" });
     expect(s.recordRange(31337, MARKET, 3, [{ marketId: 6n, blockNumber: 3, txHash: "0x06" }])).toBe(1);
     expect(s.getJobById(job.id)).toMatchObject({ state: "requested", attempts: 0, requestedBlock: 3, finishedAt: null });
+    // A job that waits because the chain said Open (backoff, attempt not counted) is due at once on the event.
+    s.manualRequest(key(7n));
+    const open = s.getJob(key(7n))!;
+    s.claimRun(open.id);
+    s.finish(open.id, { state: "requested", lastOutcome: "not-requested", uncountAttempt: true, nextAttemptAt: Date.now() + 300_000 });
+    expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).not.toContain(open.id);
+    expect(s.recordRange(31337, MARKET, 4, [{ marketId: 7n, blockNumber: 4, txHash: "0x07" }])).toBe(1);
+    expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).toContain(open.id);
+    expect(s.getJobById(open.id)).toMatchObject({ attempts: 0, requestedBlock: 4 });
     s.close();
   });
 
@@ -215,6 +224,16 @@ describe("store binding (issue 13.5)", () => {
     expect((m.db.prepare("SELECT state FROM v1_jobs").all() as { state: string }[]).map((r) => r.state)).toEqual(["written"]);
     expect((await loadOrCreateSigningKey(m)).kid).toBe(k.kid);
     m.close();
+  });
+});
+
+describe("bundle CID", () => {
+  it("computes CIDv1 (raw, sha2-256, base32) as IPFS does", async () => {
+    const { rawCidV1 } = await import("../../../daemon/cid.js");
+    // The well-known CIDs of "hello world" and of the empty file (ipfs add --cid-version 1 --raw-leaves).
+    expect(rawCidV1("hello world")).toBe("bafkreifzjut3te2nhyekklss27nh3k72ysco7y32koao5eei66wof36n5e");
+    expect(rawCidV1("")).toBe("bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku");
+    expect(rawCidV1(new TextEncoder().encode("hello world"))).toBe(rawCidV1("hello world"));
   });
 });
 

@@ -19,6 +19,7 @@ import { marketAbi, VERDICT } from "./job.js";
 
 export { marketAbi, STATUS, VERDICT } from "./job.js";
 
+const arbiterAbi = parseAbi(["function rule(address market, uint256 marketId, uint8 verdict)", "function disputes() view returns (uint256)"]);
 const registerAbi = parseAbi([
   "function register(string agentURI) returns (uint256 agentId)",
   "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
@@ -48,6 +49,10 @@ export interface TestChain {
   settlementLogs(): Promise<{ proposed: Map<bigint, number>; resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
   /** Moves the chain's clock forward (one block mined). */
   advance(seconds: number): Promise<void>;
+  /** The test arbiter every market of this chain uses. */
+  arbiter: Address;
+  /** The test arbiter rules on a disputed market. */
+  rule(id: bigint, verdict: keyof typeof VERDICT): Promise<void>;
   /** Disputes a proposal from `from` with the market's bond, claiming `claimed`. */
   dispute(id: bigint, claimed: keyof typeof VERDICT, from: Address): Promise<void>;
   mine(blocks?: number): Promise<void>;
@@ -63,9 +68,15 @@ export async function startTestChain(): Promise<TestChain> {
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
   const reputation = await deploy("erc8004/ReputationRegistry.sol/ReputationRegistry.json", [identity]);
   const resolvers: [Address, Address] = [accounts[18], accounts[19]];
+  // Test double arbiter (test/contracts/market/TestArbiter.sol): records disputes, rules when told to.
+  const arbiter = await deploy("../test/contracts/market/TestArbiter.sol/TestArbiter.json", []);
   const deployMarketAt = async (): Promise<Address> => {
     const m = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
-    for (const r of resolvers) await send(owner, { address: m, abi: marketAbi, functionName: "addResolver", args: [r] });
+    // Before the first market exists, queued resolvers and the default arbiter are active at once (bootstrap).
+    for (const r of resolvers) await send(owner, { address: m, abi: marketAbi, functionName: "queueResolver", args: [r] });
+    await send(owner, { address: m, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
+    // Room for 12 seats (feedback past the 10th inline seat); other defaults as deployed.
+    await send(owner, { address: m, abi: marketAbi, functionName: "setDefaults", args: [parseEther("0.001"), 12, 3 * 86_400, 86_400, parseEther("0.01")] });
     return m;
   };
 
@@ -172,6 +183,10 @@ export async function startTestChain(): Promise<TestChain> {
       getMarket,
       settlementLogs,
       dispute,
+      arbiter,
+      rule: async (id, verdict) => {
+        await send(owner, { address: arbiter, abi: arbiterAbi, functionName: "rule", args: [market, id, VERDICT[verdict]] });
+      },
       advance: async (seconds) => {
         await testClient.increaseTime({ seconds });
         await testClient.mine({ blocks: 1 });

@@ -23,11 +23,14 @@ export const marketAbi = parseAbi([
   "function createMarket(string question, uint64 deadline) payable returns (uint256 marketId)",
   "function joinMarket(uint256 marketId, uint256 agentId) payable",
   "function requestResolution(uint256 marketId)",
-  "function addResolver(address resolver)",
+  "function queueResolver(address resolver)",
+  "function queueDefaultArbiter(address arbiter)",
+  "function setDefaults(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond)",
   "function proposeResolution(uint256 marketId, uint8 verdict, (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth)[] reports, bytes32 bundleHash, string bundleURI) payable",
   "function dispute(uint256 marketId, uint8 claimed) payable",
   "function finalize(uint256 marketId)",
   "function publishFeedback(uint256 marketId, uint256 maxWorkers) returns (uint256 published)",
+  "function feedbackStatus(uint256 marketId) view returns (uint256 cursor, uint256 pending)",
   "function getMarketConfig(uint256 marketId) view returns ((uint64 createdAt, uint8 admission, uint8 minCorrectness, uint32 minSettled, uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond, address arbiter))",
   "function getProposal(uint256 marketId) view returns ((address proposer, uint8 verdict, uint64 proposedAt, uint64 disputeEndsAt, uint96 bond, address disputer, uint8 claimed, uint64 disputedAt, bytes32 bundleHash, string bundleURI))",
   "function resolveDispute(uint256 marketId, uint8 verdict)",
@@ -138,8 +141,8 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
     })();
     return { hash, mined };
   };
-  const call = async (functionName: string, args: readonly unknown[], value?: bigint): Promise<Hex> => {
-    const { request } = await publicClient.simulateContract({ address: market, abi: marketAbi, functionName, args, account, chain: o.wallet.chain, ...(value !== undefined ? { value } : {}) } as never);
+  const call = async (functionName: string, args: readonly unknown[], value?: bigint, gas?: bigint): Promise<Hex> => {
+    const { request } = await publicClient.simulateContract({ address: market, abi: marketAbi, functionName, args, account, chain: o.wallet.chain, ...(value !== undefined ? { value } : {}), ...(gas !== undefined ? { gas } : {}) } as never);
     const { hash, mined } = await send(request);
     await mined;
     return hash;
@@ -214,7 +217,7 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
       const m = await readMarketOnChain(publicClient, market, marketId);
       if (m.status !== "proposed") return { kind: "not-needed" };
       try {
-        const txHash = await call("finalize", [marketId]);
+        const txHash = await call("finalize", [marketId], undefined, 12_000_000n);
         bump(stats.finalizes, marketId);
         return { txHash };
       } catch (err) {
@@ -223,11 +226,16 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
       }
     },
     publishFeedback: async (marketId) => {
-      const { result } = (await publicClient.simulateContract({ address: market, abi: marketAbi, functionName: "publishFeedback", args: [marketId, 10n], account } as never)) as { result: bigint };
-      if (result === 0n) return { published: 0 };
-      const txHash = await call("publishFeedback", [marketId, 10n]);
+      const status = async () => ((await publicClient.readContract({ address: market, abi: marketAbi, functionName: "feedbackStatus", args: [marketId] })) as readonly [bigint, bigint])[1];
+      const before = await status();
+      if (before === 0n) return { published: 0, pending: 0 };
+      // Explicit gas: an estimate can be just enough for a batch that writes nothing.
+      const { request } = await publicClient.simulateContract({ address: market, abi: marketAbi, functionName: "publishFeedback", args: [marketId, 10n], account, chain: o.wallet.chain, gas: 12_000_000n } as never);
+      const { hash, mined } = await send(request);
+      await mined;
       bump(stats.feedbackBatches, marketId);
-      return { published: Number(result), txHash };
+      const after = await status();
+      return { published: Number(before - after), pending: Number(after), txHash: hash };
     },
     escalate: async (marketId) => {
       bump(stats.escalations, marketId);

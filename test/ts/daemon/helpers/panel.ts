@@ -76,7 +76,9 @@ export async function startPanelChain(): Promise<PanelChain> {
   const reputation = await deploy("erc8004/ReputationRegistry.sol/ReputationRegistry.json", [identity]);
   const market = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
   const resolverKey = hardhatKey(19);
-  await send(owner, { address: market, abi: marketAbi, functionName: "addResolver", args: [accounts[19]] });
+  await send(owner, { address: market, abi: marketAbi, functionName: "queueResolver", args: [accounts[19]] });
+  const arbiter = await deploy("../test/contracts/market/TestArbiter.sol/TestArbiter.json", []);
+  await send(owner, { address: market, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
 
   return {
     rpcUrl,
