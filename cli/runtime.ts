@@ -108,6 +108,13 @@ export class Runtime {
     return (file as DeploymentFile).contracts.ResolutionMarket.address;
   }
 
+  /** For commands that send a market transaction: fails fast without a key, then the market and a signing context. */
+  async marketSigner(): Promise<{ market: Address; ctx: ChainContext }> {
+    this.requireKey();
+    const market = await this.marketAddress();
+    return { market, ctx: await this.chain({ needsKey: true }) };
+  }
+
   /** Where log scans of the market start: its deployment block from the deployment file, else 0. */
   async marketFromBlock(): Promise<bigint> {
     if (this.globals.market !== undefined) return 0n;

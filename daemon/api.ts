@@ -5,7 +5,7 @@
  * at debug: monitoring polls must not drown the job lines.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { jwks } from "./keys.js";
 import { rawCidV1 } from "./cid.js";
@@ -87,7 +87,8 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
     forceCloseConnections: true,
-    disableRequestLogging: true,
+    // Fastify's own per-request lines are off; the hook below logs each request at debug (pollers would drown job lines).
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook("onResponse", async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "api request");

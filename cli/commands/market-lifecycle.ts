@@ -159,9 +159,7 @@ function disputeCmd(runtime: () => Runtime): Command {
     .action(async (marketIdArg: string, opts: { claim: VerdictKind }) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await dispute(ctx, market, marketId, opts.claim);
       rt.emit(
         { marketId, claimed: opts.claim, proposed: r.proposed, bond: r.bond, arbiter: r.arbiter, disputer: ctx.account?.address, txHash: r.txHash, blockNumber: r.blockNumber },
@@ -178,9 +176,7 @@ function voteCmd(runtime: () => Runtime): Command {
     .action(async (marketIdArg: string, opts: { verdict: VerdictKind }) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await committeeVote(ctx, market, marketId, opts.verdict);
       rt.emit(
         { marketId, verdict: opts.verdict, ...r },
@@ -196,9 +192,7 @@ function finalizeCmd(runtime: () => Runtime): Command {
     .action(async (marketIdArg: string) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await finalize(ctx, market, marketId);
       const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
       const tail = r.feedbackPending > 0n ? [`  ERC-8004 feedback pending for ${r.feedbackPending} seats: run \`cresolver market publish-feedback ${marketId}\``] : [];
@@ -213,9 +207,7 @@ function cancelCmd(runtime: () => Runtime): Command {
     .action(async (marketIdArg: string) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const requested = await cancelRequestedAt(ctx, market, marketId, await rt.marketFromBlock());
       if (requested === 0n) {
         const r = await requestCancel(ctx, market, marketId);
@@ -238,9 +230,7 @@ function publishCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const max = parseIntIn(opts.max, "--max", 1, 100);
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await publishFeedback(ctx, market, marketId, max);
       rt.emit({ marketId, ...r }, `published ERC-8004 feedback of ${r.published} seats of market ${marketId}; ${r.pending} still pending${r.pending > 0n ? " (run again)" : ""}\n  tx ${r.txHash}`);
     });
@@ -255,9 +245,7 @@ function retryCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const seat = parseIntIn(opts.seat, "--seat", 0, 99);
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await retryFeedback(ctx, market, marketId, seat);
       rt.emit({ marketId, seat, ...r }, `market ${marketId} seat ${seat}: wrote ${r.written} record(s), ${r.stillPending} still refused\n  tx ${r.txHash}`);
     });

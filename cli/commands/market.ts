@@ -121,9 +121,7 @@ function join(runtime: () => Runtime): Command {
       const marketId = parseUint(marketIdArg, "marketId");
       const agentId = parseUint(opts.agentId, "--agent-id");
       const stake = parseEth(opts.stake, "--stake");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await joinMarket(ctx, market, marketId, agentId, stake, await rt.marketFromBlock());
       rt.emit({ marketId, agentId, worker: ctx.account?.address, stake, txHash: r.txHash, blockNumber: r.blockNumber }, `joined market ${marketId} with agent ${agentId}, stake ${formatEther(stake)} ETH\n  tx ${r.txHash}`);
     });
@@ -136,9 +134,7 @@ function request(runtime: () => Runtime): Command {
     .action(async (marketIdArg: string) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await requestResolution(ctx, market, marketId);
       rt.emit({ marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber }, `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`);
     });
@@ -149,9 +145,7 @@ function withdrawCmd(runtime: () => Runtime): Command {
     .description("Withdraw everything the market credited to your address (rewards, stakes, refunds).")
     .action(async () => {
       const rt = runtime();
-      rt.requireKey();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain({ needsKey: true });
+      const { market, ctx } = await rt.marketSigner();
       const r = await withdraw(ctx, market);
       rt.emit({ account: ctx.account?.address, amount: r.amount, txHash: r.txHash, blockNumber: r.blockNumber }, `withdrew ${formatEther(r.amount)} ETH to ${ctx.account?.address}\n  tx ${r.txHash}`);
     });

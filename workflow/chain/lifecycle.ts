@@ -5,7 +5,7 @@
  * naming it), lets the simulation decide time windows (their reverts are decoded with ISO times), caps gas at
  * min(2^24, block gas limit) and returns what the receipt's events say.
  */
-import { getAddress, parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
+import { getAddress, parseEventLogs, zeroAddress, type Address, type ContractFunctionReturnType, type Hex } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
@@ -50,18 +50,8 @@ export interface MarketConfigView {
   arbiter: Address;
 }
 
-interface RawConfig {
-  createdAt: bigint;
-  admission: number;
-  minCorrectness: number;
-  minSettled: number;
-  minStake: bigint;
-  maxWorkers: number;
-  gracePeriod: number;
-  disputeWindow: number;
-  bond: bigint;
-  arbiter: Address;
-}
+/** What `getMarketConfig`/`getDefaults` return, as viem decodes it from the generated ABI. */
+type RawConfig = ContractFunctionReturnType<typeof resolutionMarketAbi, "view", "getMarketConfig">;
 
 export function shapeConfig(c: RawConfig): MarketConfigView {
   return {
