@@ -321,8 +321,11 @@ export class Runner {
       // as it is now (the trigger may have recorded a dispute meanwhile), or disputed when the chain says so.
       const current = this.o.store.getJobById(job.id) ?? job;
       const state = chain?.status === "disputed" && current.state === "proposed" ? "disputed" : current.state;
+      // The chain already names the disputer even when the trigger has not seen the event yet (or escalating failed).
+      const seen = chain?.status === "disputed" && current.disputer === null ? chain.proposal : undefined;
+      const dispute = seen?.disputer ? { disputer: seen.disputer.toLowerCase(), claimed: seen.claimed ?? null } : {};
       const delay = Math.min(this.backoff(2), this.o.watchIntervalMs * 4);
-      this.finish(job, entry, { state, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: current.feedback ?? undefined });
+      this.finish(job, entry, { state, ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: current.feedback ?? undefined });
       log.warn({ error: message, retryInMs: delay }, "job: chain step failed, will retry");
     }
   }
