@@ -179,7 +179,8 @@ async function main(): Promise<void> {
     challengeTimeoutMs: 10_000,
     logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
   });
-  const job = async (id: bigint) => ((await (await fetch(`${daemon.url}/markets/${id}`)).json()) as { job?: { state: string; verdict?: string; feedback?: string } }).job;
+  const view = async (id: bigint) => (await (await fetch(`${daemon.url}/markets/${id}`)).json()) as { job?: { state: string; verdict?: string; feedback?: string }; bundle?: { document?: { decision?: { posterior?: number } } } };
+  const job = async (id: bigint) => (await view(id)).job;
   const waitJob = async (id: bigint, done: (j: NonNullable<Awaited<ReturnType<typeof job>>>) => boolean, what: string) => {
     const deadline = Date.now() + 120_000;
     for (;;) {
@@ -191,7 +192,7 @@ async function main(): Promise<void> {
     }
   };
 
-  const rows: { market: number; marketId: string; truth: boolean; inProcess: Call; e2e: Call; verdict: string; agree: boolean }[] = [];
+  const rows: { market: number; marketId: string; truth: boolean; inProcess: Call; e2e: Call; verdict: string; agree: boolean; posterior: { e2e: number | null; inProcess: number } }[] = [];
   try {
     for (let i = 0; i < MARKETS; i++) {
       const block = await publicClient.getBlock();
@@ -216,7 +217,9 @@ async function main(): Promise<void> {
       })();
       if (sim.markets[i].truth !== truth) throw new Error(`market ${i}: the streams drifted from the simulator's (truth differs)`);
       const inProcess = sim.markets[i].after;
-      rows.push({ market: i + 1, marketId: id.toString(), truth, inProcess, e2e, verdict: proposed.verdict ?? "?", agree: inProcess === e2e });
+      // The posterior of the bundle the daemon proposed with (its hash is on chain) vs the in-process one.
+      const posterior = (await view(id)).bundle?.document?.decision?.posterior ?? null;
+      rows.push({ market: i + 1, marketId: id.toString(), truth, inProcess, e2e, verdict: proposed.verdict ?? "?", agree: inProcess === e2e, posterior: { e2e: posterior, inProcess: sim.markets[i].posterior } });
       console.log(`market ${String(i + 1).padStart(2)} (#${id}) truth ${truth ? "yes" : "no "}  proposed ${String(proposed.verdict).padEnd(7)} → e2e ${e2e.padEnd(10)} in-process ${inProcess.padEnd(10)} ${inProcess === e2e ? "" : "DIFFERS"}`);
     }
   } finally {
@@ -229,6 +232,8 @@ async function main(): Promise<void> {
   const pct = (n: number) => Math.round((n / rows.length) * 1000) / 10;
   const figures = (k: "inProcess" | "e2e") => ({ correct: count(k, "correct"), wrong: count(k, "wrong"), unresolved: count(k, "unresolved") });
   const agreement = pct(rows.filter((r) => r.agree).length);
+  const diffs = rows.map((r) => (r.posterior.e2e === null ? Infinity : Math.abs(r.posterior.e2e - r.posterior.inProcess)));
+  const posteriorMaxAbsDiff = Math.max(...diffs);
   const doc = {
     bench: "integrity-e2e",
     scenario: scenario.name,
@@ -241,6 +246,8 @@ async function main(): Promise<void> {
     e2e: figures("e2e"),
     inProcess: figures("inProcess"),
     agreementPercent: agreement,
+    /** Largest |posterior(e2e bundle) − posterior(in-process)| over the markets (null: a bundle without a posterior). */
+    posteriorMaxAbsDiff: Number.isFinite(posteriorMaxAbsDiff) ? posteriorMaxAbsDiff : null,
     seconds: Math.round((performance.now() - t0) / 100) / 10,
     perMarket: rows,
   };
@@ -249,7 +256,7 @@ async function main(): Promise<void> {
   console.log(`\n${scenario.name}, seed ${SEED}, ${MARKETS} markets end to end`);
   console.log(`  e2e        ${doc.e2e.correct} correct / ${doc.e2e.wrong} wrong / ${doc.e2e.unresolved} unresolved`);
   console.log(`  in-process ${doc.inProcess.correct} correct / ${doc.inProcess.wrong} wrong / ${doc.inProcess.unresolved} unresolved`);
-  console.log(`  agreement  ${agreement} % of markets`);
+  console.log(`  agreement  ${agreement} % of markets; largest posterior difference ${doc.posteriorMaxAbsDiff}`);
   console.log(`\n${doc.seconds} s; wrote bench/results/integrity-e2e.json`);
 }
 
