@@ -7,7 +7,7 @@
  * are created, joined, requested, proposed and finalized one after another (10-minute window, chain clock moved
  * past it), so each decision reads the on-chain track record of the markets before it.
  *
- *   npm run bench:integrity:e2e [-- --scenario 7-agents --seed 1 --markets 16]
+ *   npm run bench:integrity:e2e [-- --scenario 7-agents --seed 1 --markets 16 --out integrity-e2e.json]
  *
  * Compares every market's on-chain result (Resolved = its outcome, Invalid = unresolved) with the in-process
  * decision of the same streams (simulate()) and writes bench/results/integrity-e2e.json.
@@ -16,10 +16,11 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
 import { createPublicClient, createTestClient, createWalletClient, http, parseAbi, parseEther, parseEventLogs, type Abi, type Address, type Hex } from "viem";
+import { privateKeyToAccount, type LocalAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { startResolverDaemon } from "../daemon/host.js";
 import { createLogger } from "../daemon/index.js";
@@ -37,6 +38,8 @@ const opt = (name: string, fallback: string): string => (args.includes(`--${name
 const SCENARIO = opt("scenario", "7-agents");
 const SEED = Number(opt("seed", "1"));
 const MARKETS = Number(opt("markets", "16"));
+/** Output file, relative to bench/results (another name keeps the committed sample). */
+const OUT = opt("out", "integrity-e2e.json");
 const WINDOW = 600; // MIN_DISPUTE_WINDOW
 const POOL = parseEther("1");
 const STAKE = parseEther("0.01");
@@ -125,7 +128,8 @@ async function main(): Promise<void> {
   const chain = { ...hardhat, id: await publicClient.getChainId() };
   const accounts = (await publicClient.request({ method: "eth_accounts" } as never)) as Address[];
   const owner = accounts[0];
-  const send = async (from: Address, to: Address, abi: Abi, functionName: string, a: readonly unknown[], value?: bigint) => {
+  /** From an unlocked node account (owner) or a local key (agent owners: more agents than node accounts). */
+  const send = async (from: Address | LocalAccount, to: Address, abi: Abi, functionName: string, a: readonly unknown[], value?: bigint) => {
     const hash = await createWalletClient({ chain, transport, account: from }).writeContract({ address: to, abi, functionName, args: a, value, account: from, chain } as never);
     const r = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (r.status !== "success") throw new Error(`${functionName} reverted`);
@@ -143,17 +147,18 @@ async function main(): Promise<void> {
   const resolverKey = localDevKey(19);
   await send(owner, market, marketAbi as Abi, "queueResolver", [accounts[19]]);
   await send(owner, market, marketAbi as Abi, "queueDefaultArbiter", [arbiter]);
-  await send(owner, market, marketAbi as Abi, "setDefaults", [parseEther("0.001"), 12, 3 * 86_400, WINDOW, parseEther("0.01")]);
+  await send(owner, market, marketAbi as Abi, "setDefaults", [parseEther("0.001"), Math.max(12, scenario.agents.length), 3 * 86_400, WINDOW, parseEther("0.01")]);
 
-  // Agents: one HTTP server, one ERC-8004 identity per simulated agent (owned by accounts[1..]).
+  // Agents: one HTTP server, one ERC-8004 identity per simulated agent (each owned by its own funded key).
   const marketIndex = new Map<bigint, number>();
   const agents = await startAgents((agent, marketId) => {
     const i = marketIndex.get(marketId);
     return i === undefined ? undefined : plan[i].answers.get(agent);
   });
-  const onChain = new Map<bigint, { agentId: bigint; owner: Address }>();
+  const onChain = new Map<bigint, { agentId: bigint; owner: LocalAccount }>();
   for (const [k, a] of scenario.agents.entries()) {
-    const from = accounts[k + 1];
+    const from = privateKeyToAccount(localDevKey(100 + k));
+    await testClient.setBalance({ address: from.address, value: parseEther("100") });
     const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `integrity agent ${a.id}`, endpoint: `${agents.base}/a/${a.id}`, protocol: "cresolver" }));
     const r = await send(from, identity, identityAbi, "register", [uri]);
     onChain.set(a.id, { agentId: parseEventLogs({ abi: identityAbi, logs: r.logs, eventName: "Registered" })[0].args.agentId, owner: from });
@@ -252,12 +257,13 @@ async function main(): Promise<void> {
     perMarket: rows,
   };
   mkdirSync(join(here, "results"), { recursive: true });
-  writeFileSync(join(here, "results", "integrity-e2e.json"), JSON.stringify(doc, null, 2) + "\n");
+  const outPath = resolve(here, "results", OUT); // an absolute --out is taken as is
+  writeFileSync(outPath, JSON.stringify(doc, null, 2) + "\n");
   console.log(`\n${scenario.name}, seed ${SEED}, ${MARKETS} markets end to end`);
   console.log(`  e2e        ${doc.e2e.correct} correct / ${doc.e2e.wrong} wrong / ${doc.e2e.unresolved} unresolved`);
   console.log(`  in-process ${doc.inProcess.correct} correct / ${doc.inProcess.wrong} wrong / ${doc.inProcess.unresolved} unresolved`);
   console.log(`  agreement  ${agreement} % of markets; largest posterior difference ${doc.posteriorMaxAbsDiff}`);
-  console.log(`\n${doc.seconds} s; wrote bench/results/integrity-e2e.json`);
+  console.log(`\n${doc.seconds} s; wrote ${outPath}`);
 }
 
 await main();
