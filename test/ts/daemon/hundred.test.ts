@@ -2,7 +2,7 @@
  * Issue 13 item 1 acceptance: a 100-worker market settles through the production daemon on Hardhat's
  * in-process chain (which refuses any transaction above EIP-7825's 2^24 gas cap). 100 ERC-8004 agents, each
  * owned by its own funded key, served by ONE loopback HTTP server of the cresolver protocol (one path per
- * agent, fixed answers; no LLM, rubric evaluator). The daemon proposes from the ResolutionRequested event,
+ * agent, fixed answers, three agents down; no LLM, rubric evaluator). The daemon proposes from the ResolutionRequested event,
  * finalizes after the (10-minute) window and publishes the feedback past the 10th inline seat.
  */
 import { createServer, type Server } from "node:http";
@@ -33,7 +33,9 @@ const WINDOW = 600; // MIN_DISPUTE_WINDOW
 const GAS_CAP = 2n ** 24n;
 const identityAbi = parseAbi(["function register(string agentURI) returns (uint256 agentId)", "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)"]);
 
-/** Seat i answers YES unless i % 5 == 4 (80 yes, 20 no), confidence 0.55..0.95. */
+/** Seats 32, 65, 98 are down (404): failed seats, one correctness-0 record each. */
+const DOWN = new Set([32, 65, 98]);
+/** Seat i answers YES unless i % 5 == 4, confidence 0.55..0.95. */
 const answerOf = (i: number) => ({
   determination: i % 5 !== 4,
   confidence: 0.55 + (i % 5) * 0.1,
@@ -48,7 +50,7 @@ function startAgents(): Promise<{ server: Server; base: string }> {
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
       const m = /^\/w\/(\d+)\/a2a\/(resolve|challenge)$/.exec(req.url ?? "");
-      if (!m || req.method !== "POST") return void res.writeHead(404).end();
+      if (!m || req.method !== "POST" || DOWN.has(Number(m[1]))) return void res.writeHead(404).end();
       const i = Number(m[1]);
       let reply: unknown;
       if (m[2] === "resolve") reply = answerOf(i);
@@ -175,13 +177,20 @@ describe("a 100-worker market through the daemon", () => {
       expect(s.used).toBeLessThanOrEqual(GAS_CAP);
     }
 
-    // Every answered seat has its two ERC-8004 records (correctness + quality); nothing left pending.
+    // Every answered seat has its two ERC-8004 records (correctness + quality), a failed seat one correctness-0
+    // record; nothing left pending.
     const [, pending] = (await publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "feedbackStatus", args: [id] })) as [bigint, bigint];
     expect(pending).toBe(0n);
-    for (const agentId of agentIds) {
+    for (const [i, agentId] of agentIds.entries()) {
       const f = await chain.feedback(agentId);
-      expect(f.count).toBe(2n);
-      expect([...f.tag1s].sort()).toEqual(["correctness", "quality"]);
+      if (DOWN.has(i)) {
+        expect(f.count).toBe(1n);
+        expect([...f.tag1s]).toEqual(["correctness"]);
+        expect(f.values[0]).toBe(0n);
+      } else {
+        expect(f.count).toBe(2n);
+        expect([...f.tag1s].sort()).toEqual(["correctness", "quality"]);
+      }
     }
 
     // Funds: the market holds exactly the sum of what every party can withdraw.
@@ -191,8 +200,10 @@ describe("a 100-worker market through the daemon", () => {
     const settled = await chain.workerSettlements(id);
     expect(settled.size).toBe(N);
     let rewards = 0n;
-    for (const s of settled.values()) {
+    for (const [i, agentId] of agentIds.entries()) {
+      const s = settled.get(agentId)!;
       expect(s.stake).toBe(STAKE);
+      if (DOWN.has(i)) expect(s.payout).toBe(0n);
       rewards += s.payout;
     }
     expect(rewards).toBe(POOL);
