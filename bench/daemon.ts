@@ -6,13 +6,13 @@
  * agents (agents/reference/server.ts, offline engine: they answer at once) on loopback, CRE protocol,
  * registered on ERC-8004 with data: registration files; `startResolverDaemon` (daemon/host.ts) with its SQLite
  * file and the real pipeline (daemon/seams.ts: read → discover → ask → challenge → rubric evaluator → vote →
- * bundle → resolveMarket, receipt awaited). Every market has 3 workers. The daemon runs in its own forked Node
+ * bundle → proposeResolution, receipt awaited). Every market has 3 workers. The daemon runs in its own forked Node
  * process (bench/daemon-host.ts), as `cresolver daemon` would; chain, agents and this script share the other.
  *
  * Series:
  *  1. latency: one market at a time, from the block carrying ResolutionRequested being mined to the job
  *     starting (the daemon's `running` claim, SQLite `started_at`) and to the job being `written` (after the
- *     resolveMarket receipt, SQLite `finished_at`); confirmations 0 (add confirmations × block time on a
+ *     proposeResolution receipt, SQLite `finished_at`); confirmations 0 (add confirmations × block time on a
  *     real chain), at two poll intervals, with a random phase against the poll timer;
  *  2. throughput, end to end (the headline): 50 markets requested in one block, at a few concurrencies;
  *     markets/s = 50 / (last `written` − request block mined). Every market is checked on chain afterwards
@@ -214,7 +214,7 @@ async function burstEndToEnd(host: DaemonHost, b: Bench, ids: bigint[], concurre
       pooled.written.push(...rows.map((r) => r.finishedAt - minedAt));
     }
     return {
-      mode: "end-to-end: production daemon, 3 instant CRE agents, rubric evaluator, resolveMarket receipt",
+      mode: "end-to-end: production daemon, 3 instant CRE agents, rubric evaluator, proposeResolution receipt",
       daemon: host.where,
       ...(note !== undefined ? { note } : {}),
       markets: ids.length,
@@ -366,12 +366,12 @@ async function main() {
       generatedAt: new Date().toISOString(),
       node: process.version,
       machine: `${availableParallelism()} cores (${cpu}), shared with other work (1-min load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end); the daemon runs in its own Node process (forked), the chain's JSON-RPC server, the 3 agents and this script in another`,
-      chain: "Hardhat EDR (in-process in the bench process) over JSON-RPC/HTTP on 127.0.0.1, automine (each resolveMarket in its own block)",
+      chain: "Hardhat EDR (in-process in the bench process) over JSON-RPC/HTTP on 127.0.0.1, automine (each proposeResolution in its own block)",
       contract: "ResolutionMarket + IdentityRegistry + ReputationRegistry (real), 3 worker seats per market",
       daemon: "startResolverDaemon (daemon/host.ts): real pipeline (daemon/seams.ts), SQLite file, resolver key + RPC URL (viem receipt polling 100 ms on a local chain id), maxAttempts 2",
       agents: "3 reference agents (agents/reference/server.ts, offline engine: instant answers), CRE protocol over loopback HTTP, personas analyst/analyst/skeptic, ERC-8004 data: registration files",
       evaluator: "rubric (default)",
-      timeSource: "Date.now() (same clock in both processes); request block = when the mining RPC call returned; job start = SQLite started_at (the running claim); written = SQLite finished_at (after the resolveMarket receipt)",
+      timeSource: "Date.now() (same clock in both processes); request block = when the mining RPC call returned; job start = SQLite started_at (the running claim); written = SQLite finished_at (after the proposeResolution receipt)",
       summary,
       latencyFromRequestBlock: lat,
       ...(TRACE ? { warning: "BENCH_RPC_TRACE=1: the daemon's RPC went through a timing proxy (extra hop); not headline figures" } : {}),
