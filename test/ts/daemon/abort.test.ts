@@ -6,10 +6,9 @@
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
-import { createLogger } from "../../../daemon/index.js";
+import { type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { getJson, waitFor } from "./helpers/chain.js";
-import { tempDbPath } from "./helpers/daemon.js";
+import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { startPanelChain, type PanelChain } from "./helpers/panel.js";
 
 /** The worker call's own deadline: far beyond what the test waits. */
@@ -41,21 +40,12 @@ afterAll(async () => {
 async function daemonWith(options: { jobTimeoutMs?: number; shutdownGraceMs?: number }): Promise<ResolverDaemonHandle> {
   // Only this test's market: scanning starts after the earlier tests' requests.
   const startBlock = Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1;
-  return startResolverDaemon({
-    rpcUrl: chain.rpcUrl,
-    privateKey: chain.resolverKey,
-    markets: [chain.market],
-    dbPath: tempDbPath("abort"),
+  return startProductionDaemon(chain, "abort", {
     startBlock,
-    apiPort: 0,
-    confirmations: 0,
-    pollIntervalMs: 50,
     maxAttempts: 5,
     backoffMs: 60_000, // one attempt in the test's time
-    http: { allowLoopback: true },
     resolveTimeoutMs: CALL_TIMEOUT_MS,
     challengeTimeoutMs: CALL_TIMEOUT_MS,
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
     ...options,
   });
 }

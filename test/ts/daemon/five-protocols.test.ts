@@ -8,12 +8,11 @@
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
-import { createLogger } from "../../../daemon/index.js";
+import { type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { type AgentCredentials, type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../../../workflow/adapters/credentials.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";
-import { tempDbPath } from "./helpers/daemon.js";
+import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { STATUS } from "./helpers/job.js";
 import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "./helpers/panel.js";
 
@@ -35,14 +34,7 @@ beforeAll(async () => {
 
   const secrets = new Map<bigint, BoundAgentCredentials>();
   const auth: Record<string, AgentCredentials> = { factagora: { bearerToken: FACTAGORA_TOKEN }, roundtable: { bearerToken: ROUNDTABLE_TOKEN }, "ai-olympics": { hmacSecret: OLYMPICS_SECRET } };
-  daemon = await startResolverDaemon({
-    rpcUrl: chain.rpcUrl,
-    privateKey: chain.resolverKey,
-    markets: [chain.market],
-    dbPath: tempDbPath("five"),
-    apiPort: 0,
-    confirmations: 0,
-    pollIntervalMs: 50,
+  daemon = await startProductionDaemon(chain, "five", {
     maxAttempts: 2,
     // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
     // tests do not depend on the verdict model's defaults (it has its own tests).
@@ -50,9 +42,7 @@ beforeAll(async () => {
     watchIntervalMs: 50,
     backoffMs: 20,
     shutdownGraceMs: 2_000,
-    http: { allowLoopback: true },
     credentials: credentialStoreOver(secrets), // filled below, bound to each agent's origin once it listens
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
   });
 
   // The agents, each with the auth its protocol uses; Agora verifies against the daemon's JWKS and streams to it.

@@ -6,13 +6,12 @@
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { daemonAgoraSigner, startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
-import { createLogger } from "../../../daemon/index.js";
+import { daemonAgoraSigner, type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { wsExchange } from "../protocols/agora/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";
-import { tempDbPath } from "./helpers/daemon.js";
 import { POOL, STAKE, startPanelChain, type PanelChain } from "./helpers/panel.js";
+import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { STATUS } from "./helpers/job.js";
 
 let chain: PanelChain;
@@ -20,15 +19,8 @@ let daemon: ResolverDaemonHandle;
 
 beforeAll(async () => {
   chain = await startPanelChain();
-  daemon = await startResolverDaemon({
-    rpcUrl: chain.rpcUrl,
-    privateKey: chain.resolverKey,
-    markets: [chain.market],
-    dbPath: tempDbPath("host"),
+  daemon = await startProductionDaemon(chain, "host", {
     apiHost: "127.0.0.1",
-    apiPort: 0,
-    confirmations: 0,
-    pollIntervalMs: 50,
     maxAttempts: 2,
     // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
     // tests do not depend on the verdict model's defaults (it has its own tests).
@@ -37,10 +29,8 @@ beforeAll(async () => {
     backoffMs: 20,
     maxBackoffMs: 100,
     shutdownGraceMs: 2_000,
-    http: { allowLoopback: true },
     resolveTimeoutMs: 5_000,
     challengeTimeoutMs: 5_000,
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
   });
 }, 120_000);
 

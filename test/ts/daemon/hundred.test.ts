@@ -20,11 +20,10 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
-import { createLogger } from "../../../daemon/index.js";
+import { type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { getJson, waitFor } from "./helpers/chain.js";
-import { tempDbPath } from "./helpers/daemon.js";
+import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { STATUS, marketAbi } from "./helpers/job.js";
 import { POOL, STAKE, startPanelChain, type PanelChain } from "./helpers/panel.js";
 
@@ -122,25 +121,17 @@ describe("a 100-worker market through the daemon", () => {
     expect((await publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "getMarket", args: [id] }) as { workerCount: number }).workerCount).toBe(N);
 
     const startBlock = Number(await publicClient.getBlockNumber());
-    daemon = await startResolverDaemon({
-      rpcUrl: chain.rpcUrl,
-      privateKey: chain.resolverKey,
+    daemon = await startProductionDaemon(chain, "hundred", {
       markets: [{ address: chain.market, startBlock }],
-      dbPath: tempDbPath("hundred"),
       apiHost: "127.0.0.1",
-      apiPort: 0,
-      confirmations: 0,
-      pollIntervalMs: 50,
       maxAttempts: 2,
       resolution: { vote: { thresholdBps: 5_000 } },
       watchIntervalMs: 50,
       backoffMs: 20,
       maxBackoffMs: 100,
       shutdownGraceMs: 2_000,
-      http: { allowLoopback: true },
       resolveTimeoutMs: 10_000,
       challengeTimeoutMs: 10_000,
-      logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
     });
     await chain.requestResolution(id);
 

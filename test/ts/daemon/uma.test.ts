@@ -8,16 +8,15 @@
  */
 import { parseEther, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startResolverDaemon, type ResolverDaemonHandle } from "../../../daemon/host.js";
-import { createLogger } from "../../../daemon/index.js";
+import { type ResolverDaemonHandle } from "../../../daemon/host.js";
 import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { approveCurrency, currencyBalance, deployUmaArbiter, deployUmaStack, getAssertion, mintCurrency, pushMockPrice, settleAssertion, type UmaStack } from "../../../workflow/chain/uma.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";
-import { tempDbPath } from "./helpers/daemon.js";
 import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "./helpers/panel.js";
+import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { STATUS } from "./helpers/job.js";
 
 const E18 = 10n ** 18n;
@@ -38,22 +37,13 @@ beforeAll(async () => {
   arbiter = (await deployUmaArbiter(owner, uma, { markets: [chain.market], liveness: 3_600 })).address;
   // UMA's bond currency for both sides of the OOv3 dispute (the resolver's daemon pays its counter-bond).
   for (const who of [chain.accounts[10], chain.accounts[19]]) await mintCurrency(owner, uma, who, 1_000n * E18);
-  daemon = await startResolverDaemon({
-    rpcUrl: chain.rpcUrl,
-    privateKey: chain.resolverKey,
-    markets: [chain.market],
-    dbPath: tempDbPath("uma"),
-    apiPort: 0,
-    confirmations: 0,
-    pollIntervalMs: 50,
+  daemon = await startProductionDaemon(chain, "uma", {
     watchIntervalMs: 50,
     backoffMs: 20,
     onDispute: "escalate",
     resolution: { vote: { thresholdBps: 5_000 } }, // fresh agents: see host.test.ts
-    http: { allowLoopback: true },
     resolveTimeoutMs: 5_000,
     challengeTimeoutMs: 5_000,
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
   });
 }, 180_000);
 
