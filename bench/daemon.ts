@@ -238,13 +238,13 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
   // The daemon's own cost only: the run answers at once and the "proposal" is not sent (no agents, no
   // evaluator, no chain write); the job ends `proposed` with a dummy tx hash.
   const instant: MarketSeams = {
-    account: ("0x" + "00".repeat(20)) as Hex,
+    account: (`0x${"00".repeat(20)}`) as Hex,
     read: async () => ({ status: "requested", chainTime: Math.floor(Date.now() / 1000) }),
     run: async (marketId) => {
       const bundle = JSON.stringify({ bench: true, marketId: marketId.toString(10) });
       return { verdict: "yes", bundle, bundleHash: keccak256(stringToBytes(bundle)), payload: null };
     },
-    propose: async () => ({ txHash: ("0x" + "00".repeat(32)) as Hex }),
+    propose: async () => ({ txHash: (`0x${"00".repeat(32)}`) as Hex }),
     finalize: async () => ({ kind: "not-needed" }),
     publishFeedback: async () => ({ published: 0, pending: 0 }),
     escalate: async () => ({ action: "none" }),
@@ -385,7 +385,7 @@ async function main() {
     };
     if (!TRACE) {
       mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-      writeFileSync(new URL("./results/daemon.json", import.meta.url), JSON.stringify(result, null, 2) + "\n");
+      writeFileSync(new URL("./results/daemon.json", import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
     }
     console.log(JSON.stringify(result, null, 2));
   } finally {

@@ -133,7 +133,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash });
       // The ERC-721 Transfer is the only registry event with four topics (from, to, tokenId).
       const log = receipt.logs.find((l) => l.address.toLowerCase() === identity.toLowerCase() && l.topics.length === 4);
-      if (!log || !log.topics[3]) throw new Error("no Transfer log");
+      if (!log?.topics[3]) throw new Error("no Transfer log");
       out.push({ address, agentId: BigInt(log.topics[3]), register: receipt.gasUsed });
     }
     return out;
@@ -212,7 +212,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       failed += countFailures(receipt.logs);
     }
     const total = proposeReceipt.gasUsed + settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
-    const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
+    const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (Math.max(a , b)));
     return {
       workers: n,
       createMarket: createGas,
@@ -453,7 +453,7 @@ if (artifacts) {
 }
 
 mkdirSync(join(here, "results"), { recursive: true });
-writeFileSync(resultsFile, JSON.stringify({ ...ours, canonical }, null, 2) + "\n");
+writeFileSync(resultsFile, `${JSON.stringify({ ...ours, canonical }, null, 2)}\n`);
 
 function printSection(title: string, s: Section) {
   console.log(`\n== ${title}`);

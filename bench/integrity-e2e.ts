@@ -258,7 +258,7 @@ async function main(): Promise<void> {
   };
   mkdirSync(join(here, "results"), { recursive: true });
   const outPath = resolve(here, "results", OUT); // an absolute --out is taken as is
-  writeFileSync(outPath, JSON.stringify(doc, null, 2) + "\n");
+  writeFileSync(outPath, `${JSON.stringify(doc, null, 2)}\n`);
   console.log(`\n${scenario.name}, seed ${SEED}, ${MARKETS} markets end to end`);
   console.log(`  e2e        ${doc.e2e.correct} correct / ${doc.e2e.wrong} wrong / ${doc.e2e.unresolved} unresolved`);
   console.log(`  in-process ${doc.inProcess.correct} correct / ${doc.inProcess.wrong} wrong / ${doc.inProcess.unresolved} unresolved`);

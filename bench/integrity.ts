@@ -169,14 +169,14 @@ async function main(): Promise<void> {
   if (OUT !== undefined) {
     const here = dirname(fileURLToPath(import.meta.url));
     mkdirSync(join(here, "results"), { recursive: true });
-    writeFileSync(join(here, "results", OUT), JSON.stringify(doc, null, 2) + "\n");
+    writeFileSync(join(here, "results", OUT), `${JSON.stringify(doc, null, 2)}\n`);
   }
 
   const row = (label: string, r: Spread): string => `  ${label.padEnd(12)} ${String(r.correct).padStart(5)} % correct ${String(r.wrong).padStart(5)} % wrong ${String(r.unresolved).padStart(5)} % unresolved  (worst seed: ${r.minCorrect} % correct, ${r.maxWrong} % wrong)`;
   for (const r of out) {
     console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
     console.log(row("after", r.after));
-    if (r.disputed > 0) console.log(row("final", r.final) + `  [${r.disputed} % disputed]`);
+    if (r.disputed > 0) console.log(`${row("final", r.final)}  [${r.disputed} % disputed]`);
     console.log(row("before", r.before));
     console.log(row("oracle", r.oracle));
     console.log(row("head count", r.headCount));

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
   };
   const out = join(dirname(fileURLToPath(import.meta.url)), "results", "pipeline.json");
   await mkdir(dirname(out), { recursive: true });
-  await writeFile(out, JSON.stringify(report, null, 2) + "\n");
+  await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`pipeline bench: ${RUNS} runs, worst ratio ${worst} (target ≤ ${TARGET}) → ${out}`);
   for (const r of runs) console.log(`  ask ${r.askMs} ms + challenge ${r.challengeMs} ms + evaluate ${r.evaluateMs} ms = ${r.wallAskChallengeEvaluateMs} ms; critical path ${r.criticalPathMs} ms; ratio ${r.ratio}`);
   if (!report.pass) process.exitCode = 1;

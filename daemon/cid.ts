@@ -27,5 +27,5 @@ function base32(bytes: Uint8Array): string {
 export function rawCidV1(data: string | Uint8Array): string {
   const digest = createHash("sha256").update(data).digest();
   // version 1, codec raw (0x55), multihash sha2-256 (0x12) of 32 bytes (0x20)
-  return "b" + base32(Uint8Array.from([0x01, 0x55, 0x12, 0x20, ...digest]));
+  return `b${base32(Uint8Array.from([0x01, 0x55, 0x12, 0x20, ...digest]))}`;
 }

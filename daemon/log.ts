@@ -93,6 +93,6 @@ export function sanitizeText(text: string, secrets: readonly string[] = []): str
     .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "[jwt]")
     .replace(/(private[_ ]?key|api[_-]?key|secret|token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1$2[redacted]")
     .replace(/[\u0000-\u001f\u007f]+/g, " ");
-  if (msg.length > MAX_ERROR_CHARS) msg = msg.slice(0, MAX_ERROR_CHARS) + "…";
+  if (msg.length > MAX_ERROR_CHARS) msg = `${msg.slice(0, MAX_ERROR_CHARS)}…`;
   return msg;
 }

@@ -405,7 +405,7 @@ export class Store {
   /** A ProposalDisputed event: a `proposed` job becomes `disputed` and is due now. False if nothing changed. */
   recordDispute(key: JobKey, disputer: string, claimed: string): boolean {
     const job = this.getJob(key);
-    if (!job || job.state !== "proposed") return false;
+    if (job?.state !== "proposed") return false;
     const now = this.now();
     this.db
       .prepare("UPDATE jobs SET state = 'disputed', disputer = ?, claimed = ?, last_outcome = 'disputed', updated_at = ?, next_attempt_at = ? WHERE id = ?")

@@ -10,7 +10,7 @@
 import { resolve as resolvePath } from "node:path";
 import { Writable } from "node:stream";
 import { Command, Option } from "commander";
-import { type Address } from "viem";
+import type { Address } from "viem";
 import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { parseAddress } from "../config.js";

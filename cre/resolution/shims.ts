@@ -14,5 +14,3 @@ const g = globalThis as unknown as Record<string, unknown>;
 if (typeof g.URL !== "function") g.URL = WhatwgURL;
 if (typeof g.URLSearchParams !== "function") g.URLSearchParams = WhatwgURLSearchParams;
 if (typeof g.performance !== "object" || g.performance === null) g.performance = { now: () => Date.now() };
-
-export {};

@@ -75,8 +75,8 @@ function table(rows: WorkerRow[]): string {
   const head: WorkerRow = { agent: "agent", protocol: "protocol", answer: "answer", correctness: "correct", scores: "RQ/SQ/AD", payout: "reward + stake back (ETH)", reputation: "record after" };
   const keys = Object.keys(head) as (keyof WorkerRow)[];
   const width = Object.fromEntries(keys.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof WorkerRow, number>;
-  const line = (r: WorkerRow) => "  " + keys.map((k) => r[k].padEnd(width[k])).join("  ");
-  return [line(head), "  " + keys.map((k) => "-".repeat(width[k])).join("  "), ...rows.map(line)].join("\n");
+  const line = (r: WorkerRow) => `  ${keys.map((k) => r[k].padEnd(width[k])).join("  ")}`;
+  return [line(head), `  ${keys.map((k) => "-".repeat(width[k])).join("  ")}`, ...rows.map(line)].join("\n");
 }
 
 export function formatReport(r: MarketReport): string {

@@ -89,7 +89,7 @@ export function collapse(s: string): string {
 }
 
 export function cap(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max) + "…" : s;
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 /** URL for records: no credentials, no fragment, capped. */

@@ -21,7 +21,7 @@ export const REPLAY_WINDOW_MS = 5 * 60 * 1000;
 
 /** `sha256=<hex>` over the exact body text (UTF-8). */
 export function signBody(secret: string, body: string | Uint8Array): string {
-  return "sha256=" + createHmac("sha256", secret).update(body).digest("hex");
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
 /** Headers for one signed request. `body` must be the exact text that is sent. */

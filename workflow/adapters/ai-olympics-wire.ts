@@ -235,7 +235,7 @@ export function askTaskPrompt(request: AskRequest, maxTurns: number): string {
 }
 
 function peerView(p: PeerFinding): Record<string, unknown> {
-  const evidence = p.evidence.length > AI_OLYMPICS_LIMITS.maxPeerEvidenceChars ? p.evidence.slice(0, AI_OLYMPICS_LIMITS.maxPeerEvidenceChars) + "…" : p.evidence;
+  const evidence = p.evidence.length > AI_OLYMPICS_LIMITS.maxPeerEvidenceChars ? `${p.evidence.slice(0, AI_OLYMPICS_LIMITS.maxPeerEvidenceChars)}…` : p.evidence;
   return { determination: p.determination ? "YES" : "NO", confidence: p.confidence, evidence, sources: p.sources.slice(0, 5) };
 }
 

@@ -21,7 +21,7 @@ export interface RetryPolicy {
 export class InvalidReplyError extends Error {
   readonly kind: FailureKind = "invalid-response";
   constructor(message: string) {
-    super(message.length > 300 ? message.slice(0, 300) + "…" : message);
+    super(message.length > 300 ? `${message.slice(0, 300)}…` : message);
     this.name = "InvalidReplyError";
   }
 }
@@ -64,6 +64,6 @@ export function toFailure(error: unknown): WorkerFailure {
 export function joinEndpoint(endpoint: string, path: string): string {
   const url = new URL(endpoint);
   url.hash = "";
-  url.pathname = url.pathname.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "");
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
   return url.toString();
 }

@@ -25,7 +25,7 @@ export type EvidenceLevel = keyof typeof EVIDENCE_LEVEL_WEIGHTS;
 // Evidence levels.
 
 const LEVEL_TAG = /\[\s*(VERIFIED|CORROBORATED|INDICATED|POSSIBLE)\s*(?::([^\]]*))?\]/gi;
-const URL_RE = /\bhttps?:\/\/[^\s<>"'()\[\]{}]+/gi;
+const URL_RE = /\bhttps?:\/\/[^\s<>"'()[\]{}]+/gi;
 
 export interface EvidenceReading {
   /** The strongest level tagged in the evidence ("NONE" without a tag). */
@@ -87,7 +87,7 @@ function keywordVerdicts(finding: string): boolean[] {
     .split(/[.;!?\n]+/)
     .filter((s) => !/^\W*(?:if|unless|suppose|supposing|assuming|in case|(?:should|were|had) (?:the|a|an|it|this|that|these|those|there|they|we|its|their))\b/i.test(s));
   // Clauses end at commas and brackets too; ":" and "-" stay inside.
-  for (const clause of sentences.flatMap((s) => s.split(/[,()\[\]]+/))) {
+  for (const clause of sentences.flatMap((s) => s.split(/[,()[\]]+/))) {
     const raw = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
     const tokens = raw.map((t) => t.toLowerCase());
     for (let i = 0; i < tokens.length; i++) {

@@ -45,7 +45,7 @@
  *   ai-olympics.quality.confidence-extreme (W) confidence 0 or 1
  *   ai-olympics.quality.responses-count (W) not one response per challenge
  */
-import { z } from "zod";
+import type { z } from "zod";
 import {
   askTaskPrompt,
   BROWSER_TOOLS,
@@ -104,7 +104,7 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
     const findings: ConformanceFinding[] = [];
     const timings: Record<string, number> = {};
     const add = (rule: string, severity: ConformanceFinding["severity"], message: string) =>
-      findings.push({ rule: AI_OLYMPICS_RULE_PREFIX + rule, severity, message: message.length > 400 ? message.slice(0, 400) + "…" : message });
+      findings.push({ rule: AI_OLYMPICS_RULE_PREFIX + rule, severity, message: message.length > 400 ? `${message.slice(0, 400)}…` : message });
     const timeoutMs = options.timeoutMs ?? TURN_TIMEOUT_MS;
     const secret = options.credentials?.hmacSecret;
 
@@ -192,7 +192,7 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
     const unsigned = sample();
     await refused("auth.unsigned", "auth.required", "an unsigned request", unsigned, {});
 
-    const wrongKey = (secret ?? "") + "-not-the-secret";
+    const wrongKey = `${secret ?? ""}-not-the-secret`;
     const badHmac = sample();
     await refused("auth.bad-hmac", "auth.signature", "a request with a wrong HMAC signature", badHmac, sign(wrongKey, badHmac));
 

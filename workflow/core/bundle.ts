@@ -51,10 +51,10 @@ export function canonicalJson(value: unknown): string {
         stack.add(v);
         try {
           if (Array.isArray(v)) {
-            return "[" + v.map((item, i) => {
+            return `[${v.map((item, i) => {
               if (item === undefined) throw new TypeError(`canonicalJson: undefined at ${path}[${i}]`);
               return enc(item, `${path}[${i}]`);
-            }).join(",") + "]";
+            }).join(",")}]`;
           }
           const proto = Object.getPrototypeOf(v);
           if (proto !== Object.prototype && proto !== null) throw new TypeError(`canonicalJson: non-plain object at ${path}`);
@@ -63,9 +63,9 @@ export function canonicalJson(value: unknown): string {
           for (const k of keys) {
             const item = (v as Record<string, unknown>)[k];
             if (item === undefined) continue;
-            parts.push(JSON.stringify(k) + ":" + enc(item, `${path}.${k}`));
+            parts.push(`${JSON.stringify(k)}:${enc(item, `${path}.${k}`)}`);
           }
-          return "{" + parts.join(",") + "}";
+          return `{${parts.join(",")}}`;
         } finally {
           stack.delete(v);
         }

@@ -72,7 +72,7 @@ function flatten(text: string): string {
     .normalize("NFD")
     .replace(/\p{M}+/gu, "")
     .replace(CONFUSABLE_RE, (c) => CONFUSABLES[c] ?? c)
-    .replace(/[^\p{L}\p{N}<>|\[\]\/_]+/gu, " ")
+    .replace(/[^\p{L}\p{N}<>|[\]/_]+/gu, " ")
     .trim();
 }
 
@@ -179,7 +179,7 @@ const STOPWORDS = new Set(
 export function contentTerms(text: string): string[] {
   const seen = new Set<string>();
   for (const w of words(normalizeForAnalysis(text))) {
-    if (w.length < 4 || STOPWORDS.has(w) || /^[\d.\-]+$/.test(w)) continue;
+    if (w.length < 4 || STOPWORDS.has(w) || /^[\d.-]+$/.test(w)) continue;
     seen.add(stem(w));
   }
   return [...seen];

@@ -38,12 +38,12 @@ export const PROMPT_CAPS = Object.freeze({
 
 function cap(value: unknown, max: number): string {
   const s = sanitizeString(typeof value === "string" ? value : "", max + 1);
-  return s.length > max ? s.slice(0, max) + "…[truncated]" : s;
+  return s.length > max ? `${s.slice(0, max)}…[truncated]` : s;
 }
 
 /** JSON-encodes data so that it contains no `<`, `>` or `&` characters and no line separators. */
 export function encodeData(data: unknown): string {
-  return JSON.stringify(data, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  return JSON.stringify(data, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const DIMENSION_GUIDE: Record<(typeof DIMENSIONS)[number], string> = {

@@ -44,7 +44,7 @@ export function checkSource(raw: string, seen: Set<string>, ignore?: ReadonlySet
   if (url.username || url.password) return bad("credentials in URL");
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   if (host.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return bad("IP literal");
-  if (RESERVED_HOSTS.has(host) || RESERVED_SUFFIXES.some((x) => host.endsWith(x)) || [...RESERVED_HOSTS].some((h) => host.endsWith("." + h))) {
+  if (RESERVED_HOSTS.has(host) || RESERVED_SUFFIXES.some((x) => host.endsWith(x)) || [...RESERVED_HOSTS].some((h) => host.endsWith(`.${h}`))) {
     return bad("local or reserved host");
   }
   const labels = host.split(".");

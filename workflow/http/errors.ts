@@ -41,13 +41,13 @@ export function isHttpError(value: unknown): value is HttpError {
 
 function clip(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = (text.length > MAX_MESSAGE ? text.slice(0, MAX_MESSAGE) + "…" : text).replace(/[\u0000-\u001f\u007f]/g, "?");
+  const clean = (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text).replace(/[\u0000-\u001f\u007f]/g, "?");
   return clean;
 }
 
 /** Origin + path of a URL for messages: no credentials, query or fragment (they may hold tokens). */
 export function describeUrl(url: URL): string {
-  const path = url.pathname.length > 80 ? url.pathname.slice(0, 80) + "…" : url.pathname;
+  const path = url.pathname.length > 80 ? `${url.pathname.slice(0, 80)}…` : url.pathname;
   return `${url.protocol}//${url.host}${path}`;
 }
 

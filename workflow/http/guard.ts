@@ -200,5 +200,5 @@ export function checkUrlHost(url: URL, policy: DestinationPolicy): { literal: bo
 }
 
 function short(text: string): string {
-  return text.length > 80 ? text.slice(0, 80) + "…" : text;
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -181,7 +181,7 @@ function defendOne(q: Question, finding: Finding, persona: Persona, challenge: s
       body = `I would reverse to ${other} if verifiable reporting showed a decisive change in ${topic} before the deadline; at ${conf}, ${holds ? "my confidence reflects the balance of the evidence I found" : "I already treat the question as close"}.`;
       break;
     case "weakness":
-      body = `The weakest point is the dependence on how ${topic} develops from here; ${holds ? "the base rate and current indicators both support my reading, which limits that risk" : "that is a real limitation and I have priced it into a confidence of " + conf}.`;
+      body = `The weakest point is the dependence on how ${topic} develops from here; ${holds ? "the base rate and current indicators both support my reading, which limits that risk" : `that is a real limitation and I have priced it into a confidence of ${conf}`}.`;
       break;
     case "sources":
       body = `The evidence on ${topic} can be checked starting from ${firstSource}; ${holds ? "those references are consistent with my reading" : "I acknowledge they do not settle the question on their own"}.`;

@@ -126,7 +126,7 @@ describe("LLM mode: resolve", () => {
 
   it("accepts a reply wrapped in a json code fence", async () => {
     const { url } = await llmAgent();
-    standIn.reply = () => ({ content: "```json\n" + JSON.stringify(GOOD) + "\n```" });
+    standIn.reply = () => ({ content: `\`\`\`json\n${JSON.stringify(GOOD)}\n\`\`\`` });
     expect((await post(url, "/a2a/resolve", { market_id: 1, question: "Will it snow in Rome in 2026?" })).json).toEqual(GOOD);
   });
 

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ResolverDaemonHandle } from "../../../daemon/host.js";
+import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { getJson, waitFor } from "./helpers/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { startPanelChain, type PanelChain } from "./helpers/panel.js";

@@ -215,7 +215,7 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
     const { Store } = await import("../../../daemon/store.js");
     const p = join(dir, "other-chain.sqlite");
     const s = new Store(p);
-    s.bind({ chainId: 1, genesisHash: "0x" + "11".repeat(32), markets: [chain.market] }, false);
+    s.bind({ chainId: 1, genesisHash: `0x${"11".repeat(32)}`, markets: [chain.market] }, false);
     s.close();
     const r = await runIn(["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0"], { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey });
     expect(r.code).toBe(2);

@@ -8,7 +8,7 @@
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ResolverDaemonHandle } from "../../../daemon/host.js";
+import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { type AgentCredentials, type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../../../workflow/adapters/credentials.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";

@@ -20,7 +20,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ResolverDaemonHandle } from "../../../daemon/host.js";
+import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { getJson, waitFor } from "./helpers/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";

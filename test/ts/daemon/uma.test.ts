@@ -8,7 +8,7 @@
  */
 import { parseEther, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ResolverDaemonHandle } from "../../../daemon/host.js";
+import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
@@ -76,7 +76,7 @@ async function proposedUmaMarket(question: string): Promise<{ id: bigint; verdic
   const created = await sendContractTx<bigint>(owner, { address: chain.market, abi: resolutionMarketAbi, functionName: "createMarketWith", args: [question, block.timestamp + 3_600n, params], value: parseEther("1") });
   const id = created.result;
   for (const w of workers) {
-    const ctx = await connect({ rpcUrl: chain.rpcUrl, privateKey: hardhatKey(chain.accounts.findIndex((a) => a === w.address)) });
+    const ctx = await connect({ rpcUrl: chain.rpcUrl, privateKey: hardhatKey(chain.accounts.indexOf(w.address)) });
     await sendContractTx(ctx, { address: chain.market, abi: resolutionMarketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
   }
   await chain.requestResolution(id);

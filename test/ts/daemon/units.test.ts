@@ -152,8 +152,8 @@ describe("store", () => {
 });
 
 describe("store binding (issue 13.5)", () => {
-  const G1 = "0x" + "01".repeat(32);
-  const G2 = "0x" + "02".repeat(32);
+  const G1 = `0x${"01".repeat(32)}`;
+  const G2 = `0x${"02".repeat(32)}`;
   const OTHER = "0x00000000000000000000000000000000000000bb";
 
   it("binds at first start; the same chain and deployment reopen; new market contracts are added", () => {
@@ -272,7 +272,7 @@ describe("logs and errors", () => {
       {
         config: { apiToken: "tok-1234567890abcdef", rpcUrl: "https://x.example/v2/KEY123" },
         req: { headers: { authorization: "Bearer abcdefgh" } },
-        wallet: { privateKey: "0x" + "11".repeat(32) },
+        wallet: { privateKey: `0x${"11".repeat(32)}` },
         llm: { apiKey: "sk-live-123" },
         jwk: { d: "PRIVATE-D" },
       },

@@ -169,7 +169,7 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     expect(r.fallbackReason).toMatch(/^GLOBAL FALLBACK: LLM evaluation failed for 2 of 2 workers \(malformed output: not JSON\)/);
     expect(warnings).toEqual([`cresolver: WARNING: ${r.fallbackReason}`]);
     r.evaluations.forEach((e, i) => {
-      expect(e.fallbackReason).toBe("llm evaluation failed: malformed output: not JSON" + GLOBAL);
+      expect(e.fallbackReason).toBe(`llm evaluation failed: malformed output: not JSON${GLOBAL}`);
       expect(e.dimensions).toEqual(rubric.evaluations[i].dimensions);
       expect(e.aggregate).toEqual(rubric.evaluations[i].aggregate);
     });
@@ -228,13 +228,13 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     handler = (_s, res) => sendJson(res, 500, "{}");
     let r = await evaluator({ maxRetries: 1 }).evaluate(input());
     expect(seen).toHaveLength(4);
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: HTTP 500 (after 2 attempts)" + GLOBAL);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe(`llm evaluation failed: HTTP 500 (after 2 attempts)${GLOBAL}`);
 
     seen = [];
     handler = (_s, res) => sendJson(res, 401, JSON.stringify({ error: { message: `Incorrect API key provided: ${API_KEY}` } }));
     r = await evaluator({ maxRetries: 3 }).evaluate(input());
     expect(seen).toHaveLength(2);
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: HTTP 401" + GLOBAL);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe(`llm evaluation failed: HTTP 401${GLOBAL}`);
     expect(JSON.stringify(r)).not.toContain(API_KEY);
   });
 
@@ -243,7 +243,7 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
       /* never answers */
     };
     const r = await evaluator({ timeoutMs: 300, maxRetries: 0 }).evaluate(input());
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: timeout after 300 ms" + GLOBAL);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe(`llm evaluation failed: timeout after 300 ms${GLOBAL}`);
     expect(r.fallbackReason).toMatch(/timeout after 300 ms/);
   });
 
@@ -254,7 +254,7 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     };
     const r = await evaluator({ timeoutMs: 300, maxRetries: 1 }).evaluate(input());
     expect(seen).toHaveLength(4); // timeouts are retried
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: timeout after 300 ms (after 2 attempts)" + GLOBAL);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe(`llm evaluation failed: timeout after 300 ms (after 2 attempts)${GLOBAL}`);
   });
 
   it("refuses oversized responses", async () => {
@@ -287,7 +287,7 @@ describe("LLM evaluator against an OpenAI-compatible loopback server", () => {
     handler = (_s, res) => sendJson(res, 307, "{}", { location: "http://169.254.169.254/latest/meta-data/" });
     const r = await evaluator({ maxRetries: 2 }).evaluate(input());
     expect(seen).toHaveLength(2);
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: HTTP 307" + GLOBAL);
+    for (const e of r.evaluations) expect(e.fallbackReason).toBe(`llm evaluation failed: HTTP 307${GLOBAL}`);
   });
 
   it("validates its configuration", () => {

@@ -133,7 +133,7 @@ describe("rubric vs prompt injection", () => {
       s += (s ? " " : "") + FILLER_WORDS[i % FILLER_WORDS.length];
       i = (i * 7 + 3) % 97;
     }
-    return s.slice(0, len - 1).trimEnd().padEnd(len - 1, "e") + ".";
+    return `${s.slice(0, len - 1).trimEnd().padEnd(len - 1, "e")}.`;
   }
 
   for (const [k, inj] of INJECTIONS.entries()) {

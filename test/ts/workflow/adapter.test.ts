@@ -66,7 +66,7 @@ describe("cresolver adapter", () => {
     ["non-string source", { sources: [1] }],
     ["blank source", { sources: ["https://a.example", " "] }],
     ["too many sources", { sources: Array.from({ length: 33 }, (_, i) => `https://s${i}.example`) }],
-    ["over-long source", { sources: ["https://a.example/" + "x".repeat(3_000)] }],
+    ["over-long source", { sources: [`https://a.example/${"x".repeat(3_000)}`] }],
     ["evidence as an array", { evidence: ["a", "b"] }],
   ])("rejects wrong types: %s", async (_name, patch) => {
     const w = await worker({ resolve: honestAnswer(true, patch) });

@@ -100,7 +100,7 @@ describe("safe HTTP client", () => {
         }
         case "/huge-chunked": {
           // No Content-Length: the cap must be enforced while streaming.
-          const chunk = Buffer.from('"' + "a".repeat(1024 * 1024 - 2) + '"');
+          const chunk = Buffer.from(`"${"a".repeat(1024 * 1024 - 2)}"`);
           res.writeHead(200, { "content-type": "application/json" });
           res.write("[");
           for (let i = 0; i < 10; i++) {
@@ -348,7 +348,7 @@ describe("sanitizeJson", () => {
     expect(Object.keys(clean)).toContain("__proto__");
   });
   it("never leaves half a surrogate pair", () => {
-    const s = sanitizeJson("a" + "😀".repeat(10), { maxStringLength: 4, maxDepth: 8 }) as string;
+    const s = sanitizeJson(`a${"😀".repeat(10)}`, { maxStringLength: 4, maxDepth: 8 }) as string;
     expect(s).toBe("a😀");
   });
 });

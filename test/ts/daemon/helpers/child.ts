@@ -23,7 +23,7 @@ interface ChildConfig {
 }
 
 const cfg = JSON.parse(process.env.CHILD_CONFIG ?? "{}") as ChildConfig;
-const say = (line: string) => process.stdout.write(line + "\n");
+const say = (line: string) => process.stdout.write(`${line}\n`);
 const forever = () => new Promise<never>(() => {});
 
 const transport = http(cfg.rpcUrl, { retryCount: 0, timeout: 5_000 });

@@ -6,7 +6,7 @@ import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
-import { completion, startStandIn, type StandIn } from "../../agents/llm-standin.js";
+import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
 import { challengeRequest, credentials, request, SECRET, seat } from "./helpers.js";
 
@@ -133,7 +133,7 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
 describe("WebhookVerifier (injected clock)", () => {
   const secret = "s3cret";
   const body = Buffer.from('{"version":"1.0"}');
-  const sig = "sha256=" + createHmac("sha256", secret).update(body).digest("hex");
+  const sig = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
   const headers = (ts: number, signature = sig) => ({ "x-ai-olympics-signature": signature, "x-ai-olympics-timestamp": String(ts), "x-ai-olympics-agent-id": "7" });
   const T = 1_800_000_000_000;
 
@@ -163,15 +163,15 @@ describe("WebhookVerifier (injected clock)", () => {
 
   it("refuses wrong, malformed, upper-case-prefixed or missing signatures and bad timestamps", () => {
     const v = new WebhookVerifier(secret, { now: () => T });
-    expect(v.check(headers(T, "sha256=" + "0".repeat(64)), body)).toEqual({ ok: false, message: "invalid signature" });
+    expect(v.check(headers(T, `sha256=${"0".repeat(64)}`), body)).toEqual({ ok: false, message: "invalid signature" });
     expect(v.check(headers(T, sig.slice(0, -2)), body).ok).toBe(false);
-    expect(v.check(headers(T, "SHA256=" + sig.slice(7)), body).ok).toBe(false);
+    expect(v.check(headers(T, `SHA256=${sig.slice(7)}`), body).ok).toBe(false);
     expect(v.check(headers(T, sig), Buffer.from('{"version":"1.1"}'))).toEqual({ ok: false, message: "invalid signature" });
     expect(v.check({ "x-ai-olympics-timestamp": String(T), "x-ai-olympics-agent-id": "7" }, body).ok).toBe(false);
     expect(v.check({ ...headers(T), "x-ai-olympics-timestamp": "17e11" }, body).ok).toBe(false);
     expect(v.check({ ...headers(T), "x-ai-olympics-agent-id": "" }, body).ok).toBe(false);
     // Upper-case hex is the same MAC.
-    expect(v.check(headers(T, "sha256=" + sig.slice(7).toUpperCase()), body).ok).toBe(true);
+    expect(v.check(headers(T, `sha256=${sig.slice(7).toUpperCase()}`), body).ok).toBe(true);
   });
 });
 

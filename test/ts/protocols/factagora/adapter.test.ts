@@ -29,7 +29,7 @@ const challengeReq = (peers = 2): ChallengeRequest => ({
   ask,
   own: ownYes,
   challenges: ["Most other workers reached the opposite conclusion (NO). What evidence makes you confident?", "Your confidence is 80%. What would make you reverse?", "Identify the weakest point in your analysis."],
-  peers: Array.from({ length: peers }, (_, i) => ({ determination: i % 2 === 0 ? false : true, confidence: 0.7 + i / 100, evidence: `Peer analysis ${i}.`, sources: [`https://peer${i}.example/a`, "Reuters report"] })),
+  peers: Array.from({ length: peers }, (_, i) => ({ determination: i % 2 !== 0, confidence: 0.7 + i / 100, evidence: `Peer analysis ${i}.`, sources: [`https://peer${i}.example/a`, "Reuters report"] })),
 });
 
 describe("factagora adapter", () => {
