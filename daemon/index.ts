@@ -222,7 +222,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
         // The trigger re-checks `stopped` before recording anything, so a scan stuck in a slow RPC call is not waited for.
         await Promise.race([trigger.stop(), new Promise((r) => setTimeout(r, 1_000).unref())]);
         await runner.stop(config.shutdownGraceMs);
-        await api!.close();
+        await api?.close();
         store.close();
         logger.info("daemon stopped");
       })();

@@ -27,7 +27,8 @@ export interface SigningKey {
 
 /** Public members only: whatever the key type, private parameters never leave this function. */
 function publicPart(jwk: JWK, kid: string, alg: string): PublicSigningJwk {
-  const out: PublicSigningJwk = { kty: jwk.kty!, kid, alg, use: "sig" };
+  if (jwk.kty === undefined) throw new Error("signing key has no kty");
+  const out: PublicSigningJwk = { kty: jwk.kty, kid, alg, use: "sig" };
   if (jwk.crv) out.crv = jwk.crv;
   if (jwk.x) out.x = jwk.x;
   if (jwk.y) out.y = jwk.y;

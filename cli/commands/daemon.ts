@@ -86,7 +86,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
       const rt = runtime();
       const env = rt.io.env;
       // Every flag is checked before anything touches the network.
-      const apiPort = intFlag(opts.apiPort, "--api-port", 0, 65_535)!;
+      const apiPort = intFlag(opts.apiPort, "--api-port", 0, 65_535) ?? 8787;
       const confirmations = intFlag(opts.confirmations, "--confirmations", 0, 1_000);
       const pollIntervalMs = intFlag(opts.pollIntervalMs, "--poll-interval-ms", 10, 3_600_000);
       let startBlock = intFlag(opts.startBlock, "--start-block", 0, Number.MAX_SAFE_INTEGER);

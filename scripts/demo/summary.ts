@@ -64,7 +64,7 @@ export async function marketReport(
       correctness: seat?.scored ? String(seat.correctness) : "—",
       scores: answered ? `${seat.resQuality}/${seat.srcQuality}/${seat.analysisDepth}` : "—",
       payout: seat ? `${formatEther(seat.reward)} + ${formatEther(seat.stakeReturned)}` : "—",
-      reputation: `${w.reputation!.settled} settled, correctness ${w.reputation!.correctness}; ERC-8004 ${count > 0n ? value.toString() : "—"} (${count})`,
+      reputation: `${w.reputation ? `${w.reputation.settled} settled, correctness ${w.reputation.correctness}` : "—"}; ERC-8004 ${count > 0n ? value.toString() : "—"} (${count})`,
     });
   }
   const verdict = state.statusName === "Resolved" ? (state.outcome ? "YES" : "NO") : state.statusName.toUpperCase();
