@@ -212,7 +212,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       failed += countFailures(receipt.logs);
     }
     const total = proposeReceipt.gasUsed + settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
-    const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (Math.max(a , b)));
+    const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
     return {
       workers: n,
       createMarket: createGas,

@@ -275,7 +275,7 @@ async function hundredSeats(ctx: ChainContext, m: Address, ident: Address): Prom
   return { limits, used, pendingAfter: pending };
 }
 
-const fmt = (used: bigint[]) => `propose ${used[0]}, finalize ${used[1]}, publishFeedback ×${used.length - 2} max ${used.slice(2).reduce((a, b) => (Math.max(a , b)), 0n)}`;
+const fmt = (used: bigint[]) => `propose ${used[0]}, finalize ${used[1]}, publishFeedback ×${used.length - 2} max ${used.slice(2).reduce((a, b) => (a > b ? a : b), 0n)}`;
 
 describe("100-seat markets stay under EIP-7825's 2^24 gas per transaction (issue 13 item 1)", () => {
   it("on our registries: propose, finalize and publishFeedback all land, each with a gas limit ≤ 16,777,216", async () => {
