@@ -40,7 +40,6 @@ export function isHttpError(value: unknown): value is HttpError {
 }
 
 function clip(text: string): string {
-  // eslint-disable-next-line no-control-regex
   const clean = (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text).replace(/[\u0000-\u001f\u007f]/g, "?");
   return clean;
 }
@@ -70,6 +69,5 @@ export function describeUrlText(text: string): string {
   const at = afterScheme.lastIndexOf("@");
   rest = scheme + (at >= 0 ? afterScheme.slice(at + 1) : afterScheme);
   const short = rest.length > 120 ? `${rest.slice(0, 120)}…` : rest;
-  // eslint-disable-next-line no-control-regex
   return short.replace(/[\u0000-\u001f\u007f]/g, "?");
 }

@@ -55,7 +55,6 @@ export function decodeUtf8(bytes: Uint8Array, where: string): string {
 }
 
 export function clipHeader(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return (text.length > 60 ? `${text.slice(0, 60)}…` : text).replace(/[\u0000-\u001f\u007f"]/g, "?");
 }
 

@@ -40,7 +40,6 @@ export function isRegistrationError(value: unknown): value is RegistrationError 
 export function truncate(text: string, max = 80): string {
   // Slice first: the replace must not walk a huge string.
   const head = text.length > max ? text.slice(0, max) : text;
-  // eslint-disable-next-line no-control-regex
   const clean = head.replace(/[\u0000-\u001f\u007f]/g, "?");
   return text.length > max ? `${clean}… (${text.length} chars)` : clean;
 }

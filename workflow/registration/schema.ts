@@ -27,7 +27,6 @@ const L = REGISTRATION_LIMITS;
 /** NUL never belongs in any of these fields and trips C-string consumers downstream. */
 const noNul = (s: string) => !s.includes("\u0000");
 /** Single-line identifiers (names, endpoints, protocols): no control characters at all. */
-// eslint-disable-next-line no-control-regex
 const noControl = (s: string) => !/[\u0000-\u001f\u007f]/.test(s);
 const notBlank = (s: string) => s.trim().length > 0;
 

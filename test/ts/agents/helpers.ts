@@ -29,7 +29,6 @@ export interface HttpResult {
   status: number;
   contentType: string;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any;
 }
 

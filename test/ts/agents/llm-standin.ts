@@ -9,7 +9,6 @@ export interface RecordedRequest {
   method: string;
   url: string;
   authorization: string | undefined;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

@@ -194,7 +194,7 @@ describe("size and time limits on fetched documents", () => {
     await expectCode(decodeAgentUri("https://agent.example/x", { fetcher: tagged }), "too-large");
 
     const weird: UriFetcher = async () => {
-      // eslint-disable-next-line @typescript-eslint/only-throw-error
+      // Not an Error, and its toString throws: the decoder must still report one line.
       throw {
         toString() {
           throw new Error("nope");

@@ -16,7 +16,6 @@ async function webhook(base: string, body: unknown, auth: string | null = `Beare
     body: raw ?? JSON.stringify(body),
   });
   const text = await res.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let json: any;
   try {
     json = JSON.parse(text);
