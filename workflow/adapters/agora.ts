@@ -45,7 +45,7 @@ import { sanitizeJson } from "../http/json.js";
 import type { AgoraTokenSigner } from "./agora-jwt.js";
 import type { AgoraEventStore, StoredAgoraEvent } from "./agora-stream.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "./call.js";
-import { describeIssues } from "./cresolver.js";
+import { describeIssues } from "../../protocols/cresolver/adapter.js";
 
 export const AGORA_PROTOCOL = "agora";
 export const AGORA_VERSION = "1.0";

@@ -7,7 +7,7 @@
  */
 import { createSafeHttpClient, type SafeHttpClient } from "../http/client.js";
 import { AI_OLYMPICS_LIMITS, apiCallArgsSchema, navigateArgsSchema } from "./ai-olympics-wire.js";
-import { describeIssues } from "./cresolver.js";
+import { describeIssues } from "../../protocols/cresolver/adapter.js";
 
 // ---------------------------------------------------------------------------------------------
 // Action requests

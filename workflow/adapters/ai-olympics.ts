@@ -40,7 +40,7 @@ import type { SafeHttpClient } from "../http/client.js";
 import { HttpError } from "../http/errors.js";
 import { toFailure } from "./call.js";
 import type { CredentialStore } from "./credentials.js";
-import { describeIssues } from "./cresolver.js";
+import { describeIssues } from "../../protocols/cresolver/adapter.js";
 import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./ai-olympics-actions.js";
 import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./ai-olympics-wire.js";
 import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./ai-olympics-wire.js";

@@ -3,7 +3,7 @@
  * A2A service entry, lower-case): cresolver, factagora, roundtable, agora (with a signer) and ai-olympics.
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
-import { createCresolverAdapter, type CresolverAdapterConfig } from "./cresolver.js";
+import { createCresolverAdapter, type CresolverAdapterConfig } from "../../protocols/cresolver/adapter.js";
 import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "./factagora.js";
@@ -33,8 +33,8 @@ export function defaultAdapters(config: DefaultAdaptersConfig): WorkerProtocolAd
   ];
 }
 
-export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "./cresolver.js";
-export type { CresolverAdapterConfig } from "./cresolver.js";
+export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "../../protocols/cresolver/adapter.js";
+export type { CresolverAdapterConfig } from "../../protocols/cresolver/adapter.js";
 export { createAiOlympicsAdapter, AI_OLYMPICS_PROTOCOL } from "./ai-olympics.js";
 export type { AiOlympicsAdapterConfig, AiOlympicsDefaults } from "./ai-olympics.js";
 export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";

@@ -31,7 +31,7 @@ import { sanitizeString } from "../core/text.js";
 import type { SafeHttpClient } from "../http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
 import type { CredentialStore } from "./credentials.js";
-import { describeIssues } from "./cresolver.js";
+import { describeIssues } from "../../protocols/cresolver/adapter.js";
 import { AbstainedError, analysisToAnswer, voteToVerdict } from "./roundtable-answers.js";
 import { mapChallengeReplies } from "./roundtable-challenge-mapping.js";
 import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./roundtable-requests.js";

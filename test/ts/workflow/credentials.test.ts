@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.js";
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
-import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { createFactagoraAdapter } from "../../../workflow/adapters/factagora.js";
 import { createRoundtableAdapter } from "../../../workflow/adapters/roundtable.js";
 import type { AskRequest, WorkerSeat } from "../../../workflow/core/types.js";

@@ -16,10 +16,10 @@
  * larger ids stay exact on the wire, and a worker that needs them exactly must parse big integers.
  */
 import { z } from "zod";
-import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import type { SafeHttpClient } from "../http/types.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
-import type { CredentialStore } from "./credentials.js";
+import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type { SafeHttpClient } from "../../workflow/http/types.js";
+import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
+import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 
 export const CRESOLVER_PROTOCOL = "cresolver";
 

@@ -17,9 +17,9 @@
  * cresolver.quality.{source-urls,confidence-extreme,malformed-accepted,malformed-status},
  * cresolver.agent-card (warnings).
  */
-import { isHttpError } from "../http/errors.js";
-import { CRESOLVER_LIMITS, CRESOLVER_PROTOCOL } from "../adapters/cresolver.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding } from "./types.js";
+import { isHttpError } from "../../workflow/http/errors.js";
+import { CRESOLVER_LIMITS, CRESOLVER_PROTOCOL } from "./adapter.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding } from "../../workflow/conformance/types.js";
 
 export const CRESOLVER_TIMEOUTS = { resolveMs: 30_000, challengeMs: 15_000 } as const;
 

@@ -15,12 +15,12 @@
  *   `Authorization: Bearer <token>` (constant-time comparison) and answer 401 otherwise.
  */
 import { z } from "zod";
-import type { Finding, Question } from "../engine/types.js";
-import { EngineUpstreamError } from "../engine/types.js";
-import { keyTerms, humanList } from "../engine/text.js";
-import { marketIdField, optionalTextField, parseBody, textField } from "../http.js";
-import { bearerMatches } from "./factagora.js";
-import type { ProtocolContext, ProtocolModule } from "./types.js";
+import type { Finding, Question } from "../../agents/reference/engine/types.js";
+import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
+import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
+import { marketIdField, optionalTextField, parseBody, textField } from "../../agents/reference/http.js";
+import { bearerMatches } from "../../agents/reference/protocols/factagora.js";
+import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const MAX_QUESTION_CHARS = 4_000;
 export const MAX_CONTEXT_CHARS = 20_000;
