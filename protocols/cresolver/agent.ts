@@ -19,7 +19,7 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
 import { marketIdField, optionalTextField, parseBody, textField } from "../../agents/reference/http.js";
-import { bearerMatches } from "../../agents/reference/protocols/factagora.js";
+import { bearerMatches } from "../factagora/agent.js";
 import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const MAX_QUESTION_CHARS = 4_000;

@@ -6,7 +6,7 @@ import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "../../protocols/cresolver/adapter.js";
 import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
-import { createFactagoraAdapter } from "./factagora.js";
+import { createFactagoraAdapter } from "../../protocols/factagora/adapter.js";
 import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
 import { createRoundtableAdapter } from "./roundtable.js";
 

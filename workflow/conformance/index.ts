@@ -8,7 +8,7 @@ import type { AgoraTokenSigner } from "../adapters/agora-jwt.js";
 import { agoraConformanceChecker } from "./agora.js";
 import { checkAiOlympics } from "./ai-olympics.js";
 import { checkCresolver } from "../../protocols/cresolver/conformance.js";
-import { checkFactagora } from "./factagora.js";
+import { checkFactagora } from "../../protocols/factagora/conformance.js";
 import { checkRoundtable } from "./roundtable.js";
 import type { ConformanceCheckOptions, ConformanceChecker } from "./types.js";
 

@@ -1,7 +1,7 @@
 /** Registry of the wire protocols the reference agent can serve. One module per protocol file. */
 import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "../../../protocols/cresolver/agent.js";
-import { factagoraProtocol } from "./factagora.js";
+import { factagoraProtocol } from "../../../protocols/factagora/agent.js";
 import { aiOlympicsProtocol } from "./ai-olympics.js";
 import { roundtableProtocol } from "./roundtable.js";
 import type { ProtocolModule } from "./types.js";

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
 import { run } from "../../../cli/program.js";
 import { CONFORMANCE_CHECKERS } from "../../../workflow/conformance/index.js";
-import { SAMPLE_ROUND1 } from "../../../workflow/conformance/factagora.js";
+import { SAMPLE_ROUND1 } from "../../../protocols/factagora/conformance.js";
 import { startStandIn } from "../agents/llm-standin.js";
 import { freePort, NODE, REPO } from "./helpers/processes.js";
 

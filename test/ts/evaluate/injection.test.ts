@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { agoraSources, splitChallengeReplies } from "../../../workflow/adapters/agora.js";
 import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
-import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../workflow/adapters/factagora.js";
+import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../protocols/factagora/adapter.js";
 import { analysisToAnswer } from "../../../workflow/adapters/roundtable-answers.js";
 import { mapChallengeReplies } from "../../../workflow/adapters/roundtable-challenge-mapping.js";
 import { DIMENSIONS, type WorkerAnswer, type WorkerRecord } from "../../../workflow/core/types.js";

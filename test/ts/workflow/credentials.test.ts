@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.js";
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
-import { createFactagoraAdapter } from "../../../workflow/adapters/factagora.js";
+import { createFactagoraAdapter } from "../../../protocols/factagora/adapter.js";
 import { createRoundtableAdapter } from "../../../workflow/adapters/roundtable.js";
 import type { AskRequest, WorkerSeat } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";

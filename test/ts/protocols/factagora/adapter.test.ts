@@ -13,7 +13,7 @@ import {
   ROUND2_MARKER,
   validateFactagoraResponse,
   workerName,
-} from "../../../../workflow/adapters/factagora.js";
+} from "../../../../protocols/factagora/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerAnswer, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";

@@ -5,7 +5,7 @@
  * factagora.ts so the adapter file holds only transport (auth, retries, deadlines). Pure functions, no I/O.
  */
 import { createHash } from "node:crypto";
-import type { AskRequest, ChallengeRequest, PeerFinding } from "../core/types.js";
+import type { AskRequest, ChallengeRequest, PeerFinding } from "../../workflow/core/types.js";
 import {
   FACTAGORA_LIMITS,
   FACTAGORA_PROTOCOL,
@@ -17,7 +17,7 @@ import {
   type FactagoraRequest,
   type FactagoraResponse,
   type FactagoraRuleFinding,
-} from "./factagora-wire.js";
+} from "./wire.js";
 
 const oneLine = (s: string): string => s.replace(/\s+/g, " ").trim();
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

@@ -31,13 +31,13 @@
  * spec's validation rules are in factagora-wire.ts, request building and reply mapping in
  * factagora-mapping.ts; everything they export is re-exported here, so importers need only this module.
  */
-import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import type { SafeHttpClient } from "../http/client.js";
-import { isHttpError } from "../http/errors.js";
-import { InvalidReplyError, toFailure } from "./call.js";
-import type { CredentialStore } from "./credentials.js";
-import { buildRound1Request, buildRound2Request, challengeReplies, extrasOf, predictionIdFor, renderEvidence } from "./factagora-mapping.js";
-import { describeViolations, FACTAGORA_LIMITS, FACTAGORA_PROTOCOL, sourcesOf, validateFactagoraResponse, type FactagoraRequest, type FactagoraResponse, type FactagoraRuleFinding } from "./factagora-wire.js";
+import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type { SafeHttpClient } from "../../workflow/http/client.js";
+import { isHttpError } from "../../workflow/http/errors.js";
+import { InvalidReplyError, toFailure } from "../../workflow/adapters/call.js";
+import type { CredentialStore } from "../../workflow/adapters/credentials.js";
+import { buildRound1Request, buildRound2Request, challengeReplies, extrasOf, predictionIdFor, renderEvidence } from "./mapping.js";
+import { describeViolations, FACTAGORA_LIMITS, FACTAGORA_PROTOCOL, sourcesOf, validateFactagoraResponse, type FactagoraRequest, type FactagoraResponse, type FactagoraRuleFinding } from "./wire.js";
 
 export {
   FACTAGORA_ACTION_TYPES,
@@ -59,7 +59,7 @@ export {
   type FactagoraResponse,
   type FactagoraRuleFinding,
   type FactagoraValidation,
-} from "./factagora-wire.js";
+} from "./wire.js";
 export {
   PREDICTION_ID_NAMESPACE,
   buildRound1Request,
@@ -72,7 +72,7 @@ export {
   renderEvidence,
   round2Description,
   workerName,
-} from "./factagora-mapping.js";
+} from "./mapping.js";
 
 // ------------------------------------------------------------------------------------------ adapter
 

@@ -23,11 +23,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
-import type { Finding, Question } from "../engine/types.js";
-import { EngineUpstreamError } from "../engine/types.js";
-import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../engine/text.js";
-import { BadRequestError, parseBody, textField } from "../http.js";
-import type { ProtocolContext, ProtocolModule } from "./types.js";
+import type { Finding, Question } from "../../agents/reference/engine/types.js";
+import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
+import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
+import { BadRequestError, parseBody, textField } from "../../agents/reference/http.js";
+import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const WEBHOOK_PATH = "/webhook";
 /** Same line as workflow/adapters/factagora.ts ROUND2_MARKER (the resolver's round-2 convention). */

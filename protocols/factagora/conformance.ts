@@ -15,8 +15,8 @@
  * `factagora.auth.*`). Our round-2 convention (labelled challenge replies) is checked as a warning only.
  */
 import { createHash } from "node:crypto";
-import type { ChallengeRequest } from "../core/types.js";
-import { isHttpError } from "../http/errors.js";
+import type { ChallengeRequest } from "../../workflow/core/types.js";
+import { isHttpError } from "../../workflow/http/errors.js";
 import {
   buildRound2Request,
   challengeReplies,
@@ -25,8 +25,8 @@ import {
   validateFactagoraResponse,
   type FactagoraRequest,
   type FactagoraResponse,
-} from "../adapters/factagora.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "./types.js";
+} from "./adapter.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "../../workflow/conformance/types.js";
 
 export const SAMPLE_PREDICTION_ID = "5b0c5f4e-1d2a-5c3b-9e4f-6a7b8c9d0e1f";
 
