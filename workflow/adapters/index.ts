@@ -8,7 +8,7 @@ import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "../../protocols/factagora/adapter.js";
 import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
-import { createRoundtableAdapter } from "./roundtable.js";
+import { createRoundtableAdapter } from "../../protocols/roundtable/adapter.js";
 
 export { createAdapterRegistry } from "./registry.js";
 export type { AdapterRegistry } from "./registry.js";

@@ -9,7 +9,7 @@ import { agoraConformanceChecker } from "./agora.js";
 import { checkAiOlympics } from "./ai-olympics.js";
 import { checkCresolver } from "../../protocols/cresolver/conformance.js";
 import { checkFactagora } from "../../protocols/factagora/conformance.js";
-import { checkRoundtable } from "./roundtable.js";
+import { checkRoundtable } from "../../protocols/roundtable/conformance.js";
 import type { ConformanceCheckOptions, ConformanceChecker } from "./types.js";
 
 export const CONFORMANCE_CHECKERS: Readonly<Record<string, ConformanceChecker>> = {

@@ -3,7 +3,7 @@ import { agoraProtocol } from "./agora.js";
 import { cresolverProtocol } from "../../../protocols/cresolver/agent.js";
 import { factagoraProtocol } from "../../../protocols/factagora/agent.js";
 import { aiOlympicsProtocol } from "./ai-olympics.js";
-import { roundtableProtocol } from "./roundtable.js";
+import { roundtableProtocol } from "../../../protocols/roundtable/agent.js";
 import type { ProtocolModule } from "./types.js";
 
 export const PROTOCOLS: Readonly<Record<string, ProtocolModule>> = {

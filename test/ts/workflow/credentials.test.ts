@@ -7,7 +7,7 @@ import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { createFactagoraAdapter } from "../../../protocols/factagora/adapter.js";
-import { createRoundtableAdapter } from "../../../workflow/adapters/roundtable.js";
+import { createRoundtableAdapter } from "../../../protocols/roundtable/adapter.js";
 import type { AskRequest, WorkerSeat } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { startServer, type TestServer } from "./helpers/servers.js";

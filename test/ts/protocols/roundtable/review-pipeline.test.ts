@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, createCresolverAdapter } from "../../../../workflow/adapters/index.js";
-import { createRoundtableAdapter } from "../../../../workflow/adapters/roundtable.js";
+import { createRoundtableAdapter } from "../../../../protocols/roundtable/adapter.js";
 import { resolutionMarketAbi } from "../../../../workflow/chain/abis.js";
 import { createChainPorts } from "../../../../workflow/chain/ports.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";

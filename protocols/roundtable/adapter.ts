@@ -26,16 +26,16 @@
  * rule, confidence), roundtable-answers.ts (analysis → answer, vote → verdict, injection flags) and
  * roundtable-challenge-mapping.ts (challenges/concessions → one reply per resolver challenge).
  */
-import type { CallResult, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import { sanitizeString } from "../core/text.js";
-import type { SafeHttpClient } from "../http/client.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint } from "./call.js";
-import type { CredentialStore } from "./credentials.js";
-import { describeIssues } from "../../protocols/cresolver/adapter.js";
-import { AbstainedError, analysisToAnswer, voteToVerdict } from "./roundtable-answers.js";
-import { mapChallengeReplies } from "./roundtable-challenge-mapping.js";
-import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./roundtable-requests.js";
-import { analysisReplySchema, challengeReplySchema, ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, voteReplySchema } from "./roundtable-wire.js";
+import type { CallResult, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import { sanitizeString } from "../../workflow/core/text.js";
+import type { SafeHttpClient } from "../../workflow/http/client.js";
+import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
+import type { CredentialStore } from "../../workflow/adapters/credentials.js";
+import { describeIssues } from "../cresolver/adapter.js";
+import { AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
+import { mapChallengeReplies } from "./challenge-mapping.js";
+import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./requests.js";
+import { analysisReplySchema, challengeReplySchema, ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, voteReplySchema } from "./wire.js";
 
 export {
   ROUNDTABLE_PROTOCOL,
@@ -48,13 +48,13 @@ export {
   concessionItemSchema,
   challengeReplySchema,
   voteReplySchema,
-} from "./roundtable-wire.js";
-export type { Observation, AnalysisReply, ChallengeReply, VoteReply } from "./roundtable-wire.js";
-export { EVIDENCE_LEVEL_WEIGHTS, readEvidence, readDetermination, answerConfidence } from "./roundtable-determination.js";
-export type { EvidenceLevel, EvidenceReading, DeterminationReading } from "./roundtable-determination.js";
-export { ANALYZE_CONSTRAINTS, taskId, taskContent, analyzeRequest, peerAnalysis, challengeRequestBody, voteRequestBody } from "./roundtable-requests.js";
-export { injectionFlags, AbstainedError, analysisToAnswer, voteToVerdict } from "./roundtable-answers.js";
-export { mapChallengeReplies } from "./roundtable-challenge-mapping.js";
+} from "./wire.js";
+export type { Observation, AnalysisReply, ChallengeReply, VoteReply } from "./wire.js";
+export { EVIDENCE_LEVEL_WEIGHTS, readEvidence, readDetermination, answerConfidence } from "./determination.js";
+export type { EvidenceLevel, EvidenceReading, DeterminationReading } from "./determination.js";
+export { ANALYZE_CONSTRAINTS, taskId, taskContent, analyzeRequest, peerAnalysis, challengeRequestBody, voteRequestBody } from "./requests.js";
+export { injectionFlags, AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
+export { mapChallengeReplies } from "./challenge-mapping.js";
 
 export interface RoundtableAdapterConfig {
   http: SafeHttpClient;

@@ -4,9 +4,9 @@
  * module because the matching rule (direct text match, then shared content terms, then leftovers) is a
  * documented rule of its own, tested separately.
  */
-import { contentTerms, sanitizeString } from "../core/text.js";
-import { clip } from "./roundtable-requests.js";
-import { ROUNDTABLE_LIMITS, type ChallengeReply } from "./roundtable-wire.js";
+import { contentTerms, sanitizeString } from "../../workflow/core/text.js";
+import { clip } from "./requests.js";
+import { ROUNDTABLE_LIMITS, type ChallengeReply } from "./wire.js";
 
 interface ReplyItem {
   text: string;

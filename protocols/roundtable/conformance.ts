@@ -33,13 +33,13 @@ import {
   challengeReplySchema,
   voteRequestBody,
   injectionFlags,
-} from "../adapters/roundtable.js";
-import { joinEndpoint } from "../adapters/call.js";
-import { challengesFor } from "../core/challenges.js";
-import { sanitizeString } from "../core/text.js";
-import type { AskRequest, PeerFinding, WorkerAnswer } from "../core/types.js";
-import { describeUrlText, isHttpError } from "../http/errors.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "./types.js";
+} from "./adapter.js";
+import { joinEndpoint } from "../../workflow/adapters/call.js";
+import { challengesFor } from "../../workflow/core/challenges.js";
+import { sanitizeString } from "../../workflow/core/text.js";
+import type { AskRequest, PeerFinding, WorkerAnswer } from "../../workflow/core/types.js";
+import { describeUrlText, isHttpError } from "../../workflow/http/errors.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "../../workflow/conformance/types.js";
 
 /** Said in every finding of a rule the spec does not make: such rules are warnings. */
 const BEYOND_SPEC = "a warning, beyond the spec: it has the platform send the key but does not require agents to check it";

@@ -3,9 +3,9 @@
  * content, the constraints that define the determination tag, anonymised peer analyses, the synthesis).
  * Separate from the adapter so the conformance checker builds exactly the requests the adapter sends.
  */
-import type { AskRequest, ChallengeRequest, PeerFinding, ReviewProposal } from "../core/types.js";
-import { sanitizeString } from "../core/text.js";
-import { ROUNDTABLE_LIMITS } from "./roundtable-wire.js";
+import type { AskRequest, ChallengeRequest, PeerFinding, ReviewProposal } from "../../workflow/core/types.js";
+import { sanitizeString } from "../../workflow/core/text.js";
+import { ROUNDTABLE_LIMITS } from "./wire.js";
 
 /** The constraints sent with every /analyze: they define the determination tag we read. */
 export const ANALYZE_CONSTRAINTS: readonly string[] = [

@@ -4,11 +4,11 @@
  * ReviewVerdict; strings are flagged for prompt-injection patterns. Split from the adapter so the mapping
  * can be tested and checked (conformance) without HTTP.
  */
-import type { ReviewVerdict, WorkerAnswer } from "../core/types.js";
-import { detectInjection, sanitizeString } from "../core/text.js";
-import { InvalidReplyError } from "./call.js";
-import { answerConfidence, readDetermination, readEvidence, type EvidenceLevel } from "./roundtable-determination.js";
-import { ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, type AnalysisReply, type VoteReply } from "./roundtable-wire.js";
+import type { ReviewVerdict, WorkerAnswer } from "../../workflow/core/types.js";
+import { detectInjection, sanitizeString } from "../../workflow/core/text.js";
+import { InvalidReplyError } from "../../workflow/adapters/call.js";
+import { answerConfidence, readDetermination, readEvidence, type EvidenceLevel } from "./determination.js";
+import { ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, type AnalysisReply, type VoteReply } from "./wire.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Reply mapping.

@@ -4,8 +4,8 @@
  * (answerConfidence); documented in docs/protocols/roundtable.md. Kept apart from the transport because
  * these are the protocol's documented semantics, pure functions tested on their own.
  */
-import { normalizeForAnalysis } from "../core/text.js";
-import type { AnalysisReply, Observation } from "./roundtable-wire.js";
+import { normalizeForAnalysis } from "../../workflow/core/text.js";
+import type { AnalysisReply, Observation } from "./wire.js";
 
 /**
  * Confidence weight of each evidence level (spec: `[VERIFIED: source:ref]`, `[CORROBORATED: src1 + src2]`,

@@ -24,10 +24,10 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import type { Finding, Question } from "../engine/types.js";
-import { humanList, quoteSnippet } from "../engine/text.js";
-import { parseBody, textField } from "../http.js";
-import type { ProtocolContext, ProtocolModule } from "./types.js";
+import type { Finding, Question } from "../../agents/reference/engine/types.js";
+import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
+import { parseBody, textField } from "../../agents/reference/http.js";
+import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const MAX_TASK_ID_CHARS = 200;
 export const MAX_CONTENT_CHARS = 50_000;
