@@ -23,9 +23,9 @@
 import { createLocalJWKSet } from "jose";
 import type { Logger } from "pino";
 import type { Address, Hex, PublicClient } from "viem";
-import { verifyAgoraToken, type AgoraTokenSigner, DEFAULT_AGORA_TOKEN_TTL_SECONDS } from "../workflow/adapters/agora-jwt.js";
-import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../workflow/adapters/agora-stream.js";
-import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
+import { verifyAgoraToken, type AgoraTokenSigner, DEFAULT_AGORA_TOKEN_TTL_SECONDS } from "../protocols/agora/jwt.js";
+import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../protocols/agora/event-store.js";
+import type { AgoraAdapterConfig } from "../protocols/agora/adapter.js";
 import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";

@@ -4,7 +4,7 @@
  */
 import type { WorkerProtocolAdapter } from "../core/types.js";
 import { createCresolverAdapter, type CresolverAdapterConfig } from "../../protocols/cresolver/adapter.js";
-import { agoraAdapters, type AgoraRegistryConfig } from "./agora.js";
+import { agoraAdapters, type AgoraRegistryConfig } from "../../protocols/agora/adapter.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "../../protocols/factagora/adapter.js";
 import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";

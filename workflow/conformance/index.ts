@@ -4,8 +4,8 @@
  * its checker here. Checkers that need more than ConformanceCheckOptions read optional extras
  * (agora: `signer`, `agentId`; see ConformanceExtras), which the CLI always passes.
  */
-import type { AgoraTokenSigner } from "../adapters/agora-jwt.js";
-import { agoraConformanceChecker } from "./agora.js";
+import type { AgoraTokenSigner } from "../../protocols/agora/jwt.js";
+import { agoraConformanceChecker } from "../../protocols/agora/conformance.js";
 import { checkAiOlympics } from "./ai-olympics.js";
 import { checkCresolver } from "../../protocols/cresolver/conformance.js";
 import { checkFactagora } from "../../protocols/factagora/conformance.js";

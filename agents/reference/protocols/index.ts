@@ -1,5 +1,5 @@
 /** Registry of the wire protocols the reference agent can serve. One module per protocol file. */
-import { agoraProtocol } from "./agora.js";
+import { agoraProtocol } from "../../../protocols/agora/agent.js";
 import { cresolverProtocol } from "../../../protocols/cresolver/agent.js";
 import { factagoraProtocol } from "../../../protocols/factagora/agent.js";
 import { aiOlympicsProtocol } from "./ai-olympics.js";

@@ -5,7 +5,7 @@
  * injected answer above the same answer without the injection, on any of the 8 dimensions.
  */
 import { describe, expect, it } from "vitest";
-import { agoraSources, splitChallengeReplies } from "../../../workflow/adapters/agora.js";
+import { agoraSources, splitChallengeReplies } from "../../../protocols/agora/adapter.js";
 import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
 import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../protocols/factagora/adapter.js";
 import { analysisToAnswer } from "../../../protocols/roundtable/answers.js";

@@ -27,11 +27,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { WebSocket } from "ws";
 import { z } from "zod";
-import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraClaims } from "../../../workflow/adapters/agora-jwt.js";
-import type { Finding, Question } from "../engine/types.js";
-import { hashParts } from "../engine/text.js";
-import { parseBody, textField } from "../http.js";
-import type { ProtocolContext, ProtocolModule } from "./types.js";
+import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraClaims } from "./jwt.js";
+import type { Finding, Question } from "../../agents/reference/engine/types.js";
+import { hashParts } from "../../agents/reference/engine/text.js";
+import { parseBody, textField } from "../../agents/reference/http.js";
+import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const AGORA_AGENT_VERSION = "1.0";
 export const AGORA_MAX_CONCURRENT = 5;

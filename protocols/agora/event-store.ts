@@ -28,8 +28,8 @@ import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { z } from "zod";
-import { sanitizeJson } from "../http/json.js";
-import type { VerifiedAgoraClaims } from "./agora-jwt.js";
+import { sanitizeJson } from "../../workflow/http/json.js";
+import type { VerifiedAgoraClaims } from "./jwt.js";
 
 export const AGORA_STREAM_PATH = "/agora/matches/:matchId/events";
 

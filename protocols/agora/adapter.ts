@@ -38,14 +38,14 @@
  *   reply to every challenge. The round-2 answer must still be one of the options (else invalid-response).
  */
 import { z } from "zod";
-import type { AskRequest, CallResult, ChallengeRequest, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import type { SafeHttpClient } from "../http/client.js";
-import { HttpError, isHttpError } from "../http/errors.js";
-import { sanitizeJson } from "../http/json.js";
-import type { AgoraTokenSigner } from "./agora-jwt.js";
-import type { AgoraEventStore, StoredAgoraEvent } from "./agora-stream.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "./call.js";
-import { describeIssues } from "../../protocols/cresolver/adapter.js";
+import type { AskRequest, CallResult, ChallengeRequest, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type { SafeHttpClient } from "../../workflow/http/client.js";
+import { HttpError, isHttpError } from "../../workflow/http/errors.js";
+import { sanitizeJson } from "../../workflow/http/json.js";
+import type { AgoraTokenSigner } from "./jwt.js";
+import type { AgoraEventStore, StoredAgoraEvent } from "./event-store.js";
+import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
+import { describeIssues } from "../cresolver/adapter.js";
 
 export const AGORA_PROTOCOL = "agora";
 export const AGORA_VERSION = "1.0";

@@ -13,12 +13,12 @@
  * tokens,latency-ms,time-limit}, agora.quality.{no-source-urls,version}.
  */
 import { generateKeyPair } from "jose";
-import { createJoseSigner, type AgoraTokenSigner } from "../adapters/agora-jwt.js";
-import { AGORA_OPTIONS, AGORA_RULES, AGORA_VERSION, askDescription, challengeDescription, extractUrls } from "../adapters/agora.js";
-import type { AskRequest, ChallengeRequest } from "../core/types.js";
-import { isHttpError } from "../http/errors.js";
-import { sanitizeJson } from "../http/json.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding, type ConformanceReport } from "./types.js";
+import { createJoseSigner, type AgoraTokenSigner } from "./jwt.js";
+import { AGORA_OPTIONS, AGORA_RULES, AGORA_VERSION, askDescription, challengeDescription, extractUrls } from "./adapter.js";
+import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
+import { isHttpError } from "../../workflow/http/errors.js";
+import { sanitizeJson } from "../../workflow/http/json.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding, type ConformanceReport } from "../../workflow/conformance/types.js";
 
 export interface AgoraConformanceOptions extends ConformanceCheckOptions {
   /** Signs the sample tasks' tokens with the key the agent trusts (the daemon's). */
