@@ -7,7 +7,7 @@ import { createCresolverAdapter, type CresolverAdapterConfig } from "../../proto
 import { agoraAdapters, type AgoraRegistryConfig } from "../../protocols/agora/adapter.js";
 import { createCredentialStore, type CredentialStore } from "./credentials.js";
 import { createFactagoraAdapter } from "../../protocols/factagora/adapter.js";
-import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "./ai-olympics.js";
+import { createAiOlympicsAdapter, type AiOlympicsDefaults } from "../../protocols/ai-olympics/adapter.js";
 import { createRoundtableAdapter } from "../../protocols/roundtable/adapter.js";
 
 export { createAdapterRegistry } from "./registry.js";
@@ -35,7 +35,7 @@ export function defaultAdapters(config: DefaultAdaptersConfig): WorkerProtocolAd
 
 export { createCresolverAdapter, CRESOLVER_PROTOCOL, CRESOLVER_LIMITS, marketIdForWire } from "../../protocols/cresolver/adapter.js";
 export type { CresolverAdapterConfig } from "../../protocols/cresolver/adapter.js";
-export { createAiOlympicsAdapter, AI_OLYMPICS_PROTOCOL } from "./ai-olympics.js";
-export type { AiOlympicsAdapterConfig, AiOlympicsDefaults } from "./ai-olympics.js";
+export { createAiOlympicsAdapter, AI_OLYMPICS_PROTOCOL } from "../../protocols/ai-olympics/adapter.js";
+export type { AiOlympicsAdapterConfig, AiOlympicsDefaults } from "../../protocols/ai-olympics/adapter.js";
 export { callWithRetry, joinEndpoint, InvalidReplyError } from "./call.js";
 export type { RetryPolicy } from "./call.js";

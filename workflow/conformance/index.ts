@@ -6,7 +6,7 @@
  */
 import type { AgoraTokenSigner } from "../../protocols/agora/jwt.js";
 import { agoraConformanceChecker } from "../../protocols/agora/conformance.js";
-import { checkAiOlympics } from "./ai-olympics.js";
+import { checkAiOlympics } from "../../protocols/ai-olympics/conformance.js";
 import { checkCresolver } from "../../protocols/cresolver/conformance.js";
 import { checkFactagora } from "../../protocols/factagora/conformance.js";
 import { checkRoundtable } from "../../protocols/roundtable/conformance.js";

@@ -2,7 +2,7 @@
 import { agoraProtocol } from "../../../protocols/agora/agent.js";
 import { cresolverProtocol } from "../../../protocols/cresolver/agent.js";
 import { factagoraProtocol } from "../../../protocols/factagora/agent.js";
-import { aiOlympicsProtocol } from "./ai-olympics.js";
+import { aiOlympicsProtocol } from "../../../protocols/ai-olympics/agent.js";
 import { roundtableProtocol } from "../../../protocols/roundtable/agent.js";
 import type { ProtocolModule } from "./types.js";
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { agoraSources, splitChallengeReplies } from "../../../protocols/agora/adapter.js";
-import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
+import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
 import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../protocols/factagora/adapter.js";
 import { analysisToAnswer } from "../../../protocols/roundtable/answers.js";
 import { mapChallengeReplies } from "../../../protocols/roundtable/challenge-mapping.js";

@@ -9,8 +9,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
-import { readTaskData } from "../../../agents/reference/protocols/ai-olympics.js";
-import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
+import { readTaskData } from "../../../protocols/ai-olympics/agent.js";
+import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
 import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";
 import { createCredentialStore } from "../../../workflow/adapters/credentials.js";

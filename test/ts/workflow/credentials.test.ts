@@ -3,7 +3,7 @@
  * registration now names another endpoint gets nothing (failure `auth`). Real servers on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.js";
+import { createAiOlympicsAdapter } from "../../../protocols/ai-olympics/adapter.js";
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { createFactagoraAdapter } from "../../../protocols/factagora/adapter.js";

@@ -35,19 +35,19 @@
  * module is the adapter with its turn loop, and re-exports what the others offered from here before.
  */
 import { createHash } from "node:crypto";
-import type { CallResult, FailureKind, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../core/types.js";
-import type { SafeHttpClient } from "../http/client.js";
-import { HttpError } from "../http/errors.js";
-import { toFailure } from "./call.js";
-import type { CredentialStore } from "./credentials.js";
-import { describeIssues } from "../../protocols/cresolver/adapter.js";
-import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./ai-olympics-actions.js";
-import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./ai-olympics-wire.js";
-import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./ai-olympics-wire.js";
+import type { CallResult, FailureKind, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type { SafeHttpClient } from "../../workflow/http/client.js";
+import { HttpError } from "../../workflow/http/errors.js";
+import { toFailure } from "../../workflow/adapters/call.js";
+import type { CredentialStore } from "../../workflow/adapters/credentials.js";
+import { describeIssues } from "../cresolver/adapter.js";
+import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./actions.js";
+import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./wire.js";
+import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./wire.js";
 
 // This module's public surface from before the split: all of the wire format, and pageText.
-export * from "./ai-olympics-wire.js";
-export { pageText } from "./ai-olympics-actions.js";
+export * from "./wire.js";
+export { pageText } from "./actions.js";
 
 export const AI_OLYMPICS_PROTOCOL = "ai-olympics";
 

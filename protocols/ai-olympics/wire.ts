@@ -7,9 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { AskRequest, ChallengeRequest, PeerFinding } from "../core/types.js";
-import { stringifyJson } from "../http/json.js";
-import { signedHeaders } from "./ai-olympics-signing.js";
+import type { AskRequest, ChallengeRequest, PeerFinding } from "../../workflow/core/types.js";
+import { stringifyJson } from "../../workflow/http/json.js";
+import { signedHeaders } from "./signing.js";
 
 export const AI_OLYMPICS_VERSION = "1.0";
 

@@ -25,10 +25,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import type { Finding, Question } from "../engine/types.js";
-import { EngineUpstreamError } from "../engine/types.js";
-import { parseBody } from "../http.js";
-import type { ProtocolContext, ProtocolModule } from "./types.js";
+import type { Finding, Question } from "../../agents/reference/engine/types.js";
+import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
+import { parseBody } from "../../agents/reference/http.js";
+import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
 
 export const SIGNATURE_HEADER = "x-ai-olympics-signature";
 export const TIMESTAMP_HEADER = "x-ai-olympics-timestamp";

@@ -58,13 +58,13 @@ import {
   unwrapResult,
   type PageState,
   type TurnRequest,
-} from "../adapters/ai-olympics.js";
-import { signedHeaders } from "../adapters/ai-olympics-signing.js";
-import type { AskRequest, ChallengeRequest } from "../core/types.js";
-import { toFailure } from "../adapters/call.js";
-import { isHttpError } from "../http/errors.js";
-import { stringifyJson } from "../http/json.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "./types.js";
+} from "./adapter.js";
+import { signedHeaders } from "./signing.js";
+import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
+import { toFailure } from "../../workflow/adapters/call.js";
+import { isHttpError } from "../../workflow/http/errors.js";
+import { stringifyJson } from "../../workflow/http/json.js";
+import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "../../workflow/conformance/types.js";
 
 export const AI_OLYMPICS_RULE_PREFIX = "ai-olympics.";
 const TURN_TIMEOUT_MS = 30_000;

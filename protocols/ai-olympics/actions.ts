@@ -5,9 +5,9 @@
  * page text for the next turn's page state; plus the text capping the turn loop shares. Separate from
  * the adapter (ai-olympics.ts) so the code that reaches agent-chosen URLs sits in one small place.
  */
-import { createSafeHttpClient, type SafeHttpClient } from "../http/client.js";
-import { AI_OLYMPICS_LIMITS, apiCallArgsSchema, navigateArgsSchema } from "./ai-olympics-wire.js";
-import { describeIssues } from "../../protocols/cresolver/adapter.js";
+import { createSafeHttpClient, type SafeHttpClient } from "../../workflow/http/client.js";
+import { AI_OLYMPICS_LIMITS, apiCallArgsSchema, navigateArgsSchema } from "./wire.js";
+import { describeIssues } from "../cresolver/adapter.js";
 
 // ---------------------------------------------------------------------------------------------
 // Action requests
