@@ -11,7 +11,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type KeyObject } from "jose";
 import { createJoseSigner, type AgoraSigningAlg, type AgoraTokenSigner } from "../protocols/agora/jwt.js";
-import type { AgentAuth } from "../agents/reference/protocols/types.js";
+import type { AgentAuth } from "../protocols/agent-types.js";
 import { CliError } from "./errors.js";
 
 export const AGENT_ENV = {

@@ -31,7 +31,7 @@ import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraC
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { hashParts } from "../../agents/reference/engine/text.js";
 import { parseBody, textField } from "../../agents/reference/http.js";
-import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const AGORA_AGENT_VERSION = "1.0";
 export const AGORA_MAX_CONCURRENT = 5;
@@ -141,7 +141,7 @@ async function streamEvents(baseUrl: string, matchId: string, token: string, eve
   });
 }
 
-export const agoraProtocol: ProtocolModule = {
+export const agoraProtocol: AgentProtocolHandler = {
   protocol: "agora",
   endpointPath: "/agora",
   requiredAuth: "jwksUrl",

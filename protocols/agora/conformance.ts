@@ -18,7 +18,8 @@ import { AGORA_OPTIONS, AGORA_RULES, AGORA_VERSION, askDescription, challengeDes
 import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding, type ConformanceReport } from "../../workflow/conformance/types.js";
+import { conformanceReport } from "../conformance-report.js";
+import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding, ConformanceReport } from "../types.js";
 
 export interface AgoraConformanceOptions extends ConformanceCheckOptions {
   /** Signs the sample tasks' tokens with the key the agent trusts (the daemon's). */

@@ -28,7 +28,7 @@ import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { parseBody } from "../../agents/reference/http.js";
-import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const SIGNATURE_HEADER = "x-ai-olympics-signature";
 export const TIMESTAMP_HEADER = "x-ai-olympics-timestamp";
@@ -165,7 +165,7 @@ function findingResult(f: Finding): Record<string, unknown> {
   return { determination: f.determination ? "YES" : "NO", confidence: f.confidence, evidence: f.evidence, sources: f.sources };
 }
 
-export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}): ProtocolModule {
+export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}): AgentProtocolHandler {
   return {
     protocol: "ai-olympics",
     endpointPath: "/webhook",
@@ -236,4 +236,4 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
   };
 }
 
-export const aiOlympicsProtocol: ProtocolModule = createAiOlympicsProtocol();
+export const aiOlympicsProtocol: AgentProtocolHandler = createAiOlympicsProtocol();

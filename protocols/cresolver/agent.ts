@@ -20,7 +20,7 @@ import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
 import { marketIdField, optionalTextField, parseBody, textField } from "../../agents/reference/http.js";
 import { bearerMatches } from "../factagora/agent.js";
-import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const MAX_QUESTION_CHARS = 4_000;
 export const MAX_CONTEXT_CHARS = 20_000;
@@ -80,7 +80,7 @@ function noRecordReplies(challenges: string[], marketId: bigint | undefined): st
   });
 }
 
-export const cresolverProtocol: ProtocolModule = {
+export const cresolverProtocol: AgentProtocolHandler = {
   protocol: "cresolver",
   endpointPath: "",
   register(app, ctx: ProtocolContext) {

@@ -19,7 +19,8 @@
  */
 import { isHttpError } from "../../workflow/http/errors.js";
 import { CRESOLVER_LIMITS, CRESOLVER_PROTOCOL } from "./adapter.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceCheckOptions, type ConformanceFinding } from "../../workflow/conformance/types.js";
+import { conformanceReport } from "../conformance-report.js";
+import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding } from "../types.js";
 
 export const CRESOLVER_TIMEOUTS = { resolveMs: 30_000, challengeMs: 15_000 } as const;
 

@@ -27,7 +27,7 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
 import { BadRequestError, parseBody, textField } from "../../agents/reference/http.js";
-import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const WEBHOOK_PATH = "/webhook";
 /** Same line as workflow/adapters/factagora.ts ROUND2_MARKER (the resolver's round-2 convention). */
@@ -244,7 +244,7 @@ function specError(reply: FastifyReply, status: number, error: string, message: 
     .send({ error, message, code, ...(issues !== undefined ? { issues } : {}) });
 }
 
-export const factagoraProtocol: ProtocolModule = {
+export const factagoraProtocol: AgentProtocolHandler = {
   protocol: "factagora",
   endpointPath: WEBHOOK_PATH,
   requiredAuth: "bearerToken",

@@ -27,7 +27,7 @@ import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
 import { parseBody, textField } from "../../agents/reference/http.js";
-import type { ProtocolContext, ProtocolModule } from "../../agents/reference/protocols/types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const MAX_TASK_ID_CHARS = 200;
 export const MAX_CONTENT_CHARS = 50_000;
@@ -189,7 +189,7 @@ interface Remembered {
   finding: Finding;
 }
 
-export const roundtableProtocol: ProtocolModule = {
+export const roundtableProtocol: AgentProtocolHandler = {
   protocol: "roundtable",
   register(app, ctx: ProtocolContext) {
     const token = ctx.auth?.bearerToken;

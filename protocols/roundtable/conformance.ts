@@ -39,7 +39,8 @@ import { challengesFor } from "../../workflow/core/challenges.js";
 import { sanitizeString } from "../../workflow/core/text.js";
 import type { AskRequest, PeerFinding, WorkerAnswer } from "../../workflow/core/types.js";
 import { describeUrlText, isHttpError } from "../../workflow/http/errors.js";
-import { conformanceReport, type ConformanceChecker, type ConformanceFinding } from "../../workflow/conformance/types.js";
+import { conformanceReport } from "../conformance-report.js";
+import type { ConformanceChecker, ConformanceFinding } from "../types.js";
 
 /** Said in every finding of a rule the spec does not make: such rules are warnings. */
 const BEYOND_SPEC = "a warning, beyond the spec: it has the platform send the key but does not require agents to check it";

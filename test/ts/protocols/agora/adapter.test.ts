@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { createAgoraAdapter, splitChallengeReplies, type AgoraAdapterConfig } from "../../../../protocols/agora/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";

@@ -3,7 +3,7 @@
  * test-written agents replying malformed, wrongly-typed, oversized, slow and hostile bodies. No function mocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import {
   createFactagoraAdapter,

@@ -1,7 +1,7 @@
-/** A wire protocol served by the reference agent: one module per file in this folder. */
+/** The reference agent's side of a protocol (each folder's agent.ts): what it serves and what it is given. */
 import type { FastifyInstance } from "fastify";
-import type { AnswerEngine, EngineMode, PersonaName } from "../engine/types.js";
-import type { FindingMemory } from "../memory.js";
+import type { AnswerEngine, EngineMode, PersonaName } from "../agents/reference/engine/types.js";
+import type { FindingMemory } from "../agents/reference/memory.js";
 
 export interface AgentInfo {
   name: string;
@@ -32,7 +32,8 @@ export interface ProtocolContext {
   agoraStreamUrl?: string;
 }
 
-export interface ProtocolModule {
+/** A wire protocol served by the reference agent (each folder's agent.ts). */
+export interface AgentProtocolHandler {
   /** The registration file's service `protocol` value, e.g. "cresolver". */
   readonly protocol: string;
   /**
