@@ -1,6 +1,6 @@
 /**
  * `cresolver agent check <url> --protocol <p>`: runs the protocol's conformance checker
- * (workflow/conformance/) against an agent and reports violations, warnings and response times.
+ * (protocols/<name>/conformance.ts) against an agent and reports violations, warnings and response times.
  * Exit 0 when there is no violation, 1 when there is one (the report is still printed), 2 on bad input.
  */
 import { Command, Option } from "commander";

@@ -1,6 +1,6 @@
 /**
- * Agora Arena Agent Protocol v1 (docs/protocols/agora.md), the resolver playing the platform.
- * Mapping (full table in docs/protocols/agora.md):
+ * Agora Arena Agent Protocol v1 (protocols/agora/README.md), the resolver playing the platform.
+ * Mapping (full table in protocols/agora/README.md):
  *
  * - Health: `GET {endpoint}/health` before every ask, reply `{status:"ok", version, capabilities[],
  *   avg_latency_ms, max_concurrent}` checked. A per-endpoint counter of consecutive failed health checks
@@ -43,9 +43,9 @@ import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError, isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import type { AgoraTokenSigner } from "./jwt.js";
-import type { AgoraEventStore, StoredAgoraEvent } from "./event-store.js";
+import type { AgoraEventStore, StoredAgoraEvent } from "./event-stream.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
-import { describeIssues } from "../cresolver/adapter.js";
+import { describeIssues } from "../wire-fields.js";
 
 export const AGORA_PROTOCOL = "agora";
 export const AGORA_VERSION = "1.0";

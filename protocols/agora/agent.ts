@@ -1,5 +1,5 @@
 /**
- * Agora Arena Agent Protocol v1 (docs/protocols/agora.md), the agent side:
+ * Agora Arena Agent Protocol v1 (protocols/agora/README.md), the agent side:
  *   GET  /agora/health → {status:"ok", version:"1.0", capabilities, avg_latency_ms, max_concurrent}
  *   POST /agora        {version, league, match_id, round, total_rounds, task:{description, input_format,
  *                       output_format, options}, time_limit_seconds, max_tokens, rules, opponent_count}
@@ -30,7 +30,8 @@ import { z } from "zod";
 import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraClaims } from "./jwt.js";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { hashParts } from "../../agents/reference/engine/text.js";
-import { parseBody, textField } from "../../agents/reference/http.js";
+import { parseBody } from "../../agents/reference/http.js";
+import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const AGORA_AGENT_VERSION = "1.0";

@@ -1,5 +1,5 @@
 /**
- * Conformance checker for Agora Arena AAP agents (docs/protocols/agora.md). `url` is the agent's
+ * Conformance checker for Agora Arena AAP agents (protocols/agora/README.md). `url` is the agent's
  * AAP endpoint as registered (e.g. `https://agent.example/agora`); the health check is `{url}/health`.
  *
  * Requests: the health check; a task without a token, one signed by an unknown key and (with a signer)

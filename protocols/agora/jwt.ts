@@ -1,5 +1,5 @@
 /**
- * Agora Arena AAP match tokens (docs/protocols/agora.md, "Match token (JWT)"): every request the platform (here:
+ * Agora Arena AAP match tokens (protocols/agora/README.md, "Match token (JWT)"): every request the platform (here:
  * the resolver daemon) sends to an agent carries `Authorization: Bearer <JWT>` signed by the platform,
  * with claims `agent_id`, `match_id`, `expires_at`. Agents verify it with the platform's public keys,
  * published as a JWKS at `/.well-known/jwks.json`.

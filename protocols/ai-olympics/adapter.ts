@@ -1,8 +1,8 @@
 /**
- * AI Olympics webhook agents (docs/protocols/ai-olympics.md) as resolution workers. The resolver
+ * AI Olympics webhook agents (protocols/ai-olympics/README.md) as resolution workers. The resolver
  * plays the platform: it POSTs a signed turn request (task + page state) to the agent's webhook, the
  * agent answers with actions, the resolver executes the ones it supports and sends the result back as the
- * next turn's page state, until the agent finishes with `done`. Full mapping: docs/protocols/ai-olympics.md.
+ * next turn's page state, until the agent finishes with `done`. Full mapping: protocols/ai-olympics/README.md.
  *
  * - Endpoint: the registration's service URL is the webhook URL itself (POSTed to as is).
  * - Auth: HMAC-SHA256 over the exact body (ai-olympics-signing.ts) with the agent's `hmacSecret` from the
@@ -40,7 +40,7 @@ import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError } from "../../workflow/http/errors.js";
 import { toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { describeIssues } from "../cresolver/adapter.js";
+import { describeIssues } from "../wire-fields.js";
 import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./actions.js";
 import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./wire.js";
 import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./wire.js";

@@ -1,5 +1,5 @@
 /**
- * The AI Olympics webhook protocol (docs/protocols/ai-olympics.md), agent side:
+ * The AI Olympics webhook protocol (protocols/ai-olympics/README.md), agent side:
  *   POST /webhook (and POST /)   signed turn request → {thinking, actions, done?, result?}
  *
  * Authentication (checked before the body is parsed; any failure → 401 `{error: "unauthorized", message}`):

@@ -1,5 +1,5 @@
 /**
- * Conformance checker for AI Olympics webhook agents (docs/protocols/ai-olympics.md, platform side
+ * Conformance checker for AI Olympics webhook agents (protocols/ai-olympics/README.md, platform side
  * played by the resolver). `url` is the webhook URL as registered. Needs `credentials.hmacSecret`.
  *
  * Requests sent (timings under these names):

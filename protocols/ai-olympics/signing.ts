@@ -1,5 +1,5 @@
 /**
- * AI Olympics webhook request signing (docs/protocols/ai-olympics.md, "Signing"), the
+ * AI Olympics webhook request signing (protocols/ai-olympics/README.md, "Signing"), the
  * platform side, which the resolver plays:
  *
  *   X-AI-Olympics-Signature: sha256=<lower-case hex HMAC-SHA256(secret, exact JSON body bytes)>

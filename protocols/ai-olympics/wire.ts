@@ -1,5 +1,5 @@
 /**
- * AI Olympics wire format (docs/protocols/ai-olympics.md): the limits, the tool lists, the turn
+ * AI Olympics wire format (protocols/ai-olympics/README.md): the limits, the tool lists, the turn
  * request and reply shapes with their zod schemas, the task prompts and the request builder/signer.
  * Separate from the adapter (ai-olympics.ts) because it is data and text without I/O, which the
  * conformance checker and the tests use to build and check the same requests. ai-olympics.ts

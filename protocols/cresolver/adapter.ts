@@ -1,35 +1,15 @@
 /**
- * The CRE A2A worker protocol (docs/protocols/cresolver.md):
- *   POST {endpoint}/a2a/resolve   {market_id, question, deadline, context?} → {determination, confidence, evidence, sources}
- *   POST {endpoint}/a2a/challenge {challenges}                            → {responses}
- * Optional platform auth: a bearer token configured for the agent (credentials file, bound to the endpoint's
- * origin) is sent as `Authorization: Bearer …`; without one nothing is sent, as the spec has no auth.
- *
- * Replies are validated strictly (zod, no coercion): `"yes"` is not a boolean, `"0.8"` is not a
- * number, confidence must lie in [0,1], evidence must contain non-whitespace text, sources must be
- * 1..32 non-blank strings of at most 2,048 chars. Unknown reply fields are dropped.
- *
- * market_id: the on-chain id is a uint256 (bigint). The spec types it as a JSON number. We send it
- * as a JSON number whose digits are the exact decimal value (stringifyJson writes bigints as integer
- * literals), so it is never rounded on our side. Ids up to 2^53-1 (every id a sequential market
- * counter will reach) are therefore byte-identical to what `JSON.stringify(Number(id))` gives;
- * larger ids stay exact on the wire, and a worker that needs them exactly must parse big integers.
+ * The platform side of the cresolver protocol: POST {endpoint}/a2a/resolve and /a2a/challenge (README.md).
+ * Replies are parsed with wire.ts's strict schemas; market ids go out exactly (marketIdForWire).
  */
-import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
+import { describeIssues } from "../wire-fields.js";
+import { challengeReplySchema, CRESOLVER_PROTOCOL, CRESOLVER_TIMEOUTS, marketIdForWire, resolveReplySchema, type ChallengeRequestWire, type ResolveRequestWire } from "./wire.js";
 
-export const CRESOLVER_PROTOCOL = "cresolver";
-
-export const CRESOLVER_LIMITS = {
-  maxSources: 32,
-  maxSourceLength: 2_048,
-  maxEvidenceLength: 50_000,
-  maxChallengeReplies: 16,
-  maxReplyLength: 50_000,
-} as const;
+export { challengeReplySchema, CRESOLVER_LIMITS, CRESOLVER_PROTOCOL, marketIdForWire, resolveReplySchema } from "./wire.js";
 
 export interface CresolverAdapterConfig {
   http: SafeHttpClient;
@@ -45,36 +25,9 @@ export interface CresolverAdapterConfig {
   credentials?: CredentialStore;
 }
 
-const nonBlank = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .refine((s) => s.trim().length > 0, { message: "must not be blank" });
-
-export const resolveReplySchema = z.object({
-  determination: z.boolean(),
-  confidence: z.number().min(0).max(1),
-  evidence: nonBlank(CRESOLVER_LIMITS.maxEvidenceLength),
-  sources: z.array(nonBlank(CRESOLVER_LIMITS.maxSourceLength)).min(1).max(CRESOLVER_LIMITS.maxSources),
-});
-
-export const challengeReplySchema = z.object({
-  responses: z.array(z.string().max(CRESOLVER_LIMITS.maxReplyLength)).max(CRESOLVER_LIMITS.maxChallengeReplies),
-});
-
-/** Sends the id as a plain number when it is a safe integer, otherwise as an exact big integer literal. */
-export function marketIdForWire(id: bigint): number | bigint {
-  return id <= BigInt(Number.MAX_SAFE_INTEGER) && id >= 0n ? Number(id) : id;
-}
-
-export function describeIssues(what: string, error: z.ZodError): string {
-  const issues = error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
-  return `${what} does not match the protocol: ${issues.join("; ")}${error.issues.length > 3 ? "; …" : ""}`;
-}
-
 export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerProtocolAdapter {
-  const resolveTimeoutMs = config.resolveTimeoutMs ?? 30_000;
-  const challengeTimeoutMs = config.challengeTimeoutMs ?? 15_000;
+  const resolveTimeoutMs = config.resolveTimeoutMs ?? CRESOLVER_TIMEOUTS.resolveMs;
+  const challengeTimeoutMs = config.challengeTimeoutMs ?? CRESOLVER_TIMEOUTS.challengeMs;
   /** Headers for one seat's endpoint: the configured ones plus its bearer token, or the refusal of a moved endpoint. */
   function headersFor(seat: WorkerSeat, url: string): { headers?: Record<string, string>; refused?: CallResult<never> } {
     const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
@@ -88,7 +41,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
     protocol: CRESOLVER_PROTOCOL,
 
     async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
-      const body: Record<string, unknown> = {
+      const body: ResolveRequestWire = {
         market_id: marketIdForWire(request.marketId),
         question: request.question,
         deadline: request.deadline,
@@ -134,7 +87,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
         async (remainingMs) => {
           // market_id and question are additions to the spec's body: they let an agent serving several markets
           // (or market contracts sharing ids) defend the right answer. Agents following the spec ignore them.
-          const body = { market_id: marketIdForWire(request.ask.marketId), question: request.ask.question, challenges };
+          const body: ChallengeRequestWire = { market_id: marketIdForWire(request.ask.marketId), question: request.ask.question, challenges };
           const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
           const parsed = challengeReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("challenge reply", parsed.error));

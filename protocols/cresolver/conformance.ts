@@ -1,5 +1,5 @@
 /**
- * Conformance checker for CRE A2A workers (docs/protocols/cresolver.md). `url` is the worker's
+ * Conformance checker for CRE A2A workers (README.md). `url` is the worker's
  * base URL as registered; requests go to `{url}/a2a/resolve` and `{url}/a2a/challenge`.
  *
  * Requests, each once (no retries):
@@ -18,14 +18,14 @@
  * cresolver.agent-card (warnings).
  */
 import { isHttpError } from "../../workflow/http/errors.js";
-import { CRESOLVER_LIMITS, CRESOLVER_PROTOCOL } from "./adapter.js";
+import { challengeReplySchema, CRESOLVER_LIMITS, CRESOLVER_PROTOCOL, CRESOLVER_TIMEOUTS, resolveReplySchema, type ChallengeRequestWire, type ResolveRequestWire } from "./wire.js";
 import { conformanceReport } from "../conformance-report.js";
 import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding } from "../types.js";
 
-export const CRESOLVER_TIMEOUTS = { resolveMs: 30_000, challengeMs: 15_000 } as const;
+export { CRESOLVER_TIMEOUTS } from "./wire.js";
 
 const SAMPLE_MARKET = 42;
-export const SAMPLE_RESOLVE = {
+export const SAMPLE_RESOLVE: ResolveRequestWire = {
   market_id: SAMPLE_MARKET,
   question: "Will bitcoin reach 200k by end of 2026?",
   deadline: 1_798_761_599,
@@ -91,16 +91,18 @@ export const checkCresolver: ConformanceChecker = async (options) => {
   if (resolved !== undefined) {
     if (typeName(resolved) !== "object") violation("http.json", `resolve: the reply is a ${typeName(resolved)}, not an object`);
     else {
+      // Field by field with the wire schema's own rules, so each violation names its field.
       const r = resolved as Record<string, unknown>;
-      if (typeof r.determination !== "boolean") violation("response.determination", `resolve: determination must be a boolean (got ${typeName(r.determination)})`);
-      if (typeof r.confidence !== "number" || !(r.confidence >= 0 && r.confidence <= 1)) violation("response.confidence", "resolve: confidence must be a number in [0,1]");
+      const field = resolveReplySchema.shape;
+      if (!field.determination.safeParse(r.determination).success) violation("response.determination", `resolve: determination must be a boolean (got ${typeName(r.determination)})`);
+      if (!field.confidence.safeParse(r.confidence).success) violation("response.confidence", "resolve: confidence must be a number in [0,1]");
       else if (r.confidence === 0 || r.confidence === 1) warning("quality.confidence-extreme", `resolve: confidence ${r.confidence} is extreme`);
       if (typeof r.evidence !== "string" || r.evidence.trim() === "") violation("response.evidence", "resolve: evidence must be a non-blank string");
-      else if (r.evidence.length > CRESOLVER_LIMITS.maxEvidenceLength) violation("response.evidence", `resolve: evidence is longer than ${CRESOLVER_LIMITS.maxEvidenceLength} characters`);
+      else if (!field.evidence.safeParse(r.evidence).success) violation("response.evidence", `resolve: evidence is longer than ${CRESOLVER_LIMITS.maxEvidenceLength} characters`);
       const sources = r.sources;
       if (!Array.isArray(sources) || sources.length === 0 || sources.length > CRESOLVER_LIMITS.maxSources) {
         violation("response.sources", `resolve: sources must be an array of 1..${CRESOLVER_LIMITS.maxSources} strings`);
-      } else if (sources.some((s) => typeof s !== "string" || s.trim() === "" || s.length > CRESOLVER_LIMITS.maxSourceLength)) {
+      } else if (!field.sources.safeParse(sources).success) {
         violation("response.sources", `resolve: every source must be a non-blank string of at most ${CRESOLVER_LIMITS.maxSourceLength} characters`);
       } else if (!sources.some((s) => isHttpUrl(s as string))) {
         warning("quality.source-urls", "resolve: no source is an http(s) URL");
@@ -109,11 +111,13 @@ export const checkCresolver: ConformanceChecker = async (options) => {
   }
 
   // ---- challenge
-  const challenged = await post("challenge", "/a2a/challenge", { challenges: SAMPLE_CHALLENGES, market_id: SAMPLE_MARKET }, CRESOLVER_TIMEOUTS.challengeMs);
+  const challengeBody: Omit<ChallengeRequestWire, "question"> = { challenges: SAMPLE_CHALLENGES, market_id: SAMPLE_MARKET };
+  const challenged = await post("challenge", "/a2a/challenge", challengeBody, CRESOLVER_TIMEOUTS.challengeMs);
   if (challenged !== undefined) {
     const responses = typeName(challenged) === "object" ? (challenged as Record<string, unknown>).responses : undefined;
     if (!Array.isArray(responses) || responses.some((s) => typeof s !== "string")) violation("response.responses", "challenge: responses must be an array of strings");
     else if (responses.length !== SAMPLE_CHALLENGES.length) violation("response.responses-count", `challenge: ${responses.length} responses to ${SAMPLE_CHALLENGES.length} challenges (one per challenge required)`);
+    else if (!challengeReplySchema.safeParse(challenged).success) violation("response.responses", `challenge: a response is longer than ${CRESOLVER_LIMITS.maxReplyLength} characters`);
     else if (responses.some((s) => (s as string).trim() === "")) violation("response.responses", "challenge: a response is blank");
   }
 

@@ -1,7 +1,7 @@
 /**
- * Factagora BYOA ("Bring Your Own Agent", docs/protocols/factagora.md). The resolver plays the
+ * Factagora BYOA ("Bring Your Own Agent", protocols/factagora/README.md). The resolver plays the
  * Factagora platform: it POSTs a prediction request to the agent's webhook and reads back a position
- * (YES/NO/NEUTRAL), a confidence and a ReAct cycle. Mapping (docs/protocols/factagora.md):
+ * (YES/NO/NEUTRAL), a confidence and a ReAct cycle. Mapping (protocols/factagora/README.md):
  *
  * - Endpoint: the registered endpoint IS the webhook URL (the spec registers "your webhook URL"); it is
  *   POSTed to as is (fragment dropped), nothing is appended.

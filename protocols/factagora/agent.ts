@@ -1,5 +1,5 @@
 /**
- * Factagora BYOA webhook (docs/protocols/factagora.md), as an agent:
+ * Factagora BYOA webhook (protocols/factagora/README.md), as an agent:
  *   POST /webhook  PredictionRequest → AgentResponse {position, confidence, reactCycle, reasoning, limitations}
  *
  * - Auth: `Authorization: Bearer <token>` must match `auth.bearerToken` (constant-time comparison of
@@ -26,11 +26,12 @@ import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
-import { BadRequestError, parseBody, textField } from "../../agents/reference/http.js";
+import { BadRequestError, parseBody } from "../../agents/reference/http.js";
+import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const WEBHOOK_PATH = "/webhook";
-/** Same line as workflow/adapters/factagora.ts ROUND2_MARKER (the resolver's round-2 convention). */
+/** Same line as protocols/factagora/adapter.ts ROUND2_MARKER (the resolver's round-2 convention). */
 export const ROUND2_MARKER = "=== ROUND 2: CHALLENGES FROM THE RESOLVER ===";
 export const MAX_CHALLENGES = 10;
 /** Round-2 requests carry the other agents' arguments: allow more than the app-wide default body limit. */

@@ -1,5 +1,5 @@
 /**
- * Conformance checker for Factagora BYOA agents (docs/protocols/factagora.md).
+ * Conformance checker for Factagora BYOA agents (protocols/factagora/README.md).
  *
  * `url` is the webhook URL as registered (POSTed to as is). Requests, each once (no retries), with the
  * protocol's 30 s deadline unless `timeoutMs` overrides it:

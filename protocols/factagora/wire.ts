@@ -1,5 +1,5 @@
 /**
- * Factagora BYOA wire format (docs/protocols/factagora.md): the protocol's constants and limits, the
+ * Factagora BYOA wire format (protocols/factagora/README.md): the protocol's constants and limits, the
  * request/response types, and validateFactagoraResponse, which applies every rule of the spec's "Response
  * Validation" section (violations) and its soft quality checks (warnings). Split out of factagora.ts so the
  * spec's rules live in one place, shared by the adapter (factagora.ts), the request/reply mapping

@@ -1,6 +1,6 @@
 /**
- * The round-table External Agent Protocol (docs/protocols/roundtable.md); the
- * resolver plays the platform. Full mapping: docs/protocols/roundtable.md.
+ * The round-table External Agent Protocol (protocols/roundtable/README.md); the
+ * resolver plays the platform. Full mapping: protocols/roundtable/README.md.
  *
  *   ask       → POST {endpoint}/analyze   {task_id, content, context, constraints} → AgentAnalysis
  *   challenge → POST {endpoint}/challenge {task_id, content, other_analyses, resolver_challenges} → AgentChallenge
@@ -17,7 +17,7 @@
  *   `extras.injection` (field path → pattern names); the text itself is kept (the evaluator scores a text
  *   holding instruction-like text as empty).
  *
- * Determination rule (readDetermination): see its doc comment and docs/protocols/roundtable.md.
+ * Determination rule (readDetermination): see its doc comment and protocols/roundtable/README.md.
  * Confidence: reported confidence × evidence strength (EVIDENCE_LEVEL_WEIGHTS), see answerConfidence.
  *
  * This file is the adapter (HTTP, auth, timeouts, reply validation); the protocol's parts live in sibling
@@ -31,7 +31,7 @@ import { sanitizeString } from "../../workflow/core/text.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { describeIssues } from "../cresolver/adapter.js";
+import { describeIssues } from "../wire-fields.js";
 import { AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
 import { mapChallengeReplies } from "./challenge-mapping.js";
 import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./requests.js";

@@ -1,5 +1,5 @@
 /**
- * The round-table External Agent Protocol (docs/protocols/roundtable.md), agent side:
+ * The round-table External Agent Protocol (protocols/roundtable/README.md), agent side:
  *   POST /analyze   {task_id, content, context?, constraints?}        → {agent_name, domain, observations, recommendations, confidence}
  *   POST /challenge {task_id, content, other_analyses, resolver_challenges?} → {agent_name, challenges, concessions}
  *   POST /vote      {task_id, content, synthesis}                     → {agent_name, approve, conditions, dissent_reason}
@@ -26,7 +26,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
-import { parseBody, textField } from "../../agents/reference/http.js";
+import { parseBody } from "../../agents/reference/http.js";
+import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 
 export const MAX_TASK_ID_CHARS = 200;

@@ -1,6 +1,6 @@
 /**
  * Conformance checker for the round-table External Agent Protocol
- * as the resolver uses it (docs/protocols/roundtable.md).
+ * as the resolver uses it (protocols/roundtable/README.md).
  *
  * Sends, through the safe HTTP client and with the agent's bearer token when one is given:
  *   1. POST /analyze   — the request the resolver sends (sample market, our constraints);

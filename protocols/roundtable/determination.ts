@@ -1,7 +1,7 @@
 /**
  * Round-table reading rules: the evidence levels of an observation (readEvidence), the rule that reads
  * YES/NO out of the observations (readDetermination) and the confidence weighting by evidence level
- * (answerConfidence); documented in docs/protocols/roundtable.md. Kept apart from the transport because
+ * (answerConfidence); documented in protocols/roundtable/README.md. Kept apart from the transport because
  * these are the protocol's documented semantics, pure functions tested on their own.
  */
 import { normalizeForAnalysis } from "../../workflow/core/text.js";
@@ -113,7 +113,7 @@ function keywordVerdicts(finding: string): boolean[] {
 }
 
 /**
- * Reads the YES/NO determination out of the observations (documented in docs/protocols/roundtable.md):
+ * Reads the YES/NO determination out of the observations (documented in protocols/roundtable/README.md):
  *
  * 1. Tags (what our constraints ask for): an observation whose finding starts — after Markdown
  *    emphasis, case and spacing are normalised — with `DETERMINATION: YES|NO`, optionally `not`/`never`

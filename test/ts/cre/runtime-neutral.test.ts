@@ -41,7 +41,7 @@ describe("the CRE workflow's import graph", () => {
     expect(rel.filter((f) => /^workflow\/(http\/client|http\/guard|evaluate\/llm|chain\/(clients|snapshot|ports))\.ts$/.test(f))).toEqual([]);
     // Only the cresolver adapter and the runtime-neutral registry/types from protocols/: not the registry that pulls
     // every protocol's agent side (Fastify) and Node-only adapters.
-    expect(rel.filter((f) => f.startsWith("protocols/")).sort()).toEqual(["protocols/adapter-registry.ts", "protocols/cresolver/adapter.ts", "protocols/cresolver/wire.ts", "protocols/types.ts"]);
+    expect(rel.filter((f) => f.startsWith("protocols/")).sort()).toEqual(["protocols/adapter-registry.ts", "protocols/cresolver/adapter.ts", "protocols/cresolver/wire.ts", "protocols/types.ts", "protocols/wire-fields.ts"]);
     expect([...bare].filter((s) => s.startsWith("node:") || ["undici", "openai", "jose", "ws", "fastify", "pino"].includes(s))).toEqual([]);
     expect([...bare].sort()).toEqual(["@chainlink/cre-sdk", "viem", "whatwg-url", "zod"]);
   });

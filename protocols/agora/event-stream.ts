@@ -1,5 +1,5 @@
 /**
- * Agora Arena AAP event stream (docs/protocols/agora.md, "Event stream"), the platform side: a fastify plugin
+ * Agora Arena AAP event stream (protocols/agora/README.md, "Event stream"), the platform side: a fastify plugin
  * with one WebSocket route, by default `GET /agora/matches/:matchId/events`, where an agent may stream
  * the events of a match it is playing. Events are validated, capped and kept in a bounded in-memory
  * AgoraEventStore; the agora adapter copies the events of a match/agent/round into the worker's
