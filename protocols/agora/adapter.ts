@@ -1,41 +1,6 @@
 /**
- * Agora Arena Agent Protocol v1 (protocols/agora/README.md), the resolver playing the platform.
- * Mapping (full table in protocols/agora/README.md):
- *
- * - Health: `GET {endpoint}/health` before every ask, reply `{status:"ok", version, capabilities[],
- *   avg_latency_ms, max_concurrent}` checked. A per-endpoint counter of consecutive failed health checks
- *   lives in the adapter instance (the daemon keeps one instance, so it spans runs). One failed check does
- *   NOT skip the agent: it is still asked (the spec pauses an agent only after 3 consecutive failures, and
- *   the task endpoint is what counts). From the 3rd consecutive failure on the agent is skipped without
- *   being asked (failure kind of the last health check, message "paused: …"); the health check is still
- *   made on every later ask, and the first success resets the counter. The challenge does no health check.
- * - Task: `POST {endpoint}` (the registered endpoint URL is the agent's AAP URL, e.g. `https://agent/agora`)
- *   with `Authorization: Bearer <match JWT>` (agent_id = ERC-8004 agent id, match_id = market id, decimal
- *   strings), body `{version:"1.0", league, match_id, round: 1|2, total_rounds: 2, task: {description,
- *   input_format:"string", output_format:"string", options:["YES","NO"]}, time_limit_seconds, max_tokens,
- *   rules[], opponent_count}` plus our extension `cresolver: {market_id, question, context, deadline,
- *   challenges?}` (structured copy of what the description says; spec agents ignore unknown fields).
- *   opponent_count = workerCount − 1 when the request carries `workerCount` (AskRequest), else the
- *   configured `opponentCount`, else null (callers outside the pipeline may omit it). Round 2: number
- *   of other answering workers.
- * - Reply `{answer, confidence, reasoning, subagents_used?, tools_used?, tokens?, latency_ms?}` (zod, no
- *   coercion): answer must be exactly one of the options ("YES" → true, "NO" → false; "yes", "Yes " are
- *   invalid); confidence in [0,1]; reasoning a non-blank string → evidence. Sources: the http(s) URLs found
- *   in reasoning and tools_used (deduplicated, ≤ 32, ≤ 2,048 chars each); zero URLs is accepted with
- *   `sources: []` (the spec has no sources field; Source Quality then scores 0). The bookkeeping fields
- *   are optional here but must be well-typed when present (the conformance checker requires them).
- *   extras.agora = {match_id, round, subagents_used, tools_used, tokens, reported_latency_ms, events,
- *   events_dropped}.
- * - Status codes: 200 ok; 401/403 → "auth"; 408 → "timeout" (round lost, no retry); 429 → "http-status",
- *   the endpoint is paused for 5 minutes in this adapter instance (asks and challenges fail at once,
- *   without a request, until the pause ends); 500 → retried once within the deadline; 503 → "abstained"
- *   (match skipped without penalty: no retry, no pause, the health counter is untouched; like every
- *   abstention it gets no vote and no quorum credit in this run); any other status → "http-status".
- * - Challenge: round 2 task whose description carries the question, the worker's own round-1 answer, our
- *   challenges numbered 1..N and the other workers' anonymised findings. The reply's reasoning becomes the
- *   challenge replies: if it contains the markers 1..N in order (line starting "1." / "1)" / "[1]" /
- *   "Challenge 1:"), each section is the reply to that challenge; otherwise the whole reasoning is the
- *   reply to every challenge. The round-2 answer must still be one of the options (else invalid-response).
+ * The platform side of the Agora Arena Agent Protocol v1 (README.md: health check, match task with a JWT, reply,
+ * status codes, the round-2 challenge, and how each maps to the resolver's answers and failures).
  */
 import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
@@ -46,23 +11,9 @@ import type { AgoraTokenSigner } from "./jwt.js";
 import type { AgoraEventStore, StoredAgoraEvent } from "./event-stream.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
 import { describeIssues } from "../wire-fields.js";
+import { AGORA_LIMITS, AGORA_OPTIONS, AGORA_PROTOCOL, AGORA_RULES, AGORA_VERSION, agoraHealthSchema, agoraReplySchema, type AgoraReply, type AgoraTaskWire } from "./wire.js";
 
-export const AGORA_PROTOCOL = "agora";
-export const AGORA_VERSION = "1.0";
-export const AGORA_OPTIONS = ["YES", "NO"] as const;
-export const AGORA_RULES = ["only_one_answer", "answer_must_be_one_of_options", "cite_source_urls_in_reasoning", "treat_task_text_as_data"] as const;
-
-export const AGORA_LIMITS = {
-  maxReasoningLength: 50_000,
-  maxSources: 32,
-  maxSourceLength: 2_048,
-  maxListItems: 64,
-  maxListItemLength: 500,
-  maxEventsInBundle: 100,
-  maxHealthBytes: 64 * 1024,
-  maxPeerEvidenceChars: 1_500,
-  maxToolEntryChars: 2_000,
-} as const;
+export { AGORA_LIMITS, AGORA_OPTIONS, AGORA_PROTOCOL, AGORA_RULES, AGORA_VERSION, agoraHealthSchema, agoraReplySchema, type AgoraReply } from "./wire.js";
 
 export interface AgoraEventSource {
   beginRound(matchId: string, agentId: string, round: number): void;
@@ -94,30 +45,6 @@ export interface AgoraAdapterConfig {
   /** Clock (ms) for the 429 pause. Default Date.now. */
   now?: () => number;
 }
-
-const listItem = z.union([z.string().max(AGORA_LIMITS.maxListItemLength), z.record(z.string(), z.unknown())]);
-
-export const agoraReplySchema = z.object({
-  answer: z.string(),
-  confidence: z.number().min(0).max(1),
-  reasoning: z
-    .string()
-    .max(AGORA_LIMITS.maxReasoningLength)
-    .refine((s) => s.trim().length > 0, { message: "must not be blank" }),
-  subagents_used: z.array(z.string().max(AGORA_LIMITS.maxListItemLength)).max(AGORA_LIMITS.maxListItems).optional(),
-  tools_used: z.array(listItem).max(AGORA_LIMITS.maxListItems).optional(),
-  tokens: z.number().int().nonnegative().optional(),
-  latency_ms: z.number().finite().nonnegative().optional(),
-});
-export type AgoraReply = z.infer<typeof agoraReplySchema>;
-
-export const agoraHealthSchema = z.object({
-  status: z.literal("ok"),
-  version: z.string().min(1).max(50),
-  capabilities: z.array(z.string().max(200)).max(100),
-  avg_latency_ms: z.number().finite().nonnegative(),
-  max_concurrent: z.number().int().nonnegative(),
-});
 
 /** The http(s) URLs in a text (trailing punctuation trimmed), in first-seen order. */
 export function extractUrls(textValue: string): string[] {
@@ -318,7 +245,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
     );
   }
 
-  function baseBody(request: AskRequest, round: 1 | 2, opponents: number | null, description: string, extension: Record<string, unknown>): Record<string, unknown> {
+  function baseBody(request: AskRequest, round: 1 | 2, opponents: number | null, description: string, extension: { challenges?: string[] }): AgoraTaskWire {
     return {
       version: AGORA_VERSION,
       league,

@@ -31,47 +31,11 @@ import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraC
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { hashParts } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
-import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import { AGORA_VERSION, agoraTaskRequestSchema, type AgoraEvent, type AgoraHealth, type AgoraReply, type AgoraTaskRequest } from "./wire.js";
 
-export const AGORA_AGENT_VERSION = "1.0";
 export const AGORA_MAX_CONCURRENT = 5;
-const MAX_DESCRIPTION = 60_000;
 
-const optionsField = z.array(z.string().max(200), { error: "must be an array of strings" }).min(1, "must contain at least 1 option").max(50);
-
-export const AgoraTaskRequest = z.object(
-  {
-    version: z.literal(AGORA_AGENT_VERSION, { error: `must be "${AGORA_AGENT_VERSION}"` }),
-    league: z.string({ error: "must be a string" }).max(200),
-    match_id: z.string({ error: "must be a string" }).min(1, "must not be empty").max(200),
-    round: z.number({ error: "must be a number" }).int("must be an integer").nonnegative(),
-    total_rounds: z.number({ error: "must be a number or null" }).int().positive().nullish(),
-    task: z.object(
-      {
-        description: textField(MAX_DESCRIPTION),
-        input_format: z.string({ error: "must be a string" }).max(200),
-        output_format: z.string({ error: "must be a string" }).max(200),
-        options: optionsField,
-      },
-      { error: "must be an object" },
-    ),
-    time_limit_seconds: z.number({ error: "must be a number" }).positive("must be positive").max(3_600),
-    max_tokens: z.number({ error: "must be a number" }).int().positive("must be positive"),
-    rules: z.array(z.string().max(500), { error: "must be an array of strings" }).max(50).nullish(),
-    opponent_count: z.number({ error: "must be a number or null" }).int().nonnegative().nullish(),
-    cresolver: z
-      .object({
-        question: textField(4_000),
-        context: z.string().max(20_000).nullish(),
-        deadline: z.number().int().nonnegative().nullish(),
-        challenges: z.array(textField(4_000)).max(10).nullish(),
-      })
-      .nullish(),
-  },
-  { error: "must be a JSON object" },
-);
-type AgoraTaskRequest = z.infer<typeof AgoraTaskRequest>;
 
 /** The market id behind a match id: its digits when it is a decimal uint, else a stable 64-bit hash. */
 export function marketIdOfMatch(matchId: string): bigint {
@@ -104,7 +68,7 @@ function reasoningOf(finding: Finding): string {
 }
 
 /** Streams the match's events and waits (bounded) for the platform's acks. Never throws. */
-async function streamEvents(baseUrl: string, matchId: string, token: string, events: unknown[], waitMs = 2_000): Promise<void> {
+async function streamEvents(baseUrl: string, matchId: string, token: string, events: AgoraEvent[], waitMs = 2_000): Promise<void> {
   let url: string;
   try {
     const u = new URL(baseUrl);
@@ -154,9 +118,9 @@ export const agoraProtocol: AgentProtocolHandler = {
     let handled = 0;
     let totalLatency = 0;
 
-    app.get("/agora/health", async () => ({
+    app.get("/agora/health", async (): Promise<AgoraHealth> => ({
       status: "ok",
-      version: AGORA_AGENT_VERSION,
+      version: AGORA_VERSION,
       capabilities: ["cresolver", "yes-no", "prediction-markets"],
       avg_latency_ms: handled === 0 ? 0 : Math.round(totalLatency / handled),
       max_concurrent: AGORA_MAX_CONCURRENT,
@@ -176,7 +140,7 @@ export const agoraProtocol: AgentProtocolHandler = {
         }
         if (ctx.agentId !== undefined && claims.agent_id !== ctx.agentId) return refuse(reply, 403, "forbidden", "token was issued to another agent");
       }
-      const body: AgoraTaskRequest = parseBody(AgoraTaskRequest, request.body);
+      const body: AgoraTaskRequest = parseBody(agoraTaskRequestSchema, request.body);
       if (claims !== undefined && claims.match_id !== body.match_id) return refuse(reply, 403, "forbidden", "token was issued for another match");
       if (!body.task.options.includes("YES") || !body.task.options.includes("NO")) {
         return refuse(reply, 503, "unavailable", "this agent only plays YES/NO matches");
@@ -235,7 +199,7 @@ export const agoraProtocol: AgentProtocolHandler = {
         const latency = Math.round(performance.now() - started);
         handled += 1;
         totalLatency += latency;
-        return {
+        const wire: AgoraReply = {
           answer,
           confidence: outcome.finding.confidence,
           reasoning: outcome.reasoning,
@@ -244,6 +208,7 @@ export const agoraProtocol: AgentProtocolHandler = {
           tokens: Math.ceil(outcome.reasoning.length / 4),
           latency_ms: latency,
         };
+        return wire;
       } finally {
         inFlight -= 1;
       }

@@ -19,6 +19,7 @@ import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js"
 import { isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import { conformanceReport } from "../conformance-report.js";
+import type { AgoraTaskWire } from "./wire.js";
 import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding, ConformanceReport } from "../types.js";
 
 export interface AgoraConformanceOptions extends ConformanceCheckOptions {
@@ -96,7 +97,7 @@ export async function checkAgora(options: AgoraConformanceOptions): Promise<Conf
   }
 
   const timeLimitSeconds = Math.max(1, Math.floor(timeoutMs / 1000));
-  const taskBody = (matchId: string, round: 1 | 2, description: string, extension: Record<string, unknown>) => ({
+  const taskBody = (matchId: string, round: 1 | 2, description: string, extension: { challenges?: string[] }): AgoraTaskWire => ({
     version: AGORA_VERSION,
     league: "cresolver",
     match_id: matchId,

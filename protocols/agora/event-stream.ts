@@ -30,26 +30,11 @@ import type { RawData, WebSocket } from "ws";
 import { z } from "zod";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import type { VerifiedAgoraClaims } from "./jwt.js";
+import { agoraEventSchema, type AgoraEvent } from "./wire.js";
+
+export { AGORA_EVENT_TYPES, agoraEventSchema, type AgoraEvent } from "./wire.js";
 
 export const AGORA_STREAM_PATH = "/agora/matches/:matchId/events";
-
-const text = (max: number) => z.string().max(max);
-const durationMs = z.number().finite().nonnegative().max(86_400_000);
-const json = z.unknown();
-
-/** The eight AAP event types. Unknown fields are dropped; free-form payloads (`args`, `data`, `result`, `value`) are sanitized JSON. */
-export const agoraEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("thinking"), message: text(4_000) }),
-  z.object({ type: z.literal("spawn_subagent"), name: text(200), role: text(200) }),
-  z.object({ type: z.literal("tool_call"), tool: text(200), args: json.optional() }),
-  z.object({ type: z.literal("tool_response"), result: json.optional(), duration_ms: durationMs.optional() }),
-  z.object({ type: z.literal("subagent_done"), name: text(200), duration_ms: durationMs.optional() }),
-  z.object({ type: z.literal("intermediate_result"), data: json.optional() }),
-  z.object({ type: z.literal("answer"), final: z.boolean(), value: json.optional() }),
-  z.object({ type: z.literal("error"), message: text(2_000), fatal: z.boolean() }),
-]);
-export type AgoraEvent = z.infer<typeof agoraEventSchema>;
-export const AGORA_EVENT_TYPES = ["thinking", "spawn_subagent", "tool_call", "tool_response", "subagent_done", "intermediate_result", "answer", "error"] as const;
 
 export interface StoredAgoraEvent {
   /** 1-based order of arrival for this (match, agent). */

@@ -27,24 +27,14 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
 import { BadRequestError, parseBody } from "../../agents/reference/http.js";
-import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import { FACTAGORA_PROTOCOL, predictionRequestSchema, ROUND2_MARKER, validateFactagoraResponse, type FactagoraResponse, type PredictionRequest } from "./wire.js";
 
 export const WEBHOOK_PATH = "/webhook";
-/** Same line as protocols/factagora/adapter.ts ROUND2_MARKER (the resolver's round-2 convention). */
-export const ROUND2_MARKER = "=== ROUND 2: CHALLENGES FROM THE RESOLVER ===";
+export { ROUND2_MARKER } from "./wire.js";
 export const MAX_CHALLENGES = 10;
 /** Round-2 requests carry the other agents' arguments: allow more than the app-wide default body limit. */
 export const WEBHOOK_BODY_LIMIT = 4 * 1024 * 1024;
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
-
-const optionalString = (max: number) =>
-  z
-    .string({ error: "must be a string" })
-    .max(max, `must be at most ${max} characters`)
-    .nullish()
-    .transform((v) => v ?? undefined);
 
 /**
  * One of the other participants' arguments, read leniently: the platform sends every argument of the prediction
@@ -84,42 +74,9 @@ export function readArguments(raw: unknown): { reviewed: ReviewedArgument[]; ski
   return { reviewed, skipped, unread: Math.max(0, raw.length - MAX_REVIEWED_ARGUMENTS) };
 }
 
-export const PredictionRequest = z.object(
-  {
-    predictionId: textField(200),
-    title: textField(4_000),
-    description: z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(20_000, "must be at most 20000 characters"),
-    deadline: z
-      .string({ error: (iss) => (iss.input === undefined ? "required" : "must be an ISO 8601 string") })
-      .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T23:59:59Z"),
-    roundNumber: z.number({ error: (iss) => (iss.input === undefined ? "required" : "must be a number") }).int("must be an integer").min(1, "must be 1..10").max(10, "must be 1..10"),
-    category: optionalString(100),
-    // Any number of entries, each read leniently (readArguments): one bad argument must not fail the request.
-    existingArguments: z.unknown().optional().transform((v) => readArguments(v)),
-    metadata: z
-      .object({ resolutionCriteria: optionalString(4_000), sourceLinks: z.array(z.string().max(2_048)).max(20).nullish() }, { error: "must be an object" })
-      .nullish(),
-  },
-  { error: "must be a JSON object" },
-);
-export type PredictionRequest = z.infer<typeof PredictionRequest>;
 
-/** The spec's hard validation rules; our own replies are checked against them before they are sent. */
-const thought = z.string().refine((s) => s.trim() !== "").refine((s) => s.length >= 20 && s.length <= 2_000);
-export const AgentResponse = z.object({
-  position: z.enum(["YES", "NO", "NEUTRAL"]),
-  confidence: z.number().min(0).max(1),
-  reactCycle: z.object({
-    initialThought: thought,
-    actions: z.array(z.object({ type: z.string(), query: z.string(), result: z.string(), source: z.string().optional() })).min(1).max(10),
-    observations: z.array(z.string()).min(1).max(20),
-    synthesisThought: thought,
-    evidence: z.array(z.object({ type: z.string(), title: z.string(), url: z.string().optional(), description: z.string().max(200).optional() })).min(1).max(10),
-  }),
-  reasoning: z.string().max(1_000).optional(),
-  limitations: z.array(z.string()).optional(),
-});
-export type AgentResponse = z.infer<typeof AgentResponse>;
+/** Our reply on the wire; checked against the spec's rules (wire.ts) before it is sent. */
+export type AgentResponse = FactagoraResponse;
 
 const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").digest();
 
@@ -166,7 +123,7 @@ function hostOf(source: string): string | undefined {
 interface Round2 {
   challenges: string[];
   replies: string[];
-  existing: PredictionRequest["existingArguments"];
+  existing: ReturnType<typeof readArguments>;
 }
 
 function describeArguments(existing: Round2["existing"], answer: string): string {
@@ -233,8 +190,7 @@ export function toAgentResponse(q: Question, finding: Finding, mode: "offline" |
         ? ["Offline reference mode: derived deterministically from the question text, not from live data.", "The sources are starting points for verification and were not fetched."]
         : ["Produced by a language model without live retrieval; the sources were not fetched by the agent.", "Developments after the model's knowledge may change the outcome."],
   };
-  const checked = AgentResponse.safeParse(response);
-  if (!checked.success) throw new EngineUpstreamError("answer engine produced an answer that violates the Factagora response rules", "invalid-output");
+  if (validateFactagoraResponse(response).violations.length > 0) throw new EngineUpstreamError("answer engine produced an answer that violates the Factagora response rules", "invalid-output");
   return response;
 }
 
@@ -246,7 +202,7 @@ function specError(reply: FastifyReply, status: number, error: string, message: 
 }
 
 export const factagoraProtocol: AgentProtocolHandler = {
-  protocol: "factagora",
+  protocol: FACTAGORA_PROTOCOL,
   endpointPath: WEBHOOK_PATH,
   requiredAuth: "bearerToken",
   register(app, ctx: ProtocolContext) {
@@ -262,7 +218,7 @@ export const factagoraProtocol: AgentProtocolHandler = {
     app.post(WEBHOOK_PATH, { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request, reply) => {
       let body: PredictionRequest;
       try {
-        body = parseBody(PredictionRequest, request.body);
+        body = parseBody(predictionRequestSchema, request.body);
       } catch (err) {
         if (err instanceof BadRequestError) return specError(reply, 400, "Invalid prediction", err.message, "INVALID_PREDICTION", err.issues);
         throw err;
@@ -297,7 +253,7 @@ export const factagoraProtocol: AgentProtocolHandler = {
         if (replies.length !== challenges.length || replies.some((r) => typeof r !== "string" || r.trim() === "")) {
           throw new EngineUpstreamError("answer engine did not produce exactly one reply per challenge", "invalid-output");
         }
-        return toAgentResponse(asked, finding, ctx.engine.mode, { challenges, replies, existing: body.existingArguments });
+        return toAgentResponse(asked, finding, ctx.engine.mode, { challenges, replies, existing: readArguments(body.existingArguments) });
       } catch (err) {
         if (err instanceof EngineUpstreamError) {
           request.log.warn({ kind: err.kind, msg: err.message }, "answer engine upstream failure");

@@ -6,6 +6,9 @@
  * (factagora-mapping.ts) and the conformance checker. sourcesOf lives here too because validation's
  * "no sources" warning depends on it. No I/O.
  */
+import { z } from "zod";
+import { textField } from "../wire-fields.js";
+
 export const FACTAGORA_PROTOCOL = "factagora";
 
 export const FACTAGORA_LIMITS = {
@@ -53,6 +56,37 @@ export const RESOLUTION_CRITERIA =
   "Resolves YES if the event described in the title happens by the deadline (UTC), NO otherwise. Answer YES or NO; NEUTRAL counts as an abstention (no vote).";
 
 // ------------------------------------------------------------------------------------------ wire types
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+const optionalString = (max: number) =>
+  z
+    .string({ error: "must be a string" })
+    .max(max, `must be at most ${max} characters`)
+    .nullish()
+    .transform((v) => v ?? undefined);
+
+/** The prediction request as an agent parses it (violations → 400 INVALID_PREDICTION naming the field). */
+export const predictionRequestSchema = z.object(
+  {
+    predictionId: textField(200),
+    title: textField(4_000),
+    description: z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(20_000, "must be at most 20000 characters"),
+    deadline: z
+      .string({ error: (iss) => (iss.input === undefined ? "required" : "must be an ISO 8601 string") })
+      .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T23:59:59Z"),
+    roundNumber: z.number({ error: (iss) => (iss.input === undefined ? "required" : "must be a number") }).int("must be an integer").min(1, "must be 1..10").max(10, "must be 1..10"),
+    category: optionalString(100),
+    // Any number of entries, each read leniently by the receiver: one bad argument must not fail the request.
+    existingArguments: z.unknown().optional(),
+    metadata: z
+      .object({ resolutionCriteria: optionalString(4_000), sourceLinks: z.array(z.string().max(2_048)).max(20).nullish() }, { error: "must be an object" })
+      .nullish(),
+  },
+  { error: "must be a JSON object" },
+);
+export type PredictionRequest = z.infer<typeof predictionRequestSchema>;
+
 
 export interface FactagoraEvidence {
   type: string;

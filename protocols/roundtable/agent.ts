@@ -27,79 +27,11 @@ import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
-import { textField } from "../wire-fields.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import { analyzeRequestSchema, challengeRequestSchema, ROUNDTABLE_PROTOCOL, voteRequestSchema } from "./wire.js";
 
-export const MAX_TASK_ID_CHARS = 200;
-export const MAX_CONTENT_CHARS = 50_000;
 export const MAX_QUESTION_CHARS = 4_000;
-export const MAX_ANALYSES = 50;
-export const MAX_RESOLVER_CHALLENGES = 10;
 const MEMORY_SIZE = 1_000;
-
-const optionalArray = <T extends z.ZodType>(item: T, max: number) =>
-  z
-    .array(item, { error: "must be an array" })
-    .max(max, `must contain at most ${max} items`)
-    .nullish()
-    .transform((v) => v ?? []);
-
-export const AnalyzeRequest = z.object(
-  {
-    task_id: textField(MAX_TASK_ID_CHARS),
-    content: textField(MAX_CONTENT_CHARS),
-    context: z
-      .record(z.string(), z.unknown(), { error: "must be an object" })
-      .nullish()
-      .transform((v) => v ?? {}),
-    constraints: optionalArray(z.string({ error: "must be a string" }).max(4_000), 50),
-  },
-  { error: "must be a JSON object" },
-);
-
-const OtherObservation = z.looseObject({
-  finding: z.string({ error: "must be a string" }).max(MAX_CONTENT_CHARS),
-  evidence: z.string({ error: "must be a string" }).max(MAX_CONTENT_CHARS).nullish(),
-});
-
-export const ChallengeRequest = z.object(
-  {
-    task_id: textField(MAX_TASK_ID_CHARS),
-    content: textField(MAX_CONTENT_CHARS),
-    other_analyses: z
-      .array(
-        z.looseObject({
-          agent_name: textField(200),
-          observations: optionalArray(OtherObservation, 200),
-        }),
-        { error: (iss) => (iss.input === undefined ? "required" : "must be an array") },
-      )
-      .max(MAX_ANALYSES, `must contain at most ${MAX_ANALYSES} analyses`),
-    resolver_challenges: optionalArray(textField(4_000), MAX_RESOLVER_CHALLENGES),
-  },
-  { error: "must be a JSON object" },
-);
-
-export const VoteRequest = z.object(
-  {
-    task_id: textField(MAX_TASK_ID_CHARS),
-    content: textField(MAX_CONTENT_CHARS),
-    synthesis: z.looseObject(
-      {
-        // The platform sends "" when its synthesis has no direction: that is an answerable vote (dissent), not a bad request.
-        recommended_direction: z
-          .string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") })
-          .max(MAX_CONTENT_CHARS, `must be at most ${MAX_CONTENT_CHARS} characters`)
-          .nullable()
-          .transform((v) => v ?? ""),
-        trade_offs: optionalArray(z.unknown(), 100),
-        minority_views: optionalArray(z.unknown(), 100),
-      },
-      { error: (iss) => (iss.input === undefined ? "required" : "must be an object") },
-    ),
-  },
-  { error: "must be a JSON object" },
-);
 
 const yesNo = (d: boolean): "YES" | "NO" => (d ? "YES" : "NO");
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
@@ -191,7 +123,7 @@ interface Remembered {
 }
 
 export const roundtableProtocol: AgentProtocolHandler = {
-  protocol: "roundtable",
+  protocol: ROUNDTABLE_PROTOCOL,
   register(app, ctx: ProtocolContext) {
     const token = ctx.auth?.bearerToken;
     if (token !== undefined && token !== "") {
@@ -222,7 +154,7 @@ export const roundtableProtocol: AgentProtocolHandler = {
     };
 
     app.post("/analyze", async (request) => {
-      const body = parseBody(AnalyzeRequest, request.body);
+      const body = parseBody(analyzeRequestSchema, request.body);
       const question = questionFrom(body.task_id, body.content, body.context);
       const finding = await ctx.engine.investigate(question);
       remember(body.task_id, { question, finding });
@@ -230,7 +162,7 @@ export const roundtableProtocol: AgentProtocolHandler = {
     });
 
     app.post("/challenge", async (request) => {
-      const body = parseBody(ChallengeRequest, request.body);
+      const body = parseBody(challengeRequestSchema, request.body);
       const { question, finding } = await recall(body.task_id, body.content);
       const peers = body.other_analyses.map((a) => {
         const tagged = a.observations.find((o) => determinationTag(o.finding) !== undefined);
@@ -277,7 +209,7 @@ export const roundtableProtocol: AgentProtocolHandler = {
     });
 
     app.post("/vote", async (request) => {
-      const body = parseBody(VoteRequest, request.body);
+      const body = parseBody(voteRequestSchema, request.body);
       const { finding } = await recall(body.task_id, body.content);
       const proposed = proposedResolution(body.synthesis.recommended_direction);
       const mine = yesNo(finding.determination);

@@ -1,9 +1,10 @@
 /**
- * Round-table wire format: the protocol name, the spec's limits and the strict zod schemas of the three
- * replies (AgentAnalysis, AgentChallenge, AgentVote). Split out of roundtable.ts so the request builders,
- * the reading rules, the adapter and the conformance checker share one definition of what a valid reply is.
+ * Round-table wire format (README.md), the only declaration of it: the protocol name, the spec's limits, the
+ * three requests as an agent parses them and the strict zod schemas of the three replies (AgentAnalysis,
+ * AgentChallenge, AgentVote), shared by the adapter, the reference agent and the conformance checker.
  */
 import { z } from "zod";
+import { textField } from "../wire-fields.js";
 
 export const ROUNDTABLE_PROTOCOL = "roundtable";
 
@@ -94,3 +95,78 @@ export const voteReplySchema = z
     path: ["dissent_reason"],
   });
 export type VoteReply = z.output<typeof voteReplySchema>;
+
+// ---------------------------------------------------------------------------------------------------
+// Request schemas (as an agent parses them).
+
+export const MAX_TASK_ID_CHARS = 200;
+export const MAX_CONTENT_CHARS = 50_000;
+export const MAX_ANALYSES = 50;
+export const MAX_RESOLVER_CHALLENGES = 10;
+
+const optionalArray = <T extends z.ZodType>(item: T, max: number) =>
+  z
+    .array(item, { error: "must be an array" })
+    .max(max, `must contain at most ${max} items`)
+    .nullish()
+    .transform((v) => v ?? []);
+
+/** POST /analyze body, as an agent parses it (violations → 400 naming the field; unknown fields ignored). */
+export const analyzeRequestSchema = z.object(
+  {
+    task_id: textField(MAX_TASK_ID_CHARS),
+    content: textField(MAX_CONTENT_CHARS),
+    context: z
+      .record(z.string(), z.unknown(), { error: "must be an object" })
+      .nullish()
+      .transform((v) => v ?? {}),
+    constraints: optionalArray(z.string({ error: "must be a string" }).max(4_000), 50),
+  },
+  { error: "must be a JSON object" },
+);
+
+const OtherObservation = z.looseObject({
+  finding: z.string({ error: "must be a string" }).max(MAX_CONTENT_CHARS),
+  evidence: z.string({ error: "must be a string" }).max(MAX_CONTENT_CHARS).nullish(),
+});
+
+/** POST /challenge body (resolver_challenges: our extension). */
+export const challengeRequestSchema = z.object(
+  {
+    task_id: textField(MAX_TASK_ID_CHARS),
+    content: textField(MAX_CONTENT_CHARS),
+    other_analyses: z
+      .array(
+        z.looseObject({
+          agent_name: textField(200),
+          observations: optionalArray(OtherObservation, 200),
+        }),
+        { error: (iss) => (iss.input === undefined ? "required" : "must be an array") },
+      )
+      .max(MAX_ANALYSES, `must contain at most ${MAX_ANALYSES} analyses`),
+    resolver_challenges: optionalArray(textField(4_000), MAX_RESOLVER_CHALLENGES),
+  },
+  { error: "must be a JSON object" },
+);
+
+/** POST /vote body. */
+export const voteRequestSchema = z.object(
+  {
+    task_id: textField(MAX_TASK_ID_CHARS),
+    content: textField(MAX_CONTENT_CHARS),
+    synthesis: z.looseObject(
+      {
+        // The platform sends "" when its synthesis has no direction: that is an answerable vote (dissent), not a bad request.
+        recommended_direction: z
+          .string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") })
+          .max(MAX_CONTENT_CHARS, `must be at most ${MAX_CONTENT_CHARS} characters`)
+          .nullable()
+          .transform((v) => v ?? ""),
+        trade_offs: optionalArray(z.unknown(), 100),
+        minority_views: optionalArray(z.unknown(), 100),
+      },
+      { error: (iss) => (iss.input === undefined ? "required" : "must be an object") },
+    ),
+  },
+  { error: "must be a JSON object" },
+);
