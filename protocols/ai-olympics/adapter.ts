@@ -1,38 +1,7 @@
 /**
- * AI Olympics webhook agents (protocols/ai-olympics/README.md) as resolution workers. The resolver
- * plays the platform: it POSTs a signed turn request (task + page state) to the agent's webhook, the
- * agent answers with actions, the resolver executes the ones it supports and sends the result back as the
- * next turn's page state, until the agent finishes with `done`. Full mapping: protocols/ai-olympics/README.md.
- *
- * - Endpoint: the registration's service URL is the webhook URL itself (POSTed to as is).
- * - Auth: HMAC-SHA256 over the exact body (ai-olympics-signing.ts) with the agent's `hmacSecret` from the
- *   credential store, keyed by the seat's agent id. No secret → `auth` failure, nothing is sent unsigned.
- * - Loop: at most `maxTurns` (5) turns of `turnTimeoutMs` (30 s) each, one overall `sessionTimeoutMs`
- *   (150 s), at most `maxActionsPerTurn` (10) actions considered a turn (the rest skipped and recorded).
- * - Actions: only `navigate` (GET) and `api_call` (GET, or POST with a JSON body) are executed, through
- *   `actionHttp`, a safe HTTP client separate from the one that reaches agents. Its destination guard
- *   refuses private, loopback and link-local (cloud metadata) addresses unless its operator explicitly
- *   allows them; no redirects, bodies capped. Without an `actionHttp` a strict client (no allow flags) is
- *   created for each session. The browser tools of the spec (click, type, …) are skipped: there is no
- *   browser. Invalid or unknown actions are skipped (spec: "Invalid action schema → Action is skipped").
- * - Turn errors follow the spec's table: non-200, timeout, invalid JSON or an invalid reply skip the
- *   turn; an unreachable webhook (connection-level error), a refused destination or 401/403 fail the
- *   session at once.
- * - Finish: a `done` action whose `args.result` (object, or a JSON text of one) is the finding
- *   {determination, confidence, evidence, sources}; top-level `done: true` + `result` is accepted too.
- *   determination: boolean, or "YES"/"NO" (any case). An invalid result is skipped and its problem fed
- *   back as `pageState.error`. `done` with `success: false` → `abstained`. No valid done within the turn
- *   budget → the last turn's error kind if the last turn was skipped, else `invalid-response`.
- * - Challenge: a new, shorter session (`challengeMaxTurns`, 3) whose task carries the challenges, the
- *   worker's own answer and the anonymised peers; done's result is `{responses: string[]}`, or, from an
- *   agent that knows only the spec, any text/array/object read by `challengeRepliesOf` (never Collaboration 0
- *   for a spec-following agent that did answer).
- * - Extras (bundle): turns, thinking (capped), every action executed or skipped with the reason, turn
- *   errors. No timings or timestamps: the bundle must be reproducible.
- *
- * Split by concern: the wire format (schemas, prompts, request builder) is in ai-olympics-wire.ts,
- * action execution and page text in ai-olympics-actions.ts, signing in ai-olympics-signing.ts. This
- * module is the adapter with its turn loop, and re-exports what the others offered from here before.
+ * The platform side of AI Olympics webhook agents: signed turns, the turn loop, action execution and the
+ * mapping of `done` to an answer (README.md has the full mapping: endpoint, auth, loop limits, actions, turn
+ * errors, finish, challenge, extras). Wire format in wire.ts, actions in actions.ts, signing in signing.ts.
  */
 import { createHash } from "node:crypto";
 import type { CallResult, FailureKind, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";

@@ -29,6 +29,7 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { parseBody } from "../../agents/reference/http.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import { taskDataSchema, turnRequestSchema, type TaskData, type TurnReply } from "./wire.js";
 
 export const SIGNATURE_HEADER = "x-ai-olympics-signature";
 export const TIMESTAMP_HEADER = "x-ai-olympics-timestamp";
@@ -106,48 +107,19 @@ function one(value: string | string[] | undefined): string | undefined {
 
 // ---------------------------------------------------------------------------------------------
 
-const str = (max: number) => z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(max, `must be at most ${max} characters`);
-
-export const TurnRequestSchema = z.object(
-  {
-    version: str(20),
-    timestamp: z.number({ error: "must be a number (Unix ms)" }).int("must be an integer"),
-    agentId: str(200).min(1, "must not be empty"),
-    agentName: str(200).nullish(),
-    competitionId: str(200).nullish(),
-    task: z.object({ systemPrompt: str(20_000), taskPrompt: str(200_000) }, { error: "must be an object" }),
-    pageState: z.object({ url: str(4_096), title: str(2_000), accessibilityTree: str(100_000), error: str(20_000).nullish() }, { error: "must be an object" }),
-    previousActions: z.array(z.unknown(), { error: "must be an array" }).max(1_000),
-    turnNumber: z.number({ error: "must be a number" }).int("must be an integer").min(1, "must be at least 1"),
-    availableTools: z.array(z.unknown(), { error: "must be an array" }).max(100),
-  },
-  { error: "must be a JSON object" },
-);
-
-const marketIdText = z.string().regex(/^[0-9]{1,78}$/);
-const TaskData = z.object({
-  kind: z.enum(["resolve", "challenge"]),
-  marketId: marketIdText,
-  question: z.string().min(1).max(4_000),
-  deadline: z.number().int().nonnegative().nullish(),
-  context: z.string().max(20_000).nullish(),
-  challenges: z.array(z.string().min(1).max(4_000)).max(10).optional(),
-});
-type TaskData = z.infer<typeof TaskData>;
-
 /** The JSON block between BEGIN_TASK_DATA and END_TASK_DATA, or undefined. */
 export function readTaskData(taskPrompt: string): TaskData | undefined {
   const m = /BEGIN_TASK_DATA\n([\s\S]*?)\nEND_TASK_DATA/.exec(taskPrompt);
   if (!m) return undefined;
   try {
-    const parsed = TaskData.safeParse(JSON.parse(m[1]));
+    const parsed = taskDataSchema.safeParse(JSON.parse(m[1]));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
 }
 
-interface WebhookReply {
+interface WebhookReply extends TurnReply {
   thinking: string;
   actions: { tool: string; args: Record<string, unknown> }[];
   done: boolean;
@@ -189,7 +161,7 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
         } catch {
           return reply.code(400).type("application/json; charset=utf-8").send({ error: "invalid_request", message: "body is not valid JSON" });
         }
-        const body = parseBody(TurnRequestSchema, json);
+        const body = parseBody(turnRequestSchema, json);
         if (body.timestamp !== auth.timestamp) {
           return reply.code(401).type("application/json; charset=utf-8").send({ error: "unauthorized", message: "body timestamp differs from X-AI-Olympics-Timestamp" });
         }

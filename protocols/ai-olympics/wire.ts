@@ -87,6 +87,39 @@ const nonBlank = (max: number) =>
     .max(max)
     .refine((s) => s.trim().length > 0, { message: "must not be blank" });
 
+// Requests, as an agent parses them.
+const requestText = (max: number) => z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(max, `must be at most ${max} characters`);
+
+/** A turn request as an agent parses it (violations → 400 naming the field). */
+export const turnRequestSchema = z.object(
+  {
+    version: requestText(20),
+    timestamp: z.number({ error: "must be a number (Unix ms)" }).int("must be an integer"),
+    agentId: requestText(200).min(1, "must not be empty"),
+    agentName: requestText(200).nullish(),
+    competitionId: requestText(200).nullish(),
+    task: z.object({ systemPrompt: requestText(20_000), taskPrompt: requestText(200_000) }, { error: "must be an object" }),
+    pageState: z.object({ url: requestText(4_096), title: requestText(2_000), accessibilityTree: requestText(100_000), error: requestText(20_000).nullish() }, { error: "must be an object" }),
+    previousActions: z.array(z.unknown(), { error: "must be an array" }).max(1_000),
+    turnNumber: z.number({ error: "must be a number" }).int("must be an integer").min(1, "must be at least 1"),
+    availableTools: z.array(z.unknown(), { error: "must be an array" }).max(100),
+  },
+  { error: "must be a JSON object" },
+);
+
+const marketIdText = z.string().regex(/^[0-9]{1,78}$/);
+/** The task data block (between TASK_DATA_BEGIN and TASK_DATA_END in the task prompt): what the platform writes, what an agent reads. */
+export const taskDataSchema = z.object({
+  kind: z.enum(["resolve", "challenge"]),
+  marketId: marketIdText,
+  question: z.string().min(1).max(4_000),
+  deadline: z.number().int().nonnegative().nullish(),
+  context: z.string().max(20_000).nullish(),
+  challenges: z.array(z.string().min(1).max(4_000)).max(10).optional(),
+});
+export type TaskData = z.infer<typeof taskDataSchema>;
+
+
 /** A turn reply. Unknown fields are ignored; `thinking` of another type is ignored too. */
 export const turnReplySchema = z.object({
   thinking: z.unknown().optional(),
@@ -94,6 +127,7 @@ export const turnReplySchema = z.object({
   done: z.boolean().nullish(),
   result: z.unknown().optional(),
 });
+export type TurnReply = z.infer<typeof turnReplySchema>;
 
 export const actionSchema = z.object({
   tool: z.string().min(1).max(64),
@@ -217,7 +251,7 @@ function isoDeadline(unixSeconds: number): string | null {
 }
 
 export function askTaskPrompt(request: AskRequest, maxTurns: number): string {
-  const data = {
+  const data: TaskData & Record<string, unknown> = {
     kind: "resolve",
     marketId: request.marketId.toString(),
     question: request.question,
@@ -240,7 +274,7 @@ function peerView(p: PeerFinding): Record<string, unknown> {
 }
 
 export function challengeTaskPrompt(request: ChallengeRequest, maxTurns: number): string {
-  const data = {
+  const data: TaskData & Record<string, unknown> = {
     kind: "challenge",
     marketId: request.ask.marketId.toString(),
     question: request.ask.question,

@@ -1,35 +1,7 @@
 /**
- * Factagora BYOA ("Bring Your Own Agent", protocols/factagora/README.md). The resolver plays the
- * Factagora platform: it POSTs a prediction request to the agent's webhook and reads back a position
- * (YES/NO/NEUTRAL), a confidence and a ReAct cycle. Mapping (protocols/factagora/README.md):
- *
- * - Endpoint: the registered endpoint IS the webhook URL (the spec registers "your webhook URL"); it is
- *   POSTed to as is (fragment dropped), nothing is appended.
- * - Ask = round 1: predictionId (UUID v5 of the namespace and the market id, see predictionIdFor),
- *   title = question, description = context (a fixed sentence when the market has none), category,
- *   ISO deadline, roundNumber 1, existingArguments [], metadata.resolutionCriteria.
- * - Challenge = round 2: same predictionId/title/deadline, existingArguments = the other answering workers
- *   as "Worker A", "Worker B", … (peers are already anonymised and canonically ordered), and the
- *   challenges folded into the description after a fixed marker line, numbered "Challenge 1: …".
- *   Reply i is the `result` of an `agent_review` action whose query starts "Challenge i", else the text
- *   of an observation starting "Challenge i:"; a skipped challenge gets "". A round-2 reply with no
- *   labelled reply at all gives one reply: its position and synthesisThought.
- * - Auth: `Authorization: Bearer <token>`, the token from the credential store for the seat's agent id.
- *   No token configured → failure "auth" without calling (the spec sends the header on every request).
- *   401/403 → failure "auth".
- * - Deadline 30 s per request; HTTP 500 is retried up to 2 times with exponential backoff (1 s, 2 s),
- *   exactly the spec's "retry up to 2 times"; nothing else is retried. Each attempt has its own 30 s.
- * - Every "Response Validation" rule is checked (validateFactagoraResponse); any violation makes the
- *   worker a non-responder ("invalid-response", message naming the rule ids). The soft quality checks
- *   become extras.warnings. YES/NO → determination; a valid NEUTRAL → failure "abstained" (no vote,
- *   no quorum credit, weight 0).
- * - evidence = the ReAct cycle rendered as text; sources = evidence[].url then actions[].source
- *   (non-blank, ≤ 2,048 chars, deduplicated, ≤ 32). The spec allows evidence without URLs, so an answer
- *   with zero sources is kept (Source Quality scores it low) and warned about.
- *
- * This file is the adapter (transport: auth, retries, deadlines, NEUTRAL handling). The wire format and the
- * spec's validation rules are in factagora-wire.ts, request building and reply mapping in
- * factagora-mapping.ts; everything they export is re-exported here, so importers need only this module.
+ * The platform side of Factagora BYOA: one webhook POST per round, replies checked against every "Response
+ * Validation" rule (README.md has the full mapping: endpoint, rounds, auth, deadlines and retries, NEUTRAL).
+ * Wire format and validation in wire.ts, request building and reply mapping in mapping.ts (re-exported here).
  */
 import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";

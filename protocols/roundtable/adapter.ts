@@ -1,30 +1,7 @@
 /**
- * The round-table External Agent Protocol (protocols/roundtable/README.md); the
- * resolver plays the platform. Full mapping: protocols/roundtable/README.md.
- *
- *   ask       → POST {endpoint}/analyze   {task_id, content, context, constraints} → AgentAnalysis
- *   challenge → POST {endpoint}/challenge {task_id, content, other_analyses, resolver_challenges} → AgentChallenge
- *   review    → POST {endpoint}/vote      {task_id, content, synthesis} → AgentVote
- *
- * - task_id is `cresolver-market-<id>`, the same for the three phases of one market (the spec's example
- *   keeps one task id across phases), so an agent can tie /challenge and /vote to its analysis.
- * - Auth: `Authorization: Bearer <token>` when the resolver's configuration has a bearer token for the
- *   agent id (never from the chain); otherwise no Authorization header (spec).
- * - 120 s per phase (configurable), no retry (spec: a 4xx/5xx or a timeout excludes the agent from the
- *   phase), 5 MB per reply, every string cut to 50,000 characters and stripped of NUL.
- * - Replies are validated strictly (zod, no coercion); `null` counts as absent for optional fields.
- * - Prompt-injection patterns (core/text.ts detectInjection) in any string of a reply are flagged in
- *   `extras.injection` (field path → pattern names); the text itself is kept (the evaluator scores a text
- *   holding instruction-like text as empty).
- *
- * Determination rule (readDetermination): see its doc comment and protocols/roundtable/README.md.
- * Confidence: reported confidence × evidence strength (EVIDENCE_LEVEL_WEIGHTS), see answerConfidence.
- *
- * This file is the adapter (HTTP, auth, timeouts, reply validation); the protocol's parts live in sibling
- * modules and are re-exported here: roundtable-wire.ts (name, limits, reply schemas),
- * roundtable-requests.ts (request bodies), roundtable-determination.ts (evidence levels, determination
- * rule, confidence), roundtable-answers.ts (analysis → answer, vote → verdict, injection flags) and
- * roundtable-challenge-mapping.ts (challenges/concessions → one reply per resolver challenge).
+ * The platform side of the round-table External Agent Protocol: ask → /analyze, challenge → /challenge,
+ * review → /vote (README.md has the full mapping and the determination rule). The protocol's parts live in
+ * sibling modules, re-exported here: wire.ts, requests.ts, determination.ts, answers.ts, challenge-mapping.ts.
  */
 import type { CallResult, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import { sanitizeString } from "../../workflow/core/text.js";
