@@ -1,10 +1,8 @@
 /**
- * Factagora BYOA wire format (protocols/factagora/README.md): the protocol's constants and limits, the
- * request/response types, and validateFactagoraResponse, which applies every rule of the spec's "Response
- * Validation" section (violations) and its soft quality checks (warnings). Split out of factagora.ts so the
- * spec's rules live in one place, shared by the adapter (factagora.ts), the request/reply mapping
- * (factagora-mapping.ts) and the conformance checker. sourcesOf lives here too because validation's
- * "no sources" warning depends on it. No I/O.
+ * Factagora BYOA wire format (README.md), the only declaration of it: constants and limits, the prediction
+ * request (zod, as an agent parses it), the response types and validateFactagoraResponse, which applies every
+ * rule of the spec's "Response Validation" section (violations) and its soft quality checks (warnings). Shared by
+ * the adapter, mapping.ts, the reference agent and the conformance checker. No I/O.
  */
 import { z } from "zod";
 import { textField } from "../wire-fields.js";
