@@ -2,7 +2,6 @@
  * The platform side of the Agora Arena Agent Protocol v1 (README.md: health check, match task with a JWT, reply,
  * status codes, the round-2 challenge, and how each maps to the resolver's answers and failures).
  */
-import { z } from "zod";
 import type { AskRequest, CallResult, ChallengeRequest, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError, isHttpError } from "../../workflow/http/errors.js";

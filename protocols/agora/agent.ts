@@ -26,7 +26,6 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { WebSocket } from "ws";
-import { z } from "zod";
 import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraClaims } from "./jwt.js";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { hashParts } from "../../agents/reference/engine/text.js";

@@ -27,7 +27,6 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import { z } from "zod";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import type { VerifiedAgoraClaims } from "./jwt.js";
 import { agoraEventSchema, type AgoraEvent } from "./wire.js";

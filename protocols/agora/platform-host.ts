@@ -5,7 +5,7 @@
  */
 import { createLocalJWKSet, type JWK, type JWTPayload } from "jose";
 import type { FastifyInstance } from "fastify";
-import { AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "./event-stream.js";
+import { agoraStreamPlugin, type AgoraEventStore, type AgoraStreamOptions } from "./event-stream.js";
 import { DEFAULT_AGORA_TOKEN_TTL_SECONDS, verifyAgoraToken, type AgoraTokenSigner } from "./jwt.js";
 
 /** The host's signing key, as far as Agora needs it (daemon/keys.ts's SigningKey fits). */

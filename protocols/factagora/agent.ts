@@ -22,7 +22,6 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply } from "fastify";
-import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";

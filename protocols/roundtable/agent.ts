@@ -23,7 +23,6 @@
  * Unknown request fields are ignored; `null` counts as absent for optional ones. Errors: see ../http.ts.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
 import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
