@@ -13,13 +13,14 @@
  * tokens,latency-ms,time-limit}, agora.quality.{no-source-urls,version}.
  */
 import { generateKeyPair } from "jose";
+import type { z } from "zod";
 import { createJoseSigner, type AgoraTokenSigner } from "./jwt.js";
 import { AGORA_OPTIONS, AGORA_RULES, AGORA_VERSION, askDescription, challengeDescription, extractUrls } from "./adapter.js";
 import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import { conformanceReport } from "../conformance-report.js";
-import type { AgoraTaskWire } from "./wire.js";
+import { AGORA_LIMITS, agoraHealthSchema, agoraReplySchema, type AgoraTaskWire } from "./wire.js";
 import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding, ConformanceReport } from "../types.js";
 
 export interface AgoraConformanceOptions extends ConformanceCheckOptions {
@@ -42,6 +43,8 @@ function clip(text: string, max = 200): string {
   const clean = text.replace(/[\u0000-\u001f\u007f]/g, " ");
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
+
+const fits = (schema: z.ZodType, value: unknown): boolean => schema.safeParse(value).success;
 
 function typeName(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
@@ -80,12 +83,14 @@ export async function checkAgora(options: AgoraConformanceOptions): Promise<Conf
         if (typeName(doc) !== "object") violation("agora.health.json", `GET /health returned a ${typeName(doc)}, not an object`);
         else {
           const h = doc as Record<string, unknown>;
-          if (h.status !== "ok") violation("agora.health.status-ok", `status must be "ok" (got ${clip(JSON.stringify(h.status) ?? "nothing", 40)})`);
-          if (typeof h.version !== "string") violation("agora.health.version", `version must be a string (got ${typeName(h.version)})`);
+          // Field by field with the wire schema's own rules, so each violation names its field.
+          const field = agoraHealthSchema.shape;
+          if (!fits(field.status, h.status)) violation("agora.health.status-ok", `status must be "ok" (got ${clip(JSON.stringify(h.status) ?? "nothing", 40)})`);
+          if (typeof h.version !== "string" || !fits(field.version, h.version)) violation("agora.health.version", `version must be a string of 1..50 characters (got ${typeName(h.version)})`);
           else if (h.version !== AGORA_VERSION) warning("agora.quality.version", `version "${clip(h.version, 20)}" is not "${AGORA_VERSION}"`);
-          if (!Array.isArray(h.capabilities) || h.capabilities.some((c) => typeof c !== "string")) violation("agora.health.capabilities", "capabilities must be an array of strings");
-          if (typeof h.avg_latency_ms !== "number" || !(h.avg_latency_ms >= 0)) violation("agora.health.avg-latency-ms", "avg_latency_ms must be a non-negative number");
-          if (typeof h.max_concurrent !== "number" || !Number.isInteger(h.max_concurrent) || h.max_concurrent < 0) {
+          if (!fits(field.capabilities, h.capabilities)) violation("agora.health.capabilities", "capabilities must be an array of strings");
+          if (!fits(field.avg_latency_ms, h.avg_latency_ms)) violation("agora.health.avg-latency-ms", "avg_latency_ms must be a non-negative number");
+          if (!fits(field.max_concurrent, h.max_concurrent)) {
             violation("agora.health.max-concurrent", "max_concurrent must be a non-negative integer");
           }
         }
@@ -164,17 +169,21 @@ export async function checkAgora(options: AgoraConformanceOptions): Promise<Conf
       violation("agora.response.json", `${name}: the reply is a ${typeName(reply)}, not an object`);
       return;
     }
+    // The reply schema the adapter parses with, field by field; the bookkeeping fields it treats as optional are
+    // required here (the spec lists them).
     const r = reply as Record<string, unknown>;
+    const field = agoraReplySchema.shape;
+    const present = (schema: z.ZodType, v: unknown): boolean => v !== undefined && fits(schema, v);
     if (typeof r.answer !== "string" || !(AGORA_OPTIONS as readonly string[]).includes(r.answer)) {
       violation("agora.response.answer-in-options", `${name}: answer must be one of ${AGORA_OPTIONS.join(", ")} (got ${clip(JSON.stringify(r.answer) ?? "nothing", 40)})`);
     }
-    if (typeof r.confidence !== "number" || !(r.confidence >= 0 && r.confidence <= 1)) violation("agora.response.confidence-range", `${name}: confidence must be a number in [0,1]`);
-    if (typeof r.reasoning !== "string" || r.reasoning.trim() === "") violation("agora.response.reasoning", `${name}: reasoning must be a non-empty string`);
+    if (!fits(field.confidence, r.confidence)) violation("agora.response.confidence-range", `${name}: confidence must be a number in [0,1]`);
+    if (typeof r.reasoning !== "string" || !fits(field.reasoning, r.reasoning)) violation("agora.response.reasoning", `${name}: reasoning must be a non-empty string of at most ${AGORA_LIMITS.maxReasoningLength} characters`);
     else if (extractUrls(r.reasoning).length === 0 && name === "task") warning("agora.quality.no-source-urls", `${name}: the reasoning cites no http(s) URL (the resolver's sources come from it)`);
-    if (!Array.isArray(r.subagents_used) || r.subagents_used.some((s) => typeof s !== "string")) violation("agora.response.subagents-used", `${name}: subagents_used must be an array of strings`);
-    if (!Array.isArray(r.tools_used)) violation("agora.response.tools-used", `${name}: tools_used must be an array`);
-    if (typeof r.tokens !== "number" || !Number.isInteger(r.tokens) || r.tokens < 0) violation("agora.response.tokens", `${name}: tokens must be a non-negative integer`);
-    if (typeof r.latency_ms !== "number" || !(r.latency_ms >= 0)) violation("agora.response.latency-ms", `${name}: latency_ms must be a non-negative number`);
+    if (!present(field.subagents_used, r.subagents_used)) violation("agora.response.subagents-used", `${name}: subagents_used must be an array of strings`);
+    if (!present(field.tools_used, r.tools_used)) violation("agora.response.tools-used", `${name}: tools_used must be an array`);
+    if (!present(field.tokens, r.tokens)) violation("agora.response.tokens", `${name}: tokens must be a non-negative integer`);
+    if (!present(field.latency_ms, r.latency_ms)) violation("agora.response.latency-ms", `${name}: latency_ms must be a non-negative number`);
   };
 
   await sample("task", round1);
