@@ -47,18 +47,22 @@
  */
 import { z } from "zod";
 import {
+  apiCallArgsSchema,
   askTaskPrompt,
   BROWSER_TOOLS,
   buildTurnRequest,
   challengeTaskPrompt,
+  doneArgsSchema,
   doneFindingSchema,
   doneResponsesSchema,
   initialPageState,
+  navigateArgsSchema,
   SPEC_TOOLS,
+  turnReplySchema,
   unwrapResult,
   type PageState,
   type TurnRequest,
-} from "./adapter.js";
+} from "./wire.js";
 import { signedHeaders } from "./signing.js";
 import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
 import { toFailure } from "../../workflow/adapters/call.js";
@@ -225,6 +229,8 @@ interface ReplyOutcome {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Quality check of a source (not a wire rule): an http(s) URL without whitespace. */
 const httpUrl = (v: unknown) => typeof v === "string" && /^https?:\/\/\S+$/i.test(v) && v.length <= 2_048;
 
 function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, add: (rule: string, severity: ConformanceFinding["severity"], message: string) => void): ReplyOutcome {
@@ -235,7 +241,7 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
   }
   if (body.thinking !== undefined && body.thinking !== null && typeof body.thinking !== "string") add("response.thinking", "violation", `${name}: thinking must be a string`);
   if (typeof body.thinking !== "string" || body.thinking.trim() === "") add("quality.thinking", "warning", `${name}: no thinking (shown to spectators)`);
-  if (body.done !== undefined && body.done !== null && typeof body.done !== "boolean") add("response.done", "violation", `${name}: done must be a boolean`);
+  if (!turnReplySchema.shape.done.safeParse(body.done).success) add("response.done", "violation", `${name}: done must be a boolean`);
   if (!Array.isArray(body.actions)) {
     add("response.actions", "violation", `${name}: actions is required and must be an array`);
     return { ...outcome, fatal: true };
@@ -261,15 +267,17 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
       add("action.unavailable", "warning", `${where}: "${tool}" needs a browser; the resolver skips it`);
       return;
     }
+    // Arguments are judged with the schemas the adapter executes actions with (wire.ts).
     if (tool === "navigate") {
-      if (!httpUrl(action.args.url)) add("action.navigate-args", "violation", `${where}: navigate needs an http(s) url`);
-      else outcome.executable.push({ tool, args: { url: action.args.url } });
+      const args = navigateArgsSchema.safeParse(action.args);
+      if (!args.success) add("action.navigate-args", "violation", `${where}: navigate needs an http(s) url`);
+      else outcome.executable.push({ tool, args: { url: args.data.url } });
     } else if (tool === "api_call") {
-      const method = typeof action.args.method === "string" ? action.args.method.toUpperCase() : undefined;
-      if ((method !== "GET" && method !== "POST") || !httpUrl(action.args.url)) add("action.api-call-args", "violation", `${where}: api_call needs method GET or POST and an http(s) url`);
-      else outcome.executable.push({ tool, args: { method, url: action.args.url } });
+      const args = apiCallArgsSchema.safeParse(action.args);
+      if (!args.success) add("action.api-call-args", "violation", `${where}: api_call needs method GET or POST and an http(s) url`);
+      else outcome.executable.push({ tool, args: { method: args.data.method, url: args.data.url } });
     } else if (tool === "done") {
-      if (action.args.success !== undefined && action.args.success !== null && typeof action.args.success !== "boolean") add("action.done-args", "violation", `${where}: done's success must be a boolean`);
+      if (!doneArgsSchema.safeParse(action.args).success) add("action.done-args", "violation", `${where}: done's success must be a boolean`);
       doneResult ??= { result: action.args.result, success: action.args.success };
     }
   });
