@@ -27,7 +27,7 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
-import { analyzeRequestSchema, challengeRequestSchema, ROUNDTABLE_PROTOCOL, voteRequestSchema } from "./wire.js";
+import { analyzeRequestSchema, challengeRequestSchema, ROUNDTABLE_PROTOCOL, voteRequestSchema, type AnalysisReplyWire, type ChallengeReplyWire, type VoteReplyWire } from "./wire.js";
 
 export const MAX_QUESTION_CHARS = 4_000;
 const MEMORY_SIZE = 1_000;
@@ -76,10 +76,10 @@ function questionFrom(taskId: string, content: string, context: Record<string, u
 const COUNTER = /^(counter-evidence|however|but|on the other hand|risk|uncertainty)\b|could still|not negligible/i;
 
 /** The engine's finding as a round-table AgentAnalysis. */
-export function toAnalysis(name: string, mode: string, finding: Finding): Record<string, unknown> {
+export function toAnalysis(name: string, mode: string, finding: Finding): AnalysisReplyWire {
   const source = (i: number): string => finding.sources[i % finding.sources.length] ?? "analysis";
   const method = mode === "offline" ? "offline reference mode: derived from the question text, not from live data" : "from the model's analysis";
-  const observations: Record<string, unknown>[] = [
+  const observations: AnalysisReplyWire["observations"] = [
     {
       finding: `DETERMINATION: ${yesNo(finding.determination)}`,
       evidence: `[INDICATED: ${source(0)}] ${finding.evidence}`,
@@ -160,7 +160,7 @@ export const roundtableProtocol: AgentProtocolHandler = {
       return toAnalysis(ctx.info.name, ctx.info.mode, finding);
     });
 
-    app.post("/challenge", async (request) => {
+    app.post("/challenge", async (request): Promise<ChallengeReplyWire> => {
       const body = parseBody(challengeRequestSchema, request.body);
       const { question, finding } = await recall(body.task_id, body.content);
       const peers = body.other_analyses.map((a) => {
@@ -173,8 +173,8 @@ export const roundtableProtocol: AgentProtocolHandler = {
           evidence: main?.evidence ?? "",
         };
       });
-      const challenges: Record<string, string>[] = [];
-      const concessions: Record<string, string>[] = [];
+      const challenges: NonNullable<ChallengeReplyWire["challenges"]> = [];
+      const concessions: NonNullable<ChallengeReplyWire["concessions"]> = [];
 
       // The resolver's own points, answered directly (target "resolver", the point's exact text).
       if (body.resolver_challenges.length > 0) {
@@ -207,7 +207,7 @@ export const roundtableProtocol: AgentProtocolHandler = {
       };
     });
 
-    app.post("/vote", async (request) => {
+    app.post("/vote", async (request): Promise<VoteReplyWire> => {
       const body = parseBody(voteRequestSchema, request.body);
       const { finding } = await recall(body.task_id, body.content);
       const proposed = proposedResolution(body.synthesis.recommended_direction);

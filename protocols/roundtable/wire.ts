@@ -96,6 +96,11 @@ export const voteReplySchema = z
   });
 export type VoteReply = z.output<typeof voteReplySchema>;
 
+/** The replies as an agent writes them (the schemas' input side). */
+export type AnalysisReplyWire = z.input<typeof analysisReplySchema>;
+export type ChallengeReplyWire = z.input<typeof challengeReplySchema>;
+export type VoteReplyWire = z.input<typeof voteReplySchema>;
+
 // ---------------------------------------------------------------------------------------------------
 // Request schemas (as an agent parses them).
 
