@@ -10,8 +10,8 @@
  *   and cached, with the daemon's `recordAgentCall` (agent latencies by protocol in `/metrics`).
  * - Agora Arena: match tokens are signed with the daemon's own ES256 key (daemon/keys.ts, kept in the
  *   SQLite file), so agents verify them against the daemon's `/.well-known/jwks.json`; the AAP event stream
- *   (`agoraStreamPlugin`, `GET /agora/matches/:matchId/events`, WebSocket) is mounted on the daemon's API
- *   and verifies the presented match token locally against the same public key; streamed events go to one
+ *   (`GET /agora/matches/:matchId/events`, WebSocket; protocols/agora/platform-host.ts) is mounted on the daemon's
+ *   API and verifies the presented match token locally against the same public key; streamed events go to one
  *   `AgoraEventStore` that the agora adapter reads into the bundle.
  * - Credentials: per-agent bearer tokens / HMAC secrets (`{ "<agentId>": { bearerToken?, hmacSecret? } }`,
  *   validated by the credential schema) stay in memory; nothing here logs them, the private key or the RPC URL.
@@ -20,12 +20,11 @@
  * HTTP connection pools. Signals are NOT handled here by default (`handleSignals: false`): the caller (the
  * CLI) installs its own SIGTERM/SIGINT handlers and calls `close()`.
  */
-import { createLocalJWKSet } from "jose";
 import type { Logger } from "pino";
 import type { Address, Hex, PublicClient } from "viem";
-import { verifyAgoraToken, type AgoraTokenSigner, DEFAULT_AGORA_TOKEN_TTL_SECONDS } from "../workflow/adapters/agora-jwt.js";
-import { AGORA_STREAM_PATH, AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../workflow/adapters/agora-stream.js";
-import type { AgoraAdapterConfig } from "../workflow/adapters/agora.js";
+import { AGORA_STREAM_PATH, AgoraEventStore } from "../protocols/agora/event-stream.js";
+import { agoraHostSigner, mountAgoraEventStream } from "../protocols/agora/platform-host.js";
+import type { AgoraAdapterConfig } from "../protocols/agora/adapter.js";
 import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
@@ -128,19 +127,6 @@ export interface ResolverDaemonHandle extends DaemonHandle {
   close(): Promise<void>;
 }
 
-/** AgoraTokenSigner over the daemon's signing key: claims agent_id, match_id, expires_at = exp. */
-export function daemonAgoraSigner(key: SigningKey, ttlSeconds: number = DEFAULT_AGORA_TOKEN_TTL_SECONDS, issuer?: string): AgoraTokenSigner {
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error("agora tokenTtlSeconds must be a positive integer");
-  return {
-    async sign(claims) {
-      const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
-      const payload: Record<string, unknown> = { agent_id: String(claims.agent_id), match_id: String(claims.match_id), expires_at: exp, exp };
-      if (issuer !== undefined) payload.iss = issuer;
-      return key.signJwt(payload);
-    },
-  };
-}
-
 function credentialStore(given: ResolverDaemonOptions["credentials"]): CredentialStore | undefined {
   if (given === undefined) return undefined;
   if (typeof (given as CredentialStore).forEndpoint === "function") return given as CredentialStore;
@@ -229,7 +215,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
         ctx,
         market: market as Address,
         recordAgentCall: metrics.recordAgentCall,
-        agora: { ...agoraTuning, signer: daemonAgoraSigner(signingKey, tokenTtlSeconds, issuer), eventSink: agoraEvents },
+        agora: { ...agoraTuning, signer: agoraHostSigner(signingKey, tokenTtlSeconds, issuer), eventSink: agoraEvents },
         ...defined({
           identityRegistry: options.identityRegistry,
           http: options.http,
@@ -253,12 +239,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     metrics,
     registerApiPlugins: async (app, { signingKey: key }) => {
       signingKey = key;
-      const localKeys = createLocalJWKSet({ keys: [{ ...key.publicJwk }] });
-      const streamOptions: AgoraStreamOptions = {
-        store: agoraEvents,
-        verify: (token) => verifyAgoraToken(token, localKeys, issuer !== undefined ? { issuer } : {}),
-      };
-      await app.register(agoraStreamPlugin, streamOptions);
+      await mountAgoraEventStream(app, key, agoraEvents, issuer);
     },
   });
   if (handle.chainId !== ctx.chainId) {

@@ -5,7 +5,7 @@
  * moved on by another daemon (or before a restart) is never written twice.
  */
 import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
-import type { AgoraRegistryConfig } from "../workflow/adapters/agora.js";
+import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { ChainError } from "../workflow/chain/errors.js";

@@ -6,7 +6,7 @@
  * UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator). The pipeline never writes:
  * its verdict is proposed through workflow/settle/.
  */
-import type { AdapterRegistry } from "./adapters/registry.js";
+import type { AdapterRegistry } from "../protocols/types.js";
 import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
 import type { VerdictConfigInput } from "./core/vote.js";
 import type { UriFetcher } from "./registration/index.js";

@@ -5,8 +5,8 @@
  */
 import type { Address } from "viem";
 import type { CredentialStore } from "./adapters/credentials.js";
-import { createAdapterRegistry, defaultAdapters } from "./adapters/index.js";
-import type { AgoraRegistryConfig } from "./adapters/agora.js";
+import { createAdapterRegistry, defaultAdapters } from "../protocols/index.js";
+import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { ChainContext } from "./chain/clients.js";
 import { createChainPorts, type ChainPorts } from "./chain/ports.js";
 import type { TrackRecordOptions } from "./chain/track-record.js";

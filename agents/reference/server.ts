@@ -14,8 +14,8 @@ import type { AnswerEngine, EngineMode, PersonaName } from "./engine/types.js";
 import { registerAgentCard } from "./card.js";
 import { installErrorHandling } from "./http.js";
 import { FindingMemory } from "./memory.js";
-import { PROTOCOLS } from "./protocols/index.js";
-import type { AgentAuth, AgentInfo } from "./protocols/types.js";
+import { AGENT_HANDLERS } from "../../protocols/index.js";
+import type { AgentAuth, AgentInfo } from "../../protocols/agent-types.js";
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -81,8 +81,8 @@ function buildEngine(options: ReferenceAgentOptions): AnswerEngine {
 
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): ReferenceAgent {
   const protocolName = options.protocol ?? "cresolver";
-  const protocol = PROTOCOLS[protocolName];
-  if (!protocol) throw new Error(`unknown protocol "${protocolName}" (known: ${Object.keys(PROTOCOLS).join(", ")})`);
+  const protocol = AGENT_HANDLERS[protocolName];
+  if (!protocol) throw new Error(`unknown protocol "${protocolName}" (known: ${Object.keys(AGENT_HANDLERS).join(", ")})`);
   const engine = buildEngine(options);
   const info: AgentInfo = {
     name: options.name ?? `cresolver-reference-${engine.persona}`,

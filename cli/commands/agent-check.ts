@@ -1,12 +1,12 @@
 /**
  * `cresolver agent check <url> --protocol <p>`: runs the protocol's conformance checker
- * (workflow/conformance/) against an agent and reports violations, warnings and response times.
+ * (protocols/<name>/conformance.ts) against an agent and reports violations, warnings and response times.
  * Exit 0 when there is no violation, 1 when there is one (the report is still printed), 2 on bad input.
  */
 import { Command, Option } from "commander";
-import { PROTOCOLS } from "../../agents/reference/protocols/index.js";
-import type { AgentAuth } from "../../agents/reference/protocols/types.js";
-import { CONFORMANCE_CHECKERS, type ConformanceReport, type ConformanceRunOptions } from "../../workflow/conformance/index.js";
+import { AGENT_HANDLERS } from "../../protocols/index.js";
+import type { AgentAuth } from "../../protocols/agent-types.js";
+import { CONFORMANCE_CHECKERS, type ConformanceReport, type ConformanceRunOptions } from "../../protocols/index.js";
 import { classifyAddress, createSafeHttpClient } from "../../workflow/http/index.js";
 import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, startCheckSigner, type CheckSigner, type SecretFlags } from "../agent-auth.js";
 import { CliError } from "../errors.js";
@@ -80,7 +80,7 @@ export function checkCommand(runtime: () => Runtime): Command {
       const agentId = parseAgentIdFlag(opts.agentId);
       const credentials = readAgentSecrets(rt.io.env, opts);
       // What the check needs is what the protocol's spec makes mandatory (declared by the reference module).
-      const required: keyof AgentAuth | undefined = PROTOCOLS[protocol]?.requiredAuth;
+      const required: keyof AgentAuth | undefined = AGENT_HANDLERS[protocol]?.requiredAuth;
       if ((required === "bearerToken" || required === "hmacSecret") && credentials[required] === undefined) {
         throw new CliError(`protocol ${protocol} needs the agent's credential: ${AUTH_FLAG[required]}`);
       }

@@ -4,8 +4,8 @@ import { registerAgent, setAgentWallet } from "../../workflow/chain/actions.js";
 import { buildRegistrationFile, checkHttpEndpoint, encodeRegistrationDataUri, isRegistrationError } from "../../workflow/registration/index.js";
 import { isPersonaName } from "../../agents/reference/engine/personas.js";
 import { PERSONAS } from "../../agents/reference/engine/types.js";
-import { PROTOCOLS } from "../../agents/reference/protocols/index.js";
-import type { AgentAuth } from "../../agents/reference/protocols/types.js";
+import { AGENT_HANDLERS } from "../../protocols/index.js";
+import type { AgentAuth } from "../../protocols/agent-types.js";
 import { createReferenceAgent } from "../../agents/reference/server.js";
 import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, type SecretFlags } from "../agent-auth.js";
 import { checkCommand } from "./agent-check.js";
@@ -20,7 +20,7 @@ function register(runtime: () => Runtime): Command {
     .description("Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.")
     .option("--name <name>", "agent name")
     .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
-    .addOption(new Option("--protocol <name>", "worker protocol served at the endpoint (one the resolver speaks)").choices(Object.keys(PROTOCOLS)).default("cresolver"))
+    .addOption(new Option("--protocol <name>", "worker protocol served at the endpoint (one the resolver speaks)").choices(Object.keys(AGENT_HANDLERS)).default("cresolver"))
     .option("--description <text>", "free-text description")
     .option("--uri <uri>", "register this https://, ipfs:// or data: URI instead of building one")
     .action(async (opts: { name?: string; endpoint?: string; protocol: string; description?: string; uri?: string }) => {
@@ -94,7 +94,7 @@ interface ServeOptions extends SecretFlags {
 }
 
 function serve(runtime: () => Runtime): Command {
-  const protocols = Object.keys(PROTOCOLS);
+  const protocols = Object.keys(AGENT_HANDLERS);
   return new Command("serve")
     .summary("run the reference worker agent for any protocol")
     .description(
@@ -119,7 +119,7 @@ function serve(runtime: () => Runtime): Command {
       const port = parsePortFlag(opts.port, "--port");
       if (!isPersonaName(opts.persona)) throw new CliError(`--persona must be one of ${PERSONAS.join(", ")}`);
       if (!LOG_LEVELS.includes(opts.logLevel)) throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
-      const module = PROTOCOLS[opts.protocol];
+      const module = AGENT_HANDLERS[opts.protocol];
       if (module === undefined) throw new CliError(`--protocol must be one of ${protocols.join(", ")}`);
       const secrets = readAgentSecrets(rt.io.env, opts);
       const auth: AgentAuth = { ...secrets, ...(opts.jwksUrl !== undefined ? { jwksUrl: parseUrlFlag(opts.jwksUrl, "--jwks-url", ["http:", "https:"]).toString() } : {}) };

@@ -13,8 +13,8 @@
  */
 import { cre, getNetwork, hexToBase64, prepareReportRequest, TxStatus, type EVMClient, type EVMLog, type Runtime } from "@chainlink/cre-sdk";
 import { bytesToHex, hexToBigInt, size, type Hex } from "viem";
-import { createCresolverAdapter, CRESOLVER_PROTOCOL } from "../../workflow/adapters/cresolver.js";
-import { createAdapterRegistry } from "../../workflow/adapters/registry.js";
+import { createCresolverAdapter, CRESOLVER_PROTOCOL } from "../../protocols/cresolver/adapter.js";
+import { createAdapterRegistry } from "../../protocols/adapter-registry.js";
 import { encodeCreReport } from "../../workflow/chain/cre-report.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
 import { httpCallsNeeded } from "../../workflow/don-limits.js";

@@ -4,10 +4,10 @@
  * as per-agent credentials (keyed by agent id once the agents are registered).
  */
 import { randomBytes } from "node:crypto";
-import { PROTOCOLS } from "../../agents/reference/protocols/index.js";
+import { AGENT_HANDLERS } from "../../protocols/index.js";
 import { createReferenceAgent } from "../../agents/reference/server.js";
 import type { PersonaName } from "../../agents/reference/engine/types.js";
-import type { AgentAuth } from "../../agents/reference/protocols/types.js";
+import type { AgentAuth } from "../../protocols/agent-types.js";
 import type { AgentCredentials } from "../../workflow/adapters/credentials.js";
 
 export interface PanelMember {
@@ -45,7 +45,7 @@ export async function startPanel(jwksUrl: string, protocols: readonly string[] =
       const name = `${seat.protocol}-${seat.persona}`;
       const agent = createReferenceAgent({ protocol: seat.protocol, persona: seat.persona, name, auth });
       const base = await agent.start({ host: "127.0.0.1", port: 0 });
-      members.push({ name, protocol: seat.protocol, persona: seat.persona, endpoint: `${base.replace(/\/$/, "")}${PROTOCOLS[seat.protocol]?.endpointPath ?? ""}`, credentials: resolver, close: () => agent.close() });
+      members.push({ name, protocol: seat.protocol, persona: seat.persona, endpoint: `${base.replace(/\/$/, "")}${AGENT_HANDLERS[seat.protocol]?.endpointPath ?? ""}`, credentials: resolver, close: () => agent.close() });
     }
   } catch (error) {
     await Promise.all(members.map((m) => m.close()));

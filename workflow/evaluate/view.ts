@@ -50,7 +50,7 @@ const line = (re: RegExp, to = "") => (s: string) => s.replace(re, to);
 
 /** Per protocol: line rewrites that undo our adapter's rendering (see the adapters' evidence mapping). */
 const LABELS: Record<string, Array<(s: string) => string>> = {
-  // factagora-mapping.ts renderEvidence
+  // protocols/factagora/mapping.ts renderEvidence
   factagora: [
     line(/^Position: (YES|NO|NEUTRAL) \(confidence [^)]*\)\.$/, ""),
     line(/^(Actions|Observations|Evidence):$/, ""),
@@ -60,7 +60,7 @@ const LABELS: Record<string, Array<(s: string) => string>> = {
     line(/ → /, ". "),
     line(/ — /, ". "),
   ],
-  // roundtable-answers.ts answerFromAnalysis
+  // protocols/roundtable/answers.ts answerFromAnalysis
   roundtable: [
     line(/^\[[a-z]+\] /i, ""),
     line(/^Evidence: /, ""),
@@ -103,7 +103,7 @@ export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, p
 
 /** Per protocol: the wrapper our adapter puts around each challenge reply. */
 const REPLY_LABELS: Record<string, RegExp> = {
-  // roundtable-challenge-mapping.ts: `Challenge to peer-2 on "…": ` / `Concession to peer-1 on "…": `
+  // protocols/roundtable/challenge-mapping.ts: `Challenge to peer-2 on "…": ` / `Concession to peer-1 on "…": `
   roundtable: /^(Challenge|Concession) to .{0,300}? on ".{0,300}?": /gm,
 };
 

@@ -3,7 +3,7 @@
  * The adapter is chosen by the endpoint's protocol. Adapters return failures; a throwing adapter is
  * caught here too, so one broken worker or adapter can never stop the run.
  */
-import type { AdapterRegistry } from "../adapters/registry.js";
+import type { AdapterRegistry } from "../../protocols/types.js";
 import type { AskRequest, CallResult, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
 import { errorName } from "./errors.js";
 

@@ -10,7 +10,7 @@
  * resolved markets are reviewed: without a resolution there is nothing to approve. The deadline of each
  * call is the adapter's own (round-table: 120 s).
  */
-import type { AdapterRegistry } from "../adapters/registry.js";
+import type { AdapterRegistry } from "../../protocols/types.js";
 import { canonicalJson } from "../core/bundle.js";
 import type { CallResult, MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";

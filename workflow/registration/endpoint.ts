@@ -1,6 +1,6 @@
 /**
  * Picks the endpoint the resolver calls for a worker, from its registration file
- * (docs/protocols/cresolver.md, "Endpoint discovery": services[name="A2A"]).
+ * (protocols/cresolver/README.md, "Endpoint discovery": services[name="A2A"]).
  */
 import type { WorkerEndpoint } from "../core/types.js";
 import { describeUrlText } from "../http/errors.js";

@@ -1,6 +1,6 @@
 /**
  * Protocol-independent vocabulary of the reference agent's answer engines.
- * Protocol modules (agents/reference/protocols/*.ts) translate their wire format to and from these types.
+ * Protocol handlers (protocols/<name>/agent.ts) translate their wire format to and from these types.
  */
 
 /** A market question as any protocol hands it to the engine. */

@@ -4,7 +4,7 @@
  * (item 19). Real agents and real HTTP on loopback.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { checkCresolver } from "../../../workflow/conformance/cresolver.js";
+import { checkCresolver } from "../../../protocols/cresolver/conformance.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { sendJson, startServer } from "../workflow/helpers/servers.js";
 import { get, startAgent, stopAll } from "./helpers.js";

@@ -14,10 +14,10 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
+import { AGENT_HANDLERS } from "../../../protocols/index.js";
 import { run } from "../../../cli/program.js";
-import { CONFORMANCE_CHECKERS } from "../../../workflow/conformance/index.js";
-import { SAMPLE_ROUND1 } from "../../../workflow/conformance/factagora.js";
+import { CONFORMANCE_CHECKERS } from "../../../protocols/index.js";
+import { SAMPLE_ROUND1 } from "../../../protocols/factagora/conformance.js";
 import { startStandIn } from "../agents/llm-standin.js";
 import { freePort, NODE, REPO } from "./helpers/processes.js";
 
@@ -80,7 +80,7 @@ async function serve(args: string[], env: Record<string, string> = BASE_ENV): Pr
 
 /** The auth flags each protocol's spec needs, derived from the registry (not a list of names). */
 function authFlags(protocol: string, jwksPort: number): { serve: string[]; check: string[] } {
-  const required = PROTOCOLS[protocol].requiredAuth;
+  const required = AGENT_HANDLERS[protocol].requiredAuth;
   const common = ["--agent-id", "7"];
   if (required === "jwksUrl") return { serve: [...common, "--jwks-url", `http://127.0.0.1:${jwksPort}/.well-known/jwks.json`], check: [...common, "--jwks-port", String(jwksPort)] };
   // Bearer token and HMAC secret from named variables; protocols without required auth may use them too.
@@ -88,7 +88,7 @@ function authFlags(protocol: string, jwksPort: number): { serve: string[]; check
   return { serve: [...common, ...secrets], check: [...common, ...secrets] };
 }
 
-const protocols = Object.keys(PROTOCOLS);
+const protocols = Object.keys(AGENT_HANDLERS);
 
 describe("agent serve --protocol / agent check against the reference agents", () => {
   it("the registries cover the same protocols", () => {
@@ -104,10 +104,10 @@ describe("agent serve --protocol / agent check against the reference agents", ()
       const { info } = agent;
       expect(info).toMatchObject({ protocol, persona: "skeptic", mode: "offline" });
       expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
-      expect(info.endpoint).toBe(`${info.url}${PROTOCOLS[protocol].endpointPath ?? ""}`);
+      expect(info.endpoint).toBe(`${info.url}${AGENT_HANDLERS[protocol].endpointPath ?? ""}`);
       const health = (await (await fetch(`${info.url}/health`)).json()) as Record<string, unknown>;
       expect(health).toMatchObject({ status: "ok", protocol, persona: "skeptic" });
-      if (PROTOCOLS[protocol].requiredAuth !== undefined) {
+      if (AGENT_HANDLERS[protocol].requiredAuth !== undefined) {
         const res = await fetch(info.endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
         expect(res.status).toBe(401);
       }
@@ -118,7 +118,7 @@ describe("agent serve --protocol / agent check against the reference agents", ()
       expect(report.findings.filter((f) => f.severity === "violation")).toEqual([]);
       expect(report).toMatchObject({ passed: true, protocol });
       expect(Object.keys(report.timings).length).toBeGreaterThan(0);
-      if (PROTOCOLS[protocol].requiredAuth === "jwksUrl") expect(r.stderr).toContain(`http://127.0.0.1:${jwksPort}/.well-known/jwks.json`);
+      if (AGENT_HANDLERS[protocol].requiredAuth === "jwksUrl") expect(r.stderr).toContain(`http://127.0.0.1:${jwksPort}/.well-known/jwks.json`);
     } finally {
       expect((await agent.stop()).code).toBe(0);
     }
@@ -200,9 +200,9 @@ describe("agent serve --protocol / agent check against the reference agents", ()
 });
 
 describe("agent serve: auth is required where the spec requires it", () => {
-  const needing = protocols.filter((p) => PROTOCOLS[p].requiredAuth !== undefined);
+  const needing = protocols.filter((p) => AGENT_HANDLERS[p].requiredAuth !== undefined);
   it.each(needing)("%s without its credential → one-line error naming the flag, exit 2", async (protocol) => {
-    const flag = { bearerToken: "--bearer-token-env", hmacSecret: "--hmac-secret-env", jwksUrl: "--jwks-url" }[PROTOCOLS[protocol].requiredAuth!];
+    const flag = { bearerToken: "--bearer-token-env", hmacSecret: "--hmac-secret-env", jwksUrl: "--jwks-url" }[AGENT_HANDLERS[protocol].requiredAuth!];
     expectOneLineError(await cli(["agent", "serve", "--protocol", protocol]), new RegExp(`protocol ${protocol} needs ${flag}`));
   });
 

@@ -9,8 +9,8 @@
 import { network } from "hardhat";
 import { afterAll, beforeAll, expect } from "vitest";
 import { decodeEventLog, encodeFunctionData, getAddress, getContract, keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
-import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
-import { createAdapterRegistry } from "../../../workflow/adapters/registry.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
+import { createAdapterRegistry } from "../../../protocols/adapter-registry.js";
 import { creReceiverAbi, identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connectProvider } from "../../../workflow/chain/clients.js";
 import { encodeCreMetadata } from "../../../workflow/chain/cre-report.js";

@@ -8,8 +8,8 @@
  * two programs stay separate (the SDK's types retype Node's globals).
  */
 import { afterAll, beforeAll, expect } from "vitest";
-import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
-import { createAdapterRegistry } from "../../../workflow/adapters/registry.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
+import { createAdapterRegistry } from "../../../protocols/adapter-registry.js";
 import { decodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
 import type { MarketSnapshot } from "../../../workflow/core/types.js";
 import { DEFAULT_DON_LIMITS, donCompatibleHttp } from "../../../workflow/don-limits.js";

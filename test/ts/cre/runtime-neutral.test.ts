@@ -37,8 +37,11 @@ describe("the CRE workflow's import graph", () => {
 
   it("uses the pipeline itself (one implementation) and no Node-only module", () => {
     const rel = [...files].map((f) => f.slice(root.length + 1));
-    for (const shared of ["workflow/pipeline/run.ts", "workflow/core/vote.ts", "workflow/core/bundle.ts", "workflow/evaluate/rubric.ts", "workflow/adapters/cresolver.ts"]) expect(rel).toContain(shared);
-    expect(rel.filter((f) => /^workflow\/(http\/client|http\/guard|adapters\/index|evaluate\/llm|chain\/(clients|snapshot|ports))\.ts$/.test(f))).toEqual([]);
+    for (const shared of ["workflow/pipeline/run.ts", "workflow/core/vote.ts", "workflow/core/bundle.ts", "workflow/evaluate/rubric.ts", "protocols/cresolver/adapter.ts"]) expect(rel).toContain(shared);
+    expect(rel.filter((f) => /^workflow\/(http\/client|http\/guard|evaluate\/llm|chain\/(clients|snapshot|ports))\.ts$/.test(f))).toEqual([]);
+    // Only the cresolver adapter and the runtime-neutral registry/types from protocols/: not the registry that pulls
+    // every protocol's agent side (Fastify) and Node-only adapters.
+    expect(rel.filter((f) => f.startsWith("protocols/")).sort()).toEqual(["protocols/adapter-registry.ts", "protocols/cresolver/adapter.ts", "protocols/cresolver/wire.ts", "protocols/types.ts", "protocols/wire-fields.ts"]);
     expect([...bare].filter((s) => s.startsWith("node:") || ["undici", "openai", "jose", "ws", "fastify", "pino"].includes(s))).toEqual([]);
     expect([...bare].sort()).toEqual(["@chainlink/cre-sdk", "viem", "whatwg-url", "zod"]);
   });

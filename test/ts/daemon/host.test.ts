@@ -6,7 +6,8 @@
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { daemonAgoraSigner, type ResolverDaemonHandle } from "../../../daemon/host.js";
+import type { ResolverDaemonHandle } from "../../../daemon/host.js";
+import { agoraHostSigner } from "../../../protocols/agora/platform-host.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
 import { wsExchange } from "../protocols/agora/helpers.js";
 import { getJson, waitFor } from "./helpers/chain.js";
@@ -144,7 +145,7 @@ describe("startResolverDaemon", () => {
     const url = `${daemon.agoraStreamUrl}/agora/matches/77/events`;
     expect((await wsExchange(url, undefined, [])).refusedStatus).toBe(401);
     expect((await wsExchange(url, "not-a-jwt", [])).refusedStatus).toBe(401);
-    const signer = daemonAgoraSigner(daemon.signingKey);
+    const signer = agoraHostSigner(daemon.signingKey);
     expect((await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "78" }), [])).refusedStatus).toBe(403);
     // A token the daemon signed for this match: the event is acknowledged and kept for the adapter.
     const ok = await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "77" }), [JSON.stringify({ type: "thinking", message: "checking sources" })]);

@@ -1,6 +1,6 @@
 /**
  * The repository is self-contained: no tracked source or doc cites a path outside it (the protocol specs live in
- * docs/protocols/, written in the project's own words), and every relative link in the Markdown docs resolves to
+ * protocols/<name>/README.md, written in the project's own words), and every relative link in the Markdown docs resolves to
  * a tracked file (and, for links into Markdown, to an existing heading).
  */
 import { execFileSync } from "node:child_process";
@@ -51,7 +51,7 @@ describe("self-contained repository", () => {
 
   it("every protocol the resolver speaks has its own doc with an upstream link and the version it follows", () => {
     for (const p of ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"]) {
-      const file = join(ROOT, "docs/protocols", `${p}.md`);
+      const file = join(ROOT, "protocols", p, "README.md");
       expect(existsSync(file), file).toBe(true);
       const head = readFileSync(file, "utf8").split("\n").slice(0, 15).join("\n");
       expect(head, p).toMatch(/Upstream:/);

@@ -5,11 +5,11 @@
  * injected answer above the same answer without the injection, on any of the 8 dimensions.
  */
 import { describe, expect, it } from "vitest";
-import { agoraSources, splitChallengeReplies } from "../../../workflow/adapters/agora.js";
-import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
-import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../workflow/adapters/factagora.js";
-import { analysisToAnswer } from "../../../workflow/adapters/roundtable-answers.js";
-import { mapChallengeReplies } from "../../../workflow/adapters/roundtable-challenge-mapping.js";
+import { agoraSources, splitChallengeReplies } from "../../../protocols/agora/adapter.js";
+import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
+import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../protocols/factagora/adapter.js";
+import { analysisToAnswer } from "../../../protocols/roundtable/answers.js";
+import { mapChallengeReplies } from "../../../protocols/roundtable/challenge-mapping.js";
 import { DIMENSIONS, type WorkerAnswer, type WorkerRecord } from "../../../workflow/core/types.js";
 import { scoreWorker } from "../../../workflow/evaluate/rubric.js";
 import { market } from "../core/fixtures.js";

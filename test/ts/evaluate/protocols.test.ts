@@ -9,12 +9,12 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
-import { readTaskData } from "../../../agents/reference/protocols/ai-olympics.js";
-import { challengeRepliesOf } from "../../../workflow/adapters/ai-olympics-wire.js";
-import { PROTOCOLS } from "../../../agents/reference/protocols/index.js";
+import { readTaskData } from "../../../protocols/ai-olympics/agent.js";
+import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
+import { AGENT_HANDLERS } from "../../../protocols/index.js";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";
 import { createCredentialStore } from "../../../workflow/adapters/credentials.js";
-import { defaultAdapters } from "../../../workflow/adapters/index.js";
+import { defaultAdapters } from "../../../protocols/index.js";
 import type { AskRequest, WorkerEndpoint, WorkerRecord } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/client.js";
 import { buildPrompt } from "../../../workflow/evaluate/prompt.js";
@@ -129,7 +129,7 @@ beforeAll(async () => {
       const agent: ReferenceAgent = createReferenceAgent({ protocol: name, engine, auth, agentId });
       const base = await agent.start({ host: "127.0.0.1", port: 0 });
       closers.push(() => agent.close());
-      url = `${base.replace(/\/$/, "")}${PROTOCOLS[name]?.endpointPath ?? ""}`;
+      url = `${base.replace(/\/$/, "")}${AGENT_HANDLERS[name]?.endpointPath ?? ""}`;
     }
     // Each secret is bound to the origin of the agent it was issued for (issue 13.10).
     const issued = creds[agentId];

@@ -6,7 +6,7 @@ import {
   type RegistrationErrorCode,
 } from "../../../workflow/registration/index.js";
 
-/** The spec's example file (docs/protocols/cresolver.md, "Endpoint discovery"), as raw JSON data. */
+/** The spec's example file (protocols/cresolver/README.md, "Endpoint discovery"), as raw JSON data. */
 export function specExample(): Record<string, unknown> {
   return {
     type: REGISTRATION_V1_TYPE,

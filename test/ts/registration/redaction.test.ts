@@ -3,7 +3,7 @@
  * messages go to logs and into the public evidence bundle.
  */
 import { describe, expect, it } from "vitest";
-import { checkRoundtable } from "../../../workflow/conformance/roundtable.js";
+import { checkRoundtable } from "../../../protocols/roundtable/conformance.js";
 import { describeUrlText } from "../../../workflow/http/errors.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { buildRegistrationFile, decodeAgentUri, pickWorkerEndpoint } from "../../../workflow/registration/index.js";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, createCresolverAdapter, defaultAdapters } from "../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../protocols/index.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerProtocolAdapter, WorkerSeat } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { honestAnswer, sendJson, startServer, startWorker, type TestServer } from "./helpers/servers.js";

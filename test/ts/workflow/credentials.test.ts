@@ -3,11 +3,11 @@
  * registration now names another endpoint gets nothing (failure `auth`). Real servers on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAiOlympicsAdapter } from "../../../workflow/adapters/ai-olympics.js";
+import { createAiOlympicsAdapter } from "../../../protocols/ai-olympics/adapter.js";
 import { createCredentialStore, credentialStoreOver, endpointOrigin, type BoundAgentCredentials } from "../../../workflow/adapters/credentials.js";
-import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
-import { createFactagoraAdapter } from "../../../workflow/adapters/factagora.js";
-import { createRoundtableAdapter } from "../../../workflow/adapters/roundtable.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
+import { createFactagoraAdapter } from "../../../protocols/factagora/adapter.js";
+import { createRoundtableAdapter } from "../../../protocols/roundtable/adapter.js";
 import type { AskRequest, WorkerSeat } from "../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { startServer, type TestServer } from "./helpers/servers.js";

@@ -5,7 +5,7 @@
  */
 import { createPublicClient, http as viemHttp } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../protocols/index.js";
 import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { DIMENSIONS, type WorkerRecord } from "../../../workflow/core/types.js";

@@ -4,7 +4,7 @@
  * signal reaching in-flight agent calls over real loopback HTTP (issue 13 item 13).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
+import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "../../../workflow/chain/gas.js";
 import { buildBundle } from "../../../workflow/core/bundle.js";
 import type { WorkerRecord, WorkerReport } from "../../../workflow/core/types.js";

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
-import { createAgoraAdapter, splitChallengeReplies, type AgoraAdapterConfig } from "../../../../workflow/adapters/agora.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
+import { createAgoraAdapter, splitChallengeReplies, type AgoraAdapterConfig } from "../../../../protocols/agora/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, sleep, startServer, type Handler, type TestServer } from "../../workflow/helpers/servers.js";
@@ -160,7 +160,7 @@ describe("agora adapter", () => {
     expect((body.task as { description: string }).description).toContain(ask.question);
     expect(body.rules).toContain("only_one_answer");
     const token = /^Bearer (.+)$/.exec(String(post.headers.authorization))?.[1] ?? "";
-    const { verifyAgoraToken } = await import("../../../../workflow/adapters/agora-jwt.js");
+    const { verifyAgoraToken } = await import("../../../../protocols/agora/jwt.js");
     await expect(verifyAgoraToken(token, jwks.jwksUrl, { agent_id: "7", match_id: "42" })).resolves.toMatchObject({ agent_id: "7" });
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAgora } from "../../../../workflow/conformance/agora.js";
+import { checkAgora } from "../../../../protocols/agora/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";

@@ -2,8 +2,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { WebSocket } from "ws";
-import { createJoseSigner, verifyAgoraToken, type AgoraSigningAlg, type AgoraTokenSigner } from "../../../../workflow/adapters/agora-jwt.js";
-import { AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../../../../workflow/adapters/agora-stream.js";
+import { createJoseSigner, verifyAgoraToken, type AgoraSigningAlg, type AgoraTokenSigner } from "../../../../protocols/agora/jwt.js";
+import { AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../../../../protocols/agora/event-stream.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 
 export interface TestKey {

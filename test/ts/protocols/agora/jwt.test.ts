@@ -1,6 +1,6 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgoraTokenError, createJoseSigner, verifyAgoraToken } from "../../../../workflow/adapters/agora-jwt.js";
+import { AgoraTokenError, createJoseSigner, verifyAgoraToken } from "../../../../protocols/agora/jwt.js";
 import { startJwksServer, testKey, type TestKey } from "./helpers.js";
 
 const T0 = 1_800_000_000;

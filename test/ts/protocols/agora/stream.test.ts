@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgoraEventStore } from "../../../../workflow/adapters/agora-stream.js";
+import { AgoraEventStore } from "../../../../protocols/agora/event-stream.js";
 import { startStreamServer, testKey, wsExchange, type StreamServer, type TestKey } from "./helpers.js";
 
 const path = (m: string) => `/agora/matches/${m}/events`;

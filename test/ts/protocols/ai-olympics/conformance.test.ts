@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAiOlympics, createAiOlympicsChecker } from "../../../../workflow/conformance/ai-olympics.js";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyBodySignature } from "../../../../workflow/adapters/ai-olympics-signing.js";
+import { checkAiOlympics, createAiOlympicsChecker } from "../../../../protocols/ai-olympics/conformance.js";
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyBodySignature } from "../../../../protocols/ai-olympics/signing.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";

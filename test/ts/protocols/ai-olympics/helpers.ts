@@ -1,7 +1,7 @@
 /** Shared pieces of the AI Olympics tests: real servers on loopback, no function mocks. */
 import type { IncomingMessage } from "node:http";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
-import { verifyBodySignature, SIGNATURE_HEADER } from "../../../../workflow/adapters/ai-olympics-signing.js";
+import { verifyBodySignature, SIGNATURE_HEADER } from "../../../../protocols/ai-olympics/signing.js";
 import type { AskRequest, ChallengeRequest, WorkerSeat } from "../../../../workflow/core/types.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 

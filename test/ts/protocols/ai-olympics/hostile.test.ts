@@ -1,6 +1,6 @@
 /** Malformed, wrongly-typed, oversized, slow and hostile webhook replies. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAiOlympicsAdapter } from "../../../../workflow/adapters/ai-olympics.js";
+import { createAiOlympicsAdapter } from "../../../../protocols/ai-olympics/adapter.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, sleep, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { credentials, doneAction, finding, request, SECRET, seat, startScriptedAgent } from "./helpers.js";

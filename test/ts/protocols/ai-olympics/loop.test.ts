@@ -1,7 +1,7 @@
 /** The action loop: real webhook agents and a real "web page" server on loopback. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createAiOlympicsAdapter } from "../../../../workflow/adapters/ai-olympics.js";
-import { AGENT_ID_HEADER, TIMESTAMP_HEADER } from "../../../../workflow/adapters/ai-olympics-signing.js";
+import { createAiOlympicsAdapter } from "../../../../protocols/ai-olympics/adapter.js";
+import { AGENT_ID_HEADER, TIMESTAMP_HEADER } from "../../../../protocols/ai-olympics/signing.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { credentials, doneAction, finding, request, seat, startScriptedAgent } from "./helpers.js";

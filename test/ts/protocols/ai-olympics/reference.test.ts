@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebhookVerifier } from "../../../../agents/reference/protocols/ai-olympics.js";
-import { createAiOlympicsAdapter, buildTurnRequest, askTaskPrompt, initialPageState, signTurnRequest } from "../../../../workflow/adapters/ai-olympics.js";
+import { WebhookVerifier } from "../../../../protocols/ai-olympics/agent.js";
+import { createAiOlympicsAdapter, buildTurnRequest, askTaskPrompt, initialPageState, signTurnRequest } from "../../../../protocols/ai-olympics/adapter.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";

@@ -3,7 +3,7 @@
  * test-written agents replying malformed, wrongly-typed, oversized, slow and hostile bodies. No function mocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import {
   createFactagoraAdapter,
@@ -13,7 +13,7 @@ import {
   ROUND2_MARKER,
   validateFactagoraResponse,
   workerName,
-} from "../../../../workflow/adapters/factagora.js";
+} from "../../../../protocols/factagora/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerAnswer, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";

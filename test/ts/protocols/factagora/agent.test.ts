@@ -1,9 +1,9 @@
 /** The reference agent serving Factagora BYOA: auth, request validation, rounds 1-2, offline and LLM modes. */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { bearerMatches, predictionKey, splitRound2, ROUND2_MARKER as AGENT_MARKER } from "../../../../agents/reference/protocols/factagora.js";
+import { bearerMatches, predictionKey, splitRound2, ROUND2_MARKER as AGENT_MARKER } from "../../../../protocols/factagora/agent.js";
 import { createReferenceAgent } from "../../../../agents/reference/server.js";
-import { ROUND2_MARKER, validateFactagoraResponse } from "../../../../workflow/adapters/factagora.js";
-import { SAMPLE_MINIMAL, SAMPLE_ROUND1, sampleRound2 } from "../../../../workflow/conformance/factagora.js";
+import { ROUND2_MARKER, validateFactagoraResponse } from "../../../../protocols/factagora/adapter.js";
+import { SAMPLE_MINIMAL, SAMPLE_ROUND1, sampleRound2 } from "../../../../protocols/factagora/conformance.js";
 import { get, startAgent, stopAll } from "../../agents/helpers.js";
 import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 import { TOKEN } from "./fixtures.js";

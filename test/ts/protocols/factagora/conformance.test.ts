@@ -1,6 +1,6 @@
 /** The Factagora conformance checker: passes the reference agent, fails broken agents naming the rule. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkFactagora } from "../../../../workflow/conformance/factagora.js";
+import { checkFactagora } from "../../../../protocols/factagora/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
 import { sendJson, sleep, startServer, type TestServer } from "../../workflow/helpers/servers.js";

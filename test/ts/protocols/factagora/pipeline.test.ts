@@ -3,7 +3,7 @@
  * CRE reference agent, a Factagora reference agent and a Factagora agent that abstains (NEUTRAL).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";

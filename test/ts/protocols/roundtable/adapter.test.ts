@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOfflineEngine } from "../../../../agents/reference/engine/offline.js";
-import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
+import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
-import { answerConfidence, analysisReplySchema, createRoundtableAdapter, taskId, voteReplySchema } from "../../../../workflow/adapters/roundtable.js";
+import { answerConfidence, analysisReplySchema, createRoundtableAdapter, taskId, voteReplySchema } from "../../../../protocols/roundtable/adapter.js";
 import type { AskRequest, ChallengeRequest, ReviewProposal, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { post, startAgent, stopAll } from "../../agents/helpers.js";

@@ -1,6 +1,6 @@
 /** The round-table conformance checker: passes the reference agent, fails broken agents naming the rule. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkRoundtable } from "../../../../workflow/conformance/roundtable.js";
+import { checkRoundtable } from "../../../../protocols/roundtable/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
 import { sendJson, startServer, type Handler, type TestServer } from "../../workflow/helpers/servers.js";

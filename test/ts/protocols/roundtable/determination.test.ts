@@ -8,7 +8,7 @@ import {
   mapChallengeReplies,
   readDetermination,
   readEvidence,
-} from "../../../../workflow/adapters/roundtable.js";
+} from "../../../../protocols/roundtable/adapter.js";
 
 const obs = (...findings: string[]) => findings.map((finding) => ({ finding }));
 

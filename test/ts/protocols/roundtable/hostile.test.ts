@@ -4,7 +4,7 @@
  * recorded failures (or flagged extras), never as exceptions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRoundtableAdapter } from "../../../../workflow/adapters/roundtable.js";
+import { createRoundtableAdapter } from "../../../../protocols/roundtable/adapter.js";
 import type { AskRequest, ChallengeRequest, ReviewProposal, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, startServer, type Handler, type TestServer } from "../../workflow/helpers/servers.js";

@@ -4,8 +4,9 @@
  * worker, the rubric evaluator. Reviews are recorded in the bundle and never change the outcome.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAdapterRegistry, createCresolverAdapter } from "../../../../workflow/adapters/index.js";
-import { createRoundtableAdapter } from "../../../../workflow/adapters/roundtable.js";
+import { createAdapterRegistry } from "../../../../protocols/index.js";
+import { createCresolverAdapter } from "../../../../protocols/cresolver/adapter.js";
+import { createRoundtableAdapter } from "../../../../protocols/roundtable/adapter.js";
 import { resolutionMarketAbi } from "../../../../workflow/chain/abis.js";
 import { createChainPorts } from "../../../../workflow/chain/ports.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";

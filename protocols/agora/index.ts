@@ -1,0 +1,14 @@
+/** The Agora protocol (README.md): JWT-authenticated A2A calls, with an inbound event stream. */
+import type { ProtocolModule } from "../module.js";
+import type { AdapterDefaults } from "../types.js";
+import { agoraAdapters, AGORA_PROTOCOL, type AgoraRegistryConfig } from "./adapter.js";
+import { agoraProtocol } from "./agent.js";
+import { agoraConformanceChecker } from "./conformance.js";
+
+export const agoraModule: ProtocolModule<AdapterDefaults & AgoraRegistryConfig> = {
+  name: AGORA_PROTOCOL,
+  // Only with a signer (the platform's JWT key); otherwise the resolver does not speak Agora.
+  createAdapter: (config) => agoraAdapters(config)[0],
+  agentHandler: agoraProtocol,
+  checkConformance: agoraConformanceChecker,
+};

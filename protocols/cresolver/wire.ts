@@ -1,0 +1,93 @@
+/**
+ * The cresolver wire messages (README.md), the only declaration of them: the adapter builds requests and parses
+ * replies with these, the reference agent parses requests and checks its own replies, the conformance checker
+ * judges an agent's replies. Runtime-neutral (the CRE workflow bundles it).
+ */
+import { z } from "zod";
+import { marketIdField, optionalTextField, textField } from "../wire-fields.js";
+
+export const CRESOLVER_PROTOCOL = "cresolver";
+
+export const CRESOLVER_LIMITS = {
+  maxSources: 32,
+  maxSourceLength: 2_048,
+  maxEvidenceLength: 50_000,
+  maxChallengeReplies: 16,
+  maxReplyLength: 50_000,
+  maxQuestionChars: 4_000,
+  maxContextChars: 20_000,
+  maxChallenges: 10,
+  maxChallengeChars: 4_000,
+} as const;
+
+/** Deadlines the spec gives the agent. */
+export const CRESOLVER_TIMEOUTS = { resolveMs: 30_000, challengeMs: 15_000 } as const;
+
+const nonBlank = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => s.trim().length > 0, { message: "must not be blank" });
+
+/** POST /a2a/resolve body, as an agent parses it (market_id: JSON number ≤ 2^53-1 or decimal string). */
+export const resolveRequestSchema = z.object(
+  {
+    market_id: marketIdField(true),
+    question: textField(CRESOLVER_LIMITS.maxQuestionChars),
+    deadline: z
+      .number({ error: "must be a number (Unix seconds)" })
+      .int("must be an integer (Unix seconds)")
+      .nonnegative("must not be negative")
+      .nullish()
+      .transform((v) => v ?? undefined),
+    context: optionalTextField(CRESOLVER_LIMITS.maxContextChars),
+  },
+  { error: "must be a JSON object" },
+);
+
+/** The resolve body as the platform sends it (market_id: see marketIdForWire). */
+export interface ResolveRequestWire {
+  market_id: number | bigint;
+  question: string;
+  deadline: number;
+  context?: string;
+}
+
+/** POST /a2a/challenge body. market_id and question are our extensions (agents following the spec ignore them). */
+export const challengeRequestSchema = z.object(
+  {
+    challenges: z
+      .array(textField(CRESOLVER_LIMITS.maxChallengeChars), { error: (iss) => (iss.input === undefined ? "required" : "must be an array of strings") })
+      .min(1, "must contain at least 1 challenge")
+      .max(CRESOLVER_LIMITS.maxChallenges, `must contain at most ${CRESOLVER_LIMITS.maxChallenges} challenges`),
+    market_id: marketIdField(false),
+    question: optionalTextField(CRESOLVER_LIMITS.maxQuestionChars),
+  },
+  { error: "must be a JSON object" },
+);
+
+export interface ChallengeRequestWire {
+  market_id: number | bigint;
+  question: string;
+  challenges: string[];
+}
+
+/** The resolve reply: strict (no coercion), unknown fields dropped. */
+export const resolveReplySchema = z.object({
+  determination: z.boolean(),
+  confidence: z.number().min(0).max(1),
+  evidence: nonBlank(CRESOLVER_LIMITS.maxEvidenceLength),
+  sources: z.array(nonBlank(CRESOLVER_LIMITS.maxSourceLength)).min(1).max(CRESOLVER_LIMITS.maxSources),
+});
+export type ResolveReply = z.infer<typeof resolveReplySchema>;
+
+/** The challenge reply: one response per challenge, in order. */
+export const challengeReplySchema = z.object({
+  responses: z.array(z.string().max(CRESOLVER_LIMITS.maxReplyLength)).max(CRESOLVER_LIMITS.maxChallengeReplies),
+});
+export type ChallengeReply = z.infer<typeof challengeReplySchema>;
+
+/** Sends the id as a plain number when it is a safe integer, otherwise as an exact big integer literal. */
+export function marketIdForWire(id: bigint): number | bigint {
+  return id <= BigInt(Number.MAX_SAFE_INTEGER) && id >= 0n ? Number(id) : id;
+}
