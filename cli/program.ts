@@ -16,8 +16,9 @@ import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
 import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import { VERSION } from "./version.js";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 export interface ProgramOptions {
   /** The resolution workflow used by `resolve` (default: not wired, `--plan` only). */
