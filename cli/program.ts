@@ -10,6 +10,8 @@ import { agentCommand } from "./commands/agent.js";
 import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
 import { deployCommand } from "./commands/deploy.js";
+import { owedCommand } from "./commands/inspect.js";
+import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { DEFAULT_RPC_URL, ENV } from "./config.js";
@@ -53,6 +55,8 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(agentCommand(getRuntime))
     .addCommand(marketCommand(getRuntime))
     .addCommand(betCommand(getRuntime))
+    .addCommand(owedCommand(getRuntime))
+    .addCommand(ownerCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
     .addCommand(daemonCommand(getRuntime));
   configureAll(program, io);

@@ -7,6 +7,7 @@ import { PROTOCOLS } from "../../agents/reference/protocols/index.js";
 import type { AgentAuth } from "../../agents/reference/protocols/types.js";
 import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, type SecretFlags } from "../agent-auth.js";
 import { checkCommand } from "./agent-check.js";
+import { agentInspectCommands } from "./inspect.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
@@ -188,5 +189,7 @@ function serve(runtime: () => Runtime): Command {
 }
 
 export function agentCommand(runtime: () => Runtime): Command {
-  return new Command("agent").description("ERC-8004 worker agents: register, bind a wallet, run the reference agent, check an agent's protocol conformance").addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
+  const cmd = new Command("agent").description("ERC-8004 worker agents: list, show, register, bind a wallet, run the reference agent, check an agent's protocol conformance");
+  for (const sub of agentInspectCommands(runtime)) cmd.addCommand(sub);
+  return cmd.addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
 }

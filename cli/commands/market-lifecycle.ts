@@ -202,6 +202,7 @@ function finalizeCmd(runtime: () => Runtime): Command {
 
 function cancelCmd(runtime: () => Runtime): Command {
   return new Command("cancel")
+    .alias("cancel-stale")
     .description("Cancel a market nobody proposed on, in two steps: after the grace period this requests cancellation; run it again once the cancel window is over to cancel (full refunds). A resolver may still propose in between.")
     .argument("<marketId>", "the market")
     .action(async (marketIdArg: string) => {
