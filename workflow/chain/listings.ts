@@ -77,7 +77,13 @@ export async function listAgents(ctx: ChainContext, identity: Address, market: A
     readLogs(ctx, market, "WorkerJoined", { fromBlock }),
   ]);
   const agents = new Map<bigint, AgentSummary>();
-  const entry = (id: bigint) => agents.get(id) ?? agents.set(id, { agentId: id, registeredBy: null, markets: [] }).get(id)!;
+  const entry = (id: bigint): AgentSummary => {
+    const known = agents.get(id);
+    if (known !== undefined) return known;
+    const fresh: AgentSummary = { agentId: id, registeredBy: null, markets: [] };
+    agents.set(id, fresh);
+    return fresh;
+  };
   for (const l of registered) entry(l.args.agentId as bigint).registeredBy = l.args.owner as Address;
   for (const l of joined) entry(l.args.agentId as bigint).markets.push(l.args.marketId as bigint);
   return [...agents.values()].sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
