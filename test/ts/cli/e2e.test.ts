@@ -1,6 +1,6 @@
 /**
- * End to end: the `cresolver` CLI as subprocesses with --json against a `hardhat node` on
- * 127.0.0.1 — deploy → register → create → join → request → resolve (first a precomputed plan through
+ * End to end: the `cresolver` CLI in-process (`run(argv, io)`) with --json against Hardhat's in-process chain
+ * behind a loopback RPC endpoint — deploy → register → create → join → request → resolve (first a precomputed plan through
  * `resolve --plan`, then the workflow against two live reference agents on loopback) → status → withdraw,
  * checking balances, market reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical
  * registries present at their testnet addresses). Needs `npx hardhat build`.
@@ -16,7 +16,8 @@ import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from 
 import { connect } from "../../../workflow/chain/clients.js";
 import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
 import { hardhatKey } from "./helpers/keys.js";
-import { cli, ok, rpc, startHardhatNode, type HardhatNode } from "./helpers/processes.js";
+import { cli, ok, startInProcessChain } from "./helpers/inprocess-cli.js";
+import { rpc, type HardhatNode } from "./helpers/processes.js";
 
 let node: HardhatNode;
 let dir: string;
@@ -38,7 +39,7 @@ async function advance(seconds: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  node = await startHardhatNode();
+  node = await startInProcessChain();
   dir = mkdtempSync(join(tmpdir(), "cresolver-e2e-"));
   client = createPublicClient({ transport: http(node.url) }) as PublicClient;
   agentUrls = await Promise.all(agents.map((a) => a.start({ host: "127.0.0.1", port: 0 })));
