@@ -33,6 +33,10 @@ export interface DeployedContract {
   /** Deployment block; for pre-existing contracts, absent. */
   blockNumber?: number;
   txHash?: Hex;
+  /** Gas the creation transaction used (deployed contracts). */
+  gasUsed?: string;
+  /** Constructor arguments (bigints as decimal strings), for source verification (scripts/verify.ts). */
+  constructorArgs?: unknown[];
   /** "deployed" by this run, or "existing" (canonical or given). */
   source: "deployed" | "existing";
 }
@@ -131,7 +135,8 @@ export async function deployContract(ctx: ChainContext, name: ContractName, abi:
     throw toChainError(e, `${label} (waiting for ${hash})`);
   });
   if (receipt.status !== "success" || !receipt.contractAddress) throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
-  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, source: "deployed" };
+  const constructorArgs = JSON.parse(JSON.stringify(args, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))) as unknown[];
+  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, gasUsed: receipt.gasUsed.toString(), constructorArgs, source: "deployed" };
 }
 
 /**

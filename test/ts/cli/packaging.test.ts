@@ -28,7 +28,7 @@ describe("packaging", () => {
     const help = await runBin(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: cresolver \[options\] \[command\]/);
-    expect(help.stdout).toMatch(/^  owed \[options\] \[address\]/m);
+    expect(help.stdout).toMatch(/^ {2}owed \[options\] \[address\]/m);
   });
 
   it("npm pack ships dist/, the bin and the deployable artifacts, and no tests, sources or build info", async () => {
