@@ -152,9 +152,25 @@ describe("cresolver on a local hardhat node", () => {
     await ok(["market", "join", id, "--agent-id", agent2, "--stake", "0.01"], { cwd: dir, env: env(worker2Key) });
     await advance(601);
     await ok(["market", "request-resolution", id], { cwd: dir, env: env(creatorKey) });
-    const resolved = await ok(["resolve", id, "--allow-loopback"], { cwd: dir, env: env(deployerKey) });
+    const resolved = await ok(["resolve", id, "--allow-loopback", "--bundle-out", "live-bundle.json"], { cwd: dir, env: env(deployerKey) });
     expect(resolved).toMatchObject({ status: "proposed", quorum: { n: 2, required: 2, answered: 2 } });
     expect(["yes", "no"]).toContain(resolved.verdict);
+    // The trace in `market show`: from the bundle file, checked against the on-chain hash.
+    const shown = await ok(["market", "show", id, "--bundle", "live-bundle.json"], { cwd: dir, env: { RPC_URL: node.url } });
+    const trace = shown.trace as { verified: boolean; decision: { verdict: string; posterior: number }; workers: { agentId: string; answer: unknown; scores: Record<string, number>; vote: { weight: number } }[] };
+    expect(trace.verified).toBe(true);
+    expect(trace.decision.verdict).toBe(resolved.verdict);
+    expect(trace.decision.posterior).toBeGreaterThan(0);
+    expect(trace.workers.map((w) => w.agentId)).toEqual([agent1, agent2]);
+    for (const w of trace.workers) {
+      expect(w.answer).toMatchObject({ determination: expect.any(Boolean), confidence: expect.any(Number) });
+      expect(Object.keys(w.scores).length).toBe(3);
+      expect(typeof w.vote.weight).toBe("number");
+    }
+    const tampered = JSON.parse(readFileSync(join(dir, "live-bundle.json"), "utf8")) as { workers: { agentId: string }[] };
+    tampered.workers[0]!.agentId = "999";
+    writeFileSync(join(dir, "tampered.json"), JSON.stringify(tampered));
+    expect(((await ok(["market", "show", id, "--bundle", "tampered.json"], { cwd: dir, env: { RPC_URL: node.url } })).trace as { verified: boolean }).verified).toBe(false);
     await advance(601);
     await ok(["market", "finalize", id], { cwd: dir, env: env(creatorKey) });
     const status = await ok(["market", "status", id], { cwd: dir, env: { RPC_URL: node.url } });
