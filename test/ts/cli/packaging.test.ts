@@ -3,12 +3,12 @@
  * subprocess, and `npm pack` ships the built CLI and the contract artifacts deploy needs, without tests or sources.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../../../cli/version.js";
 import { CONTRACT_SOURCES } from "../../../workflow/chain/artifacts.js";
-import { NODE, REPO } from "./helpers/processes.js";
+import { builtBinProblem, NODE, REPO } from "./helpers/processes.js";
 
 function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(NODE, ["bin/cresolver.mjs", ...args], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
@@ -21,7 +21,7 @@ function runBin(args: string[]): Promise<{ code: number | null; stdout: string; 
 
 describe("packaging", () => {
   it("the built bin answers --version and --help (subprocess)", async () => {
-    expect(existsSync(join(REPO, "dist/cli/main.js")), "dist/ is missing: run `npm run build`").toBe(true);
+    expect(builtBinProblem()).toBeNull();
     const version = await runBin(["--version"]);
     expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
     expect(VERSION).toBe((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version);

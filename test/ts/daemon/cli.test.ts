@@ -13,7 +13,7 @@ import { loadCredentialsFile } from "../../../cli/credentials-file.js";
 import { CliError } from "../../../cli/errors.js";
 import { run as runCli } from "../../../cli/program.js";
 import { startAgent, stopAll } from "../agents/helpers.js";
-import { NODE, REPO } from "../cli/helpers/processes.js";
+import { builtBinProblem, NODE, REPO } from "../cli/helpers/processes.js";
 import { getJson, waitFor } from "./helpers/chain.js";
 import { STATUS } from "./helpers/job.js";
 import { startPanelChain, type PanelChain } from "./helpers/panel.js";
@@ -35,6 +35,9 @@ let chain: PanelChain;
 let dir: string;
 
 beforeAll(async () => {
+  // The subprocess runs the built bin (dist/): stale JavaScript would test old code.
+  const stale = builtBinProblem();
+  if (stale !== null) throw new Error(stale);
   chain = await startPanelChain();
   dir = mkdtempSync(join(tmpdir(), "cresolver-daemon-cli-"));
 }, 60_000);
