@@ -40,6 +40,6 @@ describe("packaging", () => {
     const files = pack!.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(["package.json", "bin/cresolver.mjs", "dist/cli/main.js", "dist/cli/program.js", "dist/workflow/chain/deploy.js", "dist/daemon/index.js"]));
     for (const [name, source] of Object.entries(CONTRACT_SOURCES)) expect(files).toContain(`artifacts/${source}/${name}.json`);
-    expect(files.filter((f) => /^(test|bench|scripts|contracts|cre|cli|workflow)\//.test(f) || /\.test\.js$|\.ts$|build-info/.test(f))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench|scripts|contracts|cre|cli|workflow)\//.test(f) || /\.test\.js$|\.ts$|build-info|tsbuildinfo/.test(f))).toEqual([]);
   });
 });
