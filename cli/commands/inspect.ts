@@ -1,11 +1,13 @@
 /**
  * Read-only overviews: `market list`, `agent list`, `agent show <id>` and `owed [address]`
- * (workflow/chain/listings.ts). None needs a key.
+ * (workflow/chain/listings.ts). None needs a key; `agent show` fetches a remote registration file only through
+ * the safe HTTP client (timeouts, size cap, destination guard).
  */
 import { Command, Option } from "commander";
 import { formatEther, type Address } from "viem";
 import { STATUS_NAMES } from "../../workflow/chain/errors.js";
 import { agentDetails, listAgents, listMarkets, owedTo } from "../../workflow/chain/listings.js";
+import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { decodeAgentUri, pickWorkerEndpoint } from "../../workflow/registration/index.js";
 import { parseAddress, parseUint, type DeploymentFile } from "../config.js";
 import { CliError } from "../errors.js";
@@ -44,15 +46,18 @@ function agentList(runtime: () => Runtime): Command {
     });
 }
 
-/** The registration file of a `data:` URI (decoded offline); other URIs are shown, not fetched. */
-async function registrationOf(uri: string): Promise<{ name: string | null; endpoint: string | null; protocol: string | null; error: string | null }> {
-  if (!uri.startsWith("data:")) return { name: null, endpoint: null, protocol: null, error: "not fetched (only data: URIs are decoded here)" };
+/** The agent's registration file: `data:` decoded offline, https/ipfs fetched through the safe HTTP client (unless `fetch` is off). */
+async function registrationOf(uri: string, options: { fetch: boolean; allowLoopback: boolean; allowPrivate: boolean }): Promise<{ name: string | null; endpoint: string | null; protocol: string | null; error: string | null }> {
+  if (!uri.startsWith("data:") && !options.fetch) return { name: null, endpoint: null, protocol: null, error: "not fetched (--no-fetch)" };
+  const http = uri.startsWith("data:") ? undefined : createSafeHttpClient({ allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate, userAgent: "cresolver-agent-show" });
   try {
-    const file = await decodeAgentUri(uri);
+    const file = await decodeAgentUri(uri, http ? { fetcher: http.fetcher } : {});
     const picked = pickWorkerEndpoint(file, [file.services.find((s) => s.name.toLowerCase() === "a2a")?.protocol ?? "cresolver"]);
     return { name: file.name, endpoint: picked.url, protocol: picked.protocol, error: null };
   } catch (error) {
-    return { name: null, endpoint: null, protocol: null, error: error instanceof Error ? error.message : String(error) };
+    return { name: null, endpoint: null, protocol: null, error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable" };
+  } finally {
+    await http?.close();
   }
 }
 
@@ -60,13 +65,16 @@ function agentShow(runtime: () => Runtime): Command {
   return new Command("show")
     .description("Show an agent: owner, wallet, registration (endpoint, protocol), its record in this market contract, the ERC-8004 summary and its answers in finalized markets.")
     .argument("<agentId>", "the ERC-8004 agent id")
-    .action(async (agentIdArg: string) => {
+    .option("--no-fetch", "do not fetch an https:/ipfs: registration file (data: URIs are always decoded)")
+    .option("--allow-loopback", "let the registration URI point at 127.0.0.1/::1")
+    .option("--allow-private", "let the registration URI point at private network addresses")
+    .action(async (agentIdArg: string, opts: { fetch: boolean; allowLoopback?: boolean; allowPrivate?: boolean }) => {
       const rt = runtime();
       const agentId = parseUint(agentIdArg, "agentId");
       const [identity, market] = await Promise.all([rt.identityAddress(), rt.marketAddress()]);
       const ctx = await rt.chain();
       const d = await agentDetails(ctx, identity, market, agentId, await rt.marketFromBlock());
-      const registration = await registrationOf(d.agentURI);
+      const registration = await registrationOf(d.agentURI, { fetch: opts.fetch, allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true });
       const decided = d.trackRecord.filter((t) => t.correct !== null);
       const accuracy = decided.length === 0 ? null : decided.filter((t) => t.correct).length / decided.length;
       const lines = [

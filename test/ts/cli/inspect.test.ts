@@ -3,9 +3,12 @@
  * `owed`, `market cancel-stale` (the alias of the two-step cancel) and `owner resolver|defaults|arbiter|cre`.
  */
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pad } from "viem";
+import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
@@ -79,6 +82,24 @@ describe("market list, agent list|show, owed", () => {
     });
     expect(Number((r.erc8004 as { count: string }).count)).toBeGreaterThan(0);
     await h.refuses(["agent", "show", "999"], /ownerOf\(999\)/, { code: 1 });
+  });
+
+  it("agent show fetches an http registration file through the safe client (loopback only when allowed)", async () => {
+    const file = buildRegistrationFile({ name: "Remote", description: "served", endpoint: "https://remote.example/a2a", protocol: "factagora" });
+    const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(file)));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent.json`;
+      // The CLI registers only https:/ipfs:/data: URIs; an http one can still be on-chain (anyone may register it).
+      const id = String((await registerAgent(withKey(h.owner, hardhatKey(7)), h.identity, url)).agentId);
+      expect((await ok(["agent", "show", id, "--allow-loopback"])).registration).toEqual({ name: "Remote", endpoint: "https://remote.example/a2a", protocol: "factagora", error: null });
+      const refused = (await ok(["agent", "show", id])).registration as { endpoint: unknown; error: string };
+      expect(refused.endpoint).toBeNull();
+      expect(refused.error).toMatch(/loopback|refused|destination/i);
+      expect((await ok(["agent", "show", id, "--no-fetch"])).registration).toMatchObject({ error: "not fetched (--no-fetch)" });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("owed: the worker's pull balance and the bettor's claimable winnings", async () => {
