@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import hardhatToolboxViem from "@nomicfoundation/hardhat-toolbox-viem";
-import { defineConfig } from "hardhat/config";
+import { configVariable, defineConfig } from "hardhat/config";
 
 // solc comes from the `solc` npm package (wasm build), so compiling never downloads a compiler.
 const require = createRequire(import.meta.url);
@@ -22,7 +22,16 @@ export default defineConfig({
     // Hardhat's node:test runner must not pick up vitest files.
     tests: { solidity: "test/contracts", nodejs: "test/hardhat-node" },
   },
+  // Configuration variables come from the environment or the encrypted keystore
+  // (`npx hardhat keystore set SEPOLIA_PRIVATE_KEY`); they are read only when a task uses the network.
   networks: {
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },
+    sepolia: { type: "http", chainType: "l1", chainId: 11155111, url: configVariable("SEPOLIA_RPC_URL"), accounts: [configVariable("SEPOLIA_PRIVATE_KEY")] },
+    // Any other chain: `--network custom` with CRESOLVER_RPC_URL and CRESOLVER_PRIVATE_KEY.
+    custom: { type: "http", chainType: "l1", url: configVariable("CRESOLVER_RPC_URL"), accounts: [configVariable("CRESOLVER_PRIVATE_KEY")] },
+  },
+  // `npm run verify -- --network sepolia` (scripts/verify.ts) verifies every contract of deployments/<network>.json.
+  verify: {
+    etherscan: { apiKey: configVariable("ETHERSCAN_API_KEY") },
   },
 });

@@ -1,9 +1,16 @@
 /**
  * `cresolver` entry: `npx cresolver …` (bin/cresolver.mjs), `npm run cresolver -- …` or `npx tsx cli/main.ts …`.
  */
-import { run } from "./program.js";
+import { VERSION } from "./version.js";
 
-const code = await run(process.argv.slice(2), {
+const argv = process.argv.slice(2);
+// `--version` alone answers before viem, commander and the commands load (well under a second).
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  process.stdout.write(`${VERSION}\n`);
+  process.exit(0);
+}
+const { run } = await import("./program.js");
+const code = await run(argv, {
   stdout: (s) => process.stdout.write(s),
   stderr: (s) => process.stderr.write(s),
   env: process.env,

@@ -10,14 +10,17 @@ import { agentCommand } from "./commands/agent.js";
 import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
 import { deployCommand } from "./commands/deploy.js";
+import { owedCommand } from "./commands/inspect.js";
+import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
 import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import { VERSION } from "./version.js";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 export interface ProgramOptions {
   /** The resolution workflow used by `resolve` (default: not wired, `--plan` only). */
@@ -52,6 +55,8 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(agentCommand(getRuntime))
     .addCommand(marketCommand(getRuntime))
     .addCommand(betCommand(getRuntime))
+    .addCommand(owedCommand(getRuntime))
+    .addCommand(ownerCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
     .addCommand(daemonCommand(getRuntime));
   configureAll(program, io);

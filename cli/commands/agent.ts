@@ -1,14 +1,13 @@
 import { Command, Option } from "commander";
-import { pino, destination } from "pino";
 import { registerAgent, setAgentWallet } from "../../workflow/chain/actions.js";
 import { buildRegistrationFile, checkHttpEndpoint, encodeRegistrationDataUri, isRegistrationError } from "../../workflow/registration/index.js";
 import { isPersonaName } from "../../agents/reference/engine/personas.js";
 import { PERSONAS } from "../../agents/reference/engine/types.js";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
 import type { AgentAuth } from "../../protocols/agent-types.js";
-import { createReferenceAgent } from "../../agents/reference/server.js";
 import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, type SecretFlags } from "../agent-auth.js";
 import { checkCommand } from "./agent-check.js";
+import { agentInspectCommands } from "./inspect.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
@@ -130,6 +129,8 @@ function serve(runtime: () => Runtime): Command {
       }
       const model = rt.io.env.CRESOLVER_AGENT_MODEL;
       if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
+      // The agent server (fastify, pino) loads only when this command runs: every other command starts faster.
+      const [{ pino, destination }, { createReferenceAgent }] = await Promise.all([import("pino"), import("../../agents/reference/server.js")]);
       const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", 'req.headers["x-ai-olympics-signature"]', "*.apiKey"] }, destination(2));
       const agent = createReferenceAgent({
         protocol: opts.protocol,
@@ -188,5 +189,7 @@ function serve(runtime: () => Runtime): Command {
 }
 
 export function agentCommand(runtime: () => Runtime): Command {
-  return new Command("agent").description("ERC-8004 worker agents: register, bind a wallet, run the reference agent, check an agent's protocol conformance").addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
+  const cmd = new Command("agent").description("ERC-8004 worker agents: list, show, register, bind a wallet, run the reference agent, check an agent's protocol conformance");
+  for (const sub of agentInspectCommands(runtime)) cmd.addCommand(sub);
+  return cmd.addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
 }

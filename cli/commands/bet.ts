@@ -9,7 +9,7 @@ import { parseAddress, parseEth, parseUint, type DeploymentFile } from "../confi
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 
-async function bettingAddress(rt: Runtime, flag: string | undefined): Promise<Address> {
+export async function bettingAddress(rt: Runtime, flag: string | undefined): Promise<Address> {
   if (flag !== undefined) return parseAddress(flag, "--betting");
   const file = (await rt.deployment({ required: true })) as DeploymentFile;
   const betting = file.contracts.BettingMarket?.address;

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { Command } from "commander";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
+import { fileDeployJournal } from "../../workflow/chain/deploy-journal.js";
 import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
@@ -12,7 +13,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function deployCommand(runtime: () => Runtime): Command {
   return new Command("deploy")
     .description(
-      "Deploy the registries and markets and write deployments/<network>.json. Where the canonical ERC-8004 registries exist (Sepolia, other testnets, mainnets) they are used and only the markets are deployed.",
+      "Deploy the registries and markets and write deployments/<network>.json. Where the canonical ERC-8004 registries exist (Sepolia, other testnets, mainnets) they are used and only the markets are deployed. Progress is journaled in <file>.partial: after a failure, run the same command again to continue where it stopped.",
     )
     .option("--own-registries", "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist")
     .option("--reputation <address>", "use this existing ReputationRegistry (with the global --identity)")
@@ -46,8 +47,14 @@ export function deployCommand(runtime: () => Runtime): Command {
       if (existsSync(out) && !LOCAL_CHAIN_IDS.has(ctx.chainId) && !opts.force) {
         throw new CliError(`${out} already exists for chain ${ctx.chainId}: pass --force to replace it, or choose --network-name / --out`);
       }
+      // Every contract is journaled as it lands; a re-run after a failure reuses those with code at their address.
+      const deployer = ctx.account?.address;
+      if (deployer === undefined) throw new CliError("deploy needs --private-key or PRIVATE_KEY");
+      const journal = fileDeployJournal(`${out}.partial`, ctx.chainId, deployer);
+      mkdirSync(dirname(out), { recursive: true });
       const deployment = await deployAll(ctx, {
         network,
+        journal,
         ...(opts.ownRegistries ? { ownRegistries: true } : {}),
         ...(identity && reputation ? { identityRegistry: identity, reputationRegistry: reputation } : {}),
         resolvers,
@@ -58,10 +65,10 @@ export function deployCommand(runtime: () => Runtime): Command {
         onProgress: (m) => rt.note(m),
       });
       // Written whole or not at all: a temp file renamed into place.
-      mkdirSync(dirname(out), { recursive: true });
       const tmp = `${out}.${process.pid}.tmp`;
       writeFileSync(tmp, `${JSON.stringify(deployment, null, 2)}\n`);
       renameSync(tmp, out);
+      journal.done();
       // Absolute: a relative path printed by a command run from elsewhere (scripts, the daemon's cwd) misleads.
       const file = out;
       const lines = [
@@ -69,8 +76,9 @@ export function deployCommand(runtime: () => Runtime): Command {
         ...Object.entries(deployment.contracts).map(([name, c]) => `  ${name.padEnd(19)} ${c.address}${c.blockNumber !== undefined ? ` (block ${c.blockNumber})` : " (existing)"}`),
         `  resolvers           ${deployment.resolvers.join(", ")}`,
         `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}`,
+        ...(journal.resumed.length > 0 ? [`  resumed             ${journal.resumed.join(", ")} from ${out}.partial`] : []),
         `wrote ${file}`,
       ];
-      rt.emit({ ...deployment, file }, lines.join("\n"));
+      rt.emit({ ...deployment, file, resumed: journal.resumed }, lines.join("\n"));
     });
 }

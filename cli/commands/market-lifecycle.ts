@@ -2,6 +2,7 @@
  * `market show|status`, `dispute`, `finalize`, `cancel`, `publish-feedback`, `retry-feedback`, `settings`: the
  * proposal lifecycle of IResolutionMarket v2 (workflow/chain/lifecycle.ts) from the command line.
  */
+import { resolve as resolvePath } from "node:path";
 import { Command, Option } from "commander";
 import { formatEther, getAddress, type Address } from "viem";
 import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
@@ -26,6 +27,7 @@ import {
 } from "../../workflow/chain/lifecycle.js";
 import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
+import { loadTrace, traceLines } from "../bundle-trace.js";
 import { parseIntIn, parseUint } from "../config.js";
 import type { Runtime } from "../runtime.js";
 
@@ -56,7 +58,11 @@ function show(runtime: () => Runtime): Command {
     .alias("status")
     .description("Show a market: status, settings (admission rule), workers, the proposal (verdict, bundle, dispute window, disputer and claim) and the final per-worker results.")
     .argument("<marketId>", "the market")
-    .action(async (marketIdArg: string) => {
+    .option("--bundle <file>", "the resolution bundle to show the trace from (default: the proposal's bundle URI, when it is http(s))")
+    .option("--no-fetch-bundle", "do not fetch the bundle URI")
+    .option("--allow-loopback", "let the bundle URI point at 127.0.0.1/::1 (a local daemon)")
+    .option("--allow-private", "let the bundle URI point at private network addresses")
+    .action(async (marketIdArg: string, opts: { bundle?: string; fetchBundle: boolean; allowLoopback?: boolean; allowPrivate?: boolean }) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const market = await rt.marketAddress();
@@ -94,6 +100,13 @@ function show(runtime: () => Runtime): Command {
         });
       }
       const windowOpen = proposal !== undefined && s.statusName === "Proposed" && now < proposal.disputeEndsAt;
+      // The trace (answers, failures, scores, weights, posterior) lives in the bundle; its hash is on-chain.
+      const bundleFile = opts.bundle !== undefined ? resolvePath(rt.io.cwd, opts.bundle) : undefined;
+      const bundleUri = opts.fetchBundle && proposal?.bundleURI ? proposal.bundleURI : undefined;
+      const { trace, error: traceError } =
+        proposal === undefined
+          ? { trace: null, error: null }
+          : await loadTrace({ ...(bundleFile !== undefined ? { file: bundleFile } : bundleUri !== undefined ? { uri: bundleUri } : {}), expectedHash: proposal.bundleHash, allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true });
       const outcome = s.statusName === "Resolved" ? (s.outcome ? "YES" : "NO") : null;
       const result = {
         marketId,
@@ -120,6 +133,8 @@ function show(runtime: () => Runtime): Command {
         blockNumber: s.blockNumber,
         chainTime: now,
         workers,
+        trace,
+        traceError,
       };
       const lines = [
         `market ${marketId} at ${market}: ${s.statusName}${outcome ? ` → ${outcome}` : ""}`,
@@ -145,6 +160,8 @@ function show(runtime: () => Runtime): Command {
         else if (s.statusName === "Proposed") lines.push(`  disputed      no${windowOpen ? "" : ": anyone can finalize"}`);
         lines.push(...reports.map((r, i) => `    seat ${i}: ${r.answer}${r.answer === "yes" || r.answer === "no" ? ` @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}` : ""}`));
       }
+      if (trace) lines.push(...traceLines(trace));
+      else if (traceError) lines.push(`  trace         unavailable: ${traceError}`);
       if (refusedSeats.length > 0) lines.push(`  refused       ERC-8004 records of seat(s) ${refusedSeats.join(", ")} were refused and stay pending: \`market retry-feedback ${marketId} --seat <n>\``);
       if (results.length > 0) lines.push(`  results${s.feedbackPending > 0n ? ` (ERC-8004 feedback pending for ${s.feedbackPending} seats: run \`market publish-feedback ${marketId}\`)` : ""}`, ...results.map(seatLine));
       rt.emit(result, lines.join("\n"));
@@ -202,6 +219,7 @@ function finalizeCmd(runtime: () => Runtime): Command {
 
 function cancelCmd(runtime: () => Runtime): Command {
   return new Command("cancel")
+    .alias("cancel-stale")
     .description("Cancel a market nobody proposed on, in two steps: after the grace period this requests cancellation; run it again once the cancel window is over to cancel (full refunds). A resolver may still propose in between.")
     .argument("<marketId>", "the market")
     .action(async (marketIdArg: string) => {

@@ -5,6 +5,7 @@ import { ADMISSION_NAMES, getMarketConfig, type AdmissionName } from "../../work
 import { parseAddress, parseDeadline, parseDeadlineSpec, parseDuration, parseEth, parseIntIn, parseUint, referenceTime } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
+import { marketListCommand } from "./inspect.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
 
 const MAX_QUESTION_BYTES = 1024;
@@ -153,7 +154,8 @@ function withdrawCmd(runtime: () => Runtime): Command {
 
 export function marketCommand(runtime: () => Runtime): Command {
   const cmd = new Command("market")
-    .description("Resolution markets: create, join, request resolution, show/status, dispute, finalize, cancel, publish/retry feedback, settings, withdraw")
+    .description("Resolution markets: list, create, join, request resolution, show/status, dispute, finalize, cancel (cancel-stale), publish/retry feedback, settings, withdraw")
+    .addCommand(marketListCommand(runtime))
     .addCommand(create(runtime))
     .addCommand(join(runtime))
     .addCommand(request(runtime));

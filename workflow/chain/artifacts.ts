@@ -2,7 +2,7 @@
  * Contract bytecode from the Hardhat artifacts (`npx hardhat build`), loaded at run time for
  * deployment. ABIs come from the generated, typed workflow/chain/abis.ts instead.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Hex } from "viem";
@@ -20,8 +20,18 @@ export const CONTRACT_SOURCES = {
 
 export type ContractName = keyof typeof CONTRACT_SOURCES;
 
-/** The repository root (this file is workflow/chain/artifacts.ts). */
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The package root: the nearest folder up with a package.json (this file runs from workflow/chain/ or dist/workflow/chain/). */
+function packageRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, "package.json"))) {
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(from, "..", "..");
+    dir = parent;
+  }
+  return dir;
+}
+
+export const REPO_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
 
 export interface Artifact {
   contractName: string;

@@ -1,16 +1,18 @@
 /**
- * Deployment of the registries and markets with plain viem from the Hardhat artifacts (no Ignition:
- * five contracts in a fixed order with one admin call don't need its journal, and this way the
- * same code serves the CLI, the demo and the tests on any RPC endpoint).
+ * Deployment of the registries and markets with plain viem from the Hardhat artifacts (no Ignition: a few
+ * contracts in a fixed order with our own small journal, deploy-journal.ts, so one code path serves the CLI,
+ * the demo and the tests on any RPC endpoint and an interrupted deployment resumes).
  *
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, type Abi, type Address, type Hex } from "viem";
+import { encodeDeployData, getAddress, isAddress, keccak256, type Abi, type Address, type Hex } from "viem";
 import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
+import type { DeployJournal } from "./deploy-journal.js";
 import { ChainError, toChainError } from "./errors.js";
+import { getDefaults, readMarket } from "./lifecycle.js";
 import { sendContractTx } from "./writer.js";
 
 
@@ -31,6 +33,10 @@ export interface DeployedContract {
   /** Deployment block; for pre-existing contracts, absent. */
   blockNumber?: number;
   txHash?: Hex;
+  /** Gas the creation transaction used (deployed contracts). */
+  gasUsed?: string;
+  /** Constructor arguments (bigints as decimal strings), for source verification (scripts/verify.ts). */
+  constructorArgs?: unknown[];
   /** "deployed" by this run, or "existing" (canonical or given). */
   source: "deployed" | "existing";
 }
@@ -79,6 +85,10 @@ export interface DeployOptions {
   creWorkflow?: { ids?: Hex[]; owner?: Address; name?: Hex; allowAny?: boolean };
   /** Progress lines (never secrets). */
   onProgress?: (message: string) => void;
+  /** Contracts of an interrupted run to reuse, and where each new one is recorded (deploy-journal.ts). */
+  journal?: DeployJournal;
+  /** Called after every step (a contract name, `queueResolver <address>`, `queueDefaultArbiter`); a throw stops the deployment there, as a crash would. */
+  afterStep?: (step: string) => void;
 }
 
 async function hasCode(ctx: ChainContext, address: Address): Promise<boolean> {
@@ -125,13 +135,35 @@ export async function deployContract(ctx: ChainContext, name: ContractName, abi:
     throw toChainError(e, `${label} (waiting for ${hash})`);
   });
   if (receipt.status !== "success" || !receipt.contractAddress) throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
-  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, source: "deployed" };
+  const constructorArgs = JSON.parse(JSON.stringify(args, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))) as unknown[];
+  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, gasUsed: receipt.gasUsed.toString(), constructorArgs, source: "deployed" };
 }
 
-/** Deploys everything `options` asks for and returns the deployment record (written to disk by the caller). */
+/**
+ * Deploys everything `options` asks for and returns the deployment record (written to disk by the caller).
+ * Resumable: contracts in `options.journal` with code at their address and the same creation input are reused,
+ * and the owner's bootstrap transactions are skipped when the chain already shows their effect.
+ */
 export async function deployAll(ctx: ChainContext, options: DeployOptions): Promise<Deployment> {
   const { account } = requireWallet(ctx);
   const progress = options.onProgress ?? (() => undefined);
+  const stepDone = options.afterStep ?? (() => undefined);
+  const deploy = async (name: ContractName, abi: Abi, args: readonly unknown[]): Promise<DeployedContract> => {
+    const input = keccak256(encodeDeployData({ abi, bytecode: loadArtifact(name).bytecode, args } as never));
+    const recorded = options.journal?.get(name);
+    let contract: DeployedContract;
+    if (recorded !== undefined && recorded.input === input && (await hasCode(ctx, recorded.contract.address))) {
+      progress(`${name} already deployed at ${recorded.contract.address} (resumed)`);
+      options.journal?.reused?.(name);
+      contract = recorded.contract;
+    } else {
+      progress(`deploying ${name}`);
+      contract = await deployContract(ctx, name, abi, args);
+      options.journal?.record(name, { contract, input });
+    }
+    stepDone(name);
+    return contract;
+  };
   const given = options.identityRegistry !== undefined || options.reputationRegistry !== undefined;
   if (given && (options.identityRegistry === undefined || options.reputationRegistry === undefined)) {
     throw new ChainError("precondition", "give both --identity and --reputation, or neither");
@@ -162,37 +194,37 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
       registries = "canonical";
       progress(`using the canonical ERC-8004 ${canonical.kind} registries`);
     } else {
-      progress("deploying IdentityRegistry");
-      identity = await deployContract(ctx, "IdentityRegistry", identityRegistryAbi, []);
-      progress("deploying ReputationRegistry");
-      reputation = await deployContract(ctx, "ReputationRegistry", reputationRegistryAbi, [identity.address]);
+      identity = await deploy("IdentityRegistry", identityRegistryAbi, []);
+      reputation = await deploy("ReputationRegistry", reputationRegistryAbi, [identity.address]);
       registries = "own";
     }
   }
 
-  progress("deploying ResolutionMarket");
-  const market = await deployContract(ctx, "ResolutionMarket", resolutionMarketAbi, [identity.address, reputation.address, account.address]);
+  const market = await deploy("ResolutionMarket", resolutionMarketAbi, [identity.address, reputation.address, account.address]);
   const contracts: Deployment["contracts"] = { IdentityRegistry: identity, ReputationRegistry: reputation, ResolutionMarket: market };
 
   if (options.betting ?? true) {
-    progress("deploying BettingMarket");
-    contracts.BettingMarket = await deployContract(ctx, "BettingMarket", bettingMarketAbi, [market.address]);
+    contracts.BettingMarket = await deploy("BettingMarket", bettingMarketAbi, [market.address]);
   }
   const resolvers = [...new Set((options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) => getAddress(a)))];
   if (options.forwarder !== undefined) {
-    progress("deploying CREReceiver");
     // The workflow settings are the constructor's (in force at once); later changes wait the receiver's 2-day timelock.
     const wf = options.creWorkflow ?? {};
     const workflowConfig = { workflowIds: wf.ids ?? [], workflowOwner: wf.owner ?? "0x0000000000000000000000000000000000000000", workflowName: wf.name ?? "0x00000000000000000000", allowAnyWorkflow: wf.allowAny ?? false };
-    const receiver = await deployContract(ctx, "CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address, workflowConfig]);
+    const receiver = await deploy("CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address, workflowConfig]);
     contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
     resolvers.push(receiver.address);
   }
   // Bootstrap: while no market exists, queued resolvers and the queued arbiter are in force immediately
   // (afterwards every such change waits RESOLVER_DELAY and applies to markets created later).
+  // A resumed run skips what the chain already shows (a resolver with an activation time, the arbiter in force).
   for (const resolver of resolvers) {
-    progress(`queueing resolver ${resolver}`);
-    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
+    const activeFrom = await readMarket<bigint>(ctx, market.address, "resolverActiveFrom", [resolver]);
+    if (activeFrom === 0n) {
+      progress(`queueing resolver ${resolver}`);
+      await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
+    }
+    stepDone(`queueResolver ${resolver}`);
   }
   let arbiter: Address;
   if (options.arbiter !== undefined) {
@@ -202,13 +234,16 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     const members = [...new Set((options.committee?.members ?? [account.address]).map((a) => getAddress(a)))];
     const threshold = options.committee?.threshold ?? 1;
     if (threshold < 1 || threshold > members.length) throw new ChainError("precondition", `committee threshold ${threshold} must be from 1 to ${members.length} (its members)`);
-    progress(`deploying CommitteeArbiter (${threshold} of ${members.length})`);
-    const committee = await deployContract(ctx, "CommitteeArbiter", committeeArbiterAbi, [members, BigInt(threshold), [market.address]]);
+    progress(`CommitteeArbiter: ${threshold} of ${members.length}`);
+    const committee = await deploy("CommitteeArbiter", committeeArbiterAbi, [members, BigInt(threshold), [market.address]]);
     contracts.CommitteeArbiter = { ...committee, members, threshold };
     arbiter = committee.address;
   }
-  progress(`setting the default arbiter ${arbiter}`);
-  await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
+  if (getAddress((await getDefaults(ctx, market.address)).arbiter) !== getAddress(arbiter)) {
+    progress(`setting the default arbiter ${arbiter}`);
+    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
+  }
+  stepDone("queueDefaultArbiter");
   return {
     network: options.network,
     chainId: ctx.chainId,

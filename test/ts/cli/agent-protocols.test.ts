@@ -6,9 +6,7 @@
  * - a protocol whose spec requires auth refuses to start without it (one line, exit 2);
  * - deliberately broken agents fail the check (exit 1) naming the rule;
  * - bad input → exit 2 with one line.
- * One subprocess test runs `agent check` through the bin shim for the real exit code.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -19,7 +17,7 @@ import { run } from "../../../cli/program.js";
 import { CONFORMANCE_CHECKERS } from "../../../protocols/index.js";
 import { SAMPLE_ROUND1 } from "../../../protocols/factagora/conformance.js";
 import { startStandIn } from "../agents/llm-standin.js";
-import { freePort, NODE, REPO } from "./helpers/processes.js";
+import { freePort, REPO } from "./helpers/processes.js";
 
 const TOKEN = "test-bearer-token-0123456789abcdef";
 const HMAC = "test-hmac-secret-0123456789abcdef";
@@ -279,13 +277,10 @@ describe("agent check fails broken agents, naming the rule", () => {
     expect(r.stdout + r.stderr).not.toContain(TOKEN);
   });
 
-  it("through the bin shim (subprocess): exit code 1 on a violation", async () => {
-    const child = spawn(NODE, ["bin/cresolver.mjs", "agent", "check", `${brokenUrl}/cre`, "--protocol", "cresolver", "--allow-loopback"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: BASE_ENV });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
-    expect(code, stderr).toBe(1);
-    expect(stderr).toMatch(/cresolver\.response\.determination/);
+  it("exit code 1 on a violation (the bin exits with run's code)", async () => {
+    const r = await cli(["agent", "check", `${brokenUrl}/cre`, "--protocol", "cresolver", "--allow-loopback"]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/cresolver\.response\.determination/);
   });
 });
 

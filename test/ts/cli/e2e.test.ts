@@ -1,6 +1,6 @@
 /**
- * End to end: the `cresolver` CLI as subprocesses with --json against a `hardhat node` on
- * 127.0.0.1 — deploy → register → create → join → request → resolve (first a precomputed plan through
+ * End to end: the `cresolver` CLI in-process (`run(argv, io)`) with --json against Hardhat's in-process chain
+ * behind a loopback RPC endpoint — deploy → register → create → join → request → resolve (first a precomputed plan through
  * `resolve --plan`, then the workflow against two live reference agents on loopback) → status → withdraw,
  * checking balances, market reputation and ERC-8004 feedback on-chain; then the Sepolia path (canonical
  * registries present at their testnet addresses). Needs `npx hardhat build`.
@@ -16,7 +16,8 @@ import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from 
 import { connect } from "../../../workflow/chain/clients.js";
 import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
 import { hardhatKey } from "./helpers/keys.js";
-import { cli, ok, rpc, startHardhatNode, type HardhatNode } from "./helpers/processes.js";
+import { cli, ok, startInProcessChain } from "./helpers/inprocess-cli.js";
+import { rpc, type HardhatNode } from "./helpers/processes.js";
 
 let node: HardhatNode;
 let dir: string;
@@ -38,7 +39,7 @@ async function advance(seconds: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  node = await startHardhatNode();
+  node = await startInProcessChain();
   dir = mkdtempSync(join(tmpdir(), "cresolver-e2e-"));
   client = createPublicClient({ transport: http(node.url) }) as PublicClient;
   agentUrls = await Promise.all(agents.map((a) => a.start({ host: "127.0.0.1", port: 0 })));
@@ -151,9 +152,25 @@ describe("cresolver on a local hardhat node", () => {
     await ok(["market", "join", id, "--agent-id", agent2, "--stake", "0.01"], { cwd: dir, env: env(worker2Key) });
     await advance(601);
     await ok(["market", "request-resolution", id], { cwd: dir, env: env(creatorKey) });
-    const resolved = await ok(["resolve", id, "--allow-loopback"], { cwd: dir, env: env(deployerKey) });
+    const resolved = await ok(["resolve", id, "--allow-loopback", "--bundle-out", "live-bundle.json"], { cwd: dir, env: env(deployerKey) });
     expect(resolved).toMatchObject({ status: "proposed", quorum: { n: 2, required: 2, answered: 2 } });
     expect(["yes", "no"]).toContain(resolved.verdict);
+    // The trace in `market show`: from the bundle file, checked against the on-chain hash.
+    const shown = await ok(["market", "show", id, "--bundle", "live-bundle.json"], { cwd: dir, env: { RPC_URL: node.url } });
+    const trace = shown.trace as { verified: boolean; decision: { verdict: string; posterior: number }; workers: { agentId: string; answer: unknown; scores: Record<string, number>; vote: { weight: number } }[] };
+    expect(trace.verified).toBe(true);
+    expect(trace.decision.verdict).toBe(resolved.verdict);
+    expect(trace.decision.posterior).toBeGreaterThan(0);
+    expect(trace.workers.map((w) => w.agentId)).toEqual([agent1, agent2]);
+    for (const w of trace.workers) {
+      expect(w.answer).toMatchObject({ determination: expect.any(Boolean), confidence: expect.any(Number) });
+      expect(Object.keys(w.scores).length).toBe(3);
+      expect(typeof w.vote.weight).toBe("number");
+    }
+    const tampered = JSON.parse(readFileSync(join(dir, "live-bundle.json"), "utf8")) as { workers: { agentId: string }[] };
+    tampered.workers[0]!.agentId = "999";
+    writeFileSync(join(dir, "tampered.json"), JSON.stringify(tampered));
+    expect(((await ok(["market", "show", id, "--bundle", "tampered.json"], { cwd: dir, env: { RPC_URL: node.url } })).trace as { verified: boolean }).verified).toBe(false);
     await advance(601);
     await ok(["market", "finalize", id], { cwd: dir, env: env(creatorKey) });
     const status = await ok(["market", "status", id], { cwd: dir, env: { RPC_URL: node.url } });

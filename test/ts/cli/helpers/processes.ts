@@ -1,16 +1,15 @@
 /**
- * Subprocess helpers: a `hardhat node` on 127.0.0.1 (own process group, killed as a group) and the
- * `cresolver` CLI run through its bin shim with --json.
+ * Shared by the CLI tests: paths (the repository, Node 22 from node_modules), a free loopback port, a raw JSON-RPC
+ * call, the result shape of one CLI run, and the check that the built bin (dist/) is not older than the sources —
+ * the subprocess tests run the built JavaScript, as users do (`npm test` builds it first).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 
 export const REPO = resolve(import.meta.dirname, "../../../..");
 /** Node 22 from node_modules (plain `node` may be older). */
 export const NODE = resolve(REPO, "node_modules/.bin/node");
-const HARDHAT = resolve(REPO, "node_modules/.bin/hardhat");
-const CLI = resolve(REPO, "bin/cresolver.mjs");
 
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
@@ -30,51 +29,10 @@ export async function rpc<T = unknown>(url: string, method: string, params: unkn
   return body.result as T;
 }
 
+/** A chain at a loopback JSON-RPC URL. */
 export interface HardhatNode {
   url: string;
   stop(): Promise<void>;
-}
-
-export async function startHardhatNode(): Promise<HardhatNode> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(NODE, [HARDHAT, "node", "--hostname", "127.0.0.1", "--port", String(port)], {
-    cwd: REPO,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stdout?.on("data", (d: Buffer) => (log += d.toString()).length > 100_000 && (log = log.slice(-50_000)));
-  child.stderr?.on("data", (d: Buffer) => (log += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode !== null || child.pid === undefined) return;
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      /* gone */
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        /* gone */
-      }
-    }, 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`hardhat node exited: ${log.slice(-2000)}`);
-    try {
-      await rpc(url, "eth_chainId");
-      return { url, stop };
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  await stop();
-  throw new Error(`hardhat node did not start: ${log.slice(-2000)}`);
 }
 
 export interface CliResult {
@@ -85,30 +43,24 @@ export interface CliResult {
   json?: Record<string, unknown>;
 }
 
-/** Runs `cresolver --json <args>` in `cwd` with `env` added to a minimal environment. */
-export async function cli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
-  const child = spawn(NODE, [CLI, "--json", ...args], {
-    cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((r) => child.on("close", (c) => r(c ?? -1)));
-  let json: Record<string, unknown> | undefined;
-  if (stdout.trim() !== "") {
-    const lines = stdout.trimEnd().split("\n");
-    if (lines.length !== 1) throw new Error(`expected one line of JSON on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
-    json = JSON.parse(lines[0]) as Record<string, unknown>;
+function newest(dir: string, suffix: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(path, suffix));
+    else if (entry.name.endsWith(suffix)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
-  return { code, stdout, stderr, ...(json ? { json } : {}) };
+  return latest;
 }
 
-/** Runs the CLI and expects success: returns the JSON object. */
-export async function ok(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Record<string, unknown>> {
-  const r = await cli(args, options);
-  if (r.code !== 0 || !r.json) throw new Error(`cresolver ${args.join(" ")} failed (${r.code}): ${r.stderr.slice(0, 1000)}`);
-  return r.json;
+/** Why the built bin cannot stand for the sources (missing or older than a source file), or null. */
+export function builtBinProblem(): string | null {
+  try {
+    statSync(join(REPO, "dist/cli/main.js"));
+  } catch {
+    return "dist/ is missing: run `npm run build`";
+  }
+  // The incremental build rewrites only what changed: compare the newest source with the newest emitted file.
+  const source = Math.max(...["cli", "workflow", "daemon", "agents"].map((d) => newest(join(REPO, d), ".ts")));
+  return source > newest(join(REPO, "dist"), ".js") ? "dist/ is older than the sources: run `npm run build:cli`" : null;
 }

@@ -1,0 +1,171 @@
+/**
+ * Read-only overviews for the CLI (and the explorer): every market of a contract, the agents known to it, one
+ * agent's registration and track record, and what an address is owed. Built on the shared log reader, the
+ * one-block multicall and the public track record; nothing here writes.
+ */
+import type { Address } from "viem";
+import { bettingMarketAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import type { ChainContext } from "./clients.js";
+import { STATUS_NAMES, toChainError } from "./errors.js";
+import { getReputation, readMarket, type ReputationView } from "./lifecycle.js";
+import { readContractLogs, readLogs } from "./logs.js";
+import { readMany, type StatusName } from "./snapshot.js";
+import { readTrackRecord } from "./track-record.js";
+
+export interface MarketSummary {
+  marketId: bigint;
+  status: StatusName;
+  question: string;
+  creator: Address;
+  deadline: bigint;
+  rewardPool: bigint;
+  totalStake: bigint;
+  workerCount: number;
+  /** "YES" / "NO" once Resolved, else null. */
+  outcome: "YES" | "NO" | null;
+}
+
+interface MarketInfo {
+  creator: Address;
+  deadline: bigint;
+  status: number;
+  outcome: boolean;
+  workerCount: number;
+  rewardPool: bigint;
+  totalStake: bigint;
+  question: string;
+}
+
+/** Every market created on `market` since `fromBlock`, oldest first, read in one block. */
+export async function listMarkets(ctx: ChainContext, market: Address, fromBlock = 0n): Promise<MarketSummary[]> {
+  const block = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
+  const created = await readLogs(ctx, market, "MarketCreated", { fromBlock, toBlock: block });
+  const ids = created.map((l) => l.args.marketId as bigint);
+  if (ids.length === 0) return [];
+  const { results } = await readMany(ctx, ids.map((id) => ({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [id] })), block);
+  return ids.map((marketId, i) => {
+    const r = results[i];
+    if (r?.status !== "success") throw toChainError(r?.error, `ResolutionMarket.getMarket(${marketId})`);
+    const m = r.result as MarketInfo;
+    const status = STATUS_NAMES[m.status] ?? "None";
+    return {
+      marketId,
+      status,
+      question: m.question,
+      creator: m.creator,
+      deadline: m.deadline,
+      rewardPool: m.rewardPool,
+      totalStake: m.totalStake,
+      workerCount: Number(m.workerCount),
+      outcome: status === "Resolved" ? (m.outcome ? "YES" : "NO") : null,
+    };
+  });
+}
+
+export interface AgentSummary {
+  agentId: bigint;
+  /** Registrant (from `Registered`); null for agents seen only through `WorkerJoined`. */
+  registeredBy: Address | null;
+  /** Markets of this contract the agent took a seat in. */
+  markets: bigint[];
+}
+
+/** Agents registered in `identity` and agents that joined markets of `market`, both since `fromBlock`, by id. */
+export async function listAgents(ctx: ChainContext, identity: Address, market: Address, fromBlock = 0n): Promise<AgentSummary[]> {
+  const [registered, joined] = await Promise.all([
+    readContractLogs(ctx, identity, identityRegistryAbi, "Registered", { fromBlock }),
+    readLogs(ctx, market, "WorkerJoined", { fromBlock }),
+  ]);
+  const agents = new Map<bigint, AgentSummary>();
+  const entry = (id: bigint): AgentSummary => {
+    const known = agents.get(id);
+    if (known !== undefined) return known;
+    const fresh: AgentSummary = { agentId: id, registeredBy: null, markets: [] };
+    agents.set(id, fresh);
+    return fresh;
+  };
+  for (const l of registered) entry(l.args.agentId as bigint).registeredBy = l.args.owner as Address;
+  for (const l of joined) entry(l.args.agentId as bigint).markets.push(l.args.marketId as bigint);
+  return [...agents.values()].sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
+}
+
+export interface AgentRecordEntry {
+  marketId: bigint;
+  answer: string;
+  confidenceBps: number;
+  final: boolean | "invalid";
+  /** The answer matched the final outcome (null when the market ended Invalid or the seat failed). */
+  correct: boolean | null;
+  disputed: boolean;
+}
+
+export interface AgentDetails {
+  agentId: bigint;
+  owner: Address;
+  agentWallet: Address;
+  agentURI: string;
+  /** The market contract's on-chain record of the agent. */
+  reputation: ReputationView;
+  /** ERC-8004 feedback this market gave the agent (count, summary value and its decimals). */
+  erc8004: { count: bigint; value: bigint; decimals: number } | null;
+  trackRecord: AgentRecordEntry[];
+}
+
+/** One agent: registration, the market's record, ERC-8004 summary from this market, and its answers in finalized markets. */
+export async function agentDetails(ctx: ChainContext, identity: Address, market: Address, agentId: bigint, fromBlock = 0n): Promise<AgentDetails> {
+  const read = <T>(functionName: string) =>
+    ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName, args: [agentId] } as never).catch((e: unknown) => {
+      throw toChainError(e, `IdentityRegistry.${functionName}(${agentId})`);
+    }) as Promise<T>;
+  const owner = await read<Address>("ownerOf");
+  const [agentWallet, agentURI, reputation, history] = await Promise.all([
+    read<Address>("getAgentWallet"),
+    read<string>("tokenURI"),
+    getReputation(ctx, market, agentId),
+    readTrackRecord(ctx, market, { fromBlock }),
+  ]);
+  let erc8004: AgentDetails["erc8004"] = null;
+  try {
+    const registry = await readMarket<Address>(ctx, market, "reputationRegistry");
+    const [count, value, decimals] = (await ctx.publicClient.readContract({ address: registry, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, [market], "", ""] })) as readonly [bigint, bigint, number];
+    erc8004 = { count, value, decimals: Number(decimals) };
+  } catch {
+    /* a registry without getSummary: no summary */
+  }
+  const trackRecord: AgentRecordEntry[] = [];
+  for (const m of history) {
+    const seat = m.answers.find((a) => a.agentId === agentId);
+    if (seat === undefined) continue;
+    const answered = seat.answer === "yes" || seat.answer === "no";
+    const correct = m.final === "invalid" || !answered ? null : (seat.answer === "yes") === m.final;
+    trackRecord.push({ marketId: BigInt(m.key.split(":")[2] ?? "0"), answer: seat.answer, confidenceBps: seat.confidenceBps, final: m.final, correct, disputed: m.disputed });
+  }
+  return { agentId, owner, agentWallet, agentURI, reputation, erc8004, trackRecord };
+}
+
+export interface Owed {
+  account: Address;
+  /** ResolutionMarket's pull balance (rewards, stakes, bonds, refunds): `market withdraw`. */
+  market: bigint;
+  /** BettingMarket claims per market (winnings or refunds): `bet claim <id>`. */
+  bets: { marketId: bigint; amount: bigint }[];
+  total: bigint;
+}
+
+/** What `account` can collect now: the market's pending withdrawal and every claimable bet. */
+export async function owedTo(ctx: ChainContext, market: Address, betting: Address | undefined, account: Address, fromBlock = 0n): Promise<Owed> {
+  const marketOwed = await readMarket<bigint>(ctx, market, "pendingWithdrawal", [account]);
+  const bets: Owed["bets"] = [];
+  if (betting !== undefined) {
+    // Bets are claimed per market: every market the account bet on, then what each pays now.
+    const placed = await readContractLogs(ctx, betting, bettingMarketAbi, "BetPlaced", { fromBlock }, { bettor: account });
+    const ids = [...new Set(placed.map((l) => l.args.marketId as bigint))];
+    const block = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
+    const { results } = await readMany(ctx, ids.map((id) => ({ address: betting, abi: bettingMarketAbi, functionName: "claimable", args: [id, account] })), block);
+    ids.forEach((marketId, i) => {
+      const r = results[i];
+      if (r?.status === "success" && (r.result as bigint) > 0n) bets.push({ marketId, amount: r.result as bigint });
+    });
+  }
+  return { account, market: marketOwed, bets, total: bets.reduce((s, b) => s + b.amount, marketOwed) };
+}
