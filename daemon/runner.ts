@@ -21,6 +21,7 @@
 import type { Logger } from "pino";
 import { keccak256, stringToBytes, type PublicClient } from "viem";
 import type { Hex } from "../workflow/core/types.js";
+import { backoffDelay } from "../workflow/util/retry.js";
 import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -89,8 +90,8 @@ export class Runner {
   }
 
   private backoff(attempt: number): number {
-    const base = Math.min(this.o.backoffMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)), this.o.maxBackoffMs);
-    return Math.round(base * (1 + Math.random() * 0.1));
+    // Up to 10 % jitter: jobs that failed together do not all come back in the same instant.
+    return Math.round(backoffDelay(attempt, { baseMs: this.o.backoffMs, maxMs: this.o.maxBackoffMs }) * (1 + Math.random() * 0.1));
   }
 
   private count(kind: Active["kind"]): number {
