@@ -16,6 +16,7 @@ import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
 import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import { redactSecrets } from "../workflow/util/redact.js";
 
 export const VERSION = "0.1.0";
 
@@ -62,17 +63,6 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
-/** Removes every given secret (and its un-prefixed hex) from `text`. */
-function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    const hex = s.replace(/^0x/i, "");
-    if (hex.length < 16) continue;
-    out = out.split(new RegExp(hex.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi")).join("[redacted]");
-  }
-  return out;
-}
-
 function secretsIn(argv: string[], env: Io["env"]): string[] {
   const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter((s): s is string => typeof s === "string" && s !== "");
   argv.forEach((arg, i) => {
@@ -88,7 +78,7 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
 /** Runs the CLI; resolves with the exit code. */
 export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
   const secrets = secretsIn(argv, io.env);
-  const safeIo: Io = { ...io, stderr: (s) => io.stderr(scrub(s, secrets)), stdout: (s) => io.stdout(scrub(s, secrets)) };
+  const safeIo: Io = { ...io, stderr: (s) => io.stderr(redactSecrets(s, secrets)), stdout: (s) => io.stdout(redactSecrets(s, secrets)) };
   const program = buildProgram(safeIo, options);
   try {
     await program.parseAsync(argv, { from: "user" });

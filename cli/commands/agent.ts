@@ -12,6 +12,7 @@ import { checkCommand } from "./agent-check.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
+import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
 
 const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -130,7 +131,7 @@ function serve(runtime: () => Runtime): Command {
       }
       const model = rt.io.env.CRESOLVER_AGENT_MODEL;
       if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
-      const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", 'req.headers["x-ai-olympics-signature"]', "*.apiKey"] }, destination(2));
+      const logger = pino({ level: opts.logLevel, redact: [...LOG_REDACT_PATHS] }, destination(2));
       const agent = createReferenceAgent({
         protocol: opts.protocol,
         persona: opts.persona,

@@ -34,6 +34,7 @@ import { ChainError } from "./errors.js";
 import { NonceQueue } from "./nonce.js";
 import { findCause } from "../util/cause.js";
 import { backoffDelay, retry } from "../util/retry.js";
+import { redactUrl } from "../util/redact.js";
 
 export interface RetryOptions {
   /** Extra attempts after the first (default 4). */
@@ -190,16 +191,8 @@ export interface ChainContext {
   nonces: NonceQueue;
 }
 
-/** An RPC URL without credentials, query or path (provider URLs often embed an API key). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const keyed = u.pathname.length > 1 || u.search !== "" || u.username !== "" || u.password !== "";
-    return `${u.protocol}//${u.host}${keyed ? "/…" : ""}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
+/** An RPC URL without credentials, query or path: the shared rule. */
+export { redactUrl };
 
 export const LOCAL_CHAIN_IDS = new Set([31337, 1337]);
 

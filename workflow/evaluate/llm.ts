@@ -52,6 +52,7 @@ import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema }
 import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
 import { causes } from "../util/cause.js";
 import { retry } from "../util/retry.js";
+import { redactText } from "../util/redact.js";
 
 export const LLM_SEED = 42;
 
@@ -157,9 +158,7 @@ class AttemptError extends Error {
 }
 
 function redact(text: string, secret: string): string {
-  let s = String(text);
-  if (secret && secret.length >= 4) s = s.split(secret).join("[redacted]");
-  return sanitizeString(s.replace(/\s+/g, " "), 300);
+  return sanitizeString(redactText(String(text), [secret]).replace(/\s+/g, " "), 300);
 }
 
 class ResponseTooLargeError extends Error {}
