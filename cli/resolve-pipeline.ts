@@ -10,6 +10,7 @@ import type { Address, Hex } from "viem";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import type { VerdictKind, WorkerReport } from "../workflow/core/types.js";
 import { runResolution, type FailedWorker } from "../workflow/pipeline/run.js";
+import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
@@ -24,6 +25,8 @@ export interface ResolveInput {
   fromBlock?: bigint;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
+  /** Progress of the worker calls (whom the run waits on, until when; failures): stderr, also with --json. */
+  progress?: (message: string) => void;
   /** From `resolve`'s flags. */
   options: ResolveOptions;
 }
@@ -67,7 +70,7 @@ export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
 }
 
 /** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
-export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, options }) => {
+export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
   const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
   const { ports, close } = createPipelinePorts({
     ctx: readOnly,
@@ -80,7 +83,8 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);
-    const run = await runResolution(marketId, ports);
+    const onProgress = progress === undefined ? undefined : (event: ProgressEvent) => progress(`market ${marketId} ${describeProgress(event)}`);
+    const run = await runResolution(marketId, ports, {}, onProgress === undefined ? {} : { onProgress });
     const summary = {
       outcome: run.outcome,
       posterior: run.decision.posterior,

@@ -22,6 +22,7 @@ import type { Logger } from "pino";
 import { keccak256, stringToBytes, type PublicClient } from "viem";
 import type { Hex } from "../workflow/core/types.js";
 import { backoffDelay } from "../workflow/util/retry.js";
+import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
 import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -60,6 +61,21 @@ interface Active {
   /** Abandoned at shutdown: its late result is not recorded. */
   abandoned: boolean;
   done: Promise<void>;
+}
+
+/** A run's progress in the job's log: waits and the closing summary at info, each worker's failure at warn. */
+function logProgress(log: Logger, event: ProgressEvent): void {
+  const message = `job: ${describeProgress(event)}`;
+  if (event.type === "waiting") {
+    log.info({ stage: event.stage, waitingOn: event.workers.map((w) => ({ seat: w.seat, agentId: w.agentId.toString(), protocol: w.protocol, deadline: w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : null })) }, message);
+  } else if (event.type === "worker-failed") {
+    log.warn({ stage: event.stage, seat: event.seat, agentId: event.agentId.toString(), kind: event.failure.kind, latencyMs: event.latencyMs }, message);
+  } else if (event.type === "worker-done") {
+    log.debug({ stage: event.stage, seat: event.seat, latencyMs: event.latencyMs }, message);
+  } else {
+    const failed = event.failed.map((f) => ({ seat: f.seat, agentId: f.agentId.toString(), stage: f.stage, kind: f.failure.kind, message: f.failure.message }));
+    (failed.length > 0 ? log.warn.bind(log) : log.info.bind(log))({ failedWorkers: failed }, message.split("\n")[0]);
+  }
 }
 
 class BundleMismatch extends Error {
@@ -213,7 +229,7 @@ export class Runner {
         return;
       }
       log.info({ attempt: job.attempts }, "job: run started");
-      outcome = await seams.run(job.marketId, job.attempts, controller.signal);
+      outcome = await seams.run(job.marketId, job.attempts, controller.signal, (event) => logProgress(log, event));
       if (!outcome || typeof outcome !== "object" || !["yes", "no", "invalid"].includes(outcome.verdict)) throw new Error("the run returned no verdict");
     } catch (err) {
       error = err;

@@ -55,24 +55,31 @@ function abortError(signal: AbortSignal): unknown {
   return error;
 }
 
+/** The two AbortSignal methods used here (the CRE type-check's lib does not declare them on AbortSignal). */
+interface AbortListenable {
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 /** `ms` of pause that ends early (rejecting) when `signal` aborts; the timer is cleared then. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal === undefined) return hostSleep(ms);
   if (signal.aborted) return Promise.reject(abortError(signal));
+  const events = signal as unknown as AbortListenable;
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       cancel?.();
       reject(abortError(signal));
     };
     const cancel = startTimer(() => {
-      signal.removeEventListener("abort", onAbort);
+      events.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     if (cancel === undefined) {
       reject(new Error("this runtime has no timers"));
       return;
     }
-    signal.addEventListener("abort", onAbort, { once: true });
+    events.addEventListener("abort", onAbort, { once: true });
   });
 }
 
