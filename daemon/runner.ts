@@ -3,21 +3,9 @@
  * transaction is sent), then the proposal's watch: finalize after the dispute window, escalate or concede on
  * a dispute, publish pending ERC-8004 feedback. Every chain step re-reads the market first.
  *
- * State machine: decided by nextState (state.ts; docs/ARCHITECTURE.md has the diagram); this file performs the
- * I/O, turns what happened into an Outcome and applies the transition:
- *   requested ──claim (attempt+1)──▶ running
- *   running ──chain not ResolutionRequested──▶ by chain: proposed/disputed (our proposal: adopted) |
- *             proposed-elsewhere | already-settled | requested (Open: attempt given back)
- *   running ──verdict yes/no──▶ proposing                       (bundle + payload stored BEFORE sending)
- *   running ──verdict invalid (retry) | error, attempts < max──▶ requested (after backoff)
- *   running ──verdict invalid | error, attempts = max──▶ proposing (verdict invalid)
- *   running ──RPC unreachable | aborted by shutdown──▶ requested (attempt given back)
- *   proposing ──tx sent──▶ (tx hash linked) ──receipt──▶ proposed
- *   proposing ──error, sends < max──▶ proposing (after backoff); sends = max ──▶ failed (POST …/resolve re-queues)
- *   proposed ──window over: finalize (ours or anyone's)──▶ finalized
- *   proposed ──ProposalDisputed──▶ disputed (escalate | concede per config, recorded) ──arbiter rules──▶ finalized
- *   finalized (Resolved) ──publishFeedback until nothing is pending──▶ finalized (feedback done)
- *   startup: running ──▶ requested (the daemon died mid-run; the re-run re-reads the chain first)
+ * Which state follows, whether an attempt counts and when a job is due again are decided by `nextState`
+ * (state.ts; the diagram is in docs/ARCHITECTURE.md): this file performs the I/O, names the outcome and applies
+ * the transition.
  */
 import type { Logger } from "pino";
 import { keccak256, stringToBytes, type PublicClient } from "viem";
