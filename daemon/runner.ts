@@ -353,7 +353,7 @@ export class Runner {
       // The chain already names the disputer even when the trigger has not seen the event yet (or escalating failed).
       const seen = chain?.status === "disputed" && current.disputer === null ? chain.proposal : undefined;
       const dispute = seen?.disputer ? { disputer: seen.disputer.toLowerCase(), claimed: seen.claimed ?? null } : {};
-      this.finish(job, entry, { ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, feedback: current.feedback ?? undefined, ...storeFields(t) });
+      this.finish(job, entry, { ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, ...(current.feedback !== null ? { feedback: current.feedback } : {}), ...storeFields(t) });
       log.warn({ error: message, retryInMs: retryIn(t, this.o.store.now()) }, "job: chain step failed, will retry");
     }
   }
