@@ -69,8 +69,17 @@ export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
   return { kind: "llm", model, baseURL, apiKey: env.OPENAI_API_KEY ?? "" };
 }
 
+/** Worker call deadlines of the resolve pipeline (defaults: the protocols' own, 30 s / 15 s for cresolver). */
+export interface ResolveDeadlines {
+  resolveTimeoutMs?: number;
+  challengeTimeoutMs?: number;
+}
+
 /** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
-export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
+export const defaultResolvePipeline: ResolvePipeline = (input) => createResolvePipeline()(input);
+
+/** `defaultResolvePipeline` with other worker deadlines (tests of a hanging worker need not wait 30 s). */
+export const createResolvePipeline = (deadlines: ResolveDeadlines = {}): ResolvePipeline => async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
   const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
   const { ports, close } = createPipelinePorts({
     ctx: readOnly,
@@ -80,6 +89,7 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
     evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
     ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
     ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
+    ...deadlines,
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);
