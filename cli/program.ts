@@ -63,6 +63,9 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
+/** Every line the CLI prints is filtered: values shorter than this are too likely to be ordinary output. */
+const CLI_SECRET_FLOOR = { minChars: 16 };
+
 function secretsIn(argv: string[], env: Io["env"]): string[] {
   const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter((s): s is string => typeof s === "string" && s !== "");
   argv.forEach((arg, i) => {
@@ -78,7 +81,7 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
 /** Runs the CLI; resolves with the exit code. */
 export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
   const secrets = secretsIn(argv, io.env);
-  const safeIo: Io = { ...io, stderr: (s) => io.stderr(redactSecrets(s, secrets)), stdout: (s) => io.stdout(redactSecrets(s, secrets)) };
+  const safeIo: Io = { ...io, stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)), stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)) };
   const program = buildProgram(safeIo, options);
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -28,11 +28,15 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** `text` with every value of `secrets` replaced by [redacted] (see the module comment for the rules). */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+/**
+ * `text` with every value of `secrets` replaced by [redacted] (see the module comment for the rules). `minChars`
+ * raises the length below which a value is left alone (a caller filtering all of its output, like the CLI).
+ */
+export function redactSecrets(text: string, secrets: readonly string[], options: { minChars?: number } = {}): string {
+  const minChars = Math.max(MIN_SECRET_CHARS, options.minChars ?? MIN_SECRET_CHARS);
   let out = text;
   for (const secret of secrets) {
-    if (typeof secret !== "string" || secret.length < MIN_SECRET_CHARS) continue;
+    if (typeof secret !== "string" || secret.replace(/^0x/i, "").length < minChars) continue;
     out = out.split(secret).join(REDACTED);
     const hex = secret.replace(/^0x/i, "");
     if (hex.length >= MIN_HEX_DIGITS && /^[0-9a-f]+$/i.test(hex)) out = out.replace(new RegExp(escapeRegExp(hex), "gi"), REDACTED);

@@ -19,6 +19,15 @@ describe("redactSecrets", () => {
   });
 });
 
+describe("redactSecrets minChars (the CLI filters all of its output)", () => {
+  it("leaves values shorter than the floor (0x not counted) and still redacts longer ones", () => {
+    expect(redactSecrets("key test here", ["test"], { minChars: 16 })).toBe("key test here");
+    expect(redactSecrets("0x0123456789abcde", ["0x0123456789abcde"], { minChars: 16 })).toBe("0x0123456789abcde");
+    expect(redactSecrets(`pk ${KEY.slice(2)}`, [KEY], { minChars: 16 })).toBe(`pk ${REDACTED}`);
+    expect(redactSecrets("x sk-live-0123456789abcdef y", ["sk-live-0123456789abcdef"], { minChars: 16 })).toBe(`x ${REDACTED} y`);
+  });
+});
+
 describe("redactText", () => {
   it.each([
     ["URL credentials and path", "GET https://user:pw@rpc.example/v2/ALCHEMY?x=1 failed", "GET https://rpc.example failed"],
