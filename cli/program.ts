@@ -18,6 +18,7 @@ import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
 import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import { redactSecrets } from "../workflow/util/redact.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
@@ -67,16 +68,8 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
 
-/** Removes every given secret (and its un-prefixed hex) from `text`. */
-function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    const hex = s.replace(/^0x/i, "");
-    if (hex.length < 16) continue;
-    out = out.split(new RegExp(hex.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi")).join("[redacted]");
-  }
-  return out;
-}
+/** Every line the CLI prints is filtered: values shorter than this are too likely to be ordinary output. */
+const CLI_SECRET_FLOOR = { minChars: 16 };
 
 function secretsIn(argv: string[], env: Io["env"]): string[] {
   const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter((s): s is string => typeof s === "string" && s !== "");
@@ -93,7 +86,7 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
 /** Runs the CLI; resolves with the exit code. */
 export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
   const secrets = secretsIn(argv, io.env);
-  const safeIo: Io = { ...io, stderr: (s) => io.stderr(scrub(s, secrets)), stdout: (s) => io.stdout(scrub(s, secrets)) };
+  const safeIo: Io = { ...io, stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)), stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)) };
   const program = buildProgram(safeIo, options);
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -10,6 +10,7 @@ import type { Address, Hex } from "viem";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import type { VerdictKind, WorkerReport } from "../workflow/core/types.js";
 import { runResolution, type FailedWorker } from "../workflow/pipeline/run.js";
+import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
@@ -24,6 +25,8 @@ export interface ResolveInput {
   fromBlock?: bigint;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
+  /** Progress of the worker calls (whom the run waits on, until when; failures): stderr, also with --json. */
+  progress?: (message: string) => void;
   /** From `resolve`'s flags. */
   options: ResolveOptions;
 }
@@ -66,8 +69,17 @@ export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
   return { kind: "llm", model, baseURL, apiKey: env.OPENAI_API_KEY ?? "" };
 }
 
+/** Worker call deadlines of the resolve pipeline (defaults: the protocols' own, 30 s / 15 s for cresolver). */
+export interface ResolveDeadlines {
+  resolveTimeoutMs?: number;
+  challengeTimeoutMs?: number;
+}
+
 /** The resolution workflow (workflow/pipeline/run.ts) as a dry run: the command writes its decision. */
-export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, market, identity, fromBlock, note, options }) => {
+export const defaultResolvePipeline: ResolvePipeline = (input) => createResolvePipeline()(input);
+
+/** `defaultResolvePipeline` with other worker deadlines (tests of a hanging worker need not wait 30 s). */
+export const createResolvePipeline = (deadlines: ResolveDeadlines = {}): ResolvePipeline => async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
   const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
   const { ports, close } = createPipelinePorts({
     ctx: readOnly,
@@ -77,10 +89,12 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
     evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
     ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
     ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
+    ...deadlines,
   });
   try {
     note(`market ${marketId}: asking, challenging and evaluating its workers`);
-    const run = await runResolution(marketId, ports);
+    const onProgress = progress === undefined ? undefined : (event: ProgressEvent) => progress(`market ${marketId} ${describeProgress(event)}`);
+    const run = await runResolution(marketId, ports, {}, onProgress === undefined ? {} : { onProgress });
     const summary = {
       outcome: run.outcome,
       posterior: run.decision.posterior,

@@ -3,6 +3,7 @@
  */
 import { z } from "zod";
 import type { Hex } from "../workflow/core/types.js";
+import type { ProgressListener } from "../workflow/pipeline/call-worker.js";
 
 const address = z
   .string()
@@ -156,7 +157,8 @@ export interface MarketSeams {
   account: Hex;
   read(marketId: bigint): Promise<MarketOnChain>;
   /** Runs the pipeline (no write). Must honour `signal`: shutdown and the job timeout abort in-flight agent calls. */
-  run(marketId: bigint, attempt: number, signal: AbortSignal): Promise<RunOutcome>;
+  /** `onProgress` hears whom the run waits on and until when, each worker's result and a closing summary. */
+  run(marketId: bigint, attempt: number, signal: AbortSignal, onProgress?: ProgressListener): Promise<RunOutcome>;
   /** Sends the proposal; calls `onSent(txHash)` as soon as the hash is known, before waiting for the receipt. */
   propose(marketId: bigint, input: ProposeInput, hooks: { onSent(txHash: Hex): void; signal: AbortSignal }): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
   finalize(marketId: bigint): Promise<{ txHash: Hex } | { kind: "not-needed" }>;

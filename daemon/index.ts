@@ -14,6 +14,7 @@ import { createMetrics, type DaemonMetrics } from "./metrics.js";
 import { Runner } from "./runner.js";
 import { Store, StoreMismatch } from "./store.js";
 import { Trigger } from "./trigger.js";
+import { retry } from "../workflow/util/retry.js";
 
 export type { DaemonConfig, DaemonConfigInput, MarketOnChain, MarketSeams, ProposeInput, RunOutcome, Verdict } from "./config.js";
 export { daemonConfigSchema, parseDaemonConfig } from "./config.js";
@@ -52,17 +53,8 @@ export interface DaemonHandle {
   logger: Logger;
 }
 
-async function withRetries<T>(fn: () => Promise<T>, tries: number, delayMs: number): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < tries; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      last = err;
-      await new Promise((r) => setTimeout(r, delayMs * 2 ** i));
-    }
-  }
-  throw last;
+function withRetries<T>(fn: () => Promise<T>, tries: number, delayMs: number): Promise<T> {
+  return retry(() => fn(), { attempts: tries, delayMs: { baseMs: delayMs } });
 }
 
 /** Why the stored cursors do not belong to this chain, or undefined when they do. */

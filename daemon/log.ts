@@ -3,41 +3,10 @@
  * `sanitizeError` turns any thrown value into a short message safe to log, store and serve.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { LOG_REDACT_PATHS, REDACTED, redactText } from "../workflow/util/redact.js";
 
-/** Paths whose values are never written (pino redact syntax; `*` is one level). */
-export const REDACT_PATHS = [
-  "apiToken",
-  "rpcUrl",
-  "privateKey",
-  "apiKey",
-  "token",
-  "secret",
-  "password",
-  "authorization",
-  "key",
-  "d",
-  "*.apiToken",
-  "*.rpcUrl",
-  "*.privateKey",
-  "*.private_jwk",
-  "*.privateJwk",
-  "*.apiKey",
-  "*.api_key",
-  "*.token",
-  "*.secret",
-  "*.password",
-  "*.authorization",
-  "*.Authorization",
-  "*.key",
-  "*.d",
-  "headers.authorization",
-  "headers.cookie",
-  "req.headers.authorization",
-  "req.headers.cookie",
-  "request.headers.authorization",
-  "config.apiToken",
-  "config.rpcUrl",
-];
+/** Paths whose values are never written (pino redact syntax): the shared list from workflow/util/redact.ts. */
+export const REDACT_PATHS = LOG_REDACT_PATHS;
 
 export interface LogOptions {
   level?: string;
@@ -53,7 +22,7 @@ export function createLogger(opts: LogOptions = {}): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? process.env.LOG_LEVEL ?? "info",
     base: { service: "cresolver-daemon" },
-    redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     serializers: { err: (e: unknown) => ({ message: sanitizeError(e) }) },
   };
   const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
@@ -82,17 +51,9 @@ export function sanitizeError(err: unknown, secrets: readonly string[] = []): st
   return sanitizeText(msg, secrets);
 }
 
+/** `text` through the shared redaction rules (workflow/util/redact.ts), on one line, capped at 500 characters. */
 export function sanitizeText(text: string, secrets: readonly string[] = []): string {
-  let msg = text;
-  for (const s of secrets) {
-    if (s && s.length >= 4) msg = msg.split(s).join("[redacted]");
-  }
-  msg = msg
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)(?:[^\s/@]*@)?([^\s/?#]+)[^\s"')]*/gi, "$1$2")
-    .replace(/bearer\s+[^\s"',]+/gi, "Bearer [redacted]")
-    .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "[jwt]")
-    .replace(/(private[_ ]?key|api[_-]?key|secret|token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1$2[redacted]")
-    .replace(/[\u0000-\u001f\u007f]+/g, " ");
+  let msg = redactText(text, secrets).replace(/[\u0000-\u001f\u007f]+/g, " ");
   if (msg.length > MAX_ERROR_CHARS) msg = `${msg.slice(0, MAX_ERROR_CHARS)}…`;
   return msg;
 }

@@ -3,24 +3,16 @@
  * transaction is sent), then the proposal's watch: finalize after the dispute window, escalate or concede on
  * a dispute, publish pending ERC-8004 feedback. Every chain step re-reads the market first.
  *
- * State machine (store.ts holds the states; docs/ARCHITECTURE.md has the diagram):
- *   requested ──claim (attempt+1)──▶ running
- *   running ──chain not ResolutionRequested──▶ by chain: proposed/disputed (our proposal: adopted) |
- *             proposed-elsewhere | already-settled | requested (Open: attempt given back)
- *   running ──verdict yes/no──▶ proposing                       (bundle + payload stored BEFORE sending)
- *   running ──verdict invalid (retry) | error, attempts < max──▶ requested (after backoff)
- *   running ──verdict invalid | error, attempts = max──▶ proposing (verdict invalid)
- *   running ──RPC unreachable | aborted by shutdown──▶ requested (attempt given back)
- *   proposing ──tx sent──▶ (tx hash linked) ──receipt──▶ proposed
- *   proposing ──error, sends < max──▶ proposing (after backoff); sends = max ──▶ failed (POST …/resolve re-queues)
- *   proposed ──window over: finalize (ours or anyone's)──▶ finalized
- *   proposed ──ProposalDisputed──▶ disputed (escalate | concede per config, recorded) ──arbiter rules──▶ finalized
- *   finalized (Resolved) ──publishFeedback until nothing is pending──▶ finalized (feedback done)
- *   startup: running ──▶ requested (the daemon died mid-run; the re-run re-reads the chain first)
+ * Which state follows, whether an attempt counts and when a job is due again are decided by `nextState`
+ * (state.ts; the diagram is in docs/ARCHITECTURE.md): this file performs the I/O, names the outcome and applies
+ * the transition.
  */
 import type { Logger } from "pino";
 import { keccak256, stringToBytes, type PublicClient } from "viem";
 import type { Hex } from "../workflow/core/types.js";
+import { backoffDelay } from "../workflow/util/retry.js";
+import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
+import { nextState, type AdoptedState, type Outcome, type Transition } from "./state.js";
 import type { MarketOnChain, MarketSeams, RunOutcome, Verdict } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -61,6 +53,37 @@ interface Active {
   done: Promise<void>;
 }
 
+/** The store's part of a transition (state, due time, count changes). */
+function storeFields(t: Transition): Pick<FinishUpdate, "state" | "nextAttemptAt" | "uncountAttempt" | "uncountSend" | "resetSends"> {
+  return {
+    state: t.state,
+    ...(t.nextAttemptAt !== undefined ? { nextAttemptAt: t.nextAttemptAt } : {}),
+    ...(t.uncountAttempt ? { uncountAttempt: true } : {}),
+    ...(t.uncountSend ? { uncountSend: true } : {}),
+    ...(t.resetSends ? { resetSends: true } : {}),
+  };
+}
+
+/** For logs: how long until the job is due again. */
+function retryIn(t: Transition, now: number): number {
+  return t.nextAttemptAt === undefined ? 0 : t.nextAttemptAt - now;
+}
+
+/** A run's progress in the job's log: waits and the closing summary at info, each worker's failure at warn. */
+function logProgress(log: Logger, event: ProgressEvent): void {
+  const message = `job: ${describeProgress(event)}`;
+  if (event.type === "waiting") {
+    log.info({ stage: event.stage, waitingOn: event.workers.map((w) => ({ seat: w.seat, agentId: w.agentId.toString(), protocol: w.protocol, deadline: w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : null })) }, message);
+  } else if (event.type === "worker-failed") {
+    log.warn({ stage: event.stage, seat: event.seat, agentId: event.agentId.toString(), kind: event.failure.kind, latencyMs: event.latencyMs }, message);
+  } else if (event.type === "worker-done") {
+    log.debug({ stage: event.stage, seat: event.seat, latencyMs: event.latencyMs }, message);
+  } else {
+    const failed = event.failed.map((f) => ({ seat: f.seat, agentId: f.agentId.toString(), stage: f.stage, kind: f.failure.kind, message: f.failure.message }));
+    (failed.length > 0 ? log.warn.bind(log) : log.info.bind(log))({ failedWorkers: failed }, message.split("\n")[0]);
+  }
+}
+
 class BundleMismatch extends Error {
   override name = "BundleMismatch";
 }
@@ -89,8 +112,13 @@ export class Runner {
   }
 
   private backoff(attempt: number): number {
-    const base = Math.min(this.o.backoffMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)), this.o.maxBackoffMs);
-    return Math.round(base * (1 + Math.random() * 0.1));
+    // Up to 10 % jitter: jobs that failed together do not all come back in the same instant.
+    return Math.round(backoffDelay(attempt, { baseMs: this.o.backoffMs, maxMs: this.o.maxBackoffMs }) * (1 + Math.random() * 0.1));
+  }
+
+  /** The state machine's answer for `job` on `outcome` (daemon/state.ts), under this runner's policy. */
+  private transition(job: JobRow, outcome: Outcome): Transition {
+    return nextState(job, outcome, { maxAttempts: this.o.maxAttempts, backoffMs: (attempt) => this.backoff(attempt), watchIntervalMs: this.o.watchIntervalMs, now: this.o.store.now() });
   }
 
   private count(kind: Active["kind"]): number {
@@ -202,17 +230,18 @@ export class Runner {
       if (chain.status !== "requested") {
         clearTimeout(timeout);
         const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
+        // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
+        const t = this.transition(job, adopted ? { kind: "adopted", state: adopted.state as AdoptedState } : { kind: "not-requested" });
         const u: FinishUpdate = adopted
-          ? { ...adopted, uncountAttempt: true }
-          : // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
-            { state: "requested", lastOutcome: "not-requested", lastError: `market is ${chain.status} on chain`, uncountAttempt: true, nextAttemptAt: this.o.store.now() + this.backoff(Math.max(1, job.attempts)) };
+          ? { ...adopted, ...storeFields(t) }
+          : { lastOutcome: "not-requested", lastError: `market is ${chain.status} on chain`, ...storeFields(t) };
         this.finish(job, entry, u);
         this.o.metrics.recordRun(u.lastOutcome, (performance.now() - started) / 1000);
         log.info({ chainStatus: chain.status, state: u.state }, "job: market not awaiting a proposal, nothing to run");
         return;
       }
       log.info({ attempt: job.attempts }, "job: run started");
-      outcome = await seams.run(job.marketId, job.attempts, controller.signal);
+      outcome = await seams.run(job.marketId, job.attempts, controller.signal, (event) => logProgress(log, event));
       if (!outcome || typeof outcome !== "object" || !["yes", "no", "invalid"].includes(outcome.verdict)) throw new Error("the run returned no verdict");
     } catch (err) {
       error = err;
@@ -227,13 +256,13 @@ export class Runner {
         const bundle = this.checkedBundle(job, outcome.bundle, outcome.bundleHash);
         const kind = outcome.verdict === "invalid" ? (outcome.reason ?? "invalid") : outcome.verdict;
         this.o.metrics.recordRun(kind, seconds);
-        if (outcome.verdict === "invalid" && outcome.retry && job.attempts < this.o.maxAttempts) {
-          const delay = this.backoff(job.attempts);
-          this.finish(job, entry, { state: "requested", lastOutcome: kind, lastError: null, nextAttemptAt: this.o.store.now() + delay, bundle });
-          log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, reason: outcome.reason, retryInMs: delay }, "job: invalid verdict for a fixable cause, will run again");
+        const t = this.transition(job, { kind: "verdict", verdict: outcome.verdict, retry: outcome.retry === true });
+        if (t.state === "requested") {
+          this.finish(job, entry, { lastOutcome: kind, lastError: null, bundle, ...storeFields(t) });
+          log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, reason: outcome.reason, retryInMs: retryIn(t, this.o.store.now()) }, "job: invalid verdict for a fixable cause, will run again");
           return;
         }
-        this.beginProposal(job, entry, { verdict: outcome.verdict, reason: outcome.reason ?? null, payload: outcome.payload, bundle, lastOutcome: kind });
+        this.beginProposal(job, entry, t, { verdict: outcome.verdict, reason: outcome.reason ?? null, payload: outcome.payload, bundle, lastOutcome: kind });
         return;
       } catch (err) {
         error = err; // malformed bundle: a failed attempt
@@ -242,23 +271,23 @@ export class Runner {
 
     const message = sanitizeError(error, this.o.secrets);
     if (controller.signal.aborted && this.stopping) {
-      this.finish(job, entry, { state: "requested", lastOutcome: "aborted", lastError: message, uncountAttempt: true });
+      this.finish(job, entry, { lastOutcome: "aborted", lastError: message, ...storeFields(this.transition(job, { kind: "aborted" })) });
       this.o.metrics.recordRun("aborted", seconds);
       log.warn({ error: message }, "job: aborted by shutdown, will run again");
       return;
     }
     if (!(error instanceof BundleMismatch) && !(await this.rpcReachable())) {
-      const delay = this.backoff(Math.max(1, job.attempts));
-      this.finish(job, entry, { state: "requested", lastOutcome: "deferred", lastError: message, uncountAttempt: true, nextAttemptAt: this.o.store.now() + delay });
+      const t = this.transition(job, { kind: "rpc-unreachable" });
+      this.finish(job, entry, { lastOutcome: "deferred", lastError: message, ...storeFields(t) });
       this.o.metrics.recordRun("deferred", seconds);
-      log.warn({ error: message, retryInMs: delay }, "job: RPC unreachable, attempt not counted, will retry");
+      log.warn({ error: message, retryInMs: retryIn(t, this.o.store.now()) }, "job: RPC unreachable, attempt not counted, will retry");
       return;
     }
     this.o.metrics.recordRun("error", seconds);
-    if (job.attempts < this.o.maxAttempts) {
-      const delay = this.backoff(job.attempts);
-      this.finish(job, entry, { state: "requested", lastOutcome: "error", lastError: message, nextAttemptAt: this.o.store.now() + delay });
-      log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, error: message, retryInMs: delay }, "job: run failed, will retry");
+    const failed = this.transition(job, { kind: "error" });
+    if (failed.state === "requested") {
+      this.finish(job, entry, { lastOutcome: "error", lastError: message, ...storeFields(failed) });
+      log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, error: message, retryInMs: retryIn(failed, this.o.store.now()) }, "job: run failed, will retry");
       return;
     }
     // Attempts used up without a verdict: propose invalid with every seat failed. The last stored run bundle is the
@@ -266,17 +295,18 @@ export class Runner {
     const stored = this.o.store.bundles(job.id).at(-1);
     const bundle = stored ? { attempt: stored.attempt, hash: stored.hash, json: stored.json } : { attempt: job.attempts, ...fallbackInvalidBundle(job, "error") };
     log.warn({ attempts: job.attempts, error: message }, "job: attempts used up, proposing invalid");
-    this.beginProposal(job, entry, { verdict: "invalid", reason: job.lastOutcome ?? "error", payload: null, bundle, lastOutcome: "error", lastError: message });
+    this.beginProposal(job, entry, failed, { verdict: "invalid", reason: job.lastOutcome ?? "error", payload: null, bundle, lastOutcome: "error", lastError: message });
   }
 
   /** Stores the bundle and the payload, then state `proposing` (the send follows at once as a chain step). */
   private beginProposal(
     job: JobRow,
     entry: Active,
+    t: Transition,
     p: { verdict: Verdict; reason: string | null; payload: unknown; bundle: NonNullable<FinishUpdate["bundle"]>; lastOutcome: string; lastError?: string },
   ): void {
     this.finish(job, entry, {
-      state: "proposing",
+      ...storeFields(t),
       lastOutcome: p.lastOutcome,
       lastError: p.lastError ?? null,
       verdict: p.verdict,
@@ -285,7 +315,6 @@ export class Runner {
       bundleHash: p.bundle.hash.toLowerCase(),
       bundleUri: bundleUrl(this.o.publicUrl, p.bundle.hash),
       bundle: p.bundle,
-      resetSends: true,
     });
     this.log(job).info({ verdict: p.verdict, reason: p.reason ?? undefined, bundleHash: p.bundle.hash }, "job: verdict ready, bundle stored, proposing");
   }
@@ -307,12 +336,12 @@ export class Runner {
       if (this.o.store.isClosed || entry.abandoned) return;
       const reachable = await this.rpcReachable();
       if (job.state === "proposing") {
-        if (!reachable || job.sendAttempts < this.o.maxAttempts) {
-          const delay = this.backoff(Math.max(1, job.sendAttempts));
-          this.finish(job, entry, { state: "proposing", lastOutcome: reachable ? "propose-error" : "deferred", lastError: message, uncountSend: !reachable, nextAttemptAt: this.o.store.now() + delay });
-          log.warn({ error: message, sendAttempts: job.sendAttempts, retryInMs: delay }, "job: proposal not sent, will retry");
+        const t = this.transition(job, { kind: reachable ? "error" : "rpc-unreachable" });
+        if (t.state === "proposing") {
+          this.finish(job, entry, { lastOutcome: reachable ? "propose-error" : "deferred", lastError: message, ...storeFields(t) });
+          log.warn({ error: message, sendAttempts: job.sendAttempts, retryInMs: retryIn(t, this.o.store.now()) }, "job: proposal not sent, will retry");
         } else {
-          this.finish(job, entry, { state: "failed", lastOutcome: "propose-error", lastError: message });
+          this.finish(job, entry, { lastOutcome: "propose-error", lastError: message, ...storeFields(t) });
           log.error({ error: message }, "job: proposal failed for good; needs an operator (POST /markets/:id/resolve re-queues)");
         }
         return;
@@ -320,13 +349,12 @@ export class Runner {
       // Watching never gives up: the proposal's bond and the market's payouts depend on it. The state is the row's
       // as it is now (the trigger may have recorded a dispute meanwhile), or disputed when the chain says so.
       const current = this.o.store.getJobById(job.id) ?? job;
-      const state = chain?.status === "disputed" && current.state === "proposed" ? "disputed" : current.state;
+      const t = this.transition(current, { kind: "watch-error", disputedOnChain: chain?.status === "disputed" });
       // The chain already names the disputer even when the trigger has not seen the event yet (or escalating failed).
       const seen = chain?.status === "disputed" && current.disputer === null ? chain.proposal : undefined;
       const dispute = seen?.disputer ? { disputer: seen.disputer.toLowerCase(), claimed: seen.claimed ?? null } : {};
-      const delay = Math.min(this.backoff(2), this.o.watchIntervalMs * 4);
-      this.finish(job, entry, { state, ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, nextAttemptAt: this.o.store.now() + delay, feedback: current.feedback ?? undefined });
-      log.warn({ error: message, retryInMs: delay }, "job: chain step failed, will retry");
+      this.finish(job, entry, { ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, ...(current.feedback !== null ? { feedback: current.feedback } : {}), ...storeFields(t) });
+      log.warn({ error: message, retryInMs: retryIn(t, this.o.store.now()) }, "job: chain step failed, will retry");
     }
   }
 
@@ -335,7 +363,8 @@ export class Runner {
     if (chain.status !== "requested") {
       const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
       if (adopted) {
-        this.finish(job, entry, { ...adopted, uncountSend: true, nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
+        const t = this.transition(job, { kind: "adopted", state: adopted.state as AdoptedState });
+        this.finish(job, entry, { ...adopted, ...storeFields(t), nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
         log.info({ chainStatus: chain.status, state: adopted.state }, "job: the chain moved on before our proposal was confirmed");
         return;
       }
@@ -355,13 +384,13 @@ export class Runner {
     );
     if ("kind" in res) {
       // The market moved on between our read and the send: the next step reads it again.
-      this.finish(job, entry, { state: "proposing", lastOutcome: "not-requested", lastError: null, uncountSend: true });
+      this.finish(job, entry, { lastOutcome: "not-requested", lastError: null, ...storeFields(this.transition(job, { kind: "not-requested" })) });
       return;
     }
     const after = await seams.read(job.marketId);
     const ends = after.proposal?.disputeEndsAt ?? null;
     this.finish(job, entry, {
-      state: after.status === "disputed" ? "disputed" : "proposed",
+      ...storeFields(this.transition(job, { kind: "proposal-landed", disputed: after.status === "disputed" })),
       lastOutcome: "proposed",
       lastError: null,
       txHash: res.txHash,
@@ -412,19 +441,18 @@ export class Runner {
             txHash = r.txHash;
           }
           this.finish(job, entry, {
-            state: "disputed",
+            ...storeFields(this.transition(job, { kind: "dispute-seen" })),
             lastOutcome: "disputed",
             lastError: null,
             disputer: disputer ?? null,
             claimed: claimed ?? null,
             disputeAction: action,
             ...(txHash !== undefined ? { disputeTx: txHash } : {}),
-            nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs,
           });
           log.info({ action, txHash }, "job: dispute handled, waiting for the arbiter");
           return;
         }
-        this.finish(job, entry, { state: "disputed", lastOutcome: "disputed", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        this.finish(job, entry, { ...storeFields(this.transition(job, { kind: "dispute-seen" })), lastOutcome: "disputed" });
         return;
       }
       case "resolved":
@@ -434,7 +462,7 @@ export class Runner {
           const final = finalVerdictOf(chain);
           // A final verdict other than ours: the arbiter overturned the proposal (our bond went to the disputer).
           const lastOutcome = job.verdict !== null && final !== job.verdict ? "finalized-overturned" : "finalized";
-          this.finish(job, entry, { state: "finalized", lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
+          this.finish(job, entry, { ...storeFields(this.transition(job, { kind: "market-final", feedbackPending: feedback === "pending" })), lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
           log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null, overturned: lastOutcome === "finalized-overturned" }, "job: market final");
           if (feedback === "done") return;
         }

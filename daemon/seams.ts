@@ -127,9 +127,9 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     account,
     read: (marketId) => readMarketOnChain(client, market, marketId),
 
-    async run(marketId, _attempt, signal): Promise<RunOutcome> {
+    async run(marketId, _attempt, signal, onProgress): Promise<RunOutcome> {
       // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.
-      const run = await abortable(runResolution(marketId, ports, config.resolution ?? {}, { signal }), signal);
+      const run = await abortable(runResolution(marketId, ports, config.resolution ?? {}, { signal, ...(onProgress !== undefined ? { onProgress } : {}) }), signal);
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);
       const { verdict, reports } = run.proposal;
       return {

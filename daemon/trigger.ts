@@ -10,6 +10,7 @@ import { parseAbiItem, type PublicClient } from "viem";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
 import type { DisputedEvent, RequestedEvent, Store } from "./store.js";
+import { backoffDelay } from "../workflow/util/retry.js";
 
 export const RESOLUTION_REQUESTED = parseAbiItem("event ResolutionRequested(uint256 indexed marketId, string question)");
 export const PROPOSAL_DISPUTED = parseAbiItem("event ProposalDisputed(uint256 indexed marketId, address indexed disputer, uint8 claimed, address arbiter)");
@@ -125,7 +126,7 @@ export class Trigger {
       const delay =
         this.consecutiveErrors === 0
           ? this.o.pollIntervalMs
-          : Math.min(this.o.pollIntervalMs * 2 ** Math.min(this.consecutiveErrors - 1, 16), Math.max(this.o.maxBackoffMs, this.o.pollIntervalMs));
+          : backoffDelay(this.consecutiveErrors, { baseMs: this.o.pollIntervalMs, maxMs: Math.max(this.o.maxBackoffMs, this.o.pollIntervalMs) });
       await this.sleep(delay);
     }
   }

@@ -14,6 +14,7 @@ import { pino, destination } from "pino";
 import { isPersonaName } from "./engine/personas.js";
 import { PERSONAS } from "./engine/types.js";
 import { createReferenceAgent } from "./server.js";
+import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
 
 const USAGE = `usage: tsx agents/reference/main.ts [--host 127.0.0.1] [--port 0] [--persona ${PERSONAS.join("|")}] [--name NAME] [--mode offline|llm] [--log-level info]`;
 
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const model = process.env.CRESOLVER_AGENT_MODEL;
   if (values.mode === "llm" && (!model || model.trim() === "")) fail("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
 
-  const logger = pino({ level: values["log-level"], redact: ["req.headers.authorization", "*.apiKey"] }, destination(2));
+  const logger = pino({ level: values["log-level"], redact: [...LOG_REDACT_PATHS] }, destination(2));
   const agent = createReferenceAgent({
     persona: values.persona,
     name: values.name,

@@ -11,6 +11,7 @@ import { agentInspectCommands } from "./inspect.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
+import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
 
 const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -131,7 +132,7 @@ function serve(runtime: () => Runtime): Command {
       if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
       // The agent server (fastify, pino) loads only when this command runs: every other command starts faster.
       const [{ pino, destination }, { createReferenceAgent }] = await Promise.all([import("pino"), import("../../agents/reference/server.js")]);
-      const logger = pino({ level: opts.logLevel, redact: ["req.headers.authorization", 'req.headers["x-ai-olympics-signature"]', "*.apiKey"] }, destination(2));
+      const logger = pino({ level: opts.logLevel, redact: [...LOG_REDACT_PATHS] }, destination(2));
       const agent = createReferenceAgent({
         protocol: opts.protocol,
         persona: opts.persona,

@@ -110,6 +110,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
         identity,
         ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
         note: (m) => rt.note(m),
+        progress: (m) => rt.io.stderr(`${m}\n`),
         options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
       });
       const [, agentIds] = await readMarket<readonly [readonly string[], readonly bigint[], readonly bigint[]]>(ctx, market, "getWorkers", [marketId]);

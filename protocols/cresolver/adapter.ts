@@ -39,6 +39,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
 
   return {
     protocol: CRESOLVER_PROTOCOL,
+    deadlines: { ask: resolveTimeoutMs, challenge: challengeTimeoutMs },
 
     async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
       const body: ResolveRequestWire = {

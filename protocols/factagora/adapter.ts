@@ -6,6 +6,7 @@
 import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { isHttpError } from "../../workflow/http/errors.js";
+import { retry } from "../../workflow/util/retry.js";
 import { InvalidReplyError, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { buildRound1Request, buildRound2Request, challengeReplies, extrasOf, predictionIdFor, renderEvidence } from "./mapping.js";
@@ -101,24 +102,24 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
     }
     const headers = { authorization: `Bearer ${token}` };
     let attempts = 0;
-    for (;;) {
-      attempts++;
-      try {
-        const res = await config.http.postJson(url, body, { timeoutMs, headers, ...(config.maxResponseBytes !== undefined ? { maxBytes: config.maxResponseBytes } : {}) });
-        const checked = validateFactagoraResponse(res.body);
-        if (checked.value === undefined) throw new InvalidReplyError(describeViolations(checked.violations));
-        return done({ ok: true, reply: checked.value, warnings: checked.warnings }, attempts);
-      } catch (error) {
-        if (isHttpError(error) && error.status === 500 && attempts <= maxRetries) {
-          await new Promise((r) => setTimeout(r, baseDelay * 2 ** (attempts - 1)));
-          continue;
-        }
-        const failure = toFailure(error);
-        if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${timeoutMs} ms)`;
-        if (failure.kind === "auth") failure.message = `${failure.message}: the agent rejected the bearer token configured for agent ${seat.agentId.toString()}`;
-        if (isHttpError(error) && error.status === 500) failure.message = `${failure.message} (${attempts} attempts; the spec retries a 500 at most ${maxRetries} times)`;
-        return done({ ok: false, failure }, attempts);
-      }
+    try {
+      const reply = await retry(
+        async (attempt) => {
+          attempts = attempt;
+          const res = await config.http.postJson(url, body, { timeoutMs, headers, ...(config.maxResponseBytes !== undefined ? { maxBytes: config.maxResponseBytes } : {}) });
+          const checked = validateFactagoraResponse(res.body);
+          if (checked.value === undefined) throw new InvalidReplyError(describeViolations(checked.violations));
+          return { reply: checked.value, warnings: checked.warnings };
+        },
+        { attempts: maxRetries + 1, delayMs: { baseMs: baseDelay }, retryable: (error) => isHttpError(error) && error.status === 500 },
+      );
+      return done({ ok: true, ...reply }, attempts);
+    } catch (error) {
+      const failure = toFailure(error);
+      if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${timeoutMs} ms)`;
+      if (failure.kind === "auth") failure.message = `${failure.message}: the agent rejected the bearer token configured for agent ${seat.agentId.toString()}`;
+      if (isHttpError(error) && error.status === 500) failure.message = `${failure.message} (${attempts} attempts; the spec retries a 500 at most ${maxRetries} times)`;
+      return done({ ok: false, failure }, attempts);
     }
   }
 

@@ -95,6 +95,7 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
 
   return {
     protocol: ROUNDTABLE_PROTOCOL,
+    deadlines: { ask: timeoutMs, challenge: timeoutMs, review: timeoutMs },
 
     ask(endpoint, seat, request) {
       return post(endpoint, seat, "analyze", analyzeRequest(request), (raw) => {

@@ -6,7 +6,8 @@
 import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
 import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
-import { hasTimers, sleep } from "../timers.js";
+import { hasTimers } from "../timers.js";
+import { retry } from "../util/retry.js";
 
 export interface RetryPolicy {
   /** Overall deadline of the call, retries included. */
@@ -26,30 +27,33 @@ export class InvalidReplyError extends Error {
   }
 }
 
-export async function callWithRetry<T>(attempt: (remainingMs: number) => Promise<T>, policy: RetryPolicy): Promise<CallResult<T>> {
+export async function callWithRetry<T>(callOnce: (remainingMs: number) => Promise<T>, policy: RetryPolicy): Promise<CallResult<T>> {
   const start = performance.now();
   const deadline = start + policy.timeoutMs;
   const retryDelayMs = policy.retryDelayMs ?? 250;
   const minBudget = policy.minRetryBudgetMs ?? 500;
   let attempts = 0;
-  for (;;) {
-    attempts++;
-    try {
-      const value = await attempt(Math.max(0, Math.floor(deadline - performance.now())));
-      return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
-    } catch (error) {
-      // An aborted run (shutdown, job timeout) never retries.
-      // A runtime without timers (the CRE WASM runtime) cannot pause, so it never retries.
-      const retryable = isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true && hasTimers();
-      if (attempts === 1 && retryable && deadline - performance.now() - retryDelayMs >= minBudget) {
-        await sleep(retryDelayMs);
-        continue;
-      }
-      const failure = toFailure(error);
-      // The configured deadline, not the time that happened to remain: failure messages are hashed into the bundle.
-      if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${policy.timeoutMs} ms)`;
-      return { ok: false, failure, latencyMs: Math.round(performance.now() - start), attempts };
-    }
+  try {
+    const value = await retry(
+      (attempt) => {
+        attempts = attempt;
+        return callOnce(Math.max(0, Math.floor(deadline - performance.now())));
+      },
+      {
+        attempts: 2,
+        delayMs: () => retryDelayMs,
+        // An aborted run (shutdown, job timeout) never retries.
+        // A runtime without timers (the CRE WASM runtime) cannot pause, so it never retries.
+        retryable: (error) =>
+          isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true && hasTimers() && deadline - performance.now() - retryDelayMs >= minBudget,
+      },
+    );
+    return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };
+  } catch (error) {
+    const failure = toFailure(error);
+    // The configured deadline, not the time that happened to remain: failure messages are hashed into the bundle.
+    if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${policy.timeoutMs} ms)`;
+    return { ok: false, failure, latencyMs: Math.round(performance.now() - start), attempts };
   }
 }
 

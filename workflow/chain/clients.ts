@@ -32,6 +32,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { hardhat, mainnet, sepolia } from "viem/chains";
 import { ChainError } from "./errors.js";
 import { NonceQueue } from "./nonce.js";
+import { findCause } from "../util/cause.js";
+import { backoffDelay, retry } from "../util/retry.js";
+import { redactUrl } from "../util/redact.js";
 
 export interface RetryOptions {
   /** Extra attempts after the first (default 4). */
@@ -68,8 +71,11 @@ function parseBody(init: RequestInit | undefined): JsonRpcBody | JsonRpcBody[] |
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** A failure worth another attempt; `reason` names it without request bodies. */
+class TransientRpcFailure extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 /** A fetch that retries transient failures (see the module comment). */
@@ -85,67 +91,70 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
     const rawTx = single?.method === "eth_sendRawTransaction" && typeof single.params?.[0] === "string" ? (single.params[0] as Hex) : undefined;
     let ambiguous = false;
 
-    for (let attempt = 0; ; attempt++) {
-      let reason: string;
+    /** One attempt: a Response to hand to viem, or a TransientRpcFailure. */
+    async function once(): Promise<Response> {
+      let response: Response;
       try {
         const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-        const response = await inner(input, { ...init, signal });
-        if (RETRY_STATUS.has(response.status)) {
-          reason = `HTTP ${response.status}`;
-          await response.body?.cancel().catch(() => undefined);
-        } else if (response.ok) {
-          const text = await response.text();
-          let parsed: { error?: { code?: unknown; message?: unknown } } | undefined;
-          try {
-            parsed = JSON.parse(text) as typeof parsed;
-          } catch {
-            parsed = undefined;
-          }
-          const err = parsed && !Array.isArray(parsed) ? parsed.error : undefined;
-          if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code)) {
-            reason = `JSON-RPC ${err.code}`;
-          } else if (err && rawTx !== undefined && ambiguous && typeof err.message === "string" && DUPLICATE_TX.test(err.message)) {
-            // An earlier attempt may have reached the node: if it has our transaction, that attempt succeeded.
-            const hash = keccak256(rawTx);
-            const lookup = await inner(input, {
-              ...init,
-              body: JSON.stringify({ jsonrpc: "2.0", id: single?.id ?? 1, method: "eth_getTransactionByHash", params: [hash] }),
-              signal: AbortSignal.timeout(timeoutMs),
-            });
-            const found = (await lookup.json()) as { result?: unknown };
-            if (found.result) {
-              return new Response(JSON.stringify({ jsonrpc: "2.0", id: single?.id ?? 1, result: hash }), {
-                status: 200,
-                headers: { "content-type": "application/json" },
-              });
-            }
-            return new Response(text, { status: response.status, headers: response.headers });
-          } else {
-            return new Response(text, { status: response.status, headers: response.headers });
-          }
-        } else {
-          return response;
-        }
+        response = await inner(input, { ...init, signal });
       } catch (error) {
         if (init?.signal?.aborted) throw error;
         const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-        reason =
+        // Refused connections never reached the node; anything else might have.
+        if (cause?.code !== "ECONNREFUSED") ambiguous = true;
+        throw new TransientRpcFailure(
           typeof cause?.code === "string"
             ? cause.code
             : typeof cause?.message === "string"
               ? cause.message.slice(0, 80)
               : error instanceof Error
                 ? `${error.name}: ${error.message.slice(0, 80)}`
-                : "network error";
-        // Refused connections never reached the node; anything else might have.
-        if (cause?.code !== "ECONNREFUSED") ambiguous = true;
+                : "network error",
+        );
       }
-      if (attempt >= retries) {
-        throw new ChainError("rpc", `RPC request failed after ${attempt + 1} attempts (${reason})`);
+      if (RETRY_STATUS.has(response.status)) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new TransientRpcFailure(`HTTP ${response.status}`);
       }
-      const delayMs = Math.min(cap, base * 2 ** attempt);
-      options.onRetry?.({ attempt: attempt + 1, reason, delayMs });
-      await sleep(delayMs);
+      if (!response.ok) return response;
+      const text = await response.text();
+      let parsed: { error?: { code?: unknown; message?: unknown } } | undefined;
+      try {
+        parsed = JSON.parse(text) as typeof parsed;
+      } catch {
+        parsed = undefined;
+      }
+      const err = parsed && !Array.isArray(parsed) ? parsed.error : undefined;
+      if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code)) throw new TransientRpcFailure(`JSON-RPC ${err.code}`);
+      if (err && rawTx !== undefined && ambiguous && typeof err.message === "string" && DUPLICATE_TX.test(err.message)) {
+        // An earlier attempt may have reached the node: if it has our transaction, that attempt succeeded.
+        const hash = keccak256(rawTx);
+        const lookup = await inner(input, {
+          ...init,
+          body: JSON.stringify({ jsonrpc: "2.0", id: single?.id ?? 1, method: "eth_getTransactionByHash", params: [hash] }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const found = (await lookup.json()) as { result?: unknown };
+        if (found.result) {
+          return new Response(JSON.stringify({ jsonrpc: "2.0", id: single?.id ?? 1, result: hash }), {
+            status: 200,
+            headers: { "content-type": "application/json" },
+          });
+        }
+      }
+      return new Response(text, { status: response.status, headers: response.headers });
+    }
+
+    try {
+      return await retry(once, {
+        attempts: retries + 1,
+        delayMs: { baseMs: base, maxMs: cap },
+        retryable: (error) => error instanceof TransientRpcFailure,
+        onRetry: ({ attempt, error, delayMs }) => options.onRetry?.({ attempt, reason: (error as TransientRpcFailure).reason, delayMs }),
+      });
+    } catch (error) {
+      if (error instanceof TransientRpcFailure) throw new ChainError("rpc", `RPC request failed after ${retries + 1} attempts (${error.reason})`);
+      throw error;
     }
   };
 }
@@ -156,7 +165,7 @@ export function retryBudgetMs(options: RetryOptions = {}): number {
   const base = options.baseDelayMs ?? 200;
   const cap = options.maxDelayMs ?? 3_000;
   let total = (options.timeoutMs ?? 30_000) * (retries + 1);
-  for (let i = 0; i < retries; i++) total += Math.min(cap, base * 2 ** i);
+  for (let attempt = 1; attempt <= retries; attempt++) total += backoffDelay(attempt, { baseMs: base, maxMs: cap });
   return total + 1_000;
 }
 
@@ -182,16 +191,8 @@ export interface ChainContext {
   nonces: NonceQueue;
 }
 
-/** An RPC URL without credentials, query or path (provider URLs often embed an API key). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const keyed = u.pathname.length > 1 || u.search !== "" || u.username !== "" || u.password !== "";
-    return `${u.protocol}//${u.host}${keyed ? "/…" : ""}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
+/** An RPC URL without credentials, query or path: the shared rule. */
+export { redactUrl };
 
 export const LOCAL_CHAIN_IDS = new Set([31337, 1337]);
 
@@ -211,8 +212,7 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
   try {
     chainId = await probe.getChainId();
   } catch (error) {
-    let inner: unknown = error;
-    while (inner instanceof Error && !(inner instanceof ChainError) && inner.cause !== undefined) inner = inner.cause;
+    const inner = findCause(error, (e): e is ChainError => e instanceof ChainError);
     const detail = inner instanceof ChainError ? inner.message : error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new ChainError("rpc", `cannot reach the RPC endpoint ${redactUrl(options.rpcUrl)}: ${detail}`, { cause: error });
   }

@@ -142,6 +142,8 @@ export interface ReviewVerdict {
  */
 export interface WorkerProtocolAdapter {
   readonly protocol: string;
+  /** Overall deadline of one call per stage, ms (progress reports only: the adapter enforces its own). */
+  readonly deadlines?: Readonly<Partial<Record<"ask" | "challenge" | "review", number>>>;
   ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>>;
   challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>>;
   /** Optional (review stage): the worker's advisory approve/dissent on the resolution about to be written. */

@@ -50,6 +50,9 @@ import {
 } from "../core/types.js";
 import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema } from "./prompt.js";
 import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
+import { causes } from "../util/cause.js";
+import { retry } from "../util/retry.js";
+import { redactText } from "../util/redact.js";
 
 export const LLM_SEED = 42;
 
@@ -155,9 +158,7 @@ class AttemptError extends Error {
 }
 
 function redact(text: string, secret: string): string {
-  let s = String(text);
-  if (secret && secret.length >= 4) s = s.split(secret).join("[redacted]");
-  return sanitizeString(s.replace(/\s+/g, " "), 300);
+  return sanitizeString(redactText(String(text), [secret]).replace(/\s+/g, " "), 300);
 }
 
 class ResponseTooLargeError extends Error {}
@@ -165,16 +166,13 @@ class ResponseTooLargeError extends Error {}
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the innermost causes are the informative ones. */
 function causeChain(err: unknown): string {
   const parts: string[] = [];
-  let e: unknown = (err as { cause?: unknown })?.cause ?? err;
-  for (let i = 0; i < 4 && e; i++) {
+  for (const e of causes((err as { cause?: unknown })?.cause ?? err, 4)) {
     const msg = e instanceof Error ? e.message : String(e);
     if (msg && !parts.includes(msg)) parts.push(msg);
-    e = (e as { cause?: unknown })?.cause;
   }
   return parts.join(": ") || "unknown";
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
 function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
@@ -300,21 +298,23 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
 
   async function evaluateWorker(input: EvaluationInput, worker: WorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | Failed> {
     const { system, user } = buildPrompt(input.market, worker, panel);
-    let last = "unknown error";
-    let blame: FailureBlame = "service";
-    for (let i = 0; i <= maxRetries; i++) {
-      if (i > 0) await sleep(Math.min(baseDelay * 2 ** (i - 1), maxDelay));
-      try {
-        return await attempt(system, user);
-      } catch (err) {
-        const e = err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service");
-        last = e.message;
-        blame = e.blame;
-        if (!e.retryable) break;
-        if (i === maxRetries && maxRetries > 0) last = `${e.message} (after ${maxRetries + 1} attempts)`;
-      }
+    const asAttemptError = (err: unknown) => (err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service"));
+    try {
+      return await retry(
+        async () => {
+          try {
+            return await attempt(system, user);
+          } catch (err) {
+            throw asAttemptError(err);
+          }
+        },
+        { attempts: maxRetries + 1, delayMs: { baseMs: baseDelay, maxMs: maxDelay }, retryable: (err) => asAttemptError(err).retryable },
+      );
+    } catch (err) {
+      const e = asAttemptError(err);
+      const last = e.retryable && maxRetries > 0 ? `${e.message} (after ${maxRetries + 1} attempts)` : e.message;
+      return { error: redact(last, apiKey), blame: e.blame };
     }
-    return { error: redact(last, apiKey), blame };
   }
 
   return {

@@ -26,6 +26,7 @@ import { DEFAULT_SANITIZE_LIMITS, stringifyJson } from "./json.js";
 import { clipHeader, decodeUtf8, isJsonContentType, lowerCaseKeys, parseJsonReply, parseUrl, statusError, tooLarge } from "./reply.js";
 import { joinAmbient } from "./abort.js";
 import type { SafeHttpClient } from "./types.js";
+import { causes, findCause } from "../util/cause.js";
 
 export interface SafeHttpConfig extends DestinationPolicy {
   /** Response size cap in bytes for postJson (getText takes its own). Default 5 MB. */
@@ -248,9 +249,8 @@ const RETRYABLE_CODES = new Set([
 
 /** Maps whatever undici/net threw onto an HttpError, using our own words only. */
 function classify(error: unknown, where: string, deadline: AbortSignal, caller: AbortSignal | undefined): HttpError {
-  for (let e: unknown = error, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) {
-    if (isHttpError(e)) return e;
-  }
+  const known = findCause(error, isHttpError);
+  if (known !== undefined) return known;
   // No measured or remaining time in the text: messages end up in the bundle and must be reproducible.
   if (deadline.aborted) return new HttpError("timeout", `${where} gave no complete response before the deadline`);
   if (caller?.aborted === true) return new HttpError("timeout", `request to ${where} cancelled`);
@@ -275,7 +275,7 @@ function classify(error: unknown, where: string, deadline: AbortSignal, caller: 
 }
 
 function errorCode(error: unknown): string | undefined {
-  for (let e: unknown = error, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) {
+  for (const e of causes(error)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && /^[A-Z0-9_]{1,40}$/.test(code)) return code;
   }

@@ -10,6 +10,7 @@ import { isHttpError } from "../http/errors.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
 import { decodeAgentUri, isRegistrationError, pickWorkerEndpoint, type DecodeAgentUriOptions } from "../registration/index.js";
 import { errorName, PipelineError } from "./errors.js";
+import { findCause } from "../util/cause.js";
 
 export async function discoverStage(
   market: MarketSnapshot,
@@ -52,9 +53,8 @@ async function discoverOne(
  * its gateway pointed at an internal address), which keeps its own kind so it stands out.
  */
 export function discoveryFailure(error: unknown): WorkerFailure {
-  for (let e: unknown = error, i = 0; e !== undefined && e !== null && i < 8; e = (e as { cause?: unknown }).cause, i++) {
-    if (isHttpError(e) && e.kind === "destination-refused") return { kind: "destination-refused", message: `registration file: ${e.message}` };
-  }
+  const refused = findCause(error, (e) => isHttpError(e) && e.kind === "destination-refused");
+  if (isHttpError(refused)) return { kind: "destination-refused", message: `registration file: ${refused.message}` };
   if (isRegistrationError(error)) return { kind: "registration", message: `${error.code}: ${error.message}` };
   return { kind: "registration", message: `registration could not be loaded (${errorName(error)})` };
 }

@@ -1,30 +1,33 @@
 /**
  * Stage 3 — ask: every discovered worker at once (latency = the slowest worker, not the sum).
- * The adapter is chosen by the endpoint's protocol. Adapters return failures; a throwing adapter is
- * caught here too, so one broken worker or adapter can never stop the run.
+ * The adapter is chosen by the endpoint's protocol; calls go through call-worker.ts (a throwing adapter is
+ * the seat's failure, progress is reported).
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
-import type { AskRequest, CallResult, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
-import { errorName } from "./errors.js";
+import type { AskRequest, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
+import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
-export async function askStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
+export async function askStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
   const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
-  return Promise.all(
-    records.map(async (record): Promise<WorkerRecord> => {
-      if (record.endpoint === undefined) return { ...record };
-      const adapter = adapters.get(record.endpoint.protocol);
+  return callWorkers(
+    "ask",
+    records,
+    (record): WorkerCallPlan<WorkerAnswer> => {
+      const endpoint = record.endpoint;
+      if (endpoint === undefined) return { skip: { ...record } };
+      const adapter = adapters.get(endpoint.protocol);
       if (adapter === undefined) {
-        return { ...record, askFailure: { kind: "unsupported-protocol", message: `no adapter for protocol "${record.endpoint.protocol.slice(0, 60)}"` } };
+        return { skip: { ...record, askFailure: { kind: "unsupported-protocol", message: `no adapter for protocol "${endpoint.protocol.slice(0, 60)}"` } } };
       }
-      let result: CallResult<WorkerAnswer>;
-      try {
-        result = await adapter.ask(record.endpoint, record.seat, request);
-      } catch (error) {
-        result = { ok: false, failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` }, latencyMs: 0, attempts: 0 };
-      }
-      return result.ok
-        ? { ...record, answer: result.value, askLatencyMs: result.latencyMs }
-        : { ...record, askFailure: result.failure, askLatencyMs: result.latencyMs };
-    }),
+      return {
+        adapter,
+        invoke: () => adapter.ask(endpoint, record.seat, request),
+        apply: (result) =>
+          result.ok
+            ? { ...record, answer: result.value, askLatencyMs: result.latencyMs }
+            : { ...record, askFailure: result.failure, askLatencyMs: result.latencyMs },
+      };
+    },
+    onProgress,
   );
 }

@@ -6,30 +6,30 @@
 import type { AdapterRegistry } from "../../protocols/types.js";
 import { generateChallenges } from "../core/challenges.js";
 import { peerFindings } from "../core/peers.js";
-import type { AskRequest, CallResult, MarketSnapshot, WorkerRecord } from "../core/types.js";
-import { errorName } from "./errors.js";
+import type { AskRequest, MarketSnapshot, WorkerRecord } from "../core/types.js";
+import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
-export async function challengeStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
+export async function challengeStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
   const byAddress = generateChallenges(market, records.filter((r) => r.answer !== undefined));
   const ask: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
-  return Promise.all(
-    records.map(async (record): Promise<WorkerRecord> => {
+  return callWorkers(
+    "challenge",
+    records,
+    (record): WorkerCallPlan<string[]> => {
       const challenges = record.answer !== undefined ? byAddress.get(record.seat.address) : undefined;
-      if (challenges === undefined || record.endpoint === undefined || record.answer === undefined) return { ...record };
-      const adapter = adapters.get(record.endpoint.protocol);
-      if (adapter === undefined) {
-        return { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } };
-      }
-      let result: CallResult<string[]>;
-      try {
-        const request = { ask, challenges, own: record.answer, peers: peerFindings(records, record.seat.address) };
-        result = await adapter.challenge(record.endpoint, record.seat, request);
-      } catch (error) {
-        result = { ok: false, failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` }, latencyMs: 0, attempts: 0 };
-      }
-      return result.ok
-        ? { ...record, challenges, challengeReplies: result.value, challengeLatencyMs: result.latencyMs }
-        : { ...record, challenges, challengeFailure: result.failure, challengeLatencyMs: result.latencyMs };
-    }),
+      const { endpoint, answer } = record;
+      if (challenges === undefined || endpoint === undefined || answer === undefined) return { skip: { ...record } };
+      const adapter = adapters.get(endpoint.protocol);
+      if (adapter === undefined) return { skip: { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } } };
+      return {
+        adapter,
+        invoke: () => adapter.challenge(endpoint, record.seat, { ask, challenges, own: answer, peers: peerFindings(records, record.seat.address) }),
+        apply: (result) =>
+          result.ok
+            ? { ...record, challenges, challengeReplies: result.value, challengeLatencyMs: result.latencyMs }
+            : { ...record, challenges, challengeFailure: result.failure, challengeLatencyMs: result.latencyMs },
+      };
+    },
+    onProgress,
   );
 }

@@ -12,9 +12,9 @@
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
 import { canonicalJson } from "../core/bundle.js";
-import type { CallResult, MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
+import type { MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";
-import { errorName } from "./errors.js";
+import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
 /** The proposal every reviewer sees (identical for all), or undefined when the market did not resolve. */
 export function reviewProposal(market: MarketSnapshot, records: readonly WorkerRecord[], decision: VerdictDecision | undefined): ReviewProposal | undefined {
@@ -42,23 +42,28 @@ export async function reviewStage(
   records: readonly WorkerRecord[],
   decision: VerdictDecision | undefined,
   adapters: AdapterRegistry,
+  onProgress?: ProgressListener,
 ): Promise<WorkerRecord[]> {
   const proposal = reviewProposal(market, records, decision);
   if (proposal === undefined) return records.map((r) => ({ ...r }));
-  return Promise.all(
-    records.map(async (record): Promise<WorkerRecord> => {
-      if (record.answer === undefined || record.endpoint === undefined) return { ...record };
-      const adapter = adapters.get(record.endpoint.protocol);
-      if (adapter?.review === undefined) return { ...record };
-      let result: CallResult<ReviewVerdict>;
-      try {
-        result = await adapter.review(record.endpoint, record.seat, proposal);
-      } catch (error) {
-        result = { ok: false, failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` }, latencyMs: 0, attempts: 0 };
-      }
-      return result.ok
-        ? { ...record, review: result.value, reviewLatencyMs: result.latencyMs }
-        : { ...record, reviewFailure: result.failure, reviewLatencyMs: result.latencyMs };
-    }),
+  return callWorkers(
+    "review",
+    records,
+    (record): WorkerCallPlan<ReviewVerdict> => {
+      const endpoint = record.endpoint;
+      if (record.answer === undefined || endpoint === undefined) return { skip: { ...record } };
+      const adapter = adapters.get(endpoint.protocol);
+      const review = adapter?.review;
+      if (adapter === undefined || review === undefined) return { skip: { ...record } };
+      return {
+        adapter,
+        invoke: () => review.call(adapter, endpoint, record.seat, proposal),
+        apply: (result) =>
+          result.ok
+            ? { ...record, review: result.value, reviewLatencyMs: result.latencyMs }
+            : { ...record, reviewFailure: result.failure, reviewLatencyMs: result.latencyMs },
+      };
+    },
+    onProgress,
   );
 }

@@ -29,6 +29,7 @@ import { reviewStage } from "./08-review.js";
 import { bundleStage } from "./09-bundle.js";
 import { capWorkerShares } from "./cap.js";
 import { RunAbortedError, type StageName } from "./errors.js";
+import { emit, stageFailures, type ProgressListener } from "./call-worker.js";
 
 export interface StageTimings {
   read: number;
@@ -78,6 +79,8 @@ export interface ResolutionRunResult {
 export interface RunOptions {
   /** Aborts the run and its in-flight agent calls (daemon shutdown, job timeout). */
   signal?: AbortSignal;
+  /** Progress of the worker calls: whom a stage waits on and until when, then each answer or failure. */
+  onProgress?: ProgressListener;
 }
 
 export function failedWorkers(records: readonly WorkerRecord[]): FailedWorker[] {
@@ -91,7 +94,7 @@ export function failedWorkers(records: readonly WorkerRecord[]): FailedWorker[] 
 }
 
 export async function runResolution(marketId: bigint, ports: PipelinePorts, config: ResolutionConfig = {}, options: RunOptions = {}): Promise<ResolutionRunResult> {
-  const { signal } = options;
+  const { signal, onProgress } = options;
   const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, review: 0, bundle: 0, total: 0 };
   const start = performance.now();
   const timed = async <T>(stage: Exclude<keyof StageTimings, "total">, fn: () => Promise<T> | T): Promise<T> => {
@@ -107,16 +110,17 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
 
   const market = await timed("read", () => readStage(ports.market, marketId));
   let records = await timed("discover", () => discoverStage(market, ports, config));
-  records = capWorkerShares(await timed("ask", () => askStage(market, records, ports.adapters)));
+  records = capWorkerShares(await timed("ask", () => askStage(market, records, ports.adapters, onProgress)));
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;
   if (quorum.reached) {
-    records = capWorkerShares(await timed("challenge", () => challengeStage(market, records, ports.adapters)));
+    records = capWorkerShares(await timed("challenge", () => challengeStage(market, records, ports.adapters, onProgress)));
     evaluation = await timed("evaluate", () => evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator));
   }
   const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.trackRecord, config));
-  records = capWorkerShares(await timed("review", () => reviewStage(market, records, decision, ports.adapters)));
+  records = capWorkerShares(await timed("review", () => reviewStage(market, records, decision, ports.adapters, onProgress)));
+  emit(onProgress, { type: "summary", failed: stageFailures(records) });
   const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
   timings.total = performance.now() - start;
   const proposal: VerdictProposal = sealed.proposal ?? { marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: sealed.bundle.hash };

@@ -28,6 +28,7 @@ import { readMarketStatus } from "../chain/snapshot.js";
 import { sendContractTx } from "../chain/writer.js";
 import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { encodeReport, reportProblem, VERDICT_CODE } from "./reports.js";
+import { abortableSleep, retry } from "../util/retry.js";
 
 export { encodeReport, decodeReport, reportProblem, VERDICT_CODE, ANSWER_CODE } from "./reports.js";
 
@@ -121,7 +122,7 @@ export interface Settler {
 export function createSettler(ctx: ChainContext, market: Address, options: SettlerOptions = {}): Settler {
   const attempts = Math.max(1, options.attempts ?? 3);
   const backoff = options.backoffMs ?? 2_000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = options.sleep ?? abortableSleep;
   const uriFor = (input: ProposalInput) =>
     input.bundleURI ?? (typeof options.bundleURI === "function" ? options.bundleURI(input.marketId) : (options.bundleURI ?? ""));
 
@@ -179,25 +180,33 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
 
   return {
     async propose(input) {
-      let last: unknown;
       let used = 0;
-      for (let attempt = 1; attempt <= attempts; attempt++) {
-        used = attempt;
-        try {
-          return await sendOnce(input, attempt);
-        } catch (error) {
-          last = error;
-          // Someone else's proposal (or our own lost one) landed first: that is not a failure.
-          const gate = await statusGate(input.marketId).catch(() => undefined);
-          if (gate) return gate;
-          if (!isRetryable(error) || attempt === attempts) break;
-          const delayMs = backoff * 2 ** (attempt - 1);
-          options.onRetry?.({ marketId: input.marketId, attempt, error: error instanceof Error ? error.message.split("\n")[0] : String(error), delayMs });
-          await sleep(delayMs);
-        }
+      const firstLine = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0] : String(error));
+      try {
+        return await retry(
+          async (attempt) => {
+            used = attempt;
+            try {
+              return await sendOnce(input, attempt);
+            } catch (error) {
+              // Someone else's proposal (or our own lost one) landed first: that is not a failure.
+              const gate = await statusGate(input.marketId).catch(() => undefined);
+              if (gate) return gate;
+              throw error;
+            }
+          },
+          {
+            attempts,
+            delayMs: { baseMs: backoff },
+            retryable: isRetryable,
+            sleep,
+            onRetry: ({ attempt, error, delayMs }) => options.onRetry?.({ marketId: input.marketId, attempt, error: firstLine(error), delayMs }),
+          },
+        );
+      } catch (last) {
+        const message = firstLine(last);
+        throw new SettleError(message, { retryable: isRetryable(last), attempts: used, cause: last });
       }
-      const message = last instanceof Error ? last.message.split("\n")[0] : String(last);
-      throw new SettleError(message, { retryable: isRetryable(last), attempts: used, cause: last });
     },
   };
 }

@@ -17,6 +17,7 @@ import type { AnswerEngine, Finding, PersonaName, Question } from "./types.js";
 import { EngineUpstreamError } from "./types.js";
 import { getPersona, type Persona } from "./personas.js";
 import { keyTerms, normalizeQuestion, sentences } from "./text.js";
+import { redactText } from "../../../workflow/util/redact.js";
 
 export const LLM_TEMPERATURE = 0;
 export const LLM_SEED = 42;
@@ -297,8 +298,7 @@ export class LlmEngine implements AnswerEngine {
 
   /** Single line, capped, with the API key masked should an endpoint echo it. */
   private sanitize(text: string): string {
-    let s = text.replace(/\s+/g, " ").trim();
-    if (this.apiKey.length >= 4) s = s.split(this.apiKey).join("[redacted]");
+    const s = redactText(text, [this.apiKey]).replace(/\s+/g, " ").trim();
     return s.length > 200 ? `${s.slice(0, 199)}…` : s;
   }
 }

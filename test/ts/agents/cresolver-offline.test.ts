@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { keyTerms } from "../../../agents/reference/engine/text.js";
 import type { PersonaName } from "../../../agents/reference/engine/types.js";
-import { get, post, startAgent, stopAgent, stopAll } from "./helpers.js";
+import { get, post, startAgent, stopAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { QUESTIONS } from "./questions.js";
 
 afterAll(stopAll);

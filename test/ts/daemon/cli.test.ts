@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCredentialsFile } from "../../../cli/credentials-file.js";
 import { CliError } from "../../../cli/errors.js";
 import { run as runCli } from "../../../cli/program.js";
-import { startAgent, stopAll } from "../agents/helpers.js";
+import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { builtBinProblem, NODE, REPO } from "../cli/helpers/processes.js";
-import { getJson, waitFor } from "./helpers/chain.js";
-import { STATUS } from "./helpers/job.js";
-import { startPanelChain, type PanelChain } from "./helpers/panel.js";
+import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
+import { STATUS } from "../../../scripts/lib/daemon/job.js";
+import { startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
 
 const CLI = resolve(REPO, "bin/cresolver.mjs");
 const API_TOKEN = "cli-daemon-token-0123456789abcdef";

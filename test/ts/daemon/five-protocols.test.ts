@@ -10,11 +10,11 @@ import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { type AgentCredentials, type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../../../workflow/adapters/credentials.js";
-import { startAgent, stopAll } from "../agents/helpers.js";
-import { getJson, waitFor } from "./helpers/chain.js";
+import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS } from "./helpers/job.js";
-import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "./helpers/panel.js";
+import { STATUS } from "../../../scripts/lib/daemon/job.js";
+import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../../scripts/lib/daemon/panel.js";
 
 const FACTAGORA_TOKEN = "factagora-token-0123456789abcdef";
 const ROUNDTABLE_TOKEN = "roundtable-token-0123456789abcdef";

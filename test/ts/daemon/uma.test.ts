@@ -13,11 +13,11 @@ import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { approveCurrency, currencyBalance, deployUmaArbiter, deployUmaStack, getAssertion, mintCurrency, pushMockPrice, settleAssertion, type UmaStack } from "../../../workflow/chain/uma.js";
-import { startAgent, stopAll } from "../agents/helpers.js";
-import { getJson, waitFor } from "./helpers/chain.js";
-import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "./helpers/panel.js";
+import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
+import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS } from "./helpers/job.js";
+import { STATUS } from "../../../scripts/lib/daemon/job.js";
 
 const E18 = 10n ** 18n;
 const VERDICTS = ["no", "yes", "invalid"] as const;

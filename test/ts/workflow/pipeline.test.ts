@@ -17,7 +17,7 @@ import { runResolution } from "../../../workflow/pipeline/run.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";
-import { dataUriFor, deployTestChain, type TestChain } from "./helpers/chain.js";
+import { dataUriFor, deployTestChain, type TestChain } from "../../../scripts/lib/chain.js";
 import { honestAnswer, sendJson, startServer, startWorker, TEST_TLS, type Handler, type TestServer, type WorkerBehaviour } from "./helpers/servers.js";
 
 const QUESTION = "Will the 2026 official inflation figure exceed 3%?";

@@ -16,7 +16,7 @@ import {
 } from "../../../../protocols/factagora/adapter.js";
 import type { AskRequest, ChallengeRequest, WorkerAnswer, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { startAgent, stopAll } from "../../agents/helpers.js";
+import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import { sendJson, sleep, type TestServer } from "../../workflow/helpers/servers.js";
 import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
 

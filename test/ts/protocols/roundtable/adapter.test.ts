@@ -9,7 +9,7 @@ import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { answerConfidence, analysisReplySchema, createRoundtableAdapter, taskId, voteReplySchema } from "../../../../protocols/roundtable/adapter.js";
 import type { AskRequest, ChallengeRequest, ReviewProposal, WorkerProtocolAdapter, WorkerSeat } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { post, startAgent, stopAll } from "../../agents/helpers.js";
+import { post, startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 
 const seat: WorkerSeat = { address: "0x0000000000000000000000000000000000000007", agentId: 7n, stake: 1n };

@@ -16,8 +16,8 @@ import { runResolution } from "../../../../workflow/pipeline/run.js";
 import { createSettler } from "../../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../../workflow/ports.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
-import { startAgent, stopAll } from "../../agents/helpers.js";
-import { dataUriFor, deployTestChain, type TestChain } from "../../workflow/helpers/chain.js";
+import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { dataUriFor, deployTestChain, type TestChain } from "../../../../scripts/lib/chain.js";
 import { honestAnswer, sendJson, startServer, startWorker, type Handler, type TestServer } from "../../workflow/helpers/servers.js";
 
 const QUESTION = "Will the 2026 official inflation figure exceed 3%?";

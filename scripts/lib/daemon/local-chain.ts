@@ -9,7 +9,7 @@ import { createPublicClient, createTestClient, createWalletClient, http, type Ab
 import { hardhat } from "viem/chains";
 
 function artifact(path: string): { abi: Abi; bytecode: Hex } {
-  return JSON.parse(readFileSync(new URL(`../../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
+  return JSON.parse(readFileSync(new URL(`../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
 }
 
 export interface ContractCall {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { hardhat } from "viem/chains";
-import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type MarketSeams } from "../../../../daemon/index.js";
+import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type MarketSeams } from "../../../daemon/index.js";
 import type { TestChain } from "./chain.js";
 import { createChainJob, type ChainJobOptions } from "./job.js";
 

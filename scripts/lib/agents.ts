@@ -1,5 +1,5 @@
 /** Test helpers: real agents on loopback, real HTTP. */
-import { createReferenceAgent, type ReferenceAgent, type ReferenceAgentOptions } from "../../../agents/reference/server.js";
+import { createReferenceAgent, type ReferenceAgent, type ReferenceAgentOptions } from "../../agents/reference/server.js";
 
 export interface Running {
   agent: ReferenceAgent;

@@ -15,8 +15,8 @@ import {
   type TestClient,
 } from "viem";
 import { serveLocalChain } from "./local-chain.js";
-import { reputationRegistryAbi } from "../../../../workflow/chain/abis.js";
-import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
+import { reputationRegistryAbi } from "../../../workflow/chain/abis.js";
+import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { marketAbi } from "./job.js";
 
 const identityAbi = parseAbi([
@@ -30,7 +30,7 @@ const settledAbi = parseAbi([
 
 export const STAKE = parseEther("0.01");
 export const POOL = parseEther("1");
-import { localDevKey as hardhatKey } from "../../../../workflow/chain/dev-accounts.js";
+import { localDevKey as hardhatKey } from "../../../workflow/chain/dev-accounts.js";
 export { hardhatKey };
 
 export interface PanelWorker {

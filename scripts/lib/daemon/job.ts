@@ -16,8 +16,8 @@ import {
   type PublicClient,
   type WalletClient,
 } from "viem";
-import type { MarketSeams, RunOutcome } from "../../../../daemon/index.js";
-import { readMarketOnChain } from "../../../../daemon/chain.js";
+import type { MarketSeams, RunOutcome } from "../../../daemon/index.js";
+import { readMarketOnChain } from "../../../daemon/chain.js";
 
 export const marketAbi = parseAbi([
   "function createMarket(string question, uint64 deadline) payable returns (uint256 marketId)",

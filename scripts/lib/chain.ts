@@ -5,8 +5,8 @@
  */
 import { network } from "hardhat";
 import { parseAbi, parseEther, parseEventLogs, type Address, type PublicClient, type WalletClient } from "viem";
-import { connectProvider, type ChainContext } from "../../../../workflow/chain/clients.js";
-import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
+import { connectProvider, type ChainContext } from "../../workflow/chain/clients.js";
+import { buildRegistrationFile, encodeRegistrationDataUri } from "../../workflow/registration/index.js";
 
 const registerAbi = parseAbi([
   "function register(string agentURI) returns (uint256 agentId)",
@@ -39,7 +39,7 @@ export interface TestChain {
   frozenMarket(question: string, tokenURIs: string[]): Promise<bigint>;
 }
 
-import { localDevKey as hardhatKey } from "../../../../workflow/chain/dev-accounts.js";
+import { localDevKey as hardhatKey } from "../../workflow/chain/dev-accounts.js";
 export { hardhatKey };
 
 export function dataUriFor(endpoint: string, name = "Test worker"): string {
