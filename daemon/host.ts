@@ -76,6 +76,8 @@ export interface ResolverDaemonOptions {
   staggerMs?: number;
   /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
   publicUrl?: string;
+  /** A BettingMarket whose pools the explorer (/explorer) shows per market. */
+  explorerBetting?: Address;
   /** A dispute of our proposal: escalate (default) or concede. */
   onDispute?: "escalate" | "concede";
   watchIntervalMs?: number;
@@ -251,6 +253,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     seamsFor,
     logger,
     metrics,
+    explorer: { ctx, markets: markets.map((m) => (typeof m === "string" ? m : m.address) as Address), ...(options.explorerBetting ? { betting: options.explorerBetting } : {}) },
     registerApiPlugins: async (app, { signingKey: key }) => {
       signingKey = key;
       const localKeys = createLocalJWKSet({ keys: [{ ...key.publicJwk }] });
