@@ -10,6 +10,7 @@ import { agentCommand } from "./commands/agent.js";
 import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
 import { deployCommand } from "./commands/deploy.js";
+import { explorerCommand } from "./commands/explorer.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { DEFAULT_RPC_URL, ENV } from "./config.js";
@@ -53,7 +54,8 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(marketCommand(getRuntime))
     .addCommand(betCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
-    .addCommand(daemonCommand(getRuntime));
+    .addCommand(daemonCommand(getRuntime))
+    .addCommand(explorerCommand(getRuntime));
   configureAll(program, io);
   return program;
 }

@@ -4,6 +4,7 @@
  * shows up without a reload, the browser's keccak check says MISMATCH for a tampered bundle, and a question
  * with markup is shown as text.
  */
+import { createServer } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
@@ -11,6 +12,7 @@ import { startAgent, stopAll } from "../agents/helpers.js";
 import { getJson, waitFor } from "../daemon/helpers/chain.js";
 import { startPanelChain, type PanelChain, type PanelWorker } from "../daemon/helpers/panel.js";
 import { startProductionDaemon } from "../daemon/helpers/resolver-daemon.js";
+import { run } from "../../../cli/program.js";
 import { launchChromium } from "./helpers.js";
 
 const HOSTILE = `Will <script>window.__pwned = 1</script><b>bold</b> & "quotes" resolve YES?`;
@@ -29,11 +31,25 @@ async function open(path: string): Promise<Page> {
   return page;
 }
 
+/** A port free right now: the daemon needs its public URL (the proposals' bundleURI) before it listens. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
 beforeAll(async () => {
   browser = await launchChromium();
   chain = await startPanelChain();
+  const port = await freePort();
   daemon = await startProductionDaemon(chain, "explorer", {
     apiHost: "127.0.0.1",
+    apiPort: port,
+    publicUrl: `http://127.0.0.1:${port}`,
     resolution: { vote: { thresholdBps: 5_000 } },
     watchIntervalMs: 50,
     backoffMs: 20,
@@ -75,10 +91,10 @@ describe("explorer in Chromium", () => {
     expect(await row.locator('td[data-field="pool"]').textContent()).toBe("1 ETH");
     expect(await row.locator('td[data-field="question"]').textContent()).toBe(HOSTILE);
     expect(await page.locator("table#markets b").count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate("window.__pwned")).toBeUndefined();
     expect(await page.getAttribute("html", "lang")).toBe("en");
     await page.keyboard.press("Tab");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
     await page.close();
   }, 120_000);
 
@@ -145,6 +161,28 @@ describe("explorer in Chromium", () => {
     expect(await page.locator(`tr[data-key$=":${id}"] td[data-field="outcome"]`).textContent()).toMatch(/^proposed: (yes|no|invalid)$/);
     await page.close();
   }, 150_000);
+
+  it("`cresolver explorer` alone fetches the bundle from its on-chain bundleURI and verifies it in the browser", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const stop = new AbortController();
+    const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t), env: {}, cwd: process.cwd(), signal: stop.signal };
+    const exit = run(["explorer", "--rpc-url", chain.rpcUrl, "--market", chain.market, "--port", "0", "--allow-local-urls", "--json"], io);
+    try {
+      const started = await waitFor(async () => (out.length > 0 ? JSON.parse(out.join("")) : err.length > 0 ? { error: err.join("") } : undefined), "the explorer to print its URL", 60_000);
+      expect(started.error).toBeUndefined();
+      expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/explorer$/);
+      const page = await browser.newPage();
+      expect((await page.goto(`${started.url}/markets/${resolved}`, WAIT))?.status()).toBe(200);
+      await page.locator("#hash-check.verified").waitFor(WAIT);
+      expect(await page.locator("#facts").textContent()).toContain(`http://127.0.0.1:`);
+      expect(await page.locator("#seats tbody tr").count()).toBe(3);
+      await page.close();
+    } finally {
+      stop.abort();
+    }
+    expect(await exit).toBe(0);
+  }, 120_000);
 
   it("says MISMATCH when the served bundle is not the one whose hash is on chain", async () => {
     const view = await getJson(`${daemon.url}/markets/${resolved}`);
