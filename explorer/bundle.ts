@@ -124,7 +124,7 @@ export function parseTrace(text: string): Trace {
       ? { decision: { verdict: str(decision.verdict), ...(reason ? { reason } : {}), posterior: num(decision.posterior), thresholdBps: num(decision.thresholdBps), logOdds: num(decision.logOdds) } }
       : {}),
     ...(outcome ? { outcome: str(outcome.kind) } : {}),
-    ...(evaluator ? { evaluator: [str(evaluator.kind), str(evaluator.model), str(evaluator.promptVersion)].filter(Boolean).join(" ") } : {}),
+    ...(evaluator ? { evaluator: [...new Set([str(evaluator.kind), str(evaluator.model), str(evaluator.promptVersion)].filter(Boolean))].join(" ") } : {}),
     workers: arr(d.workers).slice(0, MAX_WORKERS).map(worker),
   };
 }
