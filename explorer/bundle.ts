@@ -28,22 +28,37 @@ export interface TraceWorker {
   dimensions: TraceDimension[];
   aggregate: Record<string, number>;
   report?: { answer: string; confidenceBps: number | undefined };
-  vote?: { weight: number | undefined; accuracy: number | undefined; calibratedAccuracy: number | undefined; history: number | undefined; unproven: boolean; excludedReason?: string };
+  vote?: {
+    weight: number | undefined;
+    accuracy: number | undefined;
+    calibratedAccuracy: number | undefined;
+    history: number | undefined;
+    unproven: boolean;
+    excludedReason?: string;
+  };
 }
 
 export interface Trace {
   schema: string;
   question: string;
   quorum?: { n: number | undefined; required: number | undefined; answered: number | undefined; reached: boolean };
-  decision?: { verdict: string; reason?: string; posterior: number | undefined; thresholdBps: number | undefined; logOdds: number | undefined };
+  decision?: {
+    verdict: string;
+    reason?: string;
+    posterior: number | undefined;
+    thresholdBps: number | undefined;
+    logOdds: number | undefined;
+  };
   outcome?: string;
   evaluator?: string;
   workers: TraceWorker[];
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
-const str = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? String(v) : "");
+const obj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
+const str = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? String(v) : "";
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const MAX_WORKERS = 256;
@@ -68,18 +83,27 @@ function worker(v: unknown, index: number): TraceWorker {
     if (n !== undefined) aggregate[k] = n;
   }
   const excluded = str(vote?.excludedReason);
+  const failed = failure(w.discoveryFailure) ?? failure(w.askFailure);
+  const challengeFailure = failure(w.challengeFailure);
   return {
     seat: num(w.seat) ?? index,
     agentId: str(w.agentId),
     address: str(w.address),
     ...(endpoint ? { endpoint: { url: str(endpoint.url), protocol: str(endpoint.protocol) } } : {}),
     ...(answer
-      ? { answer: { determination: answer.determination === true, confidence: num(answer.confidence), evidence: str(answer.evidence), sources: arr(answer.sources).slice(0, MAX_ITEMS).map(str) } }
+      ? {
+          answer: {
+            determination: answer.determination === true,
+            confidence: num(answer.confidence),
+            evidence: str(answer.evidence),
+            sources: arr(answer.sources).slice(0, MAX_ITEMS).map(str),
+          },
+        }
       : {}),
-    ...((failure(w.discoveryFailure) ?? failure(w.askFailure)) ? { failure: (failure(w.discoveryFailure) ?? failure(w.askFailure))! } : {}),
+    ...(failed ? { failure: failed } : {}),
     challenges: arr(w.challenges).slice(0, MAX_ITEMS).map(str),
     replies: arr(w.challengeReplies).slice(0, MAX_ITEMS).map(str),
-    ...(failure(w.challengeFailure) ? { challengeFailure: failure(w.challengeFailure)! } : {}),
+    ...(challengeFailure ? { challengeFailure } : {}),
     dimensions: Object.entries(dims)
       .slice(0, 16)
       .map(([name, d]) => ({ name, score: num(obj(d)?.score), explanation: str(obj(d)?.explanation) })),
@@ -119,12 +143,35 @@ export function parseTrace(text: string): Trace {
   return {
     schema: str(d.schema),
     question: str(market.question),
-    ...(quorum ? { quorum: { n: num(quorum.n), required: num(quorum.required), answered: num(quorum.answered), reached: quorum.reached === true } } : {}),
+    ...(quorum
+      ? {
+          quorum: {
+            n: num(quorum.n),
+            required: num(quorum.required),
+            answered: num(quorum.answered),
+            reached: quorum.reached === true,
+          },
+        }
+      : {}),
     ...(decision
-      ? { decision: { verdict: str(decision.verdict), ...(reason ? { reason } : {}), posterior: num(decision.posterior), thresholdBps: num(decision.thresholdBps), logOdds: num(decision.logOdds) } }
+      ? {
+          decision: {
+            verdict: str(decision.verdict),
+            ...(reason ? { reason } : {}),
+            posterior: num(decision.posterior),
+            thresholdBps: num(decision.thresholdBps),
+            logOdds: num(decision.logOdds),
+          },
+        }
       : {}),
     ...(outcome ? { outcome: str(outcome.kind) } : {}),
-    ...(evaluator ? { evaluator: [...new Set([str(evaluator.kind), str(evaluator.model), str(evaluator.promptVersion)].filter(Boolean))].join(" ") } : {}),
+    ...(evaluator
+      ? {
+          evaluator: [
+            ...new Set([str(evaluator.kind), str(evaluator.model), str(evaluator.promptVersion)].filter(Boolean)),
+          ].join(" "),
+        }
+      : {}),
     workers: arr(d.workers).slice(0, MAX_WORKERS).map(worker),
   };
 }

@@ -54,7 +54,15 @@ export interface MarketRow {
 export function rowOf(s: MarketState): MarketRow {
   const p = s.proposal;
   const outcome =
-    s.statusName === "Resolved" ? (s.outcome ? "yes" : "no") : s.statusName === "Invalid" ? "invalid" : p !== undefined && (s.statusName === "Proposed" || s.statusName === "Disputed") ? `proposed: ${p.verdict}` : "";
+    s.statusName === "Resolved"
+      ? s.outcome
+        ? "yes"
+        : "no"
+      : s.statusName === "Invalid"
+        ? "invalid"
+        : p !== undefined && (s.statusName === "Proposed" || s.statusName === "Disputed")
+          ? `proposed: ${p.verdict}`
+          : "";
   return {
     market: s.market,
     id: s.marketId,
@@ -91,14 +99,22 @@ export async function loadBundle(src: ExplorerSource, hash: Hex, uri: string): P
   if (/^0x0{64}$/.test(hash)) return { state: "unavailable", reason: "no bundle hash on chain yet" };
   const local = src.localBundle?.(hash);
   if (local !== undefined) return { state: "loaded", text: local, source: "daemon store" };
-  if (uri === "") return { state: "unavailable", reason: "the proposal carries no bundleURI and this server does not hold the bundle" };
+  if (uri === "")
+    return {
+      state: "unavailable",
+      reason: "the proposal carries no bundleURI and this server does not hold the bundle",
+    };
   if (!/^https?:\/\//i.test(uri)) return { state: "unavailable", reason: "only http(s) bundle URIs are fetched" };
-  if (src.http === undefined) return { state: "unavailable", reason: "no HTTP client configured to fetch the bundleURI" };
+  if (src.http === undefined)
+    return { state: "unavailable", reason: "no HTTP client configured to fetch the bundleURI" };
   try {
     const text = await src.http.getText(uri, { maxBytes: MAX_BUNDLE_BYTES, timeoutMs: BUNDLE_TIMEOUT_MS });
     return { state: "loaded", text, source: uri };
   } catch (err) {
-    return { state: "unavailable", reason: `fetching the bundleURI failed: ${err instanceof Error ? err.message.split("\n")[0] : "error"}` };
+    return {
+      state: "unavailable",
+      reason: `fetching the bundleURI failed: ${err instanceof Error ? err.message.split("\n")[0] : "error"}`,
+    };
   }
 }
 
@@ -117,12 +133,22 @@ export async function marketDetail(src: ExplorerSource, market: Address, id: big
   const fromBlock = src.fromBlock ?? 0n;
   const [seats, pool] = await Promise.all([
     getSeatResults(src.ctx, market, id, fromBlock),
-    src.betting !== undefined && market === src.markets[0] ? betPosition(src.ctx, src.betting, id, zeroAddress).catch(() => undefined) : Promise.resolve(undefined),
+    src.betting !== undefined && market === src.markets[0]
+      ? betPosition(src.ctx, src.betting, id, zeroAddress).catch(() => undefined)
+      : Promise.resolve(undefined),
   ]);
   const bundleHash = state.proposal?.bundleHash ?? state.bundleHash;
   const bundleUri = state.proposal?.bundleURI ?? "";
   const bundle = await loadBundle(src, bundleHash, bundleUri);
-  return { state, row: rowOf(state), seats, bundleHash, bundleUri, bundle, ...(pool ? { betting: { yes: pool.pool.yes, no: pool.pool.no, settlement: pool.settlement } } : {}) };
+  return {
+    state,
+    row: rowOf(state),
+    seats,
+    bundleHash,
+    bundleUri,
+    bundle,
+    ...(pool ? { betting: { yes: pool.pool.yes, no: pool.pool.no, settlement: pool.settlement } } : {}),
+  };
 }
 
 export interface AgentRow {
@@ -174,7 +200,12 @@ async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDet
   const out: AgentDetail["summary"] = [];
   for (const tag of ["correctness", "quality"]) {
     try {
-      const [count, value, decimals] = (await src.ctx.publicClient.readContract({ address: registry, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, src.markets, tag, ""] })) as readonly [bigint, bigint, number];
+      const [count, value, decimals] = (await src.ctx.publicClient.readContract({
+        address: registry,
+        abi: reputationRegistryAbi,
+        functionName: "getSummary",
+        args: [agentId, src.markets, tag, ""],
+      })) as readonly [bigint, bigint, number];
       const d = 10 ** Number(decimals);
       out.push({ tag, count, value: count === 0n ? "—" : (Number(value) / d).toFixed(Math.min(2, Number(decimals))) });
     } catch (error) {
@@ -192,11 +223,17 @@ export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise
     if (uri === undefined) detail.registrationError = "no tokenURI in the identity registry";
     else {
       detail.uri = uri;
-      const file = await decodeAgentUri(uri, { ...(src.http ? { fetcher: src.http.fetcher } : {}), maxBytes: 256 * 1024, timeoutMs: 10_000 });
+      const file = await decodeAgentUri(uri, {
+        ...(src.http ? { fetcher: src.http.fetcher } : {}),
+        maxBytes: 256 * 1024,
+        timeoutMs: 10_000,
+      });
       detail.name = file.name;
       if (file.active === false) detail.active = false;
       // Protocol absent = the default worker protocol (workflow/registration/endpoint.ts).
-      detail.services = file.services.slice(0, 16).map((s) => ({ name: s.name, endpoint: s.endpoint, protocol: s.protocol ?? DEFAULT_WORKER_PROTOCOL }));
+      detail.services = file.services
+        .slice(0, 16)
+        .map((s) => ({ name: s.name, endpoint: s.endpoint, protocol: s.protocol ?? DEFAULT_WORKER_PROTOCOL }));
     }
   } catch (err) {
     detail.registrationError = err instanceof Error ? err.message.split("\n")[0] : "unreadable registration";
@@ -220,7 +257,9 @@ export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise
         confidenceBps: a.confidenceBps,
         final: h.final,
         correct: scorable ? Number((a.answer === "yes") === h.final) : undefined,
-        ...(seat ? { quality: { resQuality: seat.resQuality, srcQuality: seat.srcQuality, analysisDepth: seat.analysisDepth } } : {}),
+        ...(seat
+          ? { quality: { resQuality: seat.resQuality, srcQuality: seat.srcQuality, analysisDepth: seat.analysisDepth } }
+          : {}),
       });
     }
   }

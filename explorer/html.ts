@@ -6,7 +6,10 @@
 /** Escapes text for HTML element content and double-quoted attributes. Every string from the chain, a bundle
  * or a registration file goes through here. */
 export function esc(value: unknown): string {
-  return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+  return String(value ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 }
 
 /** Cuts long untrusted text for tables (the full text stays on the detail page). */
@@ -14,7 +17,8 @@ export function clip(text: string, max = 160): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export const iso = (seconds: bigint | number): string => (Number(seconds) > 0 ? new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z") : "—");
+export const iso = (seconds: bigint | number): string =>
+  Number(seconds) > 0 ? new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z") : "—";
 
 /** Wei as ETH with up to 6 decimals (exact bigint arithmetic, no float rounding of large pools). */
 export function eth(wei: bigint): string {
@@ -25,7 +29,8 @@ export function eth(wei: bigint): string {
   return `${neg ? "-" : ""}${whole}${frac ? `.${frac}` : ""} ETH`;
 }
 
-export const pct = (x: number | undefined, digits = 1): string => (x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)} %`);
+export const pct = (x: number | undefined, digits = 1): string =>
+  x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)} %`;
 
 export const STYLE = `
 :root{color-scheme:light;--fg:#1a1a1a;--muted:#4a4a4a;--bg:#fff;--line:#c8c8c8;--accent:#0b57d0;--ok:#0a6b2e;--bad:#a8071a;--panel:#f4f6f8}
@@ -60,7 +65,9 @@ export function importMapOf(base: string): string {
 
 /** The full document: lang, skip link, banner + nav, main landmark. CSS inline (one request per page). */
 export function layout(base: string, page: Page): string {
-  const scripts = (page.scripts ?? []).map((s) => `<script type="module" src="${esc(`${base}/assets/${s}`)}"></script>`).join("");
+  const scripts = (page.scripts ?? [])
+    .map((s) => `<script type="module" src="${esc(`${base}/assets/${s}`)}"></script>`)
+    .join("");
   const importMap = `<script type="importmap">${importMapOf(base)}</script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -79,22 +86,42 @@ export interface Series {
 
 /** A small line chart of values in [0, 1] with axis labels, a <title>/<desc> and role="img". */
 export function lineChart(id: string, title: string, description: string, series: Series[], xLabels: string[]): string {
-  const w = 560, h = 220, left = 44, right = 12, top = 12, bottom = 36;
+  const w = 560,
+    h = 220,
+    left = 44,
+    right = 12,
+    top = 12,
+    bottom = 36;
   const n = Math.max(1, ...series.map((s) => s.points.length));
   const x = (i: number) => left + (n === 1 ? (w - left - right) / 2 : (i * (w - left - right)) / (n - 1));
   const y = (v: number) => top + (1 - Math.min(1, Math.max(0, v))) * (h - top - bottom);
   const grid = [0, 0.25, 0.5, 0.75, 1]
-    .map((v) => `<line x1="${left}" x2="${w - right}" y1="${y(v)}" y2="${y(v)}" stroke="#d0d0d0"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v * 100}%</text>`)
+    .map(
+      (v) =>
+        `<line x1="${left}" x2="${w - right}" y1="${y(v)}" y2="${y(v)}" stroke="#d0d0d0"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v * 100}%</text>`,
+    )
     .join("");
   const lines = series
     .map((s) => {
       if (s.points.length === 0) return "";
       const pts = s.points.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-      const dots = s.points.map((v, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label} after ${xLabels[i] ?? i + 1}: ${(v * 100).toFixed(1)} %`)}</title></circle>`).join("");
+      const dots = s.points
+        .map(
+          (v, i) =>
+            `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label} after ${xLabels[i] ?? i + 1}: ${(v * 100).toFixed(1)} %`)}</title></circle>`,
+        )
+        .join("");
       return `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts}"/>${dots}`;
     })
     .join("");
-  const ticks = xLabels.map((l, i) => `<text x="${x(i)}" y="${h - bottom + 16}" text-anchor="middle">${esc(l)}</text>`).join("");
-  const legend = series.map((s, i) => `<rect x="${left + i * 150}" y="${h - 12}" width="10" height="10" fill="${s.color}"/><text x="${left + i * 150 + 14}" y="${h - 3}">${esc(s.label)}</text>`).join("");
+  const ticks = xLabels
+    .map((l, i) => `<text x="${x(i)}" y="${h - bottom + 16}" text-anchor="middle">${esc(l)}</text>`)
+    .join("");
+  const legend = series
+    .map(
+      (s, i) =>
+        `<rect x="${left + i * 150}" y="${h - 12}" width="10" height="10" fill="${s.color}"/><text x="${left + i * 150 + 14}" y="${h - 3}">${esc(s.label)}</text>`,
+    )
+    .join("");
   return `<figure><svg id="${esc(id)}" role="img" aria-labelledby="${esc(id)}-t ${esc(id)}-d" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(description)}</desc>${grid}${lines}${ticks}${legend}</svg><figcaption>${esc(title)}</figcaption></figure>`;
 }

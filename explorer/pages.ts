@@ -77,11 +77,22 @@ ${w.answer.sources.length ? `<h4>Sources</h4><ul>${w.answer.sources.map((s) => `
   const qa = w.challenges.length
     ? `<h4>Challenges and replies</h4><ol>${w.challenges.map((c, i) => `<li><p class="text" data-field="challenge"><strong>Challenge:</strong> ${esc(c)}</p><p class="text" data-field="reply"><strong>Reply:</strong> ${w.replies[i] !== undefined ? esc(w.replies[i]) : '<span class="muted">no reply</span>'}</p></li>`).join("")}</ol>`
     : "";
-  const challengeFailure = w.challengeFailure ? `<p><strong>Challenge failed:</strong> ${esc(`${w.challengeFailure.kind}: ${w.challengeFailure.message}`)}</p>` : "";
+  const challengeFailure = w.challengeFailure
+    ? `<p><strong>Challenge failed:</strong> ${esc(`${w.challengeFailure.kind}: ${w.challengeFailure.message}`)}</p>`
+    : "";
   const dims = w.dimensions.length
     ? `<table data-field="dimensions"><caption>Evaluation: ${w.dimensions.length} dimensions</caption><thead><tr><th scope="col">Dimension</th><th scope="col" class="num">Score</th><th scope="col">Explanation</th></tr></thead><tbody>${w.dimensions
-        .map((d) => `<tr data-dimension="${esc(d.name)}"><th scope="row">${esc(d.name)}</th><td class="num">${esc(d.score ?? "—")}</td><td class="text">${esc(d.explanation)}</td></tr>`)
-        .join("")}</tbody></table>${Object.keys(w.aggregate).length ? `<p>Aggregates: ${Object.entries(w.aggregate).map(([k, v]) => `${esc(k)} ${esc(v)}`).join(", ")}</p>` : ""}`
+        .map(
+          (d) =>
+            `<tr data-dimension="${esc(d.name)}"><th scope="row">${esc(d.name)}</th><td class="num">${esc(d.score ?? "—")}</td><td class="text">${esc(d.explanation)}</td></tr>`,
+        )
+        .join("")}</tbody></table>${
+        Object.keys(w.aggregate).length
+          ? `<p>Aggregates: ${Object.entries(w.aggregate)
+              .map(([k, v]) => `${esc(k)} ${esc(v)}`)
+              .join(", ")}</p>`
+          : ""
+      }`
     : "";
   const agent = w.agentId ? `<a href="${esc(`${base}/agents/${w.agentId}`)}">agent ${esc(w.agentId)}</a>` : "agent ?";
   return `<section class="worker" data-seat="${w.seat}" aria-labelledby="seat-${w.seat}"><h3 id="seat-${w.seat}">Seat ${w.seat}: ${agent} <span class="mono muted">${esc(w.address)}</span></h3>
@@ -105,7 +116,13 @@ function traceHtml(trace: Trace, detail: MarketDetail, base: string): string {
   return `<h2>Decision</h2>${decision}<h2>Workers</h2>${table}${trace.workers.map((w) => workerSection(w, base)).join("")}`;
 }
 
-export function marketPage(base: string, detail: MarketDetail, trace: Trace | undefined, traceError: string | undefined, bundleHref: string): Page {
+export function marketPage(
+  base: string,
+  detail: MarketDetail,
+  trace: Trace | undefined,
+  traceError: string | undefined,
+  bundleHref: string,
+): Page {
   const r = detail.row;
   const p = detail.state.proposal;
   const facts: [string, string, string?][] = [
@@ -121,12 +138,19 @@ export function marketPage(base: string, detail: MarketDetail, trace: Trace | un
     ["Bundle hash (on chain)", `<span class="mono" id="onchain-hash">${esc(detail.bundleHash)}</span>`],
     ["Bundle URI (on chain)", detail.bundleUri ? `<span class="mono">${esc(detail.bundleUri)}</span>` : "none"],
   ];
-  if (detail.betting) facts.push(["Betting pool", esc(`YES ${eth(detail.betting.yes)} · NO ${eth(detail.betting.no)} (${detail.betting.settlement})`), "betting"]);
+  if (detail.betting)
+    facts.push([
+      "Betting pool",
+      esc(`YES ${eth(detail.betting.yes)} · NO ${eth(detail.betting.no)} (${detail.betting.settlement})`),
+      "betting",
+    ]);
   const factsHtml = `<dl class="facts" id="facts">${facts.map(([k, v, f]) => `<dt>${esc(k)}</dt><dd${f ? ` data-field="${f}"` : ""}>${v}</dd>`).join("")}</dl>`;
   let bundle: string;
   if (detail.bundle.state === "loaded") {
     bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-url="${esc(bundleHref)}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;
-    bundle += trace ? traceHtml(trace, detail, base) : `<p>The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
+    bundle += trace
+      ? traceHtml(trace, detail, base)
+      : `<p>The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
   } else {
     bundle = `<p id="bundle-unavailable">No resolution trace: ${esc(detail.bundle.reason)}.</p>`;
   }
@@ -136,7 +160,10 @@ export function marketPage(base: string, detail: MarketDetail, trace: Trace | un
 
 export function agentsPage(base: string, agents: AgentRow[]): Page {
   const rows = agents
-    .map((a) => `<tr><td><a href="${esc(`${base}/agents/${a.agentId}`)}">agent ${esc(a.agentId)}</a></td><td class="mono">${a.addresses.map(esc).join("<br>")}</td><td class="num">${a.markets}</td></tr>`)
+    .map(
+      (a) =>
+        `<tr><td><a href="${esc(`${base}/agents/${a.agentId}`)}">agent ${esc(a.agentId)}</a></td><td class="mono">${a.addresses.map(esc).join("<br>")}</td><td class="num">${a.markets}</td></tr>`,
+    )
     .join("");
   const body = `<h1>Agents</h1><table id="agents"><caption>Agents seated in the listed markets</caption><thead><tr><th scope="col">Agent</th><th scope="col">Worker address(es)</th><th scope="col" class="num">Markets</th></tr></thead><tbody>${rows}</tbody></table>${agents.length === 0 ? "<p>No agents yet.</p>" : ""}`;
   return { title: "Agents", body };
@@ -146,14 +173,19 @@ export function agentPage(base: string, a: AgentDetail): Page {
   const services = a.services.length
     ? `<table id="services"><caption>Registration services</caption><thead><tr><th scope="col">Service</th><th scope="col">Endpoint</th><th scope="col">Protocol</th></tr></thead><tbody>${a.services.map((s) => `<tr><td>${esc(s.name)}</td><td class="mono">${esc(s.endpoint)}</td><td>${esc(s.protocol)}</td></tr>`).join("")}</tbody></table>`
     : "";
-  const reg = a.registrationError ? `<p>Registration: ${esc(a.registrationError)}</p>` : `<p>Registration file: <strong>${esc(a.name ?? "")}</strong>${a.active === false ? " (marked inactive)" : ""}</p>`;
+  const reg = a.registrationError
+    ? `<p>Registration: ${esc(a.registrationError)}</p>`
+    : `<p>Registration file: <strong>${esc(a.name ?? "")}</strong>${a.active === false ? " (marked inactive)" : ""}</p>`;
   const summary = a.summaryError
     ? `<p>ERC-8004 summary unavailable: ${esc(a.summaryError)}</p>`
     : `<table id="erc8004"><caption>ERC-8004 ReputationRegistry getSummary (clients: the market contracts)</caption><thead><tr><th scope="col">Tag</th><th scope="col" class="num">Feedback count</th><th scope="col" class="num">Average value</th></tr></thead><tbody>${a.summary.map((s) => `<tr><td>${esc(s.tag)}</td><td class="num">${esc(s.count)}</td><td class="num">${esc(s.value)}</td></tr>`).join("")}</tbody></table>`;
   const t = a.track;
   const labels = t.map((_, i) => String(i + 1));
-  let right = 0, scored = 0, conf = 0;
-  const accuracy: number[] = [], meanConf: number[] = [];
+  let right = 0,
+    scored = 0,
+    conf = 0;
+  const accuracy: number[] = [],
+    meanConf: number[] = [];
   for (const p of t) {
     if (p.correct !== undefined) {
       right += p.correct;
@@ -165,9 +197,34 @@ export function agentPage(base: string, a: AgentDetail): Page {
   }
   const q = (k: "resQuality" | "srcQuality" | "analysisDepth") => t.map((p) => (p.quality?.[k] ?? 0) / 100);
   const charts = t.length
-    ? lineChart("chart-accuracy", "Accuracy over time", `Cumulative share of right yes/no answers after each of ${t.length} finalized market(s); now ${pct(accuracy.at(-1))}.`, [{ label: "accuracy", color: "#0b57d0", points: accuracy }], labels) +
-      lineChart("chart-calibration", "Calibration: mean confidence vs accuracy", `Cumulative mean stated confidence against cumulative accuracy; a calibrated agent's lines meet. Now ${pct(meanConf.at(-1))} confidence, ${pct(accuracy.at(-1))} accuracy.`, [{ label: "mean confidence", color: "#b3261e", points: meanConf }, { label: "accuracy", color: "#0b57d0", points: accuracy }], labels) +
-      lineChart("chart-quality", "Quality per market", "Resolution quality, source quality and analysis depth (0–100) recorded at each finalization.", [{ label: "resolution", color: "#0a6b2e", points: q("resQuality") }, { label: "sources", color: "#6b3fa0", points: q("srcQuality") }, { label: "depth", color: "#8a5300", points: q("analysisDepth") }], labels)
+    ? lineChart(
+        "chart-accuracy",
+        "Accuracy over time",
+        `Cumulative share of right yes/no answers after each of ${t.length} finalized market(s); now ${pct(accuracy.at(-1))}.`,
+        [{ label: "accuracy", color: "#0b57d0", points: accuracy }],
+        labels,
+      ) +
+      lineChart(
+        "chart-calibration",
+        "Calibration: mean confidence vs accuracy",
+        `Cumulative mean stated confidence against cumulative accuracy; a calibrated agent's lines meet. Now ${pct(meanConf.at(-1))} confidence, ${pct(accuracy.at(-1))} accuracy.`,
+        [
+          { label: "mean confidence", color: "#b3261e", points: meanConf },
+          { label: "accuracy", color: "#0b57d0", points: accuracy },
+        ],
+        labels,
+      ) +
+      lineChart(
+        "chart-quality",
+        "Quality per market",
+        "Resolution quality, source quality and analysis depth (0–100) recorded at each finalization.",
+        [
+          { label: "resolution", color: "#0a6b2e", points: q("resQuality") },
+          { label: "sources", color: "#6b3fa0", points: q("srcQuality") },
+          { label: "depth", color: "#8a5300", points: q("analysisDepth") },
+        ],
+        labels,
+      )
     : "<p>No finalized markets yet: no track record.</p>";
   const history = t.length
     ? `<table id="history"><caption>Track record (finalized markets, oldest first)</caption><thead><tr><th scope="col">#</th><th scope="col">Market</th><th scope="col">Answer</th><th scope="col" class="num">Confidence</th><th scope="col">Final</th><th scope="col">Right?</th></tr></thead><tbody>${t.map((p, i) => `<tr><td>${i + 1}</td><td class="mono">${esc(p.key)}</td><td>${esc(p.answer)}</td><td class="num">${esc(pct(p.confidenceBps / 10_000))}</td><td>${esc(p.final === "invalid" ? "invalid" : p.final ? "yes" : "no")}</td><td>${p.correct === undefined ? "not scored" : p.correct ? "right" : "wrong"}</td></tr>`).join("")}</tbody></table>`

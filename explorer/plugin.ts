@@ -54,7 +54,13 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     "frame-ancestors 'none'",
   ].join("; ");
   const html = (reply: FastifyReply, page: Page, code = 200) =>
-    reply.code(code).header("content-type", "text/html; charset=utf-8").header("content-security-policy", csp).header("x-content-type-options", "nosniff").header("cache-control", "no-store").send(layout(base, page));
+    reply
+      .code(code)
+      .header("content-type", "text/html; charset=utf-8")
+      .header("content-security-policy", csp)
+      .header("x-content-type-options", "nosniff")
+      .header("cache-control", "no-store")
+      .send(layout(base, page));
 
   const pickMarket = (req: FastifyRequest): Address | undefined => {
     const q = (req.query as { market?: unknown }).market;
@@ -67,7 +73,13 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
   app.get("/", async (_req, reply) => {
     try {
       const rows = await listMarkets(src);
-      return html(reply, marketsPage(base, rows.map((r) => rowView(base, r, multi))));
+      return html(
+        reply,
+        marketsPage(
+          base,
+          rows.map((r) => rowView(base, r, multi)),
+        ),
+      );
     } catch (err) {
       return html(reply, errorPage(`cannot read the markets: ${oneLine(err)}`), 502);
     }
@@ -86,12 +98,17 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     const id = parseId(req.params.id);
     if (id === undefined) return void html(reply, errorPage("market id must be a decimal uint256"), 400);
     const market = pickMarket(req);
-    if (market === undefined) return void html(reply, errorPage("unknown market contract: pass ?market= one of the shown contracts"), 404);
+    if (market === undefined)
+      return void html(reply, errorPage("unknown market contract: pass ?market= one of the shown contracts"), 404);
     try {
       return { market, id, detail: await marketDetail(src, market, id) };
     } catch (err) {
       const msg = oneLine(err);
-      return void html(reply, errorPage(`cannot read market ${id}: ${msg}`), /unknown market|no such market/i.test(msg) ? 404 : 502);
+      return void html(
+        reply,
+        errorPage(`cannot read market ${id}: ${msg}`),
+        /unknown market|no such market/i.test(msg) ? 404 : 502,
+      );
     }
   };
 
@@ -117,7 +134,10 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     const got = await detailOf(req, reply);
     if (got === undefined) return reply;
     if (got.detail.bundle.state !== "loaded") return reply.code(404).send({ error: got.detail.bundle.reason });
-    return reply.header("content-type", "application/json; charset=utf-8").header("cache-control", "no-store").send(Buffer.from(got.detail.bundle.text, "utf8"));
+    return reply
+      .header("content-type", "application/json; charset=utf-8")
+      .header("cache-control", "no-store")
+      .send(Buffer.from(got.detail.bundle.text, "utf8"));
   });
 
   app.get("/agents", async (_req, reply) => {
@@ -138,7 +158,12 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     }
   });
 
-  const js = (reply: FastifyReply, body: Buffer) => reply.header("content-type", "text/javascript; charset=utf-8").header("cache-control", "public, max-age=300").header("x-content-type-options", "nosniff").send(body);
+  const js = (reply: FastifyReply, body: Buffer) =>
+    reply
+      .header("content-type", "text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=300")
+      .header("x-content-type-options", "nosniff")
+      .send(body);
   app.get("/assets/explorer.js", async (_req, reply) => js(reply, await readFile(join(CLIENT_DIR, "explorer.js"))));
   app.get<{ Params: { file: string } }>("/assets/noble/:file", async (req, reply) => {
     if (!NOBLE_FILES.has(req.params.file)) return reply.code(404).send({ error: "not found" });

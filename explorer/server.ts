@@ -10,7 +10,9 @@ export interface ExplorerServer {
   close(): Promise<void>;
 }
 
-export async function startExplorerServer(options: Omit<ExplorerSource, "http"> & { host: string; port: number; destinations?: DestinationPolicy }): Promise<ExplorerServer> {
+export async function startExplorerServer(
+  options: Omit<ExplorerSource, "http"> & { host: string; port: number; destinations?: DestinationPolicy },
+): Promise<ExplorerServer> {
   const { host, port, destinations, ...source } = options;
   const http = createSafeHttpClient({ ...destinations, userAgent: "cresolver-explorer" });
   const app = Fastify({ bodyLimit: 1024, return503OnClosing: true, forceCloseConnections: true });

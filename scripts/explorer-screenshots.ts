@@ -20,10 +20,15 @@ const url = await new Promise<string>((done, fail) => {
     const m = /Explorer of the demo's markets: (\S+)/.exec(out);
     if (m) done(m[1]);
   });
-  demo.on("exit", (code) => fail(new Error(`the demo exited (${code}) before serving the explorer:\n${out.slice(-2000)}`)));
+  demo.on("exit", (code) =>
+    fail(new Error(`the demo exited (${code}) before serving the explorer:\n${out.slice(-2000)}`)),
+  );
 });
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const shots: [string, string, () => Promise<void>][] = [

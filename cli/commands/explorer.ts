@@ -4,7 +4,7 @@
  */
 import { Command } from "commander";
 import type { Address } from "viem";
-import { startExplorerServer } from "../../explorer/server.js";
+import { startExplorerServer, type ExplorerServer } from "../../explorer/server.js";
 import { parsePortFlag } from "../agent-auth.js";
 import { parseAddress } from "../config.js";
 import { CliError } from "../errors.js";
@@ -19,18 +19,26 @@ interface ExplorerFlags {
 
 export function explorerCommand(runtime: () => Runtime): Command {
   return new Command("explorer")
-    .description("Serve the resolution explorer (markets, resolution traces with an in-browser bundle hash check, agents' track records) for the market contract, reading the chain and the published bundles. Prints the URL; runs until SIGINT/SIGTERM.")
+    .description(
+      "Serve the resolution explorer (markets, resolution traces with an in-browser bundle hash check, agents' track records) for the market contract, reading the chain and the published bundles. Prints the URL; runs until SIGINT/SIGTERM.",
+    )
     .option("--port <n>", "port (0 = ephemeral)", "8788")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--betting <address>", "BettingMarket whose pools to show (default: the deployment file's, if any)")
-    .option("--allow-local-urls", "also fetch bundle and registration URIs on loopback/private addresses (a local daemon's publicUrl)")
+    .option(
+      "--allow-local-urls",
+      "also fetch bundle and registration URIs on loopback/private addresses (a local daemon's publicUrl)",
+    )
     .action(async (opts: ExplorerFlags) => {
       const rt = runtime();
       const port = parsePortFlag(opts.port, "--port");
-      const betting: Address | undefined = opts.betting !== undefined ? parseAddress(opts.betting, "--betting") : (await rt.deployment({ required: false }))?.contracts.BettingMarket?.address;
+      const betting: Address | undefined =
+        opts.betting !== undefined
+          ? parseAddress(opts.betting, "--betting")
+          : (await rt.deployment({ required: false }))?.contracts.BettingMarket?.address;
       const market = await rt.marketAddress();
       const ctx = await rt.chain();
-      let server;
+      let server: ExplorerServer;
       try {
         server = await startExplorerServer({
           ctx,
@@ -43,9 +51,15 @@ export function explorerCommand(runtime: () => Runtime): Command {
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new CliError(`cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`, 1);
+        throw new CliError(
+          `cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+          1,
+        );
       }
-      rt.emit({ url: server.url, market, chainId: ctx.chainId, ...(betting ? { betting } : {}) }, `explorer: ${server.url} (market ${market}, chain ${ctx.chainId})`);
+      rt.emit(
+        { url: server.url, market, chainId: ctx.chainId, ...(betting ? { betting } : {}) },
+        `explorer: ${server.url} (market ${market}, chain ${ctx.chainId})`,
+      );
       await new Promise<void>((resolveStop) => {
         const signal = rt.io.signal;
         const stop = () => {

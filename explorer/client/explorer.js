@@ -18,7 +18,10 @@ async function checkHash(el) {
     const expected = el.dataset.expectedHash.toLowerCase();
     el.dataset.computedHash = got;
     el.className = got === expected ? "verified" : "mismatch";
-    el.textContent = got === expected ? "verified ✓ (keccak256 of the bundle equals the on-chain bundleHash)" : `MISMATCH ✗ keccak256 of the bundle is ${got}`;
+    el.textContent =
+      got === expected
+        ? "verified ✓ (keccak256 of the bundle equals the on-chain bundleHash)"
+        : `MISMATCH ✗ keccak256 of the bundle is ${got}`;
   } catch (err) {
     el.className = "mismatch";
     el.textContent = `could not check: ${err instanceof Error ? err.message : String(err)}`;
@@ -55,7 +58,9 @@ async function refresh(table, status) {
     rows.forEach((r, i) => {
       let tr = existing.get(r.key);
       if (!tr) tr = rowOf(r);
-      else for (const td of tr.cells) if (td.dataset.field !== "id" && td.textContent !== r[td.dataset.field]) td.textContent = r[td.dataset.field];
+      else
+        for (const td of tr.cells)
+          if (td.dataset.field !== "id" && td.textContent !== r[td.dataset.field]) td.textContent = r[td.dataset.field];
       if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] ?? null);
     });
     for (const [key, tr] of existing) if (!rows.some((r) => r.key === key)) tr.remove();

@@ -67,12 +67,20 @@ beforeAll(async () => {
   }
   resolved = await chain.openMarket(HOSTILE, workers);
   await chain.requestResolution(resolved);
-  await waitFor(async () => (await getJson(`${daemon.url}/markets/${resolved}`)).job?.state === "proposed", "the daemon to propose", 90_000);
+  await waitFor(
+    async () => (await getJson(`${daemon.url}/markets/${resolved}`)).job?.state === "proposed",
+    "the daemon to propose",
+    90_000,
+  );
   await chain.advance(86_400 + 60);
-  await waitFor(async () => {
-    const j = (await getJson(`${daemon.url}/markets/${resolved}`)).job;
-    return j?.state === "finalized" && j.feedback === "done";
-  }, "the daemon to finalize", 90_000);
+  await waitFor(
+    async () => {
+      const j = (await getJson(`${daemon.url}/markets/${resolved}`)).job;
+      return j?.state === "finalized" && j.feedback === "done";
+    },
+    "the daemon to finalize",
+    90_000,
+  );
 }, 240_000);
 
 afterAll(async () => {
@@ -106,17 +114,28 @@ describe("explorer in Chromium", () => {
     expect(await page.locator("#hash-check").getAttribute("data-computed-hash")).toBe(view.job.bundleHash);
     expect(await page.locator("#question").textContent()).toBe(HOSTILE);
     expect(await page.locator('#decision [data-field="verdict"]').textContent()).toBe(doc.decision.verdict);
-    expect(await page.locator('#decision [data-field="posterior"]').textContent()).toBe(doc.decision.posterior.toFixed(4));
-    expect(await page.locator('#decision [data-field="threshold"]').textContent()).toBe(`${doc.decision.thresholdBps} bps`);
+    expect(await page.locator('#decision [data-field="posterior"]').textContent()).toBe(
+      doc.decision.posterior.toFixed(4),
+    );
+    expect(await page.locator('#decision [data-field="threshold"]').textContent()).toBe(
+      `${doc.decision.thresholdBps} bps`,
+    );
     const settled = await chain.workerSettlements(resolved);
     expect(doc.workers).toHaveLength(3);
     for (const w of doc.workers) {
       const row = page.locator(`#seats tr[data-seat="${w.seat}"]`);
-      expect(await row.locator('[data-field="answer"]').textContent()).toBe(w.answer ? (w.answer.determination ? "YES" : "NO") : "no answer");
-      if (w.answer) expect(await row.locator('[data-field="confidence"]').textContent()).toBe(`${(w.answer.confidence * 100).toFixed(1)} %`);
+      expect(await row.locator('[data-field="answer"]').textContent()).toBe(
+        w.answer ? (w.answer.determination ? "YES" : "NO") : "no answer",
+      );
+      if (w.answer)
+        expect(await row.locator('[data-field="confidence"]').textContent()).toBe(
+          `${(w.answer.confidence * 100).toFixed(1)} %`,
+        );
       expect(await row.locator('[data-field="weight"]').textContent()).toBe(w.vote.weight.toFixed(3));
       const payout = settled.get(BigInt(w.agentId))!.payout;
-      expect(await row.locator('[data-field="reward"]').textContent()).toMatch(payout === 0n ? /^0 ETH$/ : /^0\.\d+ ETH$/);
+      expect(await row.locator('[data-field="reward"]').textContent()).toMatch(
+        payout === 0n ? /^0 ETH$/ : /^0\.\d+ ETH$/,
+      );
       const section = page.locator(`section.worker[data-seat="${w.seat}"]`);
       if (w.answer) expect(await section.locator('[data-field="evidence"]').textContent()).toBe(w.answer.evidence);
       const dims = Object.entries(w.evaluation.dimensions) as [string, { score: number; explanation: string }][];
@@ -129,7 +148,9 @@ describe("explorer in Chromium", () => {
       const challenges = await section.locator('[data-field="challenge"]').allTextContents();
       expect(challenges).toEqual((w.challenges ?? []).map((c: string) => `Challenge: ${c}`));
       const replies = await section.locator('[data-field="reply"]').allTextContents();
-      expect(replies).toEqual((w.challenges ?? []).map((_: string, i: number) => `Reply: ${w.challengeReplies?.[i] ?? "no reply"}`));
+      expect(replies).toEqual(
+        (w.challenges ?? []).map((_: string, i: number) => `Reply: ${w.challengeReplies?.[i] ?? "no reply"}`),
+      );
     }
     await page.close();
   }, 120_000);
@@ -158,7 +179,9 @@ describe("explorer in Chromium", () => {
     await chain.requestResolution(id);
     // The daemon proposes on its own; the page follows through ResolutionRequested to Proposed.
     await status.filter({ hasText: /^Proposed$/ }).waitFor({ timeout: 90_000 });
-    expect(await page.locator(`tr[data-key$=":${id}"] td[data-field="outcome"]`).textContent()).toMatch(/^proposed: (yes|no|invalid)$/);
+    expect(await page.locator(`tr[data-key$=":${id}"] td[data-field="outcome"]`).textContent()).toMatch(
+      /^proposed: (yes|no|invalid)$/,
+    );
     await page.close();
   }, 150_000);
 
@@ -166,10 +189,23 @@ describe("explorer in Chromium", () => {
     const out: string[] = [];
     const err: string[] = [];
     const stop = new AbortController();
-    const io = { stdout: (t: string) => void out.push(t), stderr: (t: string) => void err.push(t), env: {}, cwd: process.cwd(), signal: stop.signal };
-    const exit = run(["explorer", "--rpc-url", chain.rpcUrl, "--market", chain.market, "--port", "0", "--allow-local-urls", "--json"], io);
+    const io = {
+      stdout: (t: string) => void out.push(t),
+      stderr: (t: string) => void err.push(t),
+      env: {},
+      cwd: process.cwd(),
+      signal: stop.signal,
+    };
+    const exit = run(
+      ["explorer", "--rpc-url", chain.rpcUrl, "--market", chain.market, "--port", "0", "--allow-local-urls", "--json"],
+      io,
+    );
     try {
-      const started = await waitFor(async () => (out.length > 0 ? JSON.parse(out.join("")) : err.length > 0 ? { error: err.join("") } : undefined), "the explorer to print its URL", 60_000);
+      const started = await waitFor(
+        async () => (out.length > 0 ? JSON.parse(out.join("")) : err.length > 0 ? { error: err.join("") } : undefined),
+        "the explorer to print its URL",
+        60_000,
+      );
       expect(started.error).toBeUndefined();
       expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/explorer$/);
       const page = await browser.newPage();
@@ -186,7 +222,10 @@ describe("explorer in Chromium", () => {
 
   it("says MISMATCH when the served bundle is not the one whose hash is on chain", async () => {
     const view = await getJson(`${daemon.url}/markets/${resolved}`);
-    const tampered = JSON.stringify({ ...view.bundle.document, decision: { ...view.bundle.document.decision, verdict: "tampered" } });
+    const tampered = JSON.stringify({
+      ...view.bundle.document,
+      decision: { ...view.bundle.document.decision, verdict: "tampered" },
+    });
     daemon.store.db.prepare("UPDATE bundles SET json = ? WHERE hash = ?").run(tampered, view.job.bundleHash);
     const page = await open(`/explorer/markets/${resolved}`);
     await page.locator("#hash-check.mismatch").waitFor(WAIT);
