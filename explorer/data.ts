@@ -77,6 +77,11 @@ export function rowOf(s: MarketState): MarketRow {
   };
 }
 
+/** One market's row (the market page's live facts). */
+export async function marketRow(src: ExplorerSource, market: Address, id: bigint): Promise<MarketRow> {
+  return rowOf(await readMarketState(src.ctx, market, id, { reputation: false }));
+}
+
 /** The newest markets of every contract, newest first. */
 export async function listMarkets(src: ExplorerSource): Promise<MarketRow[]> {
   const rows: MarketRow[] = [];

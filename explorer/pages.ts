@@ -122,6 +122,7 @@ export function marketPage(
   trace: Trace | undefined,
   traceError: string | undefined,
   bundleHref: string,
+  liveHref: string,
 ): Page {
   const r = detail.row;
   const p = detail.state.proposal;
@@ -133,7 +134,7 @@ export function marketPage(
     ["Workers", esc(detail.state.workerCount)],
     ["Outcome", esc(r.outcome || "—"), "outcome"],
     ["Proposer", p ? `<span class="mono">${esc(p.proposer)}</span>` : "—"],
-    ["Dispute window ends", esc(iso(r.disputeEndsAt))],
+    ["Dispute window ends", esc(iso(r.disputeEndsAt)), "disputeEndsAt"],
     ["Dispute", esc(r.dispute), "dispute"],
     ["Bundle hash (on chain)", `<span class="mono" id="onchain-hash">${esc(detail.bundleHash)}</span>`],
     ["Bundle URI (on chain)", detail.bundleUri ? `<span class="mono">${esc(detail.bundleUri)}</span>` : "none"],
@@ -144,7 +145,7 @@ export function marketPage(
       esc(`YES ${eth(detail.betting.yes)} · NO ${eth(detail.betting.no)} (${detail.betting.settlement})`),
       "betting",
     ]);
-  const factsHtml = `<dl class="facts" id="facts">${facts.map(([k, v, f]) => `<dt>${esc(k)}</dt><dd${f ? ` data-field="${f}"` : ""}>${v}</dd>`).join("")}</dl>`;
+  const factsHtml = `<p id="live-status" role="status" aria-live="polite"></p><dl class="facts" id="facts" data-live-market="${esc(liveHref)}">${facts.map(([k, v, f]) => `<dt>${esc(k)}</dt><dd${f ? ` data-field="${f}"` : ""}>${v}</dd>`).join("")}</dl>`;
   let bundle: string;
   if (detail.bundle.state === "loaded") {
     bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-url="${esc(bundleHref)}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { getAddress, isAddress, type Address } from "viem";
 import { parseTrace, type Trace } from "./bundle.js";
-import { agentDetail, agentsOf, listMarkets, marketDetail, type ExplorerSource } from "./data.js";
+import { agentDetail, agentsOf, listMarkets, marketDetail, marketRow, type ExplorerSource } from "./data.js";
 import { importMapOf, layout, STYLE, type Page } from "./html.js";
 import { agentPage, agentsPage, errorPage, marketPage, marketsPage, rowView } from "./pages.js";
 
@@ -94,6 +94,23 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     }
   });
 
+  app.get<{ Params: { id: string } }>("/api/markets/:id", async (req, reply) => {
+    const id = parseId(req.params.id);
+    if (id === undefined) return reply.code(400).send({ error: "market id must be a decimal uint256" });
+    const market = pickMarket(req);
+    if (market === undefined) return reply.code(404).send({ error: "unknown market contract" });
+    try {
+      return reply
+        .header("cache-control", "no-store")
+        .send({ row: rowView(base, await marketRow(src, market, id), multi) });
+    } catch (err) {
+      const msg = oneLine(err);
+      return reply
+        .code(/unknown market|no such market/i.test(msg) ? 404 : 502)
+        .send({ error: `cannot read market ${id}: ${msg}` });
+    }
+  });
+
   const detailOf = async (req: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
     const id = parseId(req.params.id);
     if (id === undefined) return void html(reply, errorPage("market id must be a decimal uint256"), 400);
@@ -125,8 +142,18 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
         traceError = oneLine(err);
       }
     }
-    const bundleHref = `${base}/markets/${id}/bundle.json${multi ? `?market=${market}` : ""}`;
-    return html(reply, marketPage(base, detail, trace, traceError, bundleHref));
+    const query = multi ? `?market=${market}` : "";
+    return html(
+      reply,
+      marketPage(
+        base,
+        detail,
+        trace,
+        traceError,
+        `${base}/markets/${id}/bundle.json${query}`,
+        `${base}/api/markets/${id}${query}`,
+      ),
+    );
   });
 
   // The exact bytes the page's trace was rendered from: the browser hashes them against the on-chain bundleHash.

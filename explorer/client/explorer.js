@@ -73,7 +73,28 @@ async function refresh(table, status) {
   setTimeout(() => refresh(table, status), REFRESH_MS);
 }
 
+// The market page's facts follow the chain too; a new status may bring a new trace, which a reload shows.
+async function refreshFacts(facts, status) {
+  try {
+    const res = await fetch(facts.dataset.liveMarket, { cache: "no-store" });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const { row } = await res.json();
+    for (const dd of facts.querySelectorAll("dd[data-field]")) {
+      const value = row[dd.dataset.field];
+      if (typeof value !== "string" || dd.textContent === value) continue;
+      if (dd.dataset.field === "status")
+        status.textContent = `Status changed to ${value}: reload for the latest trace.`;
+      dd.textContent = value;
+    }
+  } catch (err) {
+    status.textContent = `refresh failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  setTimeout(() => refreshFacts(facts, status), REFRESH_MS);
+}
+
 const check = document.getElementById("hash-check");
 if (check) void checkHash(check);
 const table = document.querySelector("table[data-live-markets]");
 if (table) setTimeout(() => refresh(table, document.getElementById("live-status")), REFRESH_MS);
+const facts = document.querySelector("dl[data-live-market]");
+if (facts) setTimeout(() => refreshFacts(facts, document.getElementById("live-status")), REFRESH_MS);

@@ -171,17 +171,25 @@ describe("explorer in Chromium", () => {
     await list.close();
   }, 120_000);
 
-  it("updates a market's status without a reload when the chain changes", async () => {
+  it("updates a market's status without a reload when the chain changes, in the list and on its page", async () => {
     const page = await open("/explorer");
     const id = await chain.openMarket("Live update market?", workers.slice(0, 2));
     const status = page.locator(`tr[data-key$=":${id}"] td[data-field="status"]`);
     await status.filter({ hasText: /^Open$/ }).waitFor(WAIT);
+    const detail = await open(`/explorer/markets/${id}`);
+    expect(await detail.locator('#facts [data-field="status"]').textContent()).toBe("Open");
+    expect(await detail.locator("#bundle-unavailable").textContent()).toContain("no bundle hash on chain yet");
     await chain.requestResolution(id);
-    // The daemon proposes on its own; the page follows through ResolutionRequested to Proposed.
+    // The daemon proposes on its own; both pages follow through ResolutionRequested to Proposed.
     await status.filter({ hasText: /^Proposed$/ }).waitFor({ timeout: 90_000 });
     expect(await page.locator(`tr[data-key$=":${id}"] td[data-field="outcome"]`).textContent()).toMatch(
       /^proposed: (yes|no|invalid)$/,
     );
+    await detail.locator('#facts [data-field="status"]', { hasText: /^Proposed$/ }).waitFor({ timeout: 90_000 });
+    await detail.locator("#live-status", { hasText: "reload for the latest trace" }).waitFor(WAIT);
+    await detail.reload();
+    await detail.locator("#hash-check.verified").waitFor(WAIT);
+    await detail.close();
     await page.close();
   }, 150_000);
 
