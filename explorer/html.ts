@@ -35,7 +35,7 @@ export const pct = (x: number | undefined, digits = 1): string =>
 export const STYLE = `
 :root{color-scheme:light;--fg:#1a1a1a;--muted:#4a4a4a;--bg:#fff;--line:#c8c8c8;--accent:#0b57d0;--ok:#0a6b2e;--bad:#a8071a;--panel:#f4f6f8}
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-a{color:var(--accent)}a:focus-visible,button:focus-visible,summary:focus-visible,[tabindex]:focus-visible{outline:3px solid #e37400;outline-offset:2px}
+a{color:var(--accent)}a:focus-visible,button:focus-visible,summary:focus-visible,[tabindex]:focus-visible{outline:3px solid #b35900;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:2}.skip:focus{left:1rem}
 header{background:#13294b;color:#fff;padding:.75rem 1.5rem;display:flex;gap:2rem;align-items:baseline;flex-wrap:wrap}
 header a{color:#fff;font-weight:600}header nav ul{list-style:none;display:flex;gap:1.25rem;margin:0;padding:0}

@@ -20,6 +20,8 @@ export type ExplorerOptions = ExplorerSource;
 
 export const EXPLORER_PREFIX = "/explorer";
 const UINT256_MAX = 2n ** 256n - 1n;
+/** How long one read of the market list serves the list page and its pollers. */
+const LIST_CACHE_MS = 1_000;
 
 const CLIENT_DIR = join(dirname(fileURLToPath(import.meta.url)), "client");
 /** viem's @noble/hashes (a declared dependency of viem, so always installed with it), ESM build. */
@@ -70,9 +72,22 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     return src.markets.find((m) => getAddress(m) === a);
   };
 
+  // Every open list page polls: concurrent and back-to-back requests share one chain read per second.
+  let listing: { at: number; rows: ReturnType<typeof listMarkets> } | undefined;
+  const listed = () => {
+    if (listing === undefined || Date.now() - listing.at > LIST_CACHE_MS) {
+      const rows = listMarkets(src);
+      listing = { at: Date.now(), rows };
+      rows.catch(() => {
+        if (listing?.rows === rows) listing = undefined;
+      });
+    }
+    return listing.rows;
+  };
+
   app.get("/", async (_req, reply) => {
     try {
-      const rows = await listMarkets(src);
+      const rows = await listed();
       return html(
         reply,
         marketsPage(
@@ -87,7 +102,7 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
 
   app.get("/api/markets", async (_req, reply) => {
     try {
-      const rows = await listMarkets(src);
+      const rows = await listed();
       return reply.header("cache-control", "no-store").send({ rows: rows.map((r) => rowView(base, r, multi)) });
     } catch (err) {
       return reply.code(502).send({ error: `cannot read the markets: ${oneLine(err)}` });
@@ -169,7 +184,7 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
 
   app.get("/agents", async (_req, reply) => {
     try {
-      return html(reply, agentsPage(base, agentsOf(await listMarkets(src))));
+      return html(reply, agentsPage(base, agentsOf(await listed())));
     } catch (err) {
       return html(reply, errorPage(`cannot read the agents: ${oneLine(err)}`), 502);
     }
