@@ -148,7 +148,7 @@ export function marketPage(
   const factsHtml = `<p id="live-status" role="status" aria-live="polite"></p><dl class="facts" id="facts" data-live-market="${esc(liveHref)}">${facts.map(([k, v, f]) => `<dt>${esc(k)}</dt><dd${f ? ` data-field="${f}"` : ""}>${v}</dd>`).join("")}</dl>`;
   let bundle: string;
   if (detail.bundle.state === "loaded") {
-    bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-url="${esc(bundleHref)}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;
+    bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-b64="${Buffer.from(detail.bundle.text, "utf8").toString("base64")}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;
     bundle += trace
       ? traceHtml(trace, detail, base)
       : `<p>The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;

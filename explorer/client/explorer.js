@@ -8,12 +8,11 @@ function hex(bytes) {
   return `0x${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-// keccak256 of the exact bytes served, compared with the on-chain bundleHash printed by the server.
-async function checkHash(el) {
+// keccak256 of the exact bytes this page's trace was rendered from (embedded in the page, so a bundle host cannot
+// serve one version to the renderer and another to the check), compared with the on-chain bundleHash.
+function checkHash(el) {
   try {
-    const res = await fetch(el.dataset.bundleUrl, { cache: "no-store" });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const bytes = Uint8Array.from(atob(el.dataset.bundleB64), (c) => c.charCodeAt(0));
     const got = hex(keccak_256(bytes));
     const expected = el.dataset.expectedHash.toLowerCase();
     el.dataset.computedHash = got;
@@ -93,7 +92,7 @@ async function refreshFacts(facts, status) {
 }
 
 const check = document.getElementById("hash-check");
-if (check) void checkHash(check);
+if (check) checkHash(check);
 const table = document.querySelector("table[data-live-markets]");
 if (table) setTimeout(() => refresh(table, document.getElementById("live-status")), REFRESH_MS);
 const facts = document.querySelector("dl[data-live-market]");
