@@ -39,6 +39,8 @@ try {
   for (const [file, target, ready] of shots) {
     await page.goto(target);
     await ready();
+    // The market page is long (five workers' traces): its shot stops after the workers table and the first seat.
+    await page.setViewportSize({ width: 1280, height: file === "explorer-market.png" ? 2200 : 900 });
     await page.screenshot({ path: resolve(root, "docs", file), fullPage: file !== "explorer-market.png" });
     console.log(`docs/${file} ← ${target}`);
   }
