@@ -10,6 +10,7 @@ import { agentCommand } from "./commands/agent.js";
 import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
 import { deployCommand } from "./commands/deploy.js";
+import { explorerCommand } from "./commands/explorer.js";
 import { owedCommand } from "./commands/inspect.js";
 import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
@@ -59,7 +60,8 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(owedCommand(getRuntime))
     .addCommand(ownerCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
-    .addCommand(daemonCommand(getRuntime));
+    .addCommand(daemonCommand(getRuntime))
+    .addCommand(explorerCommand(getRuntime));
   configureAll(program, io);
   return program;
 }

@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { EXPLORER_PREFIX, explorerPlugin, type ExplorerOptions } from "../explorer/plugin.js";
 import { jwks } from "./keys.js";
 import { rawCidV1 } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
@@ -31,6 +32,8 @@ export interface ApiOptions {
   /** Fresh chain read of one market (the manual trigger checks the status). */
   readMarket: (market: `0x${string}`, marketId: bigint) => Promise<MarketOnChain>;
   secrets?: readonly string[];
+  /** Mounts the explorer web app at /explorer (reads the chain; bundles from this daemon's store first). */
+  explorer?: Omit<ExplorerOptions, "localBundle">;
 }
 
 /** Constant-time bearer check: compares SHA-256 digests, so neither content nor length leaks through timing. */
@@ -193,6 +196,8 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     req.log.info({ market, marketId: marketId.toString(10), action, state: job.state }, "manual resolution request");
     return reply.code(202).send({ action, job: jobView(job) });
   });
+
+  if (o.explorer) await app.register(explorerPlugin, { ...o.explorer, localBundle: (hash) => o.store.bundleByHash(hash), prefix: EXPLORER_PREFIX });
 
   return app;
 }

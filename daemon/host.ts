@@ -28,7 +28,7 @@ import type { AgoraAdapterConfig } from "../protocols/agora/adapter.js";
 import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
-import type { SafeHttpConfig } from "../workflow/http/index.js";
+import { createSafeHttpClient, type SafeHttpConfig } from "../workflow/http/index.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
 import { type DaemonConfigInput, parseDaemonConfig } from "./config.js";
 import { createLogger, type DaemonHandle, sanitizeError, startDaemon } from "./index.js";
@@ -75,6 +75,8 @@ export interface ResolverDaemonOptions {
   staggerMs?: number;
   /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
   publicUrl?: string;
+  /** A BettingMarket whose pools the explorer (/explorer) shows per market. */
+  explorerBetting?: Address;
   /** A dispute of our proposal: escalate (default) or concede. */
   onDispute?: "escalate" | "concede";
   watchIntervalMs?: number;
@@ -232,18 +234,30 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     return s;
   };
 
+  // The explorer's own client (bundles of other resolvers' proposals, https registration files), same destination policy.
+  const explorerHttp = createSafeHttpClient({ ...options.http, userAgent: "cresolver-explorer" });
   const handle = await startDaemon(daemonConfig, {
     ...(options.rpcUrl === undefined ? { publicClient: ctx.publicClient as unknown as PublicClient } : {}),
     seamsFor,
     logger,
     metrics,
+    explorer: {
+      ctx,
+      http: explorerHttp,
+      markets: markets.map((m) => (typeof m === "string" ? m : m.address) as Address),
+      ...(options.explorerBetting ? { betting: options.explorerBetting } : {}),
+    },
     registerApiPlugins: async (app, { signingKey: key }) => {
       signingKey = key;
       await mountAgoraEventStream(app, key, agoraEvents, issuer);
     },
+  }).catch(async (err: unknown) => {
+    await explorerHttp.close();
+    throw err;
   });
   if (handle.chainId !== ctx.chainId) {
     await handle.stop();
+    await explorerHttp.close();
     throw new Error(`the daemon's RPC is on chain ${handle.chainId} but the resolver's chain context is on chain ${ctx.chainId}`);
   }
 
@@ -254,7 +268,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       try {
         await handle.stop();
       } finally {
-        await Promise.allSettled([...seams.values()].map((s) => s.close()));
+        await Promise.allSettled([...seams.values()].map((s) => s.close()).concat(explorerHttp.close()));
       }
     })();
     return closing;

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { createPublicClient, http, type PublicClient } from "viem";
-import { buildApi } from "./api.js";
+import { buildApi, type ApiOptions } from "./api.js";
 import { type DaemonConfig, type MarketSeams, parseDaemonConfig } from "./config.js";
 import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { createLogger, sanitizeError } from "./log.js";
@@ -36,6 +36,8 @@ export interface DaemonDeps {
    * Called once the signing key is loaded and the API is built, before it listens and before any job runs:
    * mount extra routes/plugins (e.g. the Agora event stream) and pick up the signing key for the seams.
    */
+  /** Serve the explorer web app at /explorer with these chain reads (the API's store supplies the bundles). */
+  explorer?: ApiOptions["explorer"];
   registerApiPlugins?: (app: FastifyInstance, context: { signingKey: SigningKey; store: Store; chainId: number }) => Promise<void> | void;
 }
 
@@ -173,6 +175,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       onManual: () => runner.poke(),
       readMarket: (market, marketId) => seamsFor(market).read(marketId),
       secrets,
+      ...(deps.explorer ? { explorer: deps.explorer } : {}),
     });
     if (deps.registerApiPlugins) await deps.registerApiPlugins(api, { signingKey, store, chainId });
     await api.listen({ host: config.apiHost, port: config.apiPort });

@@ -8,6 +8,9 @@
  * events, not called directly — proposes a bonded verdict for both. Time moves past the dispute window, the
  * markets are finalized, and it prints each worker's answer, confidence, correctness against the final outcome
  * and reward, read back from the chain.
+ *
+ * `npm run demo:explore` (CRESOLVER_DEMO_EXPLORE=1) does the same, then keeps the chain and the daemon up and serves
+ * the explorer of the demo's markets (the daemon's /explorer) until Ctrl-C.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +39,8 @@ const STAKE = parseEther("0.05");
 /** The shortest dispute window the market allows (10 minutes): the demo moves chain time past it. */
 const DISPUTE_WINDOW = 600;
 const OUT_DIR = resolve("demo-output");
+/** Keep chain + daemon up after the run and serve the explorer until SIGINT/SIGTERM. */
+const EXPLORE = process.env.CRESOLVER_DEMO_EXPLORE === "1";
 
 const started = performance.now();
 const step = (message: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}`);
@@ -96,6 +101,7 @@ async function main(): Promise<void> {
       credentials,
       http: { allowLoopback: true }, // the demo's agents live on 127.0.0.1
       logLevel: "silent",
+      ...(deployment.contracts.BettingMarket ? { explorerBetting: deployment.contracts.BettingMarket.address } : {}),
     });
     cleanup.push(() => daemon.close());
     step(`  daemon API ${daemon.url} (JWKS ${daemon.jwksUrl})`);
@@ -167,6 +173,15 @@ async function main(): Promise<void> {
       console.log("");
     }
     step(`Done. Bundles are in ${OUT_DIR}; keccak256 of each file equals the market's on-chain bundleHash.`);
+    if (EXPLORE) {
+      console.log(`\nExplorer of the demo's markets: ${daemon.url}/explorer  (Ctrl-C to stop the chain and the daemon)`);
+      await new Promise<void>((done) => {
+        process.once("SIGINT", () => done());
+        process.once("SIGTERM", () => done());
+      });
+    } else {
+      console.log("\nTo browse these markets in the explorer (the chain lives in this process): npm run demo:explore");
+    }
   } finally {
     for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
   }

@@ -20,6 +20,8 @@ it("npm run demo proposes and finalizes two markets with five protocols and prin
   expect(r.stdout.match(/resolution: (YES|NO)\n/g)).toHaveLength(2);
   expect(r.stdout).toMatch(/RQ\/SQ\/AD +reward \+ stake back/);
   for (const protocol of ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"]) expect(r.stdout).toMatch(new RegExp(`#\\d+ ${protocol}-\\w+ +${protocol} +(YES|NO) @ \\d+% +\\d+ `));
+  // The one command that opens the explorer of the demo's markets.
+  expect(r.stdout).toMatch(/explorer \(the chain lives in this process\): npm run demo:explore\n/);
   const hashes = [...r.stdout.matchAll(/bundle: (0x[0-9a-f]{64})/g)].map((m) => m[1]);
   expect(hashes).toHaveLength(2);
   // The printed bundle files hash to the printed on-chain bundle hashes.

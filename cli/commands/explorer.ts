@@ -1,0 +1,77 @@
+/**
+ * `cresolver explorer`: the resolution explorer web app against any RPC, without a daemon. Markets from --market or
+ * the deployment file (its BettingMarket too); bundles from the proposals' bundleURIs. Runs until SIGINT/SIGTERM.
+ */
+import { Command } from "commander";
+import type { Address } from "viem";
+import { startExplorerServer, type ExplorerServer } from "../../explorer/server.js";
+import { parsePortFlag } from "../agent-auth.js";
+import { parseAddress } from "../config.js";
+import { CliError } from "../errors.js";
+import type { Runtime } from "../runtime.js";
+
+interface ExplorerFlags {
+  port: string;
+  host: string;
+  betting?: string;
+  allowLocalUrls?: boolean;
+}
+
+export function explorerCommand(runtime: () => Runtime): Command {
+  return new Command("explorer")
+    .description(
+      "Serve the resolution explorer (markets, resolution traces with an in-browser bundle hash check, agents' track records) for the market contract, reading the chain and the published bundles. Prints the URL; runs until SIGINT/SIGTERM.",
+    )
+    .option("--port <n>", "port (0 = ephemeral)", "8788")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--betting <address>", "BettingMarket whose pools to show (default: the deployment file's, if any)")
+    .option(
+      "--allow-local-urls",
+      "also fetch bundle and registration URIs on loopback/private addresses (a local daemon's publicUrl)",
+    )
+    .action(async (opts: ExplorerFlags) => {
+      const rt = runtime();
+      const port = parsePortFlag(opts.port, "--port");
+      const betting: Address | undefined =
+        opts.betting !== undefined
+          ? parseAddress(opts.betting, "--betting")
+          : (await rt.deployment({ required: false }))?.contracts.BettingMarket?.address;
+      const market = await rt.marketAddress();
+      const ctx = await rt.chain();
+      let server: ExplorerServer;
+      try {
+        server = await startExplorerServer({
+          ctx,
+          markets: [market],
+          fromBlock: await rt.marketFromBlock(),
+          host: opts.host,
+          port,
+          ...(betting !== undefined ? { betting } : {}),
+          ...(opts.allowLocalUrls ? { destinations: { allowLoopback: true, allowPrivate: true } } : {}),
+        });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new CliError(
+          `cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+          1,
+        );
+      }
+      rt.emit(
+        { url: server.url, market, chainId: ctx.chainId, ...(betting ? { betting } : {}) },
+        `explorer: ${server.url} (market ${market}, chain ${ctx.chainId})`,
+      );
+      await new Promise<void>((resolveStop) => {
+        const signal = rt.io.signal;
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          signal?.removeEventListener("abort", stop);
+          void server.close().finally(resolveStop);
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+        if (signal?.aborted) stop();
+        else signal?.addEventListener("abort", stop, { once: true });
+      });
+    });
+}

@@ -1,0 +1,272 @@
+/**
+ * The explorer's data layer: every chain read goes through workflow/chain (snapshot, lifecycle, track record,
+ * betting, ports); the published bundle comes from the daemon's store when it has it, else from the proposal's
+ * bundleURI through the guarded HTTP client (http/https only, capped, timed out). Nothing here renders HTML.
+ */
+import { getAddress, zeroAddress, type Address, type Hex } from "viem";
+import { reputationRegistryAbi } from "../workflow/chain/abis.js";
+import { betPosition } from "../workflow/chain/betting.js";
+import type { ChainContext } from "../workflow/chain/clients.js";
+import { toChainError } from "../workflow/chain/errors.js";
+import { getSeatResults, readMarket, type SeatResult } from "../workflow/chain/lifecycle.js";
+import { createChainPorts } from "../workflow/chain/ports.js";
+import { readMarketState, type MarketState } from "../workflow/chain/snapshot.js";
+import { readTrackRecord } from "../workflow/chain/track-record.js";
+import type { SafeHttpClient } from "../workflow/http/index.js";
+import { decodeAgentUri, DEFAULT_WORKER_PROTOCOL } from "../workflow/registration/index.js";
+
+/** Bundles larger than this are not fetched (the daemon's own are far smaller). */
+export const MAX_BUNDLE_BYTES = 2 * 1024 * 1024;
+export const BUNDLE_TIMEOUT_MS = 10_000;
+/** The newest markets listed per contract. */
+export const MAX_LISTED_MARKETS = 200;
+
+export interface ExplorerSource {
+  /** Read-only use: no write is ever sent. */
+  ctx: ChainContext;
+  /** ResolutionMarket contracts shown. */
+  markets: Address[];
+  /** A BettingMarket on the first market contract: its pools are shown per market. */
+  betting?: Address;
+  /** Exact bundle text by keccak256 (the daemon's store); checked before any URI is fetched. */
+  localBundle?: (hash: Hex) => string | undefined;
+  /** Fetches bundleURIs and registration files; without it only local bundles and data: URIs are read. */
+  http?: SafeHttpClient;
+  /** First block of log scans (deployment block). Default 0. */
+  fromBlock?: bigint;
+}
+
+export interface MarketRow {
+  market: Address;
+  id: bigint;
+  status: string;
+  question: string;
+  deadline: bigint;
+  pool: bigint;
+  /** "yes" / "no" / "invalid" once final; "proposed: yes" while a proposal waits; "" before. */
+  outcome: string;
+  disputeEndsAt: bigint;
+  /** "none", or "claimed <verdict> by <address>". */
+  dispute: string;
+  workers: { agentId: bigint; address: Address }[];
+}
+
+export function rowOf(s: MarketState): MarketRow {
+  const p = s.proposal;
+  const outcome =
+    s.statusName === "Resolved"
+      ? s.outcome
+        ? "yes"
+        : "no"
+      : s.statusName === "Invalid"
+        ? "invalid"
+        : p !== undefined && (s.statusName === "Proposed" || s.statusName === "Disputed")
+          ? `proposed: ${p.verdict}`
+          : "";
+  return {
+    market: s.market,
+    id: s.marketId,
+    status: s.statusName,
+    question: s.question,
+    deadline: s.deadline,
+    pool: s.rewardPool,
+    outcome,
+    disputeEndsAt: p?.disputeEndsAt ?? 0n,
+    dispute: p?.dispute ? `claimed ${p.dispute.claimed} by ${p.dispute.disputer}` : "none",
+    workers: s.workers.map((w) => ({ agentId: w.agentId, address: w.address })),
+  };
+}
+
+/** One market's row (the market page's live facts). */
+export async function marketRow(src: ExplorerSource, market: Address, id: bigint): Promise<MarketRow> {
+  return rowOf(await readMarketState(src.ctx, market, id, { reputation: false }));
+}
+
+/** The newest markets of every contract, newest first. */
+export async function listMarkets(src: ExplorerSource): Promise<MarketRow[]> {
+  const rows: MarketRow[] = [];
+  for (const market of src.markets) {
+    const count = await readMarket<bigint>(src.ctx, market, "marketCount");
+    const ids: bigint[] = [];
+    for (let id = count; id >= 1n && ids.length < MAX_LISTED_MARKETS; id--) ids.push(id);
+    const states = await Promise.all(ids.map((id) => readMarketState(src.ctx, market, id, { reputation: false })));
+    rows.push(...states.map(rowOf));
+  }
+  return rows;
+}
+
+export type BundleLoad =
+  | { state: "loaded"; text: string; source: "daemon store" | string }
+  | { state: "unavailable"; reason: string };
+
+/** The proposal's bundle: local store first, else its http(s) bundleURI through the guarded client. */
+export async function loadBundle(src: ExplorerSource, hash: Hex, uri: string): Promise<BundleLoad> {
+  if (/^0x0{64}$/.test(hash)) return { state: "unavailable", reason: "no bundle hash on chain yet" };
+  const local = src.localBundle?.(hash);
+  if (local !== undefined) return { state: "loaded", text: local, source: "daemon store" };
+  if (uri === "")
+    return {
+      state: "unavailable",
+      reason: "the proposal carries no bundleURI and this server does not hold the bundle",
+    };
+  if (!/^https?:\/\//i.test(uri)) return { state: "unavailable", reason: "only http(s) bundle URIs are fetched" };
+  if (src.http === undefined)
+    return { state: "unavailable", reason: "no HTTP client configured to fetch the bundleURI" };
+  try {
+    const text = await src.http.getText(uri, { maxBytes: MAX_BUNDLE_BYTES, timeoutMs: BUNDLE_TIMEOUT_MS });
+    return { state: "loaded", text, source: uri };
+  } catch (err) {
+    return {
+      state: "unavailable",
+      reason: `fetching the bundleURI failed: ${err instanceof Error ? err.message.split("\n")[0] : "error"}`,
+    };
+  }
+}
+
+export interface MarketDetail {
+  state: MarketState;
+  row: MarketRow;
+  seats: SeatResult[];
+  bundleHash: Hex;
+  bundleUri: string;
+  bundle: BundleLoad;
+  betting?: { yes: bigint; no: bigint; settlement: string };
+}
+
+export async function marketDetail(src: ExplorerSource, market: Address, id: bigint): Promise<MarketDetail> {
+  const state = await readMarketState(src.ctx, market, id);
+  const fromBlock = src.fromBlock ?? 0n;
+  const [seats, pool] = await Promise.all([
+    getSeatResults(src.ctx, market, id, fromBlock),
+    src.betting !== undefined && market === src.markets[0]
+      ? betPosition(src.ctx, src.betting, id, zeroAddress).catch(() => undefined)
+      : Promise.resolve(undefined),
+  ]);
+  const bundleHash = state.proposal?.bundleHash ?? state.bundleHash;
+  const bundleUri = state.proposal?.bundleURI ?? "";
+  const bundle = await loadBundle(src, bundleHash, bundleUri);
+  return {
+    state,
+    row: rowOf(state),
+    seats,
+    bundleHash,
+    bundleUri,
+    bundle,
+    ...(pool ? { betting: { yes: pool.pool.yes, no: pool.pool.no, settlement: pool.settlement } } : {}),
+  };
+}
+
+export interface AgentRow {
+  agentId: bigint;
+  addresses: Address[];
+  markets: number;
+}
+
+/** Agents seen in the listed markets' seats. */
+export function agentsOf(rows: MarketRow[]): AgentRow[] {
+  const byId = new Map<bigint, AgentRow>();
+  for (const r of rows) {
+    for (const w of r.workers) {
+      const a = byId.get(w.agentId) ?? { agentId: w.agentId, addresses: [], markets: 0 };
+      a.markets++;
+      if (!a.addresses.includes(w.address)) a.addresses.push(w.address);
+      byId.set(w.agentId, a);
+    }
+  }
+  return [...byId.values()].sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
+}
+
+/** One finalized market of the agent's track record, oldest first. */
+export interface TrackPoint {
+  key: string;
+  answer: string;
+  confidenceBps: number;
+  final: boolean | "invalid";
+  /** 1 right, 0 wrong, undefined when not scorable (invalid market or no yes/no answer). */
+  correct: number | undefined;
+  quality?: { resQuality: number; srcQuality: number; analysisDepth: number };
+}
+
+export interface AgentDetail {
+  agentId: bigint;
+  uri?: string;
+  /** The registration file's services (A2A first): what the pipeline picks its endpoint from. */
+  services: { name: string; endpoint: string; protocol: string }[];
+  name?: string;
+  active?: boolean;
+  registrationError?: string;
+  track: TrackPoint[];
+  summary: { tag: string; count: bigint; value: string }[];
+  summaryError?: string;
+}
+
+async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDetail["summary"]> {
+  const registry = await readMarket<Address>(src.ctx, src.markets[0], "reputationRegistry");
+  const out: AgentDetail["summary"] = [];
+  for (const tag of ["correctness", "quality"]) {
+    try {
+      const [count, value, decimals] = (await src.ctx.publicClient.readContract({
+        address: registry,
+        abi: reputationRegistryAbi,
+        functionName: "getSummary",
+        args: [agentId, src.markets, tag, ""],
+      })) as readonly [bigint, bigint, number];
+      const d = 10 ** Number(decimals);
+      out.push({ tag, count, value: count === 0n ? "—" : (Number(value) / d).toFixed(Math.min(2, Number(decimals))) });
+    } catch (error) {
+      throw toChainError(error, "ReputationRegistry.getSummary");
+    }
+  }
+  return out;
+}
+
+export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise<AgentDetail> {
+  const detail: AgentDetail = { agentId, services: [], track: [], summary: [] };
+  // Registration: tokenURI through the pipeline's own directory port, decoded and validated by workflow/registration.
+  try {
+    const uri = await createChainPorts({ ctx: src.ctx, marketAddress: src.markets[0] }).directory.agentURI(agentId);
+    if (uri === undefined) detail.registrationError = "no tokenURI in the identity registry";
+    else {
+      detail.uri = uri;
+      const file = await decodeAgentUri(uri, {
+        ...(src.http ? { fetcher: src.http.fetcher } : {}),
+        maxBytes: 256 * 1024,
+        timeoutMs: 10_000,
+      });
+      detail.name = file.name;
+      if (file.active === false) detail.active = false;
+      // Protocol absent = the default worker protocol (workflow/registration/endpoint.ts).
+      detail.services = file.services
+        .slice(0, 16)
+        .map((s) => ({ name: s.name, endpoint: s.endpoint, protocol: s.protocol ?? DEFAULT_WORKER_PROTOCOL }));
+    }
+  } catch (err) {
+    detail.registrationError = err instanceof Error ? err.message.split("\n")[0] : "unreadable registration";
+  }
+  try {
+    detail.summary = await summaryOf(src, agentId);
+  } catch (err) {
+    detail.summaryError = err instanceof Error ? err.message.split("\n")[0] : "unreadable";
+  }
+  for (const market of src.markets) {
+    const history = await readTrackRecord(src.ctx, market, { fromBlock: src.fromBlock ?? 0n });
+    for (const h of history) {
+      const a = h.answers.find((x) => x.agentId === agentId);
+      if (a === undefined) continue;
+      const id = BigInt(h.key.split(":").at(-1) ?? "0");
+      const seat = (await getSeatResults(src.ctx, market, id, src.fromBlock ?? 0n)).find((s) => s.agentId === agentId);
+      const scorable = h.final !== "invalid" && (a.answer === "yes" || a.answer === "no");
+      detail.track.push({
+        key: `${getAddress(market).slice(0, 8)}…#${id}`,
+        answer: a.answer,
+        confidenceBps: a.confidenceBps,
+        final: h.final,
+        correct: scorable ? Number((a.answer === "yes") === h.final) : undefined,
+        ...(seat
+          ? { quality: { resQuality: seat.resQuality, srcQuality: seat.srcQuality, analysisDepth: seat.analysisDepth } }
+          : {}),
+      });
+    }
+  }
+  return detail;
+}
