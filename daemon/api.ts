@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
+import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
 import { jwks } from "./keys.js";
 import { rawCidV1 } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
@@ -146,7 +147,7 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     return reply.send({
       job: jobView(job),
       bundle: latest
-        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, document: JSON.parse(latest.json) as unknown }
+        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, ...storedDocument(latest.json) }
         : null,
       bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
     });
@@ -195,4 +196,13 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
   });
 
   return app;
+}
+
+/** The stored bundle as a checked document; a bundle that fails the schema is still served, with the reason. */
+function storedDocument(json: string): { document: StoredBundleDocument | null; documentError?: string } {
+  try {
+    return { document: parseStoredBundle(json) };
+  } catch (e) {
+    return { document: null, documentError: e instanceof Error ? e.message : String(e) };
+  }
 }

@@ -7,11 +7,10 @@
  * replies, sources, review text, failure messages) to a halving limit until it fits. Deterministic: the same record
  * is always clipped the same way. Applied after ask (peers then see the capped text), challenge and review.
  */
-import { canonicalJson } from "../core/bundle.js";
+import { canonicalJson, MAX_BUNDLE_BYTES } from "../core/bundle.js";
 import type { WorkerFailure, WorkerRecord } from "../core/types.js";
 
-/** Largest bundle a resolver stores and serves (the daemon refuses bigger ones). */
-export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+export { MAX_BUNDLE_BYTES };
 /** Per-worker share: 100 seats × 64 KiB = 6.25 MiB, leaving room for the evaluation and the vote. */
 export const WORKER_SHARE_BYTES = 64 * 1024;
 const MAX_SOURCES = 32;

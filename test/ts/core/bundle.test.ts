@@ -1,6 +1,7 @@
 import { keccak256, toBytes } from "viem";
 import { describe, expect, it } from "vitest";
-import { buildBundle, bundleHash, canonicalJson, type BundleInput } from "../../../workflow/core/bundle.js";
+import { bundleHash, canonicalJson, type BundleInput } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { generateChallenges } from "../../../workflow/core/challenges.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import type { HistoryMarket, WorkerRecord } from "../../../workflow/core/types.js";

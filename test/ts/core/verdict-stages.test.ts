@@ -4,7 +4,7 @@ import { quorumStatus } from "../../../workflow/core/quorum.js";
 import type { HistoryMarket, MarketSnapshot } from "../../../workflow/core/types.js";
 import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { marketKey, readTrackRecord, resolveStage } from "../../../workflow/pipeline/07-resolve.js";
-import { bundleStage } from "../../../workflow/pipeline/09-bundle.js";
+import { bundleStage } from "../workflow/helpers/checked-bundle.js";
 import type { TrackRecordSource } from "../../../workflow/ports.js";
 import { answer, market, records } from "./fixtures.js";
 

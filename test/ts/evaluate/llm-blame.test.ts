@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import { DIMENSIONS, type EvaluationInput } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";

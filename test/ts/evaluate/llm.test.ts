@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIMENSIONS, type Dimension, type EvaluationInput } from "../../../workflow/core/types.js";
-import { buildBundle } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";

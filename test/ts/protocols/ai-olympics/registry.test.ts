@@ -1,7 +1,7 @@
 /** The adapter as the pipeline sees it: through defaultAdapters and the ask/challenge stages, into a bundle. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
-import { buildBundle } from "../../../../workflow/core/bundle.js";
+import { buildBundle } from "../../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../../workflow/core/quorum.js";
 import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
