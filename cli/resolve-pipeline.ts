@@ -90,7 +90,7 @@ export const defaultResolvePipeline: ResolvePipeline = async ({ marketId, ctx, m
         agentId: r.seat.agentId.toString(),
         determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
         confidence: r.answer?.confidence ?? null,
-        failure: (r.discoveryFailure ?? r.askFailure)?.kind ?? null,
+        failure: r.answer === undefined ? ((r.discoveryFailure ?? r.askFailure)?.kind ?? null) : null,
         report: run.proposal.reports[i],
       })),
     };

@@ -27,7 +27,7 @@ import { keccak256, stringToBytes } from "viem";
 import type { BundleDocument, BundleWorker } from "./bundle-schema.js";
 import type { QuorumStatus } from "./quorum.js";
 import { sanitizeString } from "./text.js";
-import { DIMENSIONS, type EvaluationResult, type Hex, type MarketSnapshot, type WorkerFailure, type WorkerRecord } from "./types.js";
+import { type AnsweredWorkerRecord, DIMENSIONS, type EvaluationResult, type Hex, isAnswered, type MarketSnapshot, type WorkerFailure, type WorkerRecord } from "./types.js";
 import type { VerdictDecision } from "./vote.js";
 
 export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
@@ -130,7 +130,7 @@ function failureDoc(f: WorkerFailure | undefined): BundleWorker["askFailure"] {
 
 /** Counts of the advisory reviews; undefined when nobody was asked (keeps review-less bundles as before). */
 function reviewSummary(records: ReadonlyArray<WorkerRecord>): BundleDocument["review"] {
-  const asked = records.filter((r) => r.review !== undefined || r.reviewFailure !== undefined);
+  const asked = records.filter(isAnswered).filter((r) => r.review !== undefined || r.reviewFailure !== undefined);
   if (asked.length === 0) return undefined;
   const approve = asked.filter((r) => r.review?.approve === true).length;
   const dissent = asked.filter((r) => r.review !== undefined && r.review.approve !== true).length;
@@ -168,37 +168,15 @@ export function buildBundle(input: BundleInput): Bundle {
   const workers = records.map((r, i): BundleWorker => {
     const ev = evalByAddr.get(r.seat.address.toLowerCase());
     const voter = voterBySeat.get(i);
-    const a = r.answer;
     return {
       seat: i,
       address: r.seat.address,
       agentId: dec(r.seat.agentId),
       stake: dec(r.seat.stake),
       endpoint: r.endpoint ? { url: sanitizeString(r.endpoint.url, 2_048), protocol: sanitizeString(r.endpoint.protocol, 100) } : undefined,
-      status: a ? "answered" : "no-answer",
-      discoveryFailure: failureDoc(r.discoveryFailure),
-      askFailure: failureDoc(r.askFailure),
-      answer: a
-        ? {
-            determination: a.determination === true,
-            confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
-            evidence: sanitizeString(String(a.evidence ?? "")),
-            sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
-            extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
-          }
-        : undefined,
-      challenges: r.challenges?.map((c) => sanitizeString(c)),
-      challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
-      challengeFailure: failureDoc(r.challengeFailure),
-      review: r.review
-        ? {
-            approve: r.review.approve === true,
-            conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
-            dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
-            extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
-          }
-        : undefined,
-      reviewFailure: failureDoc(r.reviewFailure),
+      ...(r.answer === undefined
+        ? { status: "no-answer" as const, discoveryFailure: failureDoc(r.discoveryFailure), askFailure: failureDoc(r.askFailure) }
+        : answeredDoc(r)),
       evaluation: ev
         ? {
             dimensions: dimensionsDoc(ev.dimensions),
@@ -275,6 +253,33 @@ export function buildBundle(input: BundleInput): Bundle {
   };
   const json = canonicalJson(document);
   return { document: JSON.parse(json) as BundleDocument, json, hash: bundleHash(json) };
+}
+
+/** The answer, challenge and review parts of an answered seat. */
+function answeredDoc(r: AnsweredWorkerRecord) {
+  const a = r.answer;
+  return {
+    status: "answered" as const,
+    answer: {
+      determination: a.determination === true,
+      confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
+      evidence: sanitizeString(String(a.evidence ?? "")),
+      sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
+      extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
+    },
+    challenges: r.challenges?.map((c) => sanitizeString(c)),
+    challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+    challengeFailure: failureDoc(r.challengeFailure),
+    review: r.review
+      ? {
+          approve: r.review.approve === true,
+          conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+          dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
+          extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
+        }
+      : undefined,
+    reviewFailure: failureDoc(r.reviewFailure),
+  } satisfies Partial<BundleWorker>;
 }
 
 function dimensionsDoc(dimensions: EvaluationResult["evaluations"][number]["dimensions"]): NonNullable<BundleWorker["evaluation"]>["dimensions"] {

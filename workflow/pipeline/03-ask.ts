@@ -4,14 +4,14 @@
  * caught here too, so one broken worker or adapter can never stop the run.
  */
 import type { AdapterRegistry } from "../adapters/registry.js";
-import type { AskRequest, CallResult, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
+import type { AskRequest, CallResult, DiscoveredWorkerRecord, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
 import { errorName } from "./errors.js";
 
-export async function askStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
+export async function askStage(market: MarketSnapshot, records: readonly DiscoveredWorkerRecord[], adapters: AdapterRegistry): Promise<WorkerRecord[]> {
   const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
   return Promise.all(
     records.map(async (record): Promise<WorkerRecord> => {
-      if (record.endpoint === undefined) return { ...record };
+      if (!("endpoint" in record)) return { ...record };
       const adapter = adapters.get(record.endpoint.protocol);
       if (adapter === undefined) {
         return { ...record, askFailure: { kind: "unsupported-protocol", message: `no adapter for protocol "${record.endpoint.protocol.slice(0, 60)}"` } };

@@ -15,7 +15,7 @@ export async function challengeStage(market: MarketSnapshot, records: readonly W
   return Promise.all(
     records.map(async (record): Promise<WorkerRecord> => {
       const challenges = record.answer !== undefined ? byAddress.get(record.seat.address) : undefined;
-      if (challenges === undefined || record.endpoint === undefined || record.answer === undefined) return { ...record };
+      if (challenges === undefined || record.answer === undefined) return { ...record };
       const adapter = adapters.get(record.endpoint.protocol);
       if (adapter === undefined) {
         return { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } };

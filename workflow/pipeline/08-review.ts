@@ -12,7 +12,7 @@
  */
 import type { AdapterRegistry } from "../adapters/registry.js";
 import { canonicalJson } from "../core/bundle.js";
-import type { CallResult, MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
+import { type CallResult, isAnswered, type MarketSnapshot, type PeerFinding, type ReviewProposal, type ReviewVerdict, type WorkerRecord } from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";
 import { errorName } from "./errors.js";
 
@@ -21,9 +21,9 @@ export function reviewProposal(market: MarketSnapshot, records: readonly WorkerR
   if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
   const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
   const findings = records
-    .filter((r) => r.answer !== undefined)
+    .filter(isAnswered)
     .map((r): PeerFinding => {
-      const a = r.answer!;
+      const a = r.answer;
       return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
     })
     .map((finding) => ({ finding, key: canonicalJson(finding) }))
@@ -47,7 +47,7 @@ export async function reviewStage(
   if (proposal === undefined) return records.map((r) => ({ ...r }));
   return Promise.all(
     records.map(async (record): Promise<WorkerRecord> => {
-      if (record.answer === undefined || record.endpoint === undefined) return { ...record };
+      if (record.answer === undefined) return { ...record };
       const adapter = adapters.get(record.endpoint.protocol);
       if (adapter?.review === undefined) return { ...record };
       let result: CallResult<ReviewVerdict>;

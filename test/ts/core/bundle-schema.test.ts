@@ -10,6 +10,7 @@ import { fallbackInvalidBundle } from "../../../daemon/proposals.js";
 import type { JobRow } from "../../../daemon/store.js";
 import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { answer, market, records } from "./fixtures.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 function fullBundle() {
   const m = market(4);
@@ -19,7 +20,7 @@ function fullBundle() {
     const c = ch.get(r.seat.address);
     if (c) Object.assign(r, { challenges: c, challengeReplies: c.map((q) => `Reply: ${q.slice(0, 20)}`) });
   }
-  const evaluation = rubricEvaluate({ market: m, workers: recs });
+  const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
   const decision = decideVerdict({ agentIds: m.workers.map((w) => w.agentId), reports: reportsOf(recs, evaluation), history: [] });
   return buildBundle({ market: m, records: recs, quorum: quorumStatus(4, 3), evaluation, decision, extra: { pipeline: "test" } });
 }

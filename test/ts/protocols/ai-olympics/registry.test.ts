@@ -11,6 +11,7 @@ import { startAgent, stopAll } from "../../agents/helpers.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
 import { request, SECRET } from "./helpers.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
+import type { DiscoveredWorkerRecord } from "../../../../workflow/core/types.js";
 
 describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
   let http: SafeHttpClient;
@@ -56,7 +57,7 @@ describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
     const registry = createAdapterRegistry(defaultAdapters({ http, credentials: creds, aiOlympics: { actionHttp, turnTimeoutMs: 5_000 } }));
     const run = async () => {
       const m = market();
-      const records: WorkerRecord[] = m.workers.map((seat, i) => ({ seat, endpoint: { url: urls[i], protocol: "ai-olympics" } }));
+      const records: DiscoveredWorkerRecord[] = m.workers.map((seat, i) => ({ seat, endpoint: { url: urls[i], protocol: "ai-olympics" } }));
       const asked = await askStage(m, records, registry);
       const challenged = await challengeStage(m, asked, registry);
       return { challenged, bundle: buildBundle({ market: m, records: challenged, quorum: quorumStatus(3, challenged.filter((r) => r.answer).length) }) };

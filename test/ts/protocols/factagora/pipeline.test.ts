@@ -13,6 +13,7 @@ import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
 import { startAgent, stopAll } from "../../agents/helpers.js";
 import type { TestServer } from "../../workflow/helpers/servers.js";
 import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
+import type { DiscoveredWorkerRecord } from "../../../../workflow/core/types.js";
 
 describe("factagora workers in the pipeline stages", () => {
   let http: SafeHttpClient;
@@ -44,7 +45,7 @@ describe("factagora workers in the pipeline stages", () => {
       { url: `${fa.url}/webhook`, protocol: "factagora" },
       { url: `${neutral.url}/webhook`, protocol: "factagora" },
     ];
-    const records: WorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
+    const records: DiscoveredWorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
     const adapters = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }) }));
 
     const asked = await askStage(market, records, adapters);
