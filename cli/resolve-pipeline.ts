@@ -36,7 +36,7 @@ export interface ResolveOptions {
   /** Evaluator kind (the LLM one reads its endpoint from the environment). */
   evaluator: "rubric" | "llm";
   /** Per-agent secrets (Factagora bearer tokens, AI Olympics HMAC secrets), keyed by agent id. */
-  credentials?: Record<string, BoundAgentCredentials>;
+  credentials?: Record<string, BoundAgentCredentials> | undefined;
 }
 
 /** What the workflow decided: the verdict to propose, and why (failed workers, invalid reason). */

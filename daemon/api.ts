@@ -24,7 +24,7 @@ export interface ApiOptions {
   logger: Logger;
   chainId: number;
   markets: `0x${string}`[];
-  apiToken?: string;
+  apiToken?: string | undefined;
   pollIntervalMs: number;
   triggerStatus: () => TriggerStatus;
   /** A manual request was recorded: wake the runner. */

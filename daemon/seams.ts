@@ -30,7 +30,7 @@ export interface PipelineSeamsConfig {
   market: Address;
   identityRegistry?: Address;
   http?: SafeHttpConfig;
-  credentials?: CredentialStore;
+  credentials?: CredentialStore | undefined;
   agora?: AgoraRegistryConfig["agora"];
   evaluator?: EvaluatorConfig;
   resolveTimeoutMs?: number;

@@ -53,7 +53,6 @@ import type {
   Evaluator,
   EvaluatorIdentity,
   MarketSnapshot,
-  WorkerAnswer,
   WorkerEvaluation,
   AnsweredWorkerRecord,
   WorkerRecord,
