@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
 import { createChainJob } from "./helpers/job.js";
-import { startTestChain, STAKE, STATUS, waitFor, getJson, marketAbi, type TestChain } from "./helpers/chain.js";
+import { startTestChain, STAKE, STATUS, waitFor, marketAbi, type TestChain } from "./helpers/chain.js";
 import { API_TOKEN, rpcClient, startTestDaemon, tempDbPath, type TestDaemon } from "./helpers/daemon.js";
 
 /** The contract's default dispute window (1 day) plus a margin. */

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createCresolverAdapter } from "../../../workflow/adapters/cresolver.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "../../../workflow/chain/gas.js";
 import { buildBundle } from "./helpers/checked-bundle.js";
-import type { WorkerRecord, WorkerReport } from "../../../workflow/core/types.js";
+import type { WorkerReport } from "../../../workflow/core/types.js";
 import { withAbortSignal } from "../../../workflow/http/abort.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { capWorkerShare, MAX_BUNDLE_BYTES, recordBytes, WORKER_SHARE_BYTES } from "../../../workflow/pipeline/cap.js";

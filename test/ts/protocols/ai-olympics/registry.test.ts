@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
 import { buildBundle } from "../../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../../workflow/core/quorum.js";
-import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
+import type { MarketSnapshot } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../workflow/adapters/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
-import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
+import type { MarketSnapshot } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { quorumStage } from "../../../../workflow/pipeline/04-quorum.js";
