@@ -25,7 +25,7 @@ const NAMES = [
   "ReputationRegistryUpgradeable",
 ] as const;
 type Name = (typeof NAMES)[number];
-type Artifact = { abi: Abi; bytecode: Hex; buildInfoId?: string };
+type Artifact = { abi: Abi; bytecode: Hex; buildInfoId?: string | undefined };
 
 export type Provenance = {
   repository: string;

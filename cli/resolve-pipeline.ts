@@ -39,7 +39,7 @@ export interface ResolveOptions {
   /** Evaluator kind (the LLM one reads its endpoint from the environment). */
   evaluator: "rubric" | "llm";
   /** Per-agent secrets (Factagora bearer tokens, AI Olympics HMAC secrets), keyed by agent id. */
-  credentials?: Record<string, BoundAgentCredentials>;
+  credentials?: Record<string, BoundAgentCredentials> | undefined;
 }
 
 /** What the workflow decided: the verdict to propose, and why (failed workers, invalid reason). */
@@ -104,7 +104,7 @@ export const createResolvePipeline = (deadlines: ResolveDeadlines = {}): Resolve
         agentId: r.seat.agentId.toString(),
         determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
         confidence: r.answer?.confidence ?? null,
-        failure: (r.discoveryFailure ?? r.askFailure)?.kind ?? null,
+        failure: r.answer === undefined ? ((r.discoveryFailure ?? r.askFailure)?.kind ?? null) : null,
         report: run.proposal.reports[i],
       })),
     };

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { EXPLORER_PREFIX, explorerPlugin, type ExplorerOptions } from "../explorer/plugin.js";
+import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
 import { jwks } from "./keys.js";
 import { rawCidV1 } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
@@ -24,7 +25,7 @@ export interface ApiOptions {
   logger: Logger;
   chainId: number;
   markets: `0x${string}`[];
-  apiToken?: string;
+  apiToken?: string | undefined;
   pollIntervalMs: number;
   triggerStatus: () => TriggerStatus;
   /** A manual request was recorded: wake the runner. */
@@ -149,7 +150,7 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     return reply.send({
       job: jobView(job),
       bundle: latest
-        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, document: JSON.parse(latest.json) as unknown }
+        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, ...storedDocument(latest.json) }
         : null,
       bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
     });
@@ -200,4 +201,13 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
   if (o.explorer) await app.register(explorerPlugin, { ...o.explorer, localBundle: (hash) => o.store.bundleByHash(hash), prefix: EXPLORER_PREFIX });
 
   return app;
+}
+
+/** The stored bundle as a checked document; a bundle that fails the schema is still served, with the reason. */
+function storedDocument(json: string): { document: StoredBundleDocument | null; documentError?: string } {
+  try {
+    return { document: parseStoredBundle(json) };
+  } catch (e) {
+    return { document: null, documentError: e instanceof Error ? e.message : String(e) };
+  }
 }

@@ -3,6 +3,8 @@
  * the bundle URI, the fallback bundle of an invalid proposal without a run, the stored payload.
  */
 import { keccak256, stringToBytes } from "viem";
+import { DAEMON_INVALID_SCHEMA } from "../workflow/core/bundle.js";
+import type { DaemonInvalidDocument } from "../workflow/core/bundle-schema.js";
 import type { Hex } from "../workflow/core/types.js";
 import type { MarketOnChain, Verdict } from "./config.js";
 import type { FinishUpdate, JobRow } from "./store.js";
@@ -10,12 +12,12 @@ import type { FinishUpdate, JobRow } from "./store.js";
 /** The small document the daemon proposes invalid with when no run produced a bundle. */
 export function fallbackInvalidBundle(job: JobRow, reason: string): { json: string; hash: Hex } {
   // Keys in sorted order, plain strings only: canonical JSON as workflow/core/bundle.ts defines it.
-  const doc = {
+  const doc: DaemonInvalidDocument = {
     chainId: job.chainId,
     market: job.market,
     marketId: job.marketId.toString(10),
     reason,
-    schema: "cresolver.daemon-invalid.v1",
+    schema: DAEMON_INVALID_SCHEMA,
   };
   const json = JSON.stringify(doc);
   return { json, hash: keccak256(stringToBytes(json)) };

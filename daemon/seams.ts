@@ -30,7 +30,7 @@ export interface PipelineSeamsConfig {
   market: Address;
   identityRegistry?: Address;
   http?: SafeHttpConfig;
-  credentials?: CredentialStore;
+  credentials?: CredentialStore | undefined;
   agora?: AgoraRegistryConfig["agora"];
   evaluator?: EvaluatorConfig;
   resolveTimeoutMs?: number;
@@ -53,7 +53,7 @@ function recordCalls(records: readonly WorkerRecord[], record: NonNullable<Pipel
     const protocol = r.endpoint?.protocol;
     if (protocol === undefined) continue;
     if (r.askLatencyMs !== undefined) record(protocol, r.askLatencyMs, r.answer !== undefined);
-    if (r.challengeLatencyMs !== undefined) record(protocol, r.challengeLatencyMs, r.challengeFailure === undefined);
+    if (r.answer !== undefined && r.challengeLatencyMs !== undefined) record(protocol, r.challengeLatencyMs, r.challengeFailure === undefined);
   }
 }
 

@@ -154,7 +154,7 @@ export interface RequestedEvent {
   blockNumber: number;
   txHash: string | null;
   /** Earliest first run (ms since epoch); default now. */
-  notBefore?: number;
+  notBefore?: number | undefined;
 }
 
 export interface DisputedEvent {

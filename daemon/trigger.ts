@@ -44,7 +44,7 @@ export interface TriggerStatus {
   lastPollOkAt?: number;
   lastError?: string;
   consecutiveErrors: number;
-  markets: { market: string; lastProcessedBlock?: number; lag?: number }[];
+  markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[];
 }
 
 export class Trigger {

@@ -15,6 +15,9 @@ import { marketKey, resolveStage } from "../../workflow/pipeline/07-resolve.js";
 import { bundleStage } from "../../workflow/pipeline/09-bundle.js";
 import type { TrackRecordSource } from "../../workflow/ports.js";
 import { decideResolution as decideResolutionV1 } from "./frozen-vote-v1.js";
+
+/** The simulated agents speak the default protocol (the rubric scores them as such). */
+const SIM_ENDPOINT = { url: "https://agent.invalid/", protocol: "cresolver" };
 import { createRng } from "./prng.js";
 import type { Scenario } from "./scenarios.js";
 import { evidenceFor } from "./text.js";
@@ -118,7 +121,7 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
       const right = a.kind === "honest" ? r.chance(a.accuracy) : false;
       const determination = right ? truth : !truth;
       const confidence = a.kind === "honest" ? Math.min(0.99, Math.max(0.5, a.accuracy + 0.05 * r.normal())) : 0.95;
-      return { seat: market.workers[s], answer: { determination, confidence, ...evidenceFor(a.style, determination, i, r) } };
+      return { seat: market.workers[s], endpoint: SIM_ENDPOINT, answer: { determination, confidence, ...evidenceFor(a.style, determination, i, r) } };
     });
     const quorum = quorumStatus(market.workers.length, records.length);
     const evaluation = await evaluateStage(market, records, evaluator);

@@ -5,6 +5,7 @@
  */
 import { newTestRuntime, test } from "@chainlink/cre-sdk/test";
 import { describe, expect } from "vitest";
+import { parseBundle } from "../../workflow/core/bundle-schema.js";
 import { buildRegistrationFile } from "../../workflow/registration/codec.js";
 import { createBudget } from "../resolution/budget.js";
 import { configSchema } from "../resolution/config.js";
@@ -50,7 +51,9 @@ describe("CRE workflow (SDK test runtime)", () => {
     const log = installMocks(market, agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.9, "b"), brokenAgent("500"), brokenAgent("not-json")]));
     const { summary } = await runHandler(testConfig(market), requestLog(market));
     expect(summary.status).toBe("proposed");
-    const bundle = JSON.parse(summary.bundle!) as { workers: { failure?: { kind: string; message: string } }[] };
+    // The DON's bundle is a valid resolution bundle: failed seats carry their ask failure.
+    const bundle = parseBundle(summary.bundle!);
+    expect(bundle.workers.map((w) => w.askFailure?.kind)).toEqual([undefined, undefined, "http-status", "invalid-response"]);
     const text = JSON.stringify(bundle);
     expect(text).toContain("https://agent-3.example/a2a/resolve answered 500");
     expect(text).toContain('https://agent-4.example/a2a/resolve replied with content-type \\"text/html\\", not JSON');

@@ -12,9 +12,9 @@ import type { WorkerFailure } from "../core/types.js";
 
 export interface AgentCredentials {
   /** Sent as `Authorization: Bearer <token>`. */
-  bearerToken?: string;
+  bearerToken?: string | undefined;
   /** Key for HMAC-SHA256 request signatures. */
-  hmacSecret?: string;
+  hmacSecret?: string | undefined;
 }
 
 /** Credentials plus the only origin they may be sent to, e.g. "https://agent.example:8443". */

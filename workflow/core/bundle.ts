@@ -24,12 +24,17 @@
  * `BundleInput.extra`, which makes it part of the deterministic input.
  */
 import { keccak256, stringToBytes } from "viem";
+import type { BundleDocument, BundleWorker } from "./bundle-schema.js";
 import type { QuorumStatus } from "./quorum.js";
 import { sanitizeString } from "./text.js";
-import type { EvaluationResult, Hex, MarketSnapshot, WorkerFailure, WorkerRecord } from "./types.js";
+import { type AnsweredWorkerRecord, DIMENSIONS, type EvaluationResult, type Hex, isAnswered, type MarketSnapshot, type WorkerFailure, type WorkerRecord } from "./types.js";
 import type { VerdictDecision } from "./vote.js";
 
 export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
+/** The small document the daemon proposes invalid with when no run produced a bundle (daemon/proposals.ts). */
+export const DAEMON_INVALID_SCHEMA = "cresolver.daemon-invalid.v1";
+/** Largest bundle a resolver stores and serves (the daemon refuses bigger ones). */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 
 /** Serializes a JSON-like value canonically (see module doc). Throws TypeError on non-JSON input. */
 export function canonicalJson(value: unknown): string {
@@ -117,13 +122,15 @@ export function sanitizeJsonValue(v: unknown, depth = 0): unknown {
   }
 }
 
-function failureDoc(f: WorkerFailure | undefined): unknown {
+const dec = (n: bigint): string => n.toString(10);
+
+function failureDoc(f: WorkerFailure | undefined): BundleWorker["askFailure"] {
   return f ? { kind: f.kind, message: sanitizeString(String(f.message ?? ""), 1_000) } : undefined;
 }
 
 /** Counts of the advisory reviews; undefined when nobody was asked (keeps review-less bundles as before). */
-function reviewSummary(records: ReadonlyArray<WorkerRecord>): unknown {
-  const asked = records.filter((r) => r.review !== undefined || r.reviewFailure !== undefined);
+function reviewSummary(records: ReadonlyArray<WorkerRecord>): BundleDocument["review"] {
+  const asked = records.filter(isAnswered).filter((r) => r.review !== undefined || r.reviewFailure !== undefined);
   if (asked.length === 0) return undefined;
   const approve = asked.filter((r) => r.review?.approve === true).length;
   const dissent = asked.filter((r) => r.review !== undefined && r.review.approve !== true).length;
@@ -144,8 +151,8 @@ export interface BundleInput {
 }
 
 export interface Bundle {
-  /** The document as plain JSON data (what `json` serializes). */
-  document: Record<string, unknown>;
+  /** The document as plain JSON data (what `json` serializes); its shape is core/bundle-schema.ts. */
+  document: BundleDocument;
   /** Canonical JSON text. */
   json: string;
   /** keccak256(utf8(json)). */
@@ -158,51 +165,27 @@ export function buildBundle(input: BundleInput): Bundle {
   const evalByAddr = new Map((evaluation?.evaluations ?? []).map((e) => [e.address.toLowerCase(), e]));
   const voterBySeat = new Map((decision?.voters ?? []).map((v) => [v.seat, v]));
 
-  const workers = records.map((r, i) => {
+  const workers = records.map((r, i): BundleWorker => {
     const ev = evalByAddr.get(r.seat.address.toLowerCase());
     const voter = voterBySeat.get(i);
-    const a = r.answer;
     return {
       seat: i,
       address: r.seat.address,
-      agentId: r.seat.agentId,
-      stake: r.seat.stake,
+      agentId: dec(r.seat.agentId),
+      stake: dec(r.seat.stake),
       endpoint: r.endpoint ? { url: sanitizeString(r.endpoint.url, 2_048), protocol: sanitizeString(r.endpoint.protocol, 100) } : undefined,
-      status: a ? "answered" : "no-answer",
-      discoveryFailure: failureDoc(r.discoveryFailure),
-      askFailure: failureDoc(r.askFailure),
-      answer: a
-        ? {
-            determination: a.determination === true,
-            confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
-            evidence: sanitizeString(String(a.evidence ?? "")),
-            sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
-            extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
-          }
-        : undefined,
-      challenges: r.challenges?.map((c) => sanitizeString(c)),
-      challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
-      challengeFailure: failureDoc(r.challengeFailure),
-      review: r.review
-        ? {
-            approve: r.review.approve === true,
-            conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
-            dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
-            extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
-          }
-        : undefined,
-      reviewFailure: failureDoc(r.reviewFailure),
+      ...(r.answer === undefined
+        ? { status: "no-answer" as const, discoveryFailure: failureDoc(r.discoveryFailure), askFailure: failureDoc(r.askFailure) }
+        : answeredDoc(r)),
       evaluation: ev
         ? {
-            dimensions: Object.fromEntries(
-              Object.entries(ev.dimensions).map(([k, d]) => [k, { score: d.score, explanation: sanitizeString(d.explanation, 2_000) }]),
-            ),
+            dimensions: dimensionsDoc(ev.dimensions),
             aggregate: { ...ev.aggregate },
             fallbackReason: ev.fallbackReason !== undefined ? sanitizeString(ev.fallbackReason, 1_000) : undefined,
           }
         : undefined,
       report: decision ? { ...decision.reports[i] } : undefined,
-      rewardWeight: decision?.rewardWeights ? decision.rewardWeights[i] : undefined,
+      rewardWeight: decision?.rewardWeights ? dec(decision.rewardWeights[i]) : undefined,
       vote: voter
         ? {
             history: voter.history,
@@ -210,19 +193,19 @@ export function buildBundle(input: BundleInput): Bundle {
             calibratedAccuracy: voter.calibratedAccuracy,
             weight: voter.weight,
             unproven: voter.unproven,
-            cloneGroup: voter.cloneGroup,
+            cloneGroup: voter.cloneGroup === undefined ? undefined : dec(voter.cloneGroup),
             excludedReason: voter.excludedReason,
           }
         : undefined,
     };
   });
 
-  const document: Record<string, unknown> = {
+  const document: BundleDocument = {
     schema: BUNDLE_SCHEMA,
     market: {
       chainId: market.chainId,
       marketAddress: market.marketAddress,
-      marketId: market.marketId,
+      marketId: dec(market.marketId),
       question: sanitizeString(market.question),
       deadline: market.deadline,
       context: sanitizeString(market.context ?? ""),
@@ -243,18 +226,18 @@ export function buildBundle(input: BundleInput): Bundle {
           thresholdBps: decision.thresholdBps,
           quorum: { ...decision.quorum },
           bloc: { ...decision.bloc },
-          rewardWeights: decision.rewardWeights ?? undefined,
+          rewardWeights: decision.rewardWeights?.map(dec),
         }
       : undefined,
     estimates: decision
       ? {
           agents: decision.estimate.agents.map((a) => ({
-            agentId: a.agentId,
+            agentId: dec(a.agentId),
             count: a.count,
             right: a.right,
             accuracy: a.accuracy,
             calibration: a.calibration.map((b) => ({ ...b })),
-            cloneGroup: a.cloneGroup,
+            cloneGroup: a.cloneGroup === undefined ? undefined : dec(a.cloneGroup),
           })),
           markets: decision.estimate.markets,
           answers: decision.estimate.answers,
@@ -269,5 +252,39 @@ export function buildBundle(input: BundleInput): Bundle {
     extra: input.extra !== undefined ? sanitizeJsonValue(input.extra) : undefined,
   };
   const json = canonicalJson(document);
-  return { document: JSON.parse(json) as Record<string, unknown>, json, hash: bundleHash(json) };
+  return { document: JSON.parse(json) as BundleDocument, json, hash: bundleHash(json) };
+}
+
+/** The answer, challenge and review parts of an answered seat. */
+function answeredDoc(r: AnsweredWorkerRecord) {
+  const a = r.answer;
+  return {
+    status: "answered" as const,
+    answer: {
+      determination: a.determination === true,
+      confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
+      evidence: sanitizeString(String(a.evidence ?? "")),
+      sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
+      extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
+    },
+    challenges: r.challenges?.map((c) => sanitizeString(c)),
+    challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+    challengeFailure: failureDoc(r.challengeFailure),
+    review: r.review
+      ? {
+          approve: r.review.approve === true,
+          conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
+          dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
+          extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
+        }
+      : undefined,
+    reviewFailure: failureDoc(r.reviewFailure),
+  } satisfies Partial<BundleWorker>;
+}
+
+function dimensionsDoc(dimensions: EvaluationResult["evaluations"][number]["dimensions"]): NonNullable<BundleWorker["evaluation"]>["dimensions"] {
+  const out = {} as NonNullable<BundleWorker["evaluation"]>["dimensions"];
+  // Every dimension, in the fixed order (canonical JSON sorts keys anyway).
+  for (const k of DIMENSIONS) out[k] = { score: dimensions[k].score, explanation: sanitizeString(dimensions[k].explanation, 2_000) };
+  return out;
 }

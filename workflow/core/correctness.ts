@@ -12,7 +12,7 @@
  *   correct answer's share by at most 1.5× (600..900).
  */
 import { toIntScore } from "./aggregate.js";
-import type { AnswerKind, WorkerEvaluation, WorkerRecord, WorkerReport } from "./types.js";
+import type { AnswerKind, AnsweredWorkerRecord, FailedWorkerRecord, WorkerEvaluation, WorkerReport } from "./types.js";
 
 export const BPS = 10_000;
 export const MIN_CONFIDENCE_BPS = 5_000;
@@ -71,9 +71,9 @@ export function confidenceToBps(confidence: number): number {
  * its evaluation (0 when it was not evaluated); an "abstained" failure → abstained; anything else → failed.
  * Scores and confidence are 0 unless the seat answered, as the contract requires.
  */
-export function reportFromRecord(record: Pick<WorkerRecord, "answer" | "askFailure">, evaluation?: Pick<WorkerEvaluation, "aggregate">): WorkerReport {
-  const a = record.answer;
-  if (a !== undefined) {
+export function reportFromRecord(record: Pick<AnsweredWorkerRecord, "answer"> | Pick<FailedWorkerRecord, "answer" | "askFailure">, evaluation?: Pick<WorkerEvaluation, "aggregate">): WorkerReport {
+  if (record.answer !== undefined) {
+    const a = record.answer;
     const agg = evaluation?.aggregate;
     return {
       answer: a.determination === true ? "yes" : "no",

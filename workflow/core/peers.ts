@@ -4,15 +4,16 @@
  * reveals nothing about who joined when.
  */
 import { canonicalJson } from "./bundle.js";
-import type { Address, PeerFinding, WorkerRecord } from "./types.js";
+import { type Address, isAnswered, type PeerFinding, type WorkerRecord } from "./types.js";
 
 /** Every answering worker's finding except `self`'s, stripped of identity and extras, in canonical order. */
 export function peerFindings(records: readonly WorkerRecord[], self: Address): PeerFinding[] {
   const me = self.toLowerCase();
   return records
-    .filter((r) => r.answer !== undefined && r.seat.address.toLowerCase() !== me)
+    .filter(isAnswered)
+    .filter((r) => r.seat.address.toLowerCase() !== me)
     .map((r): PeerFinding => {
-      const a = r.answer!;
+      const a = r.answer;
       return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
     })
     .map((finding) => ({ finding, key: canonicalJson(finding) }))

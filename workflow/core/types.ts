@@ -150,14 +150,41 @@ export interface WorkerProtocolAdapter {
   review?(endpoint: WorkerEndpoint, seat: WorkerSeat, proposal: ReviewProposal): Promise<CallResult<ReviewVerdict>>;
 }
 
-/** Everything known about one worker after ask and challenge. */
-export interface WorkerRecord {
+/**
+ * One worker's record as the stages fill it in, discriminated by `answer`: discover → a pending record (endpoint
+ * known) or a failed one; ask → `AnsweredWorkerRecord` or `FailedWorkerRecord`; challenge and review add their
+ * (optional) results to answered records only. `record.answer !== undefined` narrows a WorkerRecord.
+ */
+export type WorkerRecord = FailedWorkerRecord | AnsweredWorkerRecord;
+/** What the discover stage hands to ask: an endpoint, or why there is none. */
+export type DiscoveredWorkerRecord = { seat: WorkerSeat; endpoint: WorkerEndpoint } | { seat: WorkerSeat; discoveryFailure: WorkerFailure };
+
+/** No usable answer: discovery failed (no endpoint), the ask failed, or the worker abstained. */
+export interface FailedWorkerRecord {
   seat: WorkerSeat;
   endpoint?: WorkerEndpoint;
   discoveryFailure?: WorkerFailure;
-  answer?: WorkerAnswer;
   askFailure?: WorkerFailure;
   askLatencyMs?: number;
+  // What only an answered record carries, never set here (reading it on any record gives undefined).
+  answer?: undefined;
+  challenges?: undefined;
+  challengeReplies?: undefined;
+  challengeFailure?: undefined;
+  challengeLatencyMs?: undefined;
+  review?: undefined;
+  reviewFailure?: undefined;
+  reviewLatencyMs?: undefined;
+}
+
+/** Answered the ask; challenge and review results are added as those stages run. */
+export interface AnsweredWorkerRecord {
+  seat: WorkerSeat;
+  endpoint: WorkerEndpoint;
+  answer: WorkerAnswer;
+  askLatencyMs?: number;
+  discoveryFailure?: undefined;
+  askFailure?: undefined;
   challenges?: string[];
   /** Same length as `challenges` when the worker answered fully; shorter or absent otherwise. */
   challengeReplies?: string[];
@@ -168,6 +195,8 @@ export interface WorkerRecord {
   reviewFailure?: WorkerFailure;
   reviewLatencyMs?: number;
 }
+
+export const isAnswered = (record: WorkerRecord): record is AnsweredWorkerRecord => record.answer !== undefined;
 
 /** The 8 scoring dimensions of the CRE agent protocol, each 0-100. */
 export const DIMENSIONS = [
@@ -206,7 +235,7 @@ export interface EvaluatorIdentity {
 export interface EvaluationInput {
   market: MarketSnapshot;
   /** Only workers with an answer are evaluated. */
-  workers: WorkerRecord[];
+  workers: AnsweredWorkerRecord[];
 }
 
 export interface WorkerEvaluation {

@@ -46,7 +46,7 @@ import {
   type Evaluator,
   type EvaluatorIdentity,
   type WorkerEvaluation,
-  type WorkerRecord,
+  type AnsweredWorkerRecord,
 } from "../core/types.js";
 import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema } from "./prompt.js";
 import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
@@ -62,10 +62,10 @@ interface Failed {
 }
 
 /** True when the rubric finds instruction-like text in the worker's evidence, a source or a challenge reply. */
-function carriesInjection(input: EvaluationInput, w: WorkerRecord): boolean {
+function carriesInjection(input: EvaluationInput, w: AnsweredWorkerRecord): boolean {
   const a = w.answer;
   const exempt = marketPatterns(input.market);
-  const texts = [a?.evidence, ...(Array.isArray(a?.sources) ? a.sources : []), ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : [])];
+  const texts = [a.evidence, ...(Array.isArray(a.sources) ? a.sources : []), ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : [])];
   return texts.some((t) => typeof t === "string" && cleanForScoring(t, undefined, exempt).injected);
 }
 
@@ -74,7 +74,7 @@ function carriesInjection(input: EvaluationInput, w: WorkerRecord): boolean {
  * For a worker whose text carries instruction-like text, each LLM score is capped at the rubric's, so
  * injection never scores above the same answer without it under either evaluator.
  */
-function capInjected(input: EvaluationInput, w: WorkerRecord, scores: DimensionScores): DimensionScores {
+function capInjected(input: EvaluationInput, w: AnsweredWorkerRecord, scores: DimensionScores): DimensionScores {
   if (!carriesInjection(input, w)) return scores;
   const rubric = scoreWorker(input.market, w, panelSummary(input.workers));
   const out = {} as DimensionScores;
@@ -296,7 +296,7 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
     }
   }
 
-  async function evaluateWorker(input: EvaluationInput, worker: WorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | Failed> {
+  async function evaluateWorker(input: EvaluationInput, worker: AnsweredWorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | Failed> {
     const { system, user } = buildPrompt(input.market, worker, panel);
     const asAttemptError = (err: unknown) => (err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service"));
     try {

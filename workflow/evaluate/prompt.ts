@@ -18,7 +18,7 @@
  * The prompt never contains the API key or any secret.
  */
 import { keccak256, stringToBytes } from "viem";
-import { DIMENSIONS, type MarketSnapshot, type WorkerRecord } from "../core/types.js";
+import { DIMENSIONS, type MarketSnapshot, type AnsweredWorkerRecord } from "../core/types.js";
 import { sanitizeString } from "../core/text.js";
 import { answerView, protocolOf, replyView } from "./view.js";
 
@@ -102,14 +102,14 @@ function isoDate(deadline: number): string {
 
 export function buildPrompt(
   market: Pick<MarketSnapshot, "question" | "deadline" | "context">,
-  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies"> & Partial<Pick<WorkerRecord, "endpoint">>,
+  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies"> & Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
   panel: PromptPanel,
 ): BuiltPrompt {
   const a = worker.answer;
   // The model sees the protocol-neutral view (view.ts), like the rubric: the same answer makes the same
   // prompt whichever protocol carried it (issue 13 item 14).
   const protocol = protocolOf({ answer: a, endpoint: worker.endpoint });
-  const view = a ? answerView(a, protocol) : { text: "", sources: [] };
+  const view = answerView(a, protocol);
   const challenges = (worker.challenges ?? []).slice(0, PROMPT_CAPS.replies);
   const replies = (Array.isArray(worker.challengeReplies) ? worker.challengeReplies : []).map((r) => (typeof r === "string" ? replyView(r, protocol) : r));
   const data = {
@@ -120,8 +120,8 @@ export function buildPrompt(
     },
     panel: { answeredWorkers: panel.answered, determinedYes: panel.yes, determinedNo: panel.no },
     worker: {
-      determination: a ? (a.determination === true ? "YES" : "NO") : "NONE",
-      confidence: a && Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
+      determination: a.determination === true ? "YES" : "NO",
+      confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
       evidence: cap(view.text, PROMPT_CAPS.evidence),
       sources: view.sources.slice(0, PROMPT_CAPS.sources).map((s) => cap(s, PROMPT_CAPS.source)),
       sourceCount: view.sources.length,

@@ -53,8 +53,8 @@ import type {
   Evaluator,
   EvaluatorIdentity,
   MarketSnapshot,
-  WorkerAnswer,
   WorkerEvaluation,
+  AnsweredWorkerRecord,
   WorkerRecord,
 } from "../core/types.js";
 
@@ -163,10 +163,10 @@ function deadlineYear(deadline: number): number | undefined {
 /** Scores one answering worker. Pure and deterministic. */
 export function scoreWorker(
   market: Pick<MarketSnapshot, "question" | "deadline"> & Partial<Pick<MarketSnapshot, "context">>,
-  worker: Pick<WorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<WorkerRecord, "endpoint">>,
+  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
   panel: PanelSummary,
 ): DimensionScores {
-  const answer: WorkerAnswer = worker.answer ?? { determination: false, confidence: 0, evidence: "", sources: [] };
+  const answer = worker.answer;
   // Instruction-like text anywhere in the raw evidence (URLs and labels included) voids the whole text.
   const exempt = marketPatterns(market);
   const raw = cleanForScoring(typeof answer.evidence === "string" ? answer.evidence : "", undefined, exempt);
@@ -368,7 +368,6 @@ export function rubricEvaluate(input: EvaluationInput): EvaluationResult {
   const panel = panelSummary(input.workers);
   const evaluations: WorkerEvaluation[] = [];
   for (const w of input.workers) {
-    if (!w.answer) continue;
     const dimensions = scoreWorker(input.market, w, panel);
     evaluations.push({ address: w.seat.address, dimensions, aggregate: aggregateScores(dimensions) });
   }

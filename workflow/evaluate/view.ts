@@ -12,7 +12,7 @@
  *   agent's. Only the labels of the protocol that carried the answer are touched.
  * Pure and deterministic.
  */
-import type { WorkerAnswer, WorkerRecord } from "../core/types.js";
+import type { WorkerAnswer, WorkerEndpoint } from "../core/types.js";
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'()[\]{}]+/gi;
 /** Trailing punctuation that closes a sentence rather than belonging to the URL. */
@@ -26,7 +26,7 @@ export interface AnswerView {
 }
 
 /** The protocol that carried an answer: the endpoint's, else what the adapter wrote into the extras. */
-export function protocolOf(record: Pick<WorkerRecord, "endpoint" | "answer">): string {
+export function protocolOf(record: { endpoint?: WorkerEndpoint | undefined; answer?: WorkerAnswer | undefined }): string {
   const p = record.endpoint?.protocol;
   if (typeof p === "string" && p !== "") return p.toLowerCase();
   const extras = record.answer?.extras;

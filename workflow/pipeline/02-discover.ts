@@ -5,7 +5,7 @@
  * unusable gets a `discoveryFailure` and is a non-responder. Only an unreachable AgentDirectory
  * (infrastructure, not the worker) throws, as a PipelineError.
  */
-import type { MarketSnapshot, WorkerFailure, WorkerRecord, WorkerSeat } from "../core/types.js";
+import type { DiscoveredWorkerRecord, MarketSnapshot, WorkerFailure, WorkerSeat } from "../core/types.js";
 import { isHttpError } from "../http/errors.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
 import { decodeAgentUri, isRegistrationError, pickWorkerEndpoint, type DecodeAgentUriOptions } from "../registration/index.js";
@@ -16,7 +16,7 @@ export async function discoverStage(
   market: MarketSnapshot,
   ports: Pick<PipelinePorts, "directory" | "fetcher" | "adapters">,
   config: ResolutionConfig = {},
-): Promise<WorkerRecord[]> {
+): Promise<DiscoveredWorkerRecord[]> {
   const options: DecodeAgentUriOptions = { fetcher: ports.fetcher };
   if (config.ipfsGateway !== undefined) options.ipfsGateway = config.ipfsGateway;
   if (config.registrationMaxBytes !== undefined) options.maxBytes = config.registrationMaxBytes;
@@ -28,7 +28,7 @@ async function discoverOne(
   seat: WorkerSeat,
   ports: Pick<PipelinePorts, "directory" | "adapters">,
   options: DecodeAgentUriOptions,
-): Promise<WorkerRecord> {
+): Promise<DiscoveredWorkerRecord> {
   let uri: string | undefined;
   try {
     uri = await ports.directory.agentURI(seat.agentId);

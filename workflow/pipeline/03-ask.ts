@@ -4,17 +4,17 @@
  * the seat's failure, progress is reported).
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
-import type { AskRequest, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
+import type { AskRequest, DiscoveredWorkerRecord, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
-export async function askStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
+export async function askStage(market: MarketSnapshot, records: readonly DiscoveredWorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
   const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
   return callWorkers(
     "ask",
     records,
     (record): WorkerCallPlan<WorkerAnswer> => {
-      const endpoint = record.endpoint;
-      if (endpoint === undefined) return { skip: { ...record } };
+      if (!("endpoint" in record)) return { skip: { ...record } };
+      const { endpoint } = record;
       const adapter = adapters.get(endpoint.protocol);
       if (adapter === undefined) {
         return { skip: { ...record, askFailure: { kind: "unsupported-protocol", message: `no adapter for protocol "${endpoint.protocol.slice(0, 60)}"` } } };

@@ -6,7 +6,7 @@
 import type { AdapterRegistry } from "../../protocols/types.js";
 import { generateChallenges } from "../core/challenges.js";
 import { peerFindings } from "../core/peers.js";
-import type { AskRequest, MarketSnapshot, WorkerRecord } from "../core/types.js";
+import { type AskRequest, isAnswered, type MarketSnapshot, type WorkerRecord } from "../core/types.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
 export async function challengeStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
@@ -16,9 +16,9 @@ export async function challengeStage(market: MarketSnapshot, records: readonly W
     "challenge",
     records,
     (record): WorkerCallPlan<string[]> => {
-      const challenges = record.answer !== undefined ? byAddress.get(record.seat.address) : undefined;
+      const challenges = isAnswered(record) ? byAddress.get(record.seat.address) : undefined;
+      if (challenges === undefined || !isAnswered(record)) return { skip: { ...record } };
       const { endpoint, answer } = record;
-      if (challenges === undefined || endpoint === undefined || answer === undefined) return { skip: { ...record } };
       const adapter = adapters.get(endpoint.protocol);
       if (adapter === undefined) return { skip: { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } } };
       return {

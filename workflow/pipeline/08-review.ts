@@ -12,7 +12,7 @@
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
 import { canonicalJson } from "../core/bundle.js";
-import type { MarketSnapshot, PeerFinding, ReviewProposal, ReviewVerdict, WorkerRecord } from "../core/types.js";
+import { isAnswered, type MarketSnapshot, type PeerFinding, type ReviewProposal, type ReviewVerdict, type WorkerRecord } from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
@@ -21,9 +21,9 @@ export function reviewProposal(market: MarketSnapshot, records: readonly WorkerR
   if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
   const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
   const findings = records
-    .filter((r) => r.answer !== undefined)
+    .filter(isAnswered)
     .map((r): PeerFinding => {
-      const a = r.answer!;
+      const a = r.answer;
       return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
     })
     .map((finding) => ({ finding, key: canonicalJson(finding) }))
@@ -50,8 +50,8 @@ export async function reviewStage(
     "review",
     records,
     (record): WorkerCallPlan<ReviewVerdict> => {
-      const endpoint = record.endpoint;
-      if (record.answer === undefined || endpoint === undefined) return { skip: { ...record } };
+      if (!isAnswered(record)) return { skip: { ...record } };
+      const { endpoint } = record;
       const adapter = adapters.get(endpoint.protocol);
       const review = adapter?.review;
       if (adapter === undefined || review === undefined) return { skip: { ...record } };

@@ -7,7 +7,7 @@
  * Progress is observation only: nothing in the records or the bundle depends on it, and a throwing listener
  * is ignored.
  */
-import type { CallResult, WorkerFailure, WorkerProtocolAdapter, WorkerRecord } from "../core/types.js";
+import type { CallResult, WorkerFailure, WorkerProtocolAdapter, WorkerRecord, WorkerSeat } from "../core/types.js";
 import { errorName } from "./errors.js";
 
 export type WorkerCallStage = "ask" | "challenge" | "review";
@@ -82,10 +82,10 @@ async function guarded<T>(adapter: WorkerProtocolAdapter, invoke: () => Promise<
 }
 
 /** Plans every record, calls the planned workers at once, and returns the records in seat order. */
-export async function callWorkers<T>(
+export async function callWorkers<R extends { seat: WorkerSeat }, T>(
   stage: WorkerCallStage,
-  records: readonly WorkerRecord[],
-  plan: (record: WorkerRecord) => WorkerCallPlan<T>,
+  records: readonly R[],
+  plan: (record: R) => WorkerCallPlan<T>,
   onProgress?: ProgressListener,
 ): Promise<WorkerRecord[]> {
   const plans = records.map(plan);

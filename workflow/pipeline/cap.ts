@@ -7,11 +7,10 @@
  * replies, sources, review text, failure messages) to a halving limit until it fits. Deterministic: the same record
  * is always clipped the same way. Applied after ask (peers then see the capped text), challenge and review.
  */
-import { canonicalJson } from "../core/bundle.js";
-import type { WorkerFailure, WorkerRecord } from "../core/types.js";
+import { canonicalJson, MAX_BUNDLE_BYTES } from "../core/bundle.js";
+import type { AnsweredWorkerRecord, FailedWorkerRecord, WorkerFailure, WorkerRecord } from "../core/types.js";
 
-/** Largest bundle a resolver stores and serves (the daemon refuses bigger ones). */
-export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+export { MAX_BUNDLE_BYTES };
 /** Per-worker share: 100 seats × 64 KiB = 6.25 MiB, leaving room for the evaluation and the vote. */
 export const WORKER_SHARE_BYTES = 64 * 1024;
 const MAX_SOURCES = 32;
@@ -25,18 +24,27 @@ const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) + CLI
 const clipFailure = (f: WorkerFailure | undefined, max: number) => (f === undefined ? undefined : { ...f, message: clip(f.message, max) });
 
 function clipStrings(r: WorkerRecord, max: number): WorkerRecord {
-  const out: WorkerRecord = { ...r };
-  if (r.answer !== undefined) {
-    const { extras: _extras, ...answer } = r.answer;
-    out.answer = { ...answer, evidence: clip(answer.evidence, max), sources: answer.sources.slice(0, MAX_SOURCES).map((s) => clip(s, Math.min(max, 2048))) };
+  const failureMax = Math.min(max, 1000);
+  if (r.answer === undefined) {
+    const out: FailedWorkerRecord = { ...r };
+    for (const k of ["discoveryFailure", "askFailure"] as const) {
+      const f = clipFailure(r[k], failureMax);
+      if (f !== undefined) out[k] = f;
+    }
+    return out;
   }
+  const { extras: _extras, ...answer } = r.answer;
+  const out: AnsweredWorkerRecord = {
+    ...r,
+    answer: { ...answer, evidence: clip(answer.evidence, max), sources: answer.sources.slice(0, MAX_SOURCES).map((s) => clip(s, Math.min(max, 2048))) },
+  };
   if (r.challengeReplies !== undefined) out.challengeReplies = r.challengeReplies.map((s) => clip(s, max));
   if (r.review !== undefined) {
     const { extras: _extras, ...review } = r.review;
     out.review = { ...review, conditions: review.conditions.slice(0, MAX_SOURCES).map((c) => clip(c, max)), ...(review.dissentReason !== undefined ? { dissentReason: clip(review.dissentReason, max) } : {}) };
   }
-  for (const k of ["discoveryFailure", "askFailure", "challengeFailure", "reviewFailure"] as const) {
-    const f = clipFailure(r[k], Math.min(max, 1000));
+  for (const k of ["challengeFailure", "reviewFailure"] as const) {
+    const f = clipFailure(r[k], failureMax);
     if (f !== undefined) out[k] = f;
   }
   return out;

@@ -86,8 +86,9 @@ export interface RunOptions {
 export function failedWorkers(records: readonly WorkerRecord[]): FailedWorker[] {
   const out: FailedWorker[] = [];
   records.forEach((r, seat) => {
+    if (r.answer !== undefined) return;
     const f = r.discoveryFailure ?? r.askFailure;
-    if (r.answer !== undefined || f === undefined || f.kind === "abstained") return;
+    if (f === undefined || f.kind === "abstained") return;
     out.push({ seat, agentId: r.seat.agentId, address: r.seat.address, kind: f.kind, message: f.message });
   });
   return out;
@@ -109,8 +110,8 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
   };
 
   const market = await timed("read", () => readStage(ports.market, marketId));
-  let records = await timed("discover", () => discoverStage(market, ports, config));
-  records = capWorkerShares(await timed("ask", () => askStage(market, records, ports.adapters, onProgress)));
+  const discovered = await timed("discover", () => discoverStage(market, ports, config));
+  let records = capWorkerShares(await timed("ask", () => askStage(market, discovered, ports.adapters, onProgress)));
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;

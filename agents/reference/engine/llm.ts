@@ -25,9 +25,9 @@ export const PROMPT_VERSION = "reference-agent-v1";
 
 export interface LlmEngineOptions {
   /** OpenAI-compatible base URL, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Bearer key; optional for local endpoints that need none. Never logged. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Model name, e.g. gpt-4o-mini. */
   model: string;
   persona?: PersonaName;

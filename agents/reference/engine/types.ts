@@ -10,9 +10,9 @@ export interface Question {
   /** The market question, as asked. */
   question: string;
   /** Unix seconds of the market deadline, when known. */
-  deadline?: number;
+  deadline?: number | undefined;
   /** Additional context supplied by the resolver (may be empty). */
-  context?: string;
+  context?: string | undefined;
 }
 
 /** The engine's answer to a question. A superset of the CRE A2A resolve response. */

@@ -1,6 +1,7 @@
 import { keccak256, toBytes } from "viem";
 import { describe, expect, it } from "vitest";
-import { buildBundle, bundleHash, canonicalJson, type BundleInput } from "../../../workflow/core/bundle.js";
+import { bundleHash, canonicalJson, type BundleInput } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { generateChallenges } from "../../../workflow/core/challenges.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import type { HistoryMarket, WorkerRecord } from "../../../workflow/core/types.js";
@@ -8,6 +9,7 @@ import { decideVerdict } from "../../../workflow/core/vote.js";
 import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
 import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "./fixtures.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 describe("canonicalJson", () => {
   it("sorts keys at every level, keeps array order, no whitespace", () => {
@@ -53,7 +55,7 @@ function scenario(): BundleInput {
       r.challengeReplies = c.map((q, i) => `Reply ${i} to the challenge about the bitcoin close: ${q.slice(0, 40)}`);
     }
   }
-  const evaluation = rubricEvaluate({ market: m, workers: recs });
+  const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
   // agents 100 and 101 were right in 6 arbiter-decided markets, 102 wrong; 103 is new
   const history: HistoryMarket[] = Array.from({ length: 6 }, (_, i) => ({
     key: `31337:0xold:${i}`,

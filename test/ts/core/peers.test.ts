@@ -5,6 +5,7 @@ import type { Address, WorkerRecord } from "../../../workflow/core/types.js";
 const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
 const record = (n: number, determination: boolean, evidence: string, extras?: Record<string, unknown>): WorkerRecord => ({
   seat: { address: addr(n), agentId: BigInt(100 + n), stake: 1n },
+  endpoint: { url: `https://w${n}.example/`, protocol: "cresolver" },
   answer: { determination, confidence: 0.5 + n / 100, evidence, sources: [`https://s${n}.example/x`], ...(extras ? { extras } : {}) },
 });
 

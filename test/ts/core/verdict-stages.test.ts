@@ -4,9 +4,10 @@ import { quorumStatus } from "../../../workflow/core/quorum.js";
 import type { HistoryMarket, MarketSnapshot } from "../../../workflow/core/types.js";
 import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { marketKey, readTrackRecord, resolveStage } from "../../../workflow/pipeline/07-resolve.js";
-import { bundleStage } from "../../../workflow/pipeline/09-bundle.js";
+import { bundleStage } from "../workflow/helpers/checked-bundle.js";
 import type { TrackRecordSource } from "../../../workflow/ports.js";
 import { answer, market, records } from "./fixtures.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 /** Agent 100 right in 4 arbiter-decided markets, agent 102 always wrong; 101 has no record. */
 function history(m: MarketSnapshot): HistoryMarket[] {
@@ -24,7 +25,7 @@ function history(m: MarketSnapshot): HistoryMarket[] {
 describe("resolve stage", () => {
   const m = market(3);
   const recs = records(m, [answer(false, 0.9), answer(true, 0.7), answer(true, 0.95)]);
-  const evaluation = rubricEvaluate({ market: m, workers: recs });
+  const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
 
   it("weighs the track record: one proven agent outweighs a fresh agent and a bad one", async () => {
     let asked: MarketSnapshot | undefined;
@@ -104,7 +105,7 @@ describe("bundle stage", () => {
     const run = async () => {
       const m = market(3);
       const recs = records(m, [answer(true, 0.9), answer(true, 0.7), answer(false, 0.95)]);
-      const evaluation = rubricEvaluate({ market: m, workers: recs });
+      const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
       const source: TrackRecordSource = { history: async (mk) => history(mk) };
       const d = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source);
       return { d, sealed: bundleStage(m, recs, quorumStatus(3, 3), evaluation, d, { bundleExtra: { pipeline: "test" } }) };

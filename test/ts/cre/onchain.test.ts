@@ -19,7 +19,7 @@ import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { DEFAULT_DON_LIMITS, donCompatibleHttp } from "../../../workflow/don-limits.js";
 import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
-import { runResolution } from "../../../workflow/pipeline/run.js";
+import { runResolution } from "../workflow/helpers/checked-bundle.js";
 import { encodeReport, VERDICT_CODE } from "../../../workflow/settle/reports.js";
 import { identityReadAbi, marketReadAbi } from "../../../cre/resolution/abi.js";
 import { brokenAgent, honestAgent, registrationUri, type Agent } from "../../../cre/test/agents.js";

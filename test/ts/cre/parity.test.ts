@@ -15,7 +15,7 @@ import type { MarketSnapshot } from "../../../workflow/core/types.js";
 import { DEFAULT_DON_LIMITS, donCompatibleHttp } from "../../../workflow/don-limits.js";
 import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
-import { runResolution } from "../../../workflow/pipeline/run.js";
+import { runResolution } from "../workflow/helpers/checked-bundle.js";
 import { encodeReport, VERDICT_CODE } from "../../../workflow/settle/reports.js";
 import { brokenAgent, honestAgent, testMarket, type Agent, type TestMarket } from "../../../cre/test/agents.js";
 import { startServer, type TestServer } from "../workflow/helpers/servers.js";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
 import { createChainJob } from "../../../scripts/lib/daemon/job.js";
-import { startTestChain, STAKE, STATUS, waitFor, getJson, marketAbi, type TestChain } from "../../../scripts/lib/daemon/chain.js";
+import { startTestChain, STAKE, STATUS, waitFor, marketAbi, type TestChain } from "../../../scripts/lib/daemon/chain.js";
 import { API_TOKEN, rpcClient, startTestDaemon, tempDbPath, type TestDaemon } from "../../../scripts/lib/daemon/daemon.js";
 
 /** The contract's default dispute window (1 day) plus a margin. */

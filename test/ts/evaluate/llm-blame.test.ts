@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import { DIMENSIONS, type EvaluationInput } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
@@ -14,6 +14,7 @@ import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
 import { createLlmEvaluator } from "../../../workflow/evaluate/llm.js";
 import { createRubricEvaluator, rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "../core/fixtures.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 type Reply = { status: number; body: unknown };
 let server: http.Server;
@@ -58,7 +59,7 @@ function input(): EvaluationInput {
     answer(true, 0.7),
     answer(false, 0.6),
   ]);
-  return { market: m, workers: recs };
+  return { market: m, workers: recs.filter(isAnswered) };
 }
 function evaluator(warnings: string[]) {
   return createLlmEvaluator({ baseURL, apiKey: "k", model: "m", timeoutMs: 3_000, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 2, fallback: createRubricEvaluator(), warn: (w) => warnings.push(w) });

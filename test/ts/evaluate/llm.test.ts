@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DIMENSIONS, type Dimension, type EvaluationInput } from "../../../workflow/core/types.js";
-import { buildBundle } from "../../../workflow/core/bundle.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { reportsOf } from "../../../workflow/pipeline/07-resolve.js";
@@ -10,6 +10,7 @@ import { createLlmEvaluator, parseLlmOutput } from "../../../workflow/evaluate/l
 import { PROMPT_VERSION, buildPrompt } from "../../../workflow/evaluate/prompt.js";
 import { createRubricEvaluator, rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "../core/fixtures.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 const API_KEY = "sk-test-7f3a9c1e-DO-NOT-LEAK";
 
@@ -86,7 +87,7 @@ function input(injected = true): EvaluationInput {
   ]);
   recs[0].challenges = ["Q1?", "Q2?", "Q3?"];
   recs[0].challengeReplies = ["R1", "R2"];
-  return { market: m, workers: recs };
+  return { market: m, workers: recs.filter(isAnswered) };
 }
 let warnings: string[] = [];
 const evaluator = (opts: Partial<Parameters<typeof createLlmEvaluator>[0]> = {}) =>

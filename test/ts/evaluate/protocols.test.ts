@@ -22,6 +22,7 @@ import { rubricEvaluate } from "../../../workflow/evaluate/rubric.js";
 import { market } from "../core/fixtures.js";
 import { startJwksServer, testKey } from "../protocols/agora/helpers.js";
 import { sendJson, startServer, type TestServer } from "../workflow/helpers/servers.js";
+import { isAnswered } from "../../../workflow/core/types.js";
 
 const SENTENCES = [
   "According to exchange data published in November 2026, bitcoin traded near 104,000 USD.",
@@ -166,7 +167,7 @@ describe("one honest answer through all five protocols", () => {
   });
 
   it("gets the same 3 aggregate scores (and the same 8 dimension scores) whatever the protocol", () => {
-    const result = rubricEvaluate({ market: m, workers: records });
+    const result = rubricEvaluate({ market: m, workers: records.filter(isAnswered) });
     const table = result.evaluations.map((e, i) => ({ protocol: PANEL[i], ...e.aggregate, sum: e.aggregate.resQuality + e.aggregate.srcQuality + e.aggregate.analysisDepth }));
     const [reference] = result.evaluations;
     for (const [i, e] of result.evaluations.entries()) {
@@ -180,7 +181,7 @@ describe("one honest answer through all five protocols", () => {
 
   it("shows the LLM evaluator the same answer whatever the protocol", () => {
     const panel = { answered: records.length, yes: records.length, no: 0 };
-    const data = records.map((r) => JSON.parse(buildPrompt(m, r, panel).data) as { worker: { evidence: string; sources: string[]; challenges: unknown[] } });
+    const data = records.filter(isAnswered).map((r) => JSON.parse(buildPrompt(m, r, panel).data) as { worker: { evidence: string; sources: string[]; challenges: unknown[] } });
     for (const [i, d] of data.entries()) {
       expect(d.worker.sources, PANEL[i]).toEqual(SOURCES);
       expect(d.worker.challenges, PANEL[i]).toEqual(data[0].worker.challenges);

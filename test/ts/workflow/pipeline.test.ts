@@ -13,7 +13,7 @@ import { createEvaluator } from "../../../workflow/evaluate/index.js";
 import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { PipelineError } from "../../../workflow/pipeline/errors.js";
-import { runResolution } from "../../../workflow/pipeline/run.js";
+import { runResolution } from "./helpers/checked-bundle.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";

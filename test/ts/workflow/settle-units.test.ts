@@ -6,13 +6,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "../../../workflow/chain/gas.js";
-import { buildBundle } from "../../../workflow/core/bundle.js";
-import type { WorkerRecord, WorkerReport } from "../../../workflow/core/types.js";
+import { buildBundle } from "./helpers/checked-bundle.js";
+import type { WorkerReport } from "../../../workflow/core/types.js";
 import { withAbortSignal } from "../../../workflow/http/abort.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { capWorkerShare, MAX_BUNDLE_BYTES, recordBytes, WORKER_SHARE_BYTES } from "../../../workflow/pipeline/cap.js";
 import { encodeReport, reportProblem } from "../../../workflow/settle/reports.js";
 import { honestAnswer, startServer, startWorker, type TestServer } from "./helpers/servers.js";
+import type { AnsweredWorkerRecord } from "../../../workflow/core/types.js";
 
 const yes = (c = 8000): WorkerReport => ({ answer: "yes", confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 });
 const failed: WorkerReport = { answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 };
@@ -43,7 +44,7 @@ describe("gas limits (issue 13 item 1)", () => {
   });
 });
 
-function bigRecord(i: number, evidenceChars: number): WorkerRecord {
+function bigRecord(i: number, evidenceChars: number): AnsweredWorkerRecord {
   return {
     seat: { address: `0x${(i + 1).toString(16).padStart(40, "0")}`, agentId: BigInt(i + 1), stake: 10n ** 15n },
     endpoint: { url: `https://w${i}.example/`, protocol: "cresolver" },
@@ -55,8 +56,8 @@ function bigRecord(i: number, evidenceChars: number): WorkerRecord {
 
 describe("each worker's bundle share is capped (issue 13 item 7)", () => {
   it("a small record is untouched; a huge one is clipped under the cap, deterministically", () => {
-    const small: WorkerRecord = { ...bigRecord(0, 100), challengeReplies: ["ok"] };
-    const { extras: _e, ...answer } = small.answer!;
+    const small: AnsweredWorkerRecord = { ...bigRecord(0, 100), challengeReplies: ["ok"] };
+    const { extras: _e, ...answer } = small.answer;
     const plain = { ...small, answer: { ...answer, sources: ["https://a.example/"] } };
     expect(capWorkerShare(plain)).toBe(plain);
     const big = bigRecord(1, 50_000);

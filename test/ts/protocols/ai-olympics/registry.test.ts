@@ -1,9 +1,9 @@
 /** The adapter as the pipeline sees it: through defaultAdapters and the ask/challenge stages, into a bundle. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
-import { buildBundle } from "../../../../workflow/core/bundle.js";
+import { buildBundle } from "../../workflow/helpers/checked-bundle.js";
 import { quorumStatus } from "../../../../workflow/core/quorum.js";
-import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
+import type { MarketSnapshot } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
@@ -11,6 +11,7 @@ import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
 import { request, SECRET } from "./helpers.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
+import type { DiscoveredWorkerRecord } from "../../../../workflow/core/types.js";
 
 describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
   let http: SafeHttpClient;
@@ -56,7 +57,7 @@ describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
     const registry = createAdapterRegistry(defaultAdapters({ http, credentials: creds, aiOlympics: { actionHttp, turnTimeoutMs: 5_000 } }));
     const run = async () => {
       const m = market();
-      const records: WorkerRecord[] = m.workers.map((seat, i) => ({ seat, endpoint: { url: urls[i], protocol: "ai-olympics" } }));
+      const records: DiscoveredWorkerRecord[] = m.workers.map((seat, i) => ({ seat, endpoint: { url: urls[i], protocol: "ai-olympics" } }));
       const asked = await askStage(m, records, registry);
       const challenged = await challengeStage(m, asked, registry);
       return { challenged, bundle: buildBundle({ market: m, records: challenged, quorum: quorumStatus(3, challenged.filter((r) => r.answer).length) }) };

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdapterRegistry, defaultAdapters } from "../../../../protocols/index.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
-import type { MarketSnapshot, WorkerRecord } from "../../../../workflow/core/types.js";
+import type { MarketSnapshot } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { quorumStage } from "../../../../workflow/pipeline/04-quorum.js";
@@ -13,6 +13,7 @@ import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
 import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import type { TestServer } from "../../workflow/helpers/servers.js";
 import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
+import type { DiscoveredWorkerRecord } from "../../../../workflow/core/types.js";
 
 describe("factagora workers in the pipeline stages", () => {
   let http: SafeHttpClient;
@@ -44,7 +45,7 @@ describe("factagora workers in the pipeline stages", () => {
       { url: `${fa.url}/webhook`, protocol: "factagora" },
       { url: `${neutral.url}/webhook`, protocol: "factagora" },
     ];
-    const records: WorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
+    const records: DiscoveredWorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
     const adapters = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }) }));
 
     const asked = await askStage(market, records, adapters);

@@ -12,7 +12,7 @@ import { createChainPorts } from "../../../../workflow/chain/ports.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
 import { createRubricEvaluator } from "../../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { runResolution } from "../../../../workflow/pipeline/run.js";
+import { runResolution } from "../../workflow/helpers/checked-bundle.js";
 import { createSettler } from "../../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../../workflow/ports.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
