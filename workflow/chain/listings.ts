@@ -103,7 +103,7 @@ export interface AgentDetails {
 
 /** One agent: registration, the market's record, ERC-8004 summary from this market, and its answers in finalized markets. */
 export async function agentDetails(ctx: ChainContext, identity: Address, market: Address, agentId: bigint, fromBlock = 0n): Promise<AgentDetails> {
-  const label = (functionName: string) => `IdentityRegistry.${functionName}(${agentId})`;
+  const label = (view: string) => `IdentityRegistry.${view}(${agentId})`;
   const owner = await readView(ctx, viewCall(identity, identityRegistryAbi, "ownerOf", [agentId]), label("ownerOf"));
   const [agentWallet, agentURI, reputation, history] = await Promise.all([
     readView(ctx, viewCall(identity, identityRegistryAbi, "getAgentWallet", [agentId]), label("getAgentWallet")),
