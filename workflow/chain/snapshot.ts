@@ -4,9 +4,9 @@
  * reputation, both pinned to one block. Chains without multicall3 (Hardhat's in-process chain and
  * `hardhat node` have none) get the same reads as parallel `eth_call`s at that block.
  */
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Abi, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
-import { viewCall, type ViewCall, type ViewResult } from "./reads.js";
+import { viewCall, type ViewCall, type ViewFunctionName, type ViewResult } from "./reads.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
 import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./lifecycle.js";
@@ -39,11 +39,16 @@ export type ReadResult<T = unknown> = { status: "success"; result: T } | { statu
 /** The result of each call of `C`, in order, typed by the call's ABI and function. */
 export type ReadResults<C extends readonly ViewCall[]> = { -readonly [K in keyof C]: C[K] extends ViewCall<infer A, infer F> ? ReadResult<ViewResult<A, F>> : ReadResult };
 
+/** Each call re-checked against its own ABI, so a plain object literal with a misspelled name or wrong args fails too. */
+type CheckedCalls<C extends readonly ViewCall[]> = {
+  [K in keyof C]: C[K] extends { abi: infer A extends Abi; functionName: infer F } ? (F extends ViewFunctionName<A> ? ViewCall<A, F> : ViewCall<A, ViewFunctionName<A>>) : C[K];
+};
+
 /**
  * Runs `calls` (built with `viewCall`) at `blockNumber` through multicall3 when available, else in parallel. Never
  * throws for a failed call. Typed by each call's ABI; the implementation hands viem plain `Abi`s (see reads.ts).
  */
-export function readMany<const C extends readonly ViewCall[]>(ctx: ChainContext, calls: C, blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResults<C> }>;
+export function readMany<const C extends readonly ViewCall[]>(ctx: ChainContext, calls: C & CheckedCalls<C>, blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResults<C> }>;
 export async function readMany(ctx: ChainContext, calls: readonly ViewCall[], blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResult[] }> {
   const mode = await readMode(ctx);
   if (calls.length === 0) return { mode, results: [] };

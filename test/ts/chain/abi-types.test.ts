@@ -37,6 +37,10 @@ function typedReads(ctx: ChainContext, market: Address): void {
 function typedMulticall(ctx: ChainContext, market: Address): void {
   const read = readMany(ctx, [viewCall(market, resolutionMarketAbi, "feedbackStatus", [1n]), viewCall(market, bettingMarketAbi, "claimable", [1n, market])], 0n);
   type Results = Awaited<typeof read>["results"];
+  // @ts-expect-error a plain call object is checked against its ABI too (misspelled name)
+  void readMany(ctx, [{ address: market, abi: resolutionMarketAbi, functionName: "getMarkt", args: [1n] }], 0n);
+  // @ts-expect-error ... and its arguments
+  void readMany(ctx, [{ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [true] }], 0n);
   expectTypeOf<Extract<Results[0], { status: "success" }>["result"]>().toEqualTypeOf<readonly [bigint, bigint]>();
   expectTypeOf<Extract<Results[1], { status: "success" }>["result"]>().toEqualTypeOf<bigint>();
 }
