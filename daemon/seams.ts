@@ -169,7 +169,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     },
 
     async publishFeedback(marketId) {
-      const [, before] = await readMarket<readonly [bigint, bigint]>(ctx, market, "feedbackStatus", [marketId]);
+      const [, before] = await readMarket(ctx, market, "feedbackStatus", [marketId]);
       if (before === 0n) return { published: 0, pending: 0 };
       const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
       // Progress as the chain counts it (a simulation's return value can differ from what the mined batch did).

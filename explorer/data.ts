@@ -86,7 +86,7 @@ export async function marketRow(src: ExplorerSource, market: Address, id: bigint
 export async function listMarkets(src: ExplorerSource): Promise<MarketRow[]> {
   const rows: MarketRow[] = [];
   for (const market of src.markets) {
-    const count = await readMarket<bigint>(src.ctx, market, "marketCount");
+    const count = await readMarket(src.ctx, market, "marketCount", []);
     const ids: bigint[] = [];
     for (let id = count; id >= 1n && ids.length < MAX_LISTED_MARKETS; id--) ids.push(id);
     const states = await Promise.all(ids.map((id) => readMarketState(src.ctx, market, id, { reputation: false })));
@@ -201,7 +201,7 @@ export interface AgentDetail {
 }
 
 async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDetail["summary"]> {
-  const registry = await readMarket<Address>(src.ctx, src.markets[0], "reputationRegistry");
+  const registry = await readMarket(src.ctx, src.markets[0], "reputationRegistry", []);
   const out: AgentDetail["summary"] = [];
   for (const tag of ["correctness", "quality"]) {
     try {

@@ -25,6 +25,7 @@ import {
   retryFeedback,
   type SeatResult,
 } from "../../workflow/chain/lifecycle.js";
+import { viewCall } from "../../workflow/chain/reads.js";
 import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
 import { loadTrace, traceLines } from "../bundle-trace.js";
@@ -73,14 +74,14 @@ function show(runtime: () => Runtime): Command {
       // ERC-8004 feedback this market wrote per worker (tag2 "cresolver"), best effort.
       const feedback: (bigint | null)[] = s.workers.map(() => null);
       try {
-        const reputationRegistry = await readMarket<Address>(ctx, market, "reputationRegistry");
+        const reputationRegistry = await readMarket(ctx, market, "reputationRegistry", []);
         const { results } = await readMany(
           ctx,
-          s.workers.map((w) => ({ address: reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [w.agentId, [market], "", "cresolver"] })),
+          s.workers.map((w) => viewCall(reputationRegistry, reputationRegistryAbi, "getSummary", [w.agentId, [market], "", "cresolver"])),
           s.blockNumber,
         );
         results.forEach((r, i) => {
-          if (r.status === "success") feedback[i] = (r.result as readonly [bigint, bigint, number])[0];
+          if (r.status === "success") feedback[i] = r.result[0];
         });
       } catch {
         /* registry without getSummary: leave null */
@@ -94,9 +95,9 @@ function show(runtime: () => Runtime): Command {
       // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
       const refusedSeats: number[] = [];
       if (s.statusName === "Resolved") {
-        const { results: pending } = await readMany(ctx, s.workers.map((_, i) => ({ address: market, abi: resolutionMarketAbi, functionName: "pendingFeedback", args: [marketId, BigInt(i)] })), s.blockNumber);
+        const { results: pending } = await readMany(ctx, s.workers.map((_, i) => viewCall(market, resolutionMarketAbi, "pendingFeedback", [marketId, BigInt(i)])), s.blockNumber);
         pending.forEach((r, i) => {
-          if (r.status === "success" && (r.result as readonly [boolean, boolean]).some(Boolean)) refusedSeats.push(i);
+          if (r.status === "success" && r.result.some(Boolean)) refusedSeats.push(i);
         });
       }
       const windowOpen = proposal !== undefined && s.statusName === "Proposed" && now < proposal.disputeEndsAt;
@@ -276,11 +277,11 @@ interface ResolverState {
 
 /** Resolvers queued and not removed since, from the owner's events, with when each becomes active. */
 async function resolvers(ctx: ChainContext, market: Address, fromBlock: bigint): Promise<ResolverState[]> {
-  const queued = (await readLogs(ctx, market, "ResolverQueued", { fromBlock })) as unknown as { args: { resolver: Address } }[];
+  const queued = await readLogs(ctx, market, "ResolverQueued", { fromBlock });
   const unique = [...new Set(queued.map((l) => getAddress(l.args.resolver)))];
   const out: ResolverState[] = [];
   for (const r of unique) {
-    const activeFrom = await readMarket<bigint>(ctx, market, "resolverActiveFrom", [r]);
+    const activeFrom = await readMarket(ctx, market, "resolverActiveFrom", [r]);
     if (activeFrom > 0n) out.push({ resolver: r, activeFrom });
   }
   return out;
@@ -294,9 +295,9 @@ function settingsCmd(runtime: () => Runtime): Command {
       const market = await rt.marketAddress();
       const ctx = await rt.chain();
       const [owner, defaults, pending, list, now] = await Promise.all([
-        readMarket<Address>(ctx, market, "owner"),
+        readMarket(ctx, market, "owner", []),
         getDefaults(ctx, market),
-        readMarket<readonly [Address, bigint]>(ctx, market, "pendingDefaultArbiter"),
+        readMarket(ctx, market, "pendingDefaultArbiter", []),
         rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
         chainNow(ctx),
       ]);

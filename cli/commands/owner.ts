@@ -10,13 +10,13 @@ import { creReceiverAbi, resolutionMarketAbi } from "../../workflow/chain/abis.j
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { toChainError } from "../../workflow/chain/errors.js";
 import { getDefaults } from "../../workflow/chain/lifecycle.js";
-import { sendContractTx } from "../../workflow/chain/writer.js";
+import { sendContractTx, type WriteArgs, type WriteFunctionName } from "../../workflow/chain/writer.js";
 import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import { iso } from "./market-lifecycle.js";
 
-async function marketTx(rt: Runtime, functionName: string, args: readonly unknown[]) {
+async function marketTx<F extends WriteFunctionName<typeof resolutionMarketAbi>>(rt: Runtime, functionName: F, args: WriteArgs<typeof resolutionMarketAbi, F>) {
   const { market, ctx } = await rt.marketSigner();
   const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName, args, label: `ResolutionMarket.${functionName}` });
   return { market, ctx, txHash: hash, blockNumber: receipt.blockNumber, logs: receipt.logs };
@@ -167,7 +167,7 @@ function creCmd(runtime: () => Runtime): Command {
         rt.requireKey();
         const receiver = await receiverAddress(rt, opts.receiver);
         const ctx = await rt.chain({ needsKey: true });
-        const functionName = `${name}Change`;
+        const functionName = `${name}Change` as const;
         const { hash, receipt } = await sendContractTx(ctx, { address: receiver, abi: creReceiverAbi, functionName, args: [CHANGE_KINDS.indexOf(opts.kind), value], label: `CREReceiver.${functionName}` });
         const [queued] = name === "queue" ? parseEventLogs({ abi: creReceiverAbi, eventName: "ConfigChangeQueued", logs: receipt.logs }) : [];
         const effectiveAt = queued?.args.effectiveAt ?? null;

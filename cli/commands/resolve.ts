@@ -113,7 +113,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
         progress: (m) => rt.io.stderr(`${m}\n`),
         options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
       });
-      const [, agentIds] = await readMarket<readonly [readonly string[], readonly bigint[], readonly bigint[]]>(ctx, market, "getWorkers", [marketId]);
+      const [, agentIds] = await readMarket(ctx, market, "getWorkers", [marketId]);
       const ids = agentIds.map(String);
       const lines = workerLines(decision, ids);
       const summary = { ...(decision.summary ?? {}), failedWorkers: decision.failedWorkers, ...(decision.invalidReason !== undefined ? { invalidReason: decision.invalidReason } : {}) };

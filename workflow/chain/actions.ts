@@ -191,7 +191,7 @@ export async function withdraw(ctx: ChainContext, market: Address): Promise<TxIn
     throw toChainError(e, "ResolutionMarket.pendingWithdrawal");
   });
   if (pending === 0n) throw new ChainError("precondition", `nothing to withdraw for ${account.address}`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "withdraw", label: "ResolutionMarket.withdraw" });
+  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "withdraw", args: [], label: "ResolutionMarket.withdraw" });
   const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "Withdrawal", logs: receipt.logs });
   return { txHash: hash, blockNumber: receipt.blockNumber, amount: event?.args.amount ?? pending };
 }
@@ -199,14 +199,14 @@ export async function withdraw(ctx: ChainContext, market: Address): Promise<TxIn
 /** Refuses (before anything is sent) a key that is not a resolver active for `marketId`. */
 export async function requireResolver(ctx: ChainContext, market: Address, marketId: bigint): Promise<void> {
   const { account } = requireWallet(ctx);
-  const ok = await readMarket<boolean>(ctx, market, "isResolverFor", [account.address, marketId]);
+  const ok = await readMarket(ctx, market, "isResolverFor", [account.address, marketId]);
   if (!ok) throw new ChainError("precondition", `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`);
 }
 
 /** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
 export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
   const { account } = requireWallet(ctx);
-  const activeFrom = await readMarket<bigint>(ctx, market, "resolverActiveFrom", [account.address]);
+  const activeFrom = await readMarket(ctx, market, "resolverActiveFrom", [account.address]);
   if (activeFrom === 0n) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`);
   return { activeFrom };
 }

@@ -5,7 +5,8 @@
 import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
 import { bettingMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
-import { ChainError, toChainError } from "./errors.js";
+import { ChainError } from "./errors.js";
+import { readView, viewCall, type ViewArgs, type ViewFunctionName, type ViewResult } from "./reads.js";
 import { readMarketStatus } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -13,12 +14,10 @@ export type BetSide = "yes" | "no";
 const SIDE_CODE: Record<BetSide, number> = { no: 0, yes: 1 };
 const SETTLEMENTS = ["pending", "payout", "refund"] as const;
 
-async function read<T>(ctx: ChainContext, betting: Address, functionName: string, args: readonly unknown[]): Promise<T> {
-  try {
-    return (await ctx.publicClient.readContract({ address: betting, abi: bettingMarketAbi, functionName, args } as never)) as T;
-  } catch (error) {
-    throw toChainError(error, `BettingMarket.${functionName}`);
-  }
+type BettingAbi = typeof bettingMarketAbi;
+
+function read<F extends ViewFunctionName<BettingAbi>>(ctx: ChainContext, betting: Address, functionName: F, args: ViewArgs<BettingAbi, F>): Promise<ViewResult<BettingAbi, F>> {
+  return readView(ctx, viewCall(betting, bettingMarketAbi, functionName, args), `BettingMarket.${functionName}`);
 }
 
 export interface BetPosition {
@@ -35,10 +34,10 @@ export interface BetPosition {
 
 export async function betPosition(ctx: ChainContext, betting: Address, marketId: bigint, bettor: Address): Promise<BetPosition> {
   const [[yesStake, noStake, claimed], claimable, [settlement, outcome], [yes, no]] = await Promise.all([
-    read<readonly [bigint, bigint, boolean]>(ctx, betting, "getPosition", [marketId, bettor]),
-    read<bigint>(ctx, betting, "claimable", [marketId, bettor]),
-    read<readonly [number, boolean]>(ctx, betting, "settlementOf", [marketId]),
-    read<readonly [bigint, bigint, bigint, bigint]>(ctx, betting, "getPool", [marketId]),
+    read(ctx, betting, "getPosition", [marketId, bettor]),
+    read(ctx, betting, "claimable", [marketId, bettor]),
+    read(ctx, betting, "settlementOf", [marketId]),
+    read(ctx, betting, "getPool", [marketId]),
   ]);
   return { yesStake, noStake, claimed, claimable, settlement: SETTLEMENTS[Number(settlement)] ?? "pending", outcome, pool: { yes, no } };
 }
@@ -49,7 +48,7 @@ export async function placeBet(ctx: ChainContext, betting: Address, market: Addr
   const status = await readMarketStatus(ctx, market, marketId);
   if (status.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${status.statusName}: betting is closed`);
   const { hash, receipt } = await sendContractTx(ctx, { address: betting, abi: bettingMarketAbi, functionName: "bet", args: [marketId, SIDE_CODE[side]], value: amount, label: "BettingMarket.bet" });
-  const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "BetPlaced" as never, logs: receipt.logs }) as unknown as { args: { positionOnSide: bigint; poolOnSide: bigint } }[];
+  const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "BetPlaced", logs: receipt.logs });
   return { txHash: hash, blockNumber: receipt.blockNumber, positionOnSide: ev?.args.positionOnSide ?? 0n, poolOnSide: ev?.args.poolOnSide ?? 0n };
 }
 
@@ -61,6 +60,6 @@ export async function claimBet(ctx: ChainContext, betting: Address, marketId: bi
   if (pos.claimed) throw new ChainError("precondition", `${account.address} already claimed on market ${marketId}`);
   if (pos.claimable === 0n) throw new ChainError("precondition", `nothing to claim on market ${marketId} for ${account.address}`);
   const { hash, receipt } = await sendContractTx(ctx, { address: betting, abi: bettingMarketAbi, functionName: "claim", args: [marketId], label: "BettingMarket.claim" });
-  const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "Claimed" as never, logs: receipt.logs }) as unknown as { args: { amount: bigint; refund: boolean } }[];
+  const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "Claimed", logs: receipt.logs });
   return { txHash: hash, blockNumber: receipt.blockNumber, amount: ev?.args.amount ?? pos.claimable, refund: ev?.args.refund ?? pos.settlement === "refund" };
 }

@@ -260,6 +260,6 @@ export async function connectProvider(options: { provider: unknown; privateKey?:
 /** The same chain and clients with another key (its own nonce queue). */
 export function withKey(ctx: ChainContext, privateKey: Hex): ChainContext {
   const account = privateKeyToAccount(privateKey);
-  const walletClient = createWalletClient({ chain: ctx.chain, transport: custom({ request: (args) => ctx.publicClient.request(args as never) }, { retryCount: 0 }), account, pollingInterval: ctx.publicClient.pollingInterval });
+  const walletClient = createWalletClient({ chain: ctx.chain, transport: custom({ request: (args: Parameters<ChainContext["publicClient"]["request"]>[0]) => ctx.publicClient.request(args) }, { retryCount: 0 }), account, pollingInterval: ctx.publicClient.pollingInterval });
   return { ...ctx, account, walletClient, nonces: new NonceQueue() };
 }

@@ -6,6 +6,7 @@ import { committeeArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { getMarketConfig, requireStatus } from "./lifecycle.js";
+import { readView, viewCall, type ViewArgs, type ViewFunctionName, type ViewResult } from "./reads.js";
 import { readMarketStatus } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 import type { VerdictKind } from "../core/types.js";
@@ -19,9 +20,9 @@ export async function committeeVote(ctx: ChainContext, market: Address, marketId
   const { account } = requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Disputed"], "only a disputed market is voted on");
   const { arbiter } = await getMarketConfig(ctx, market, marketId);
-  const readArbiter = async <T>(functionName: string, args: readonly unknown[] = []): Promise<T> => {
+  const readArbiter = async <F extends ViewFunctionName<typeof committeeArbiterAbi>>(functionName: F, args: ViewArgs<typeof committeeArbiterAbi, F>): Promise<ViewResult<typeof committeeArbiterAbi, F>> => {
     try {
-      return (await ctx.publicClient.readContract({ address: arbiter, abi: committeeArbiterAbi, functionName, args } as never)) as T;
+      return await readView(ctx, viewCall(arbiter, committeeArbiterAbi, functionName, args), `CommitteeArbiter.${functionName}`);
     } catch (error) {
       const e = toChainError(error, `CommitteeArbiter.${functionName}`);
       if (e.kind === "revert") throw new ChainError("precondition", `market ${marketId}'s arbiter ${arbiter} is not a CommitteeArbiter (${e.message})`);
@@ -29,9 +30,9 @@ export async function committeeVote(ctx: ChainContext, market: Address, marketId
     }
   };
   const [member, voted, threshold] = await Promise.all([
-    readArbiter<boolean>("isMember", [account.address]),
-    readArbiter<boolean>("hasVoted", [market, marketId, account.address]),
-    readArbiter<bigint>("threshold"),
+    readArbiter("isMember", [account.address]),
+    readArbiter("hasVoted", [market, marketId, account.address]),
+    readArbiter("threshold", []),
   ]);
   if (!member) throw new ChainError("precondition", `${account.address} is not a member of the committee ${arbiter}`);
   if (voted) throw new ChainError("precondition", `${account.address} already voted on market ${marketId}`);

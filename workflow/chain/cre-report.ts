@@ -41,9 +41,9 @@ export const CRE_REPORT_PARAMS = parseAbiParameters(
 );
 
 function checkReport(r: CreReport): void {
-  if (!Object.values(VERDICT).includes(r.verdict as never)) throw new RangeError(`verdict ${r.verdict} is not 0 (no), 1 (yes) or 2 (invalid)`);
+  if (!Object.values<number>(VERDICT).includes(r.verdict)) throw new RangeError(`verdict ${r.verdict} is not 0 (no), 1 (yes) or 2 (invalid)`);
   r.reports.forEach((w, i) => {
-    if (!Object.values(ANSWER).includes(w.answer as never)) throw new RangeError(`reports[${i}].answer ${w.answer} is not an Answer`);
+    if (!Object.values<number>(ANSWER).includes(w.answer)) throw new RangeError(`reports[${i}].answer ${w.answer} is not an Answer`);
     if (!Number.isInteger(w.confidenceBps) || w.confidenceBps < 0 || w.confidenceBps > 0xffff) throw new RangeError(`reports[${i}].confidenceBps ${w.confidenceBps} is not a uint16`);
     for (const k of ["resQuality", "srcQuality", "analysisDepth"] as const) {
       if (!Number.isInteger(w[k]) || w[k] < 0 || w[k] > 0xff) throw new RangeError(`reports[${i}].${k} ${w[k]} is not a uint8`);

@@ -6,7 +6,7 @@
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, keccak256, type Abi, type Address, type Hex } from "viem";
+import { encodeDeployData, getAddress, isAddress, keccak256, type Abi, type Address, type ContractConstructorArgs, type Hex } from "viem";
 import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
@@ -108,11 +108,21 @@ export async function detectCanonicalRegistries(ctx: ChainContext): Promise<{ id
   return undefined;
 }
 
-/** Deploys `name` with `args`: estimate (decoded constructor reverts) → nonce-serialised send → receipt. */
+/** keccak256 of the creation input (bytecode + encoded constructor `args`): what the deploy journal compares. */
+function creationInput<const A extends Abi>(name: ContractName, abi: A, args: ContractConstructorArgs<A>): Hex;
+function creationInput(name: ContractName, abi: Abi, args: readonly unknown[]): Hex {
+  return keccak256(encodeDeployData({ abi, bytecode: loadArtifact(name).bytecode, args }));
+}
+
+/**
+ * Deploys `name` with `args` (typed by the constructor of `abi`): estimate (decoded constructor reverts) →
+ * nonce-serialised send → receipt. The implementation hands viem a plain `Abi` (see reads.ts).
+ */
+export function deployContract<const A extends Abi>(ctx: ChainContext, name: ContractName, abi: A, args: ContractConstructorArgs<A>): Promise<DeployedContract>;
 export async function deployContract(ctx: ChainContext, name: ContractName, abi: Abi, args: readonly unknown[]): Promise<DeployedContract> {
   const { walletClient, account } = requireWallet(ctx);
   const { bytecode } = loadArtifact(name);
-  const data = encodeDeployData({ abi, bytecode, args } as never);
+  const data = encodeDeployData({ abi, bytecode, args });
   const label = `deploy ${name}`;
   let gas: bigint;
   try {
@@ -148,8 +158,8 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   const { account } = requireWallet(ctx);
   const progress = options.onProgress ?? (() => undefined);
   const stepDone = options.afterStep ?? (() => undefined);
-  const deploy = async (name: ContractName, abi: Abi, args: readonly unknown[]): Promise<DeployedContract> => {
-    const input = keccak256(encodeDeployData({ abi, bytecode: loadArtifact(name).bytecode, args } as never));
+  const deploy = async <const A extends Abi>(name: ContractName, abi: A, args: ContractConstructorArgs<A>): Promise<DeployedContract> => {
+    const input = creationInput(name, abi, args);
     const recorded = options.journal?.get(name);
     let contract: DeployedContract;
     if (recorded !== undefined && recorded.input === input && (await hasCode(ctx, recorded.contract.address))) {
@@ -219,7 +229,7 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   // (afterwards every such change waits RESOLVER_DELAY and applies to markets created later).
   // A resumed run skips what the chain already shows (a resolver with an activation time, the arbiter in force).
   for (const resolver of resolvers) {
-    const activeFrom = await readMarket<bigint>(ctx, market.address, "resolverActiveFrom", [resolver]);
+    const activeFrom = await readMarket(ctx, market.address, "resolverActiveFrom", [resolver]);
     if (activeFrom === 0n) {
       progress(`queueing resolver ${resolver}`);
       await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });

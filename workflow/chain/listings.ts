@@ -9,6 +9,7 @@ import type { ChainContext } from "./clients.js";
 import { STATUS_NAMES, toChainError } from "./errors.js";
 import { getReputation, readMarket, type ReputationView } from "./lifecycle.js";
 import { readContractLogs, readLogs } from "./logs.js";
+import { readView, viewCall } from "./reads.js";
 import { readMany, type StatusName } from "./snapshot.js";
 import { readTrackRecord } from "./track-record.js";
 
@@ -25,28 +26,17 @@ export interface MarketSummary {
   outcome: "YES" | "NO" | null;
 }
 
-interface MarketInfo {
-  creator: Address;
-  deadline: bigint;
-  status: number;
-  outcome: boolean;
-  workerCount: number;
-  rewardPool: bigint;
-  totalStake: bigint;
-  question: string;
-}
-
 /** Every market created on `market` since `fromBlock`, oldest first, read in one block. */
 export async function listMarkets(ctx: ChainContext, market: Address, fromBlock = 0n): Promise<MarketSummary[]> {
   const block = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
   const created = await readLogs(ctx, market, "MarketCreated", { fromBlock, toBlock: block });
-  const ids = created.map((l) => l.args.marketId as bigint);
+  const ids = created.map((l) => l.args.marketId);
   if (ids.length === 0) return [];
-  const { results } = await readMany(ctx, ids.map((id) => ({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [id] })), block);
+  const { results } = await readMany(ctx, ids.map((id) => viewCall(market, resolutionMarketAbi, "getMarket", [id])), block);
   return ids.map((marketId, i) => {
     const r = results[i];
     if (r?.status !== "success") throw toChainError(r?.error, `ResolutionMarket.getMarket(${marketId})`);
-    const m = r.result as MarketInfo;
+    const m = r.result;
     const status = STATUS_NAMES[m.status] ?? "None";
     return {
       marketId,
@@ -84,8 +74,8 @@ export async function listAgents(ctx: ChainContext, identity: Address, market: A
     agents.set(id, fresh);
     return fresh;
   };
-  for (const l of registered) entry(l.args.agentId as bigint).registeredBy = l.args.owner as Address;
-  for (const l of joined) entry(l.args.agentId as bigint).markets.push(l.args.marketId as bigint);
+  for (const l of registered) entry(l.args.agentId).registeredBy = l.args.owner;
+  for (const l of joined) entry(l.args.agentId).markets.push(l.args.marketId);
   return [...agents.values()].sort((a, b) => (a.agentId < b.agentId ? -1 : 1));
 }
 
@@ -113,21 +103,18 @@ export interface AgentDetails {
 
 /** One agent: registration, the market's record, ERC-8004 summary from this market, and its answers in finalized markets. */
 export async function agentDetails(ctx: ChainContext, identity: Address, market: Address, agentId: bigint, fromBlock = 0n): Promise<AgentDetails> {
-  const read = <T>(functionName: string) =>
-    ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName, args: [agentId] } as never).catch((e: unknown) => {
-      throw toChainError(e, `IdentityRegistry.${functionName}(${agentId})`);
-    }) as Promise<T>;
-  const owner = await read<Address>("ownerOf");
+  const label = (view: string) => `IdentityRegistry.${view}(${agentId})`;
+  const owner = await readView(ctx, viewCall(identity, identityRegistryAbi, "ownerOf", [agentId]), label("ownerOf"));
   const [agentWallet, agentURI, reputation, history] = await Promise.all([
-    read<Address>("getAgentWallet"),
-    read<string>("tokenURI"),
+    readView(ctx, viewCall(identity, identityRegistryAbi, "getAgentWallet", [agentId]), label("getAgentWallet")),
+    readView(ctx, viewCall(identity, identityRegistryAbi, "tokenURI", [agentId]), label("tokenURI")),
     getReputation(ctx, market, agentId),
     readTrackRecord(ctx, market, { fromBlock }),
   ]);
   let erc8004: AgentDetails["erc8004"] = null;
   try {
-    const registry = await readMarket<Address>(ctx, market, "reputationRegistry");
-    const [count, value, decimals] = (await ctx.publicClient.readContract({ address: registry, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, [market], "", ""] })) as readonly [bigint, bigint, number];
+    const registry = await readMarket(ctx, market, "reputationRegistry", []);
+    const [count, value, decimals] = await ctx.publicClient.readContract({ address: registry, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, [market], "", ""] });
     erc8004 = { count, value, decimals: Number(decimals) };
   } catch {
     /* a registry without getSummary: no summary */
@@ -154,17 +141,17 @@ export interface Owed {
 
 /** What `account` can collect now: the market's pending withdrawal and every claimable bet. */
 export async function owedTo(ctx: ChainContext, market: Address, betting: Address | undefined, account: Address, fromBlock = 0n): Promise<Owed> {
-  const marketOwed = await readMarket<bigint>(ctx, market, "pendingWithdrawal", [account]);
+  const marketOwed = await readMarket(ctx, market, "pendingWithdrawal", [account]);
   const bets: Owed["bets"] = [];
   if (betting !== undefined) {
     // Bets are claimed per market: every market the account bet on, then what each pays now.
     const placed = await readContractLogs(ctx, betting, bettingMarketAbi, "BetPlaced", { fromBlock }, { bettor: account });
-    const ids = [...new Set(placed.map((l) => l.args.marketId as bigint))];
+    const ids = [...new Set(placed.map((l) => l.args.marketId))];
     const block = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
-    const { results } = await readMany(ctx, ids.map((id) => ({ address: betting, abi: bettingMarketAbi, functionName: "claimable", args: [id, account] })), block);
+    const { results } = await readMany(ctx, ids.map((id) => viewCall(betting, bettingMarketAbi, "claimable", [id, account])), block);
     ids.forEach((marketId, i) => {
       const r = results[i];
-      if (r?.status === "success" && (r.result as bigint) > 0n) bets.push({ marketId, amount: r.result as bigint });
+      if (r?.status === "success" && r.result > 0n) bets.push({ marketId, amount: r.result });
     });
   }
   return { account, market: marketOwed, bets, total: bets.reduce((s, b) => s + b.amount, marketOwed) };

@@ -4,8 +4,9 @@
  * reputation, both pinned to one block. Chains without multicall3 (Hardhat's in-process chain and
  * `hardhat node` have none) get the same reads as parallel `eth_call`s at that block.
  */
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Abi, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
+import { viewCall, type ViewCall, type ViewFunctionName, type ViewResult } from "./reads.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
 import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./lifecycle.js";
@@ -33,24 +34,28 @@ export function readMode(ctx: ChainContext): Promise<ReadMode> {
   return mode;
 }
 
-export interface ReadCall {
-  address: Address;
-  abi: readonly unknown[];
-  functionName: string;
-  args?: readonly unknown[];
-}
+export type ReadResult<T = unknown> = { status: "success"; result: T } | { status: "failure"; error: unknown };
 
-export type ReadResult = { status: "success"; result: unknown } | { status: "failure"; error: unknown };
+/** The result of each call of `C`, in order, typed by the call's ABI and function. */
+export type ReadResults<C extends readonly ViewCall[]> = { -readonly [K in keyof C]: C[K] extends ViewCall<infer A, infer F> ? ReadResult<ViewResult<A, F>> : ReadResult };
 
-/** Runs `calls` at `blockNumber` through multicall3 when available, else in parallel. Never throws for a failed call. */
-export async function readMany(ctx: ChainContext, calls: readonly ReadCall[], blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResult[] }> {
+/** Each call re-checked against its own ABI, so a plain object literal with a misspelled name or wrong args fails too. */
+type CheckedCalls<C extends readonly ViewCall[]> = {
+  [K in keyof C]: C[K] extends { abi: infer A extends Abi; functionName: infer F } ? (F extends ViewFunctionName<A> ? ViewCall<A, F> : ViewCall<A, ViewFunctionName<A>>) : C[K];
+};
+
+/**
+ * Runs `calls` (built with `viewCall`) at `blockNumber` through multicall3 when available, else in parallel. Never
+ * throws for a failed call. Typed by each call's ABI; the implementation hands viem plain `Abi`s (see reads.ts).
+ */
+export function readMany<const C extends readonly ViewCall[]>(ctx: ChainContext, calls: C & CheckedCalls<C>, blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResults<C> }>;
+export async function readMany(ctx: ChainContext, calls: readonly ViewCall[], blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResult[] }> {
   const mode = await readMode(ctx);
   if (calls.length === 0) return { mode, results: [] };
   if (mode === "multicall3") {
     const results = await ctx.publicClient
       .multicall({
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        contracts: calls.map((c) => ({ ...c, abi: withAllErrors(c.abi as any) })) as any,
+        contracts: calls.map((c) => ({ ...c, abi: withAllErrors(c.abi) })),
         allowFailure: true,
         multicallAddress: MULTICALL3_ADDRESS,
         blockNumber,
@@ -60,7 +65,7 @@ export async function readMany(ctx: ChainContext, calls: readonly ReadCall[], bl
       });
     return {
       mode,
-      results: (results as { status: string; result?: unknown; error?: unknown }[]).map((r) =>
+      results: results.map((r): ReadResult =>
         r.status === "success" ? { status: "success", result: r.result } : { status: "failure", error: r.error },
       ),
     };
@@ -68,8 +73,7 @@ export async function readMany(ctx: ChainContext, calls: readonly ReadCall[], bl
   const results = await Promise.all(
     calls.map((c) =>
       ctx.publicClient
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        .readContract({ ...c, abi: withAllErrors(c.abi as any), blockNumber } as any)
+        .readContract({ ...c, abi: withAllErrors(c.abi), blockNumber })
         .then(
           (result): ReadResult => ({ status: "success", result }),
           (error: unknown): ReadResult => ({ status: "failure", error }),
@@ -79,9 +83,9 @@ export async function readMany(ctx: ChainContext, calls: readonly ReadCall[], bl
   return { mode, results };
 }
 
-function unwrap<T>(r: ReadResult, what: string): T {
+function unwrap<T>(r: ReadResult<T>, what: string): T {
   if (r.status === "failure") throw toChainError(r.error, what);
-  return r.result as T;
+  return r.result;
 }
 
 export type StatusName = (typeof STATUS_NAMES)[number];
@@ -123,18 +127,7 @@ export interface MarketState {
   mode: ReadMode;
 }
 
-interface MarketInfoResult {
-  creator: Address;
-  deadline: bigint;
-  requestedAt: bigint;
-  status: number;
-  outcome: boolean;
-  workerCount: number;
-  rewardPool: bigint;
-  totalStake: bigint;
-  bundleHash: Hex;
-  question: string;
-}
+type MarketInfoResult = ViewResult<typeof resolutionMarketAbi, "getMarket">;
 
 /** True for the final statuses Resolved, Invalid and Cancelled (Proposed and Disputed are not final). */
 export function isTerminalStatus(status: number): boolean {
@@ -165,11 +158,11 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
   const { mode, results } = await readMany(
     ctx,
     [
-      { address: market, abi, functionName: "getMarket", args: [marketId] },
-      { address: market, abi, functionName: "getWorkers", args: [marketId] },
-      { address: market, abi, functionName: "getMarketConfig", args: [marketId] },
-      { address: market, abi, functionName: "getProposal", args: [marketId] },
-      { address: market, abi, functionName: "feedbackStatus", args: [marketId] },
+      viewCall(market, abi, "getMarket", [marketId]),
+      viewCall(market, abi, "getWorkers", [marketId]),
+      viewCall(market, abi, "getMarketConfig", [marketId]),
+      viewCall(market, abi, "getProposal", [marketId]),
+      viewCall(market, abi, "feedbackStatus", [marketId]),
     ],
     blockNumber,
   );
@@ -180,12 +173,12 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
     if (e.errorName === "MarketNotFound") throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
     throw e;
   }
-  const info = unwrap<MarketInfoResult>(results[0], "ResolutionMarket.getMarket");
+  const info = unwrap(results[0], "ResolutionMarket.getMarket");
   if (Number(info.status) === 0) throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
-  const [addresses, agentIds, stakes] = unwrap<readonly [readonly Address[], readonly bigint[], readonly bigint[]]>(results[1], "ResolutionMarket.getWorkers");
+  const [addresses, agentIds, stakes] = unwrap(results[1], "ResolutionMarket.getWorkers");
   const config = shapeConfig(unwrap(results[2], "ResolutionMarket.getMarketConfig"));
   const proposal = shapeProposal(unwrap(results[3], "ResolutionMarket.getProposal"));
-  const [, feedbackPending] = unwrap<readonly [bigint, bigint]>(results[4], "ResolutionMarket.feedbackStatus");
+  const [, feedbackPending] = unwrap(results[4], "ResolutionMarket.feedbackStatus");
   if (addresses.length !== info.workerCount || agentIds.length !== addresses.length || stakes.length !== addresses.length) {
     throw new ChainError("precondition", `market ${marketId}: worker arrays disagree with workerCount ${info.workerCount}`);
   }
@@ -194,11 +187,11 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
   if ((options.reputation ?? true) && workers.length > 0) {
     const rep = await readMany(
       ctx,
-      workers.map((w) => ({ address: market, abi, functionName: "getReputation", args: [w.agentId] })),
+      workers.map((w) => viewCall(market, abi, "getReputation", [w.agentId])),
       blockNumber,
     );
     rep.results.forEach((r, i) => {
-      const v = unwrap<{ settled: bigint; correctness: number; resQuality: number; srcQuality: number; analysisDepth: number }>(r, "ResolutionMarket.getReputation");
+      const v = unwrap(r, "ResolutionMarket.getReputation");
       workers[i].reputation = { settled: BigInt(v.settled), correctness: Number(v.correctness), resQuality: Number(v.resQuality), srcQuality: Number(v.srcQuality), analysisDepth: Number(v.analysisDepth) };
     });
   }
@@ -243,7 +236,7 @@ export interface MarketStatusView {
 export async function readMarketStatus(ctx: ChainContext, market: Address, marketId: bigint): Promise<MarketStatusView> {
   let info: MarketInfoResult;
   try {
-    info = (await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] })) as MarketInfoResult;
+    info = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] });
   } catch {
     const state = await readMarketState(ctx, market, marketId, { reputation: false });
     return { status: state.status, statusName: state.statusName, bundleHash: state.bundleHash };

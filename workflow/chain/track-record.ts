@@ -8,7 +8,8 @@
  * block in which the current market's resolution was requested count (so the history a proposal used is fixed and
  * reproducible later), oldest first by (block, log index). Cancelled markets carry no answers and are absent.
  */
-import { getAddress, type Address, type Log } from "viem";
+import { getAddress, type Address, type ContractEventArgs, type ContractEventName, type Log } from "viem";
+import type { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { readMarket } from "./lifecycle.js";
 import { readLogs, type LogRange } from "./logs.js";
@@ -20,10 +21,10 @@ export type TrackRecordOptions = Pick<LogRange, "fromBlock" | "chunkBlocks">;
 const STATUS_RESOLVED = 3;
 
 /** The track record's logs: `readLogs` over [from, to] in `chunk`-block requests. */
-const logsOf = (ctx: ChainContext, market: Address, eventName: string, from: bigint, to: bigint, chunk: bigint, args?: Record<string, unknown>) =>
+const logsOf = <E extends ContractEventName<typeof resolutionMarketAbi>>(ctx: ChainContext, market: Address, eventName: E, from: bigint, to: bigint, chunk: bigint, args?: ContractEventArgs<typeof resolutionMarketAbi, E>) =>
   readLogs(ctx, market, eventName, { fromBlock: from, toBlock: to, chunkBlocks: chunk }, args);
 
-const order = (a: Log, b: Log) => (a.blockNumber === b.blockNumber ? Number((a.logIndex ?? 0) - (b.logIndex ?? 0)) : a.blockNumber! < b.blockNumber! ? -1 : 1);
+const order = (a: Log<bigint, number, false>, b: Log<bigint, number, false>) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1);
 
 /** The block in which `marketId`'s resolution was requested (undefined when it was not). */
 export async function resolutionRequestedBlock(ctx: ChainContext, market: Address, marketId: bigint, options: TrackRecordOptions = {}): Promise<bigint | undefined> {
@@ -46,32 +47,33 @@ export async function readTrackRecord(ctx: ChainContext, market: Address, option
     logsOf(ctx, market, "MarketFinalized", from, to, chunk),
     logsOf(ctx, market, "WorkerSettled", from, to, chunk),
   ]);
-  const reportsOf = new Map<bigint, { answer: number; confidenceBps: number }[]>();
-  for (const log of proposed) reportsOf.set(log.args.marketId as bigint, log.args.reports as { answer: number; confidenceBps: number }[]);
+  const reportsOf = new Map<bigint, readonly { answer: number; confidenceBps: number }[]>();
+  for (const log of proposed) reportsOf.set(log.args.marketId, log.args.reports);
   const agentsOf = new Map<bigint, bigint[]>();
   for (const log of [...settled].sort(order)) {
-    const id = log.args.marketId as bigint;
-    agentsOf.set(id, [...(agentsOf.get(id) ?? []), log.args.agentId as bigint]);
+    const id = log.args.marketId;
+    agentsOf.set(id, [...(agentsOf.get(id) ?? []), log.args.agentId]);
   }
   const key = (id: bigint) => `${ctx.chainId}:${getAddress(market).toLowerCase()}:${id}`;
   const out: HistoryMarket[] = [];
   for (const log of [...finalized].sort(order)) {
-    const id = log.args.marketId as bigint;
+    const id = log.args.marketId;
     if (id === options.excludeMarketId) continue;
     const reports = reportsOf.get(id);
     if (reports === undefined) continue; // finalized without a proposal in range: nothing to learn from
     let agents = agentsOf.get(id);
     if (agents === undefined || agents.length !== reports.length) {
-      const [, ids] = await readMarket<readonly [readonly Address[], readonly bigint[], readonly bigint[]]>(ctx, market, "getWorkers", [id]);
+      const [, ids] = await readMarket(ctx, market, "getWorkers", [id]);
       agents = [...ids];
     }
+    const seatAgents = agents;
     const answers: HistoryAnswer[] = reports.map((r, seat) => ({
-      agentId: agents![seat] ?? 0n,
+      agentId: seatAgents[seat] ?? 0n,
       answer: ANSWER_NAMES[Number(r.answer)] ?? "failed",
       confidenceBps: Number(r.confidenceBps),
     }));
     const status = Number(log.args.status);
-    out.push({ key: key(id), final: status === STATUS_RESOLVED ? (log.args.outcome as boolean) : "invalid", disputed: log.args.disputed as boolean, answers });
+    out.push({ key: key(id), final: status === STATUS_RESOLVED ? (log.args.outcome) : "invalid", disputed: log.args.disputed, answers });
   }
   return out;
 }

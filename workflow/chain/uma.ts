@@ -17,7 +17,7 @@ import { umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { deployContract, type DeployedContract } from "./deploy.js";
 import { ChainError, toChainError } from "./errors.js";
-import { sendContractTx } from "./writer.js";
+import { sendContractTx, type WriteArgs, type WriteFunctionName } from "./writer.js";
 
 /** Artifact paths inside `@uma/core/artifacts/contracts/`. */
 export const UMA_ARTIFACTS = {
@@ -105,7 +105,7 @@ export function loadUmaArtifact(name: UmaContractName): { abi: Abi; bytecode: He
 async function deployUma(ctx: ChainContext, name: UmaContractName, args: readonly unknown[]): Promise<Address> {
   const { walletClient, account } = requireWallet(ctx);
   const { abi, bytecode } = loadUmaArtifact(name);
-  const data = encodeDeployData({ abi, bytecode, args } as never);
+  const data = encodeDeployData({ abi, bytecode, args });
   const label = `deploy UMA ${name}`;
   try {
     const gas = await ctx.publicClient.estimateGas({ account, data });
@@ -122,7 +122,7 @@ async function deployUma(ctx: ChainContext, name: UmaContractName, args: readonl
   }
 }
 
-function tx(ctx: ChainContext, address: Address, abi: Abi, functionName: string, args: readonly unknown[], label: string) {
+function tx<const A extends Abi, F extends WriteFunctionName<A>>(ctx: ChainContext, address: Address, abi: A, functionName: F, args: WriteArgs<A, F>, label: string) {
   return sendContractTx(ctx, { address, abi, functionName, args, label });
 }
 
@@ -208,7 +208,7 @@ export interface UmaArbiterOptions {
 
 /** Deploys our UmaArbiter against `uma`'s OOv3 and currency (needs `npx hardhat build`). */
 export async function deployUmaArbiter(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "currency">, options: UmaArbiterOptions): Promise<DeployedContract> {
-  return deployContract(ctx, "UmaArbiter", umaArbiterAbi, [uma.optimisticOracle, uma.currency, options.bond ?? 0n, options.liveness ?? 7200, options.markets.map((m) => getAddress(m))]);
+  return deployContract(ctx, "UmaArbiter", umaArbiterAbi, [uma.optimisticOracle, uma.currency, options.bond ?? 0n, BigInt(options.liveness ?? 7200), options.markets.map((m) => getAddress(m))]);
 }
 
 /** The OOv3 assertion of a market's dispute, or undefined when the arbiter has none for it. */

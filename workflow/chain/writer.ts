@@ -3,16 +3,32 @@
  * their custom error and gas limits never above EIP-7825's 2^24 (workflow/chain/gas.ts). Proposals go through
  * workflow/settle/, the rest of the lifecycle through workflow/chain/lifecycle.ts.
  */
-import { encodeFunctionData, formatEther, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import {
+  encodeFunctionData,
+  formatEther,
+  type Abi,
+  type Address,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type ContractFunctionReturnType,
+  type Hex,
+  type TransactionReceipt,
+} from "viem";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError, withAllErrors } from "./errors.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "./gas.js";
 
-export interface ContractWrite {
+/** State-changing functions of `A` (what a transaction can call). */
+export type WriteFunctionName<A extends Abi> = ContractFunctionName<A, "nonpayable" | "payable">;
+export type WriteArgs<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionArgs<A, "nonpayable" | "payable", F>;
+export type WriteReturn<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionReturnType<A, "nonpayable" | "payable", F>;
+
+/** One write, typed by its ABI: a misspelled function or a wrong argument does not compile. */
+export interface ContractWrite<A extends Abi, F extends WriteFunctionName<A>> {
   address: Address;
-  abi: Abi;
-  functionName: string;
-  args?: readonly unknown[];
+  abi: A;
+  functionName: F;
+  args: WriteArgs<A, F>;
   value?: bigint;
   /** Explicit gas limit, or a function of the estimate. Default: the estimate + 20 %, at most 2^24 (EIP-7825). */
   gas?: bigint | ((estimate: bigint) => bigint);
@@ -27,8 +43,13 @@ export interface WriteResult<R = unknown> {
   result: R;
 }
 
-/** simulate → send (nonce-serialised) → wait. Throws a ChainError with the decoded revert. */
-export async function sendContractTx<R = unknown>(ctx: ChainContext, write: ContractWrite): Promise<WriteResult<R>> {
+/**
+ * simulate → send (nonce-serialised) → wait. Throws a ChainError with the decoded revert. The signature is typed by
+ * the ABI; the implementation hands viem the ABI as a plain `Abi` (its conditional types do not resolve for a generic
+ * one) and `result` is what viem decoded with that same ABI.
+ */
+export function sendContractTx<const A extends Abi, F extends WriteFunctionName<A>>(ctx: ChainContext, write: ContractWrite<A, F>): Promise<WriteResult<WriteReturn<A, F>>>;
+export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi, string>): Promise<WriteResult> {
   const { walletClient, account } = requireWallet(ctx);
   const label = write.label ?? write.functionName;
   const abi = withAllErrors(write.abi);
@@ -46,15 +67,14 @@ export async function sendContractTx<R = unknown>(ctx: ChainContext, write: Cont
       address: write.address,
       abi,
       functionName: write.functionName,
-      args: write.args ?? [],
+      args: write.args,
       account,
       ...(write.value !== undefined ? { value: write.value } : {}),
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    } as any);
+    });
   } catch (error) {
     throw toChainError(error, label);
   }
-  const data = encodeFunctionData({ abi, functionName: write.functionName, args: write.args ?? [] } as never);
+  const data = encodeFunctionData({ abi, functionName: write.functionName, args: write.args });
   let gas: bigint;
   try {
     if (typeof write.gas === "bigint") gas = write.gas;
@@ -93,5 +113,5 @@ export async function sendContractTx<R = unknown>(ctx: ChainContext, write: Cont
   if (receipt.status !== "success") {
     throw new ChainError("revert", `${label} reverted on-chain in transaction ${hash} (block ${receipt.blockNumber})`);
   }
-  return { hash, receipt, result: simulated.result as R };
+  return { hash, receipt, result: simulated.result };
 }

@@ -73,7 +73,7 @@ async function proposedUmaMarket(question: string): Promise<{ id: bigint; verdic
   }
   const block = await chain.publicClient.getBlock();
   const params = { admission: 0, minCorrectness: 0, minSettled: 0, minStake: 0n, maxWorkers: 0, disputeWindow: 0, bond: 0n, arbiter, allowedAgents: [] };
-  const created = await sendContractTx<bigint>(owner, { address: chain.market, abi: resolutionMarketAbi, functionName: "createMarketWith", args: [question, block.timestamp + 3_600n, params], value: parseEther("1") });
+  const created = await sendContractTx(owner, { address: chain.market, abi: resolutionMarketAbi, functionName: "createMarketWith", args: [question, block.timestamp + 3_600n, params], value: parseEther("1") });
   const id = created.result;
   for (const w of workers) {
     const ctx = await connect({ rpcUrl: chain.rpcUrl, privateKey: hardhatKey(chain.accounts.indexOf(w.address)) });
