@@ -142,8 +142,10 @@ function credentialStore(given: ResolverDaemonOptions["credentials"]): Credentia
   }
 }
 
-function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** Drops the undefined entries, so the result's keys are absent rather than present-and-undefined. */
+type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<T>;
 }
 
 export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {

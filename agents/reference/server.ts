@@ -24,13 +24,13 @@ export interface ReferenceAgentOptions {
   /** Wire protocol to serve (default "cresolver"; the only one so far). */
   protocol?: string;
   /** Name reported by /health (default `cresolver-reference-<persona>`). */
-  name?: string;
+  name?: string | undefined;
   /** Persona (default "analyst"). */
   persona?: PersonaName;
   /** "offline" (default: deterministic, no network) or "llm" (needs `llm`). */
   mode?: EngineMode;
   /** LLM endpoint settings for mode "llm". */
-  llm?: Omit<LlmEngineOptions, "persona">;
+  llm?: Omit<LlmEngineOptions, "persona"> | undefined;
   /** A ready-made engine; overrides `mode`, `llm` and `persona`. */
   engine?: AnswerEngine;
   /** Maximum request body in bytes (default 64 KiB; larger bodies get 413). */

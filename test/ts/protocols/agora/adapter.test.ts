@@ -41,7 +41,7 @@ function agoraHandler(b: AgoraBehaviour): Handler {
       const body = JSON.parse(req.bodyText) as Record<string, unknown>;
       return b.task ? b.task(tasks, res, body) : sendJson(res, 200, REPLY);
     }
-    sendJson(res, 404, { error: "not found" });
+    return sendJson(res, 404, { error: "not found" });
   };
 }
 
