@@ -215,6 +215,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     if (s === undefined) {
       if (closed) throw new Error("the resolver daemon is closing");
       if (signingKey === undefined) throw new Error("the daemon's signing key is not loaded yet");
+      const escalate = options.escalate;
       s = createPipelineSeams({
         ctx,
         market: market as Address,
@@ -228,7 +229,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           resolveTimeoutMs: options.resolveTimeoutMs,
           challengeTimeoutMs: options.challengeTimeoutMs,
           resolution: options.resolution,
-          escalate: options.escalate ? (id: bigint) => options.escalate!(market as Address, id) : undefined,
+          escalate: escalate === undefined ? undefined : (id: bigint) => escalate(market as Address, id),
         }),
       });
       seams.set(key, s);
