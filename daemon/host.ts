@@ -50,7 +50,7 @@ export interface ResolverDaemonOptions {
   /** ResolutionMarket contracts to watch. */
   markets: MarketOption[];
   /** Default: each market's identityRegistry(). */
-  identityRegistry?: Address;
+  identityRegistry?: Address | undefined;
   /** SQLite file (created 0600). */
   dbPath: string;
 
@@ -59,13 +59,13 @@ export interface ResolverDaemonOptions {
   /** 0 = any free port. */
   apiPort?: number;
   /** Bearer of POST /markets/:id/resolve (≥ 16 chars); without it manual triggers get 401. */
-  apiToken?: string;
-  confirmations?: number;
-  pollIntervalMs?: number;
+  apiToken?: string | undefined;
+  confirmations?: number | undefined;
+  pollIntervalMs?: number | undefined;
   maxBlockRange?: number;
   startBlock?: number | bigint;
-  concurrency?: number;
-  maxAttempts?: number;
+  concurrency?: number | undefined;
+  maxAttempts?: number | undefined;
   backoffMs?: number;
   maxBackoffMs?: number;
   jobTimeoutMs?: number;
@@ -74,7 +74,7 @@ export interface ResolverDaemonOptions {
   instanceCount?: number;
   staggerMs?: number;
   /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** A BettingMarket whose pools the explorer (/explorer) shows per market. */
   explorerBetting?: Address;
   /** A dispute of our proposal: escalate (default) or concede. */
@@ -89,7 +89,7 @@ export interface ResolverDaemonOptions {
 
   // --- pipeline
   /** Per-agent secrets `{ "<agentId>": { origin, bearerToken?, hmacSecret? } }` (validated) or a ready store. */
-  credentials?: Record<string, BoundAgentCredentials> | CredentialStore;
+  credentials?: Record<string, BoundAgentCredentials> | CredentialStore | undefined;
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
   /** Outbound destination policy. Production: leave allowLoopback/allowPrivate unset. */
