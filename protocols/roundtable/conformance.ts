@@ -128,7 +128,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     if (depth > 16) return;
     if (typeof v === "string" && v.length >= ROUNDTABLE_LIMITS.maxStringLength) {
       warning("roundtable.limits.string-length", `${phase} ${path || "(root)"}: string reaches the 50,000-character limit and was truncated`);
-    } else if (Array.isArray(v)) v.forEach((x, i) => scanLengths(phase, x, `${path}[${i}]`, depth + 1));
+    } else if (Array.isArray(v)) for (const [i, x] of v.entries()) scanLengths(phase, x, `${path}[${i}]`, depth + 1);
     else if (isObject(v)) for (const [k, x] of Object.entries(v)) scanLengths(phase, x, path ? `${path}.${k}` : k, depth + 1);
   }
   const unitOk = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1;
