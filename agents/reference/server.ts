@@ -108,9 +108,9 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
       engine,
       memory,
       info,
-      ...(options.auth !== undefined ? { auth: options.auth } : {}),
-      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
-      ...(options.agoraStreamUrl !== undefined ? { agoraStreamUrl: options.agoraStreamUrl } : {}),
+      auth: options.auth,
+      agentId: options.agentId,
+      agoraStreamUrl: options.agoraStreamUrl,
     });
   });
 
