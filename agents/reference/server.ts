@@ -42,9 +42,9 @@ export interface ReferenceAgentOptions {
   /** Credentials the agent expects from the platform (bearer token, JWKS URL, HMAC secret), per protocol. */
   auth?: AgentAuth;
   /** The agent's ERC-8004 agent id (decimal), checked against tokens that name it. */
-  agentId?: string;
+  agentId?: string | undefined;
   /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
-  agoraStreamUrl?: string;
+  agoraStreamUrl?: string | undefined;
   /** The endpoint URL as registered, for the A2A agent card's `url` (default: derived from each request). */
   publicUrl?: string;
 }
