@@ -102,7 +102,7 @@ export function loadCanonicalArtifacts(dir: string): CanonicalArtifacts {
 }
 
 type Clients = {
-  publicClient: { waitForTransactionReceipt(a: { hash: Hex }): Promise<{ status: string; contractAddress?: Address | null }> };
+  publicClient: { waitForTransactionReceipt(a: { hash: Hex }): Promise<{ status: string; contractAddress?: Address | null | undefined }> };
   wallet: {
     deployContract(a: { abi: Abi; bytecode: Hex; args?: readonly unknown[] }): Promise<Hex>;
     writeContract(a: { address: Address; abi: Abi; functionName: string; args: readonly unknown[] }): Promise<Hex>;

@@ -1,65 +1,71 @@
 /**
  * The resolution trace of `market show`: the bundle (a local file, or the proposal's http(s) bundle URI through
  * the safe HTTP client) checked against the on-chain bundle hash, reduced to what a reader needs per worker
- * (answer or failure, scores, vote weight, reward weight) and the decision (verdict, reason, posterior).
+ * (answer or failure, scores, vote weight, reward weight) and the decision (verdict, reason, posterior). The bundle
+ * is read with `parseStoredBundle`: one that does not match the schema is reported as a one-line error.
  */
 import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
 import { bundleHash, canonicalJson } from "../workflow/core/bundle.js";
+import { type BundleDocument, type BundleWorker, parseStoredBundle } from "../workflow/core/bundle-schema.js";
 import { createSafeHttpClient } from "../workflow/http/index.js";
 
 const MAX_BUNDLE_BYTES = 4_000_000;
+type Decision = NonNullable<BundleDocument["decision"]>;
 
 export interface TraceWorker {
   seat: number;
-  agentId: string | null;
-  status: string;
+  agentId: string;
+  status: BundleWorker["status"];
   answer: { determination: boolean; confidence: number } | null;
-  failure: { stage: string; kind: string; message: string } | null;
+  failure: { stage: "discovery" | "ask" | "challenge"; kind: string; message: string } | null;
   scores: Record<string, number> | null;
-  vote: { weight: unknown; accuracy: unknown; history: unknown } | null;
-  rewardWeight: unknown;
+  vote: { weight: number; accuracy: number; history: number } | null;
+  rewardWeight: string | null;
 }
 
 export interface Trace {
   source: string;
   /** The bundle's canonical keccak256 equals the on-chain bundle hash. */
   verified: boolean;
-  decision: { verdict: unknown; reason: unknown; posterior: unknown; thresholdBps: unknown } | null;
-  quorum: unknown;
+  /** Null posterior and threshold for the daemon's invalid document (an invalid proposal without a run). */
+  decision: { verdict: Decision["verdict"]; reason: string | undefined; posterior: number | null; thresholdBps: number | null } | null;
+  quorum: BundleDocument["quorum"] | null;
   workers: TraceWorker[];
 }
 
-type Doc = Record<string, unknown>;
-const obj = (v: unknown): Doc | null => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Doc) : null);
-
-function failureOf(w: Doc): TraceWorker["failure"] {
-  for (const stage of ["discovery", "ask", "challenge"] as const) {
-    const f = obj(w[`${stage}Failure`]);
-    if (f) return { stage, kind: String(f.kind ?? "?"), message: String(f.message ?? "") };
-  }
+function failureOf(w: BundleWorker): TraceWorker["failure"] {
+  const stages = [
+    ["discovery", w.discoveryFailure],
+    ["ask", w.askFailure],
+    ["challenge", w.challengeFailure],
+  ] as const;
+  for (const [stage, f] of stages) if (f !== undefined) return { stage, kind: f.kind, message: f.message };
   return null;
 }
 
-function traceOf(doc: Doc, source: string, verified: boolean): Trace {
-  const workers = (Array.isArray(doc.workers) ? doc.workers : []).map((raw, i): TraceWorker => {
-    const w = obj(raw) ?? {};
-    const answer = obj(w.answer);
-    const evaluation = obj(w.evaluation);
-    const vote = obj(w.vote);
-    return {
-      seat: typeof w.seat === "number" ? w.seat : i,
-      agentId: w.agentId !== undefined ? String(w.agentId) : null,
-      status: String(w.status ?? "?"),
-      answer: answer ? { determination: answer.determination === true, confidence: Number(answer.confidence ?? 0) } : null,
-      failure: failureOf(w),
-      scores: evaluation && obj(evaluation.aggregate) ? (obj(evaluation.aggregate) as Record<string, number>) : null,
-      vote: vote ? { weight: vote.weight, accuracy: vote.accuracy, history: vote.history } : null,
-      rewardWeight: w.rewardWeight ?? null,
-    };
-  });
-  const d = obj(doc.decision);
-  return { source, verified, decision: d ? { verdict: d.verdict, reason: d.reason, posterior: d.posterior, thresholdBps: d.thresholdBps } : null, quorum: doc.quorum ?? null, workers };
+function workerOf(w: BundleWorker): TraceWorker {
+  return {
+    seat: w.seat,
+    agentId: w.agentId,
+    status: w.status,
+    answer: w.answer ? { determination: w.answer.determination, confidence: w.answer.confidence } : null,
+    failure: failureOf(w),
+    scores: w.evaluation ? { ...w.evaluation.aggregate } : null,
+    vote: w.vote ? { weight: w.vote.weight, accuracy: w.vote.accuracy, history: w.vote.history } : null,
+    rewardWeight: w.rewardWeight ?? null,
+  };
+}
+
+function traceOf(doc: BundleDocument, source: string, verified: boolean): Trace {
+  const d = doc.decision;
+  return {
+    source,
+    verified,
+    decision: d ? { verdict: d.verdict, reason: d.reason, posterior: d.posterior, thresholdBps: d.thresholdBps } : null,
+    quorum: doc.quorum,
+    workers: doc.workers.map(workerOf),
+  };
 }
 
 /** Reads and checks the bundle; never throws (an unreachable or bad bundle is reported as `error`). */
@@ -82,27 +88,29 @@ export async function loadTrace(options: { file?: string; uri?: string; expected
     } else {
       return { trace: null, error: options.uri ? `bundle URI ${options.uri.slice(0, 80)} is not http(s): pass --bundle <file>` : null };
     }
-    const doc = obj(JSON.parse(text));
-    if (!doc) return { trace: null, error: `bundle ${source} is not a JSON object` };
+    const doc = parseStoredBundle(text, MAX_BUNDLE_BYTES);
     const verified = bundleHash(canonicalJson(doc)) === options.expectedHash.toLowerCase();
-    return { trace: traceOf(doc, source, verified), error: null };
+    if ("workers" in doc) return { trace: traceOf(doc, source, verified), error: null };
+    const invalid: Trace["decision"] = { verdict: "invalid", reason: doc.reason, posterior: null, thresholdBps: null };
+    return { trace: { source, verified, decision: invalid, quorum: null, workers: [] }, error: null };
   } catch (error) {
     return { trace: null, error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable bundle" };
   }
 }
 
-const pct = (v: unknown) => (typeof v === "number" ? `${(v * 100).toFixed(1)}%` : "?");
+const pct = (v: number | null) => (v === null ? "?" : `${(v * 100).toFixed(1)}%`);
 
 /** The trace as text lines for `market show`. */
 export function traceLines(t: Trace): string[] {
   const lines = [`  trace         ${t.source}: ${t.verified ? "matches the on-chain bundle hash" : "DOES NOT match the on-chain bundle hash"}`];
-  if (t.decision) lines.push(`  decision      ${String(t.decision.verdict).toUpperCase()} (${String(t.decision.reason)}), posterior ${pct(t.decision.posterior)}, threshold ${String(t.decision.thresholdBps)} bps`);
+  const d = t.decision;
+  if (d) lines.push(`  decision      ${d.verdict.toUpperCase()}${d.reason ? ` (${d.reason})` : ""}, posterior ${pct(d.posterior)}, threshold ${d.thresholdBps ?? "?"} bps`);
   for (const w of t.workers) {
     const what = w.answer ? `${w.answer.determination ? "YES" : "NO"} @ ${pct(w.answer.confidence)}` : w.failure ? `failed at ${w.failure.stage}: ${w.failure.kind}${w.failure.message ? ` (${w.failure.message.slice(0, 120)})` : ""}` : w.status;
     const scores = w.scores ? `; scores ${Object.entries(w.scores).map(([k, v]) => `${k} ${v}`).join(", ")}` : "";
-    const vote = w.vote ? `; vote weight ${String(w.vote.weight)}, accuracy ${pct(w.vote.accuracy)} over ${String(w.vote.history)}` : "";
-    const reward = w.rewardWeight !== null ? `; reward weight ${String(w.rewardWeight)}` : "";
-    lines.push(`    seat ${w.seat} agent ${w.agentId ?? "?"}: ${what}${scores}${vote}${reward}`);
+    const vote = w.vote ? `; vote weight ${w.vote.weight}, accuracy ${pct(w.vote.accuracy)} over ${w.vote.history}` : "";
+    const reward = w.rewardWeight !== null ? `; reward weight ${w.rewardWeight}` : "";
+    lines.push(`    seat ${w.seat} agent ${w.agentId}: ${what}${scores}${vote}${reward}`);
   }
   return lines;
 }

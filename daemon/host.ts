@@ -50,7 +50,7 @@ export interface ResolverDaemonOptions {
   /** ResolutionMarket contracts to watch. */
   markets: MarketOption[];
   /** Default: each market's identityRegistry(). */
-  identityRegistry?: Address;
+  identityRegistry?: Address | undefined;
   /** SQLite file (created 0600). */
   dbPath: string;
 
@@ -59,13 +59,13 @@ export interface ResolverDaemonOptions {
   /** 0 = any free port. */
   apiPort?: number;
   /** Bearer of POST /markets/:id/resolve (≥ 16 chars); without it manual triggers get 401. */
-  apiToken?: string;
-  confirmations?: number;
-  pollIntervalMs?: number;
+  apiToken?: string | undefined;
+  confirmations?: number | undefined;
+  pollIntervalMs?: number | undefined;
   maxBlockRange?: number;
   startBlock?: number | bigint;
-  concurrency?: number;
-  maxAttempts?: number;
+  concurrency?: number | undefined;
+  maxAttempts?: number | undefined;
   backoffMs?: number;
   maxBackoffMs?: number;
   jobTimeoutMs?: number;
@@ -74,7 +74,7 @@ export interface ResolverDaemonOptions {
   instanceCount?: number;
   staggerMs?: number;
   /** Public base URL of the API: proposals carry `<publicUrl>/bundles/<hash>.json` as their bundle URI. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** A BettingMarket whose pools the explorer (/explorer) shows per market. */
   explorerBetting?: Address;
   /** A dispute of our proposal: escalate (default) or concede. */
@@ -89,7 +89,7 @@ export interface ResolverDaemonOptions {
 
   // --- pipeline
   /** Per-agent secrets `{ "<agentId>": { origin, bearerToken?, hmacSecret? } }` (validated) or a ready store. */
-  credentials?: Record<string, BoundAgentCredentials> | CredentialStore;
+  credentials?: Record<string, BoundAgentCredentials> | CredentialStore | undefined;
   /** Default: the rubric. */
   evaluator?: EvaluatorConfig;
   /** Outbound destination policy. Production: leave allowLoopback/allowPrivate unset. */
@@ -142,8 +142,10 @@ function credentialStore(given: ResolverDaemonOptions["credentials"]): Credentia
   }
 }
 
-function defined<T extends Record<string, unknown>>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** Drops the undefined entries, so the result's keys are absent rather than present-and-undefined. */
+type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Defined<T>;
 }
 
 export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {
@@ -213,6 +215,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     if (s === undefined) {
       if (closed) throw new Error("the resolver daemon is closing");
       if (signingKey === undefined) throw new Error("the daemon's signing key is not loaded yet");
+      const escalate = options.escalate;
       s = createPipelineSeams({
         ctx,
         market: market as Address,
@@ -226,7 +229,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           resolveTimeoutMs: options.resolveTimeoutMs,
           challengeTimeoutMs: options.challengeTimeoutMs,
           resolution: options.resolution,
-          escalate: options.escalate ? (id: bigint) => options.escalate!(market as Address, id) : undefined,
+          escalate: escalate === undefined ? undefined : (id: bigint) => escalate(market as Address, id),
         }),
       });
       seams.set(key, s);

@@ -17,13 +17,13 @@ export interface DaemonMetrics {
   recordJobStartDelay(seconds: number): void;
   /** Sets the source of the jobs-by-state gauge (read on every scrape). */
   setJobCounts(fn: () => Record<JobState, number> | undefined): void;
-  setChainStatus(fn: () => { head?: number; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] }): void;
+  setChainStatus(fn: () => { head?: number | undefined; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] }): void;
 }
 
 export function createMetrics(): DaemonMetrics {
   const registry = new Registry();
   let jobCounts: () => Record<JobState, number> | undefined = () => undefined;
-  let chainStatus: () => { head?: number; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] } = () => ({ markets: [] });
+  let chainStatus: () => { head?: number | undefined; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] } = () => ({ markets: [] });
 
   new Gauge({
     name: "cresolver_daemon_jobs",

@@ -108,13 +108,13 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
   const { ports, close } = createPipelinePorts({
     ctx: config.ctx,
     marketAddress: config.market,
-    ...(config.identityRegistry !== undefined ? { identityRegistry: config.identityRegistry } : {}),
-    ...(config.http !== undefined ? { http: config.http } : {}),
-    ...(config.credentials !== undefined ? { credentials: config.credentials } : {}),
-    ...(config.agora !== undefined ? { agora: config.agora } : {}),
-    ...(config.evaluator !== undefined ? { evaluator: config.evaluator } : {}),
-    ...(config.resolveTimeoutMs !== undefined ? { resolveTimeoutMs: config.resolveTimeoutMs } : {}),
-    ...(config.challengeTimeoutMs !== undefined ? { challengeTimeoutMs: config.challengeTimeoutMs } : {}),
+    identityRegistry: config.identityRegistry,
+    http: config.http,
+    credentials: config.credentials,
+    agora: config.agora,
+    evaluator: config.evaluator,
+    resolveTimeoutMs: config.resolveTimeoutMs,
+    challengeTimeoutMs: config.challengeTimeoutMs,
   });
   const { ctx, market } = config;
   if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");

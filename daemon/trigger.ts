@@ -40,9 +40,9 @@ export interface TriggerOptions {
 }
 
 export interface TriggerStatus {
-  head?: number;
-  lastPollOkAt?: number;
-  lastError?: string;
+  head?: number | undefined;
+  lastPollOkAt?: number | undefined;
+  lastError?: string | undefined;
   consecutiveErrors: number;
   markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[];
 }

@@ -1,6 +1,7 @@
 /** The explorer's pages, server-rendered. Every string that came from the chain, a bundle or a registration file is
  * passed through `esc`. */
-import type { Trace, TraceWorker } from "./bundle.js";
+import type { BundleDocument, BundleWorker, StoredBundleDocument } from "../workflow/core/bundle-schema.js";
+import { capped, evaluatorLabel, isResolutionBundle, renderedWorkers, workerFailure } from "./bundle.js";
 import type { AgentDetail, AgentRow, MarketDetail, MarketRow } from "./data.js";
 import { clip, esc, eth, iso, lineChart, pct, type Page } from "./html.js";
 
@@ -68,27 +69,32 @@ ${rows.length === 0 ? '<p id="no-markets">No markets yet.</p>' : ""}`;
 
 const num = (x: number | undefined, digits = 3) => (x === undefined ? "—" : x.toFixed(digits));
 
-function workerSection(w: TraceWorker, base: string): string {
+function workerSection(w: BundleWorker, base: string): string {
+  const failure = workerFailure(w);
+  const challenges = capped(w.challenges);
+  const replies = capped(w.challengeReplies);
+  const dimensions = Object.entries(w.evaluation?.dimensions ?? {});
+  const aggregate = Object.entries(w.evaluation?.aggregate ?? {});
   const answer = w.answer
     ? `<p><strong>Answer:</strong> <span data-field="answer">${w.answer.determination ? "YES" : "NO"}</span>, confidence <span data-field="confidence">${esc(pct(w.answer.confidence))}</span></p>
 <h4>Evidence</h4><p class="text" data-field="evidence">${esc(w.answer.evidence) || '<span class="muted">none</span>'}</p>
-${w.answer.sources.length ? `<h4>Sources</h4><ul>${w.answer.sources.map((s) => `<li class="mono">${esc(s)}</li>`).join("")}</ul>` : ""}`
-    : `<p><strong>No answer.</strong> <span data-field="failure">${esc(w.failure ? `${w.failure.kind}: ${w.failure.message}` : "no reason recorded")}</span></p>`;
-  const qa = w.challenges.length
-    ? `<h4>Challenges and replies</h4><ol>${w.challenges.map((c, i) => `<li><p class="text" data-field="challenge"><strong>Challenge:</strong> ${esc(c)}</p><p class="text" data-field="reply"><strong>Reply:</strong> ${w.replies[i] !== undefined ? esc(w.replies[i]) : '<span class="muted">no reply</span>'}</p></li>`).join("")}</ol>`
+${w.answer.sources.length ? `<h4>Sources</h4><ul>${capped(w.answer.sources).map((s) => `<li class="mono">${esc(s)}</li>`).join("")}</ul>` : ""}`
+    : `<p><strong>No answer.</strong> <span data-field="failure">${esc(failure ? `${failure.kind}: ${failure.message}` : "no reason recorded")}</span></p>`;
+  const qa = challenges.length
+    ? `<h4>Challenges and replies</h4><ol>${challenges.map((c, i) => `<li><p class="text" data-field="challenge"><strong>Challenge:</strong> ${esc(c)}</p><p class="text" data-field="reply"><strong>Reply:</strong> ${replies[i] !== undefined ? esc(replies[i]) : '<span class="muted">no reply</span>'}</p></li>`).join("")}</ol>`
     : "";
   const challengeFailure = w.challengeFailure
     ? `<p><strong>Challenge failed:</strong> ${esc(`${w.challengeFailure.kind}: ${w.challengeFailure.message}`)}</p>`
     : "";
-  const dims = w.dimensions.length
-    ? `<table data-field="dimensions"><caption>Evaluation: ${w.dimensions.length} dimensions</caption><thead><tr><th scope="col">Dimension</th><th scope="col" class="num">Score</th><th scope="col">Explanation</th></tr></thead><tbody>${w.dimensions
+  const dims = dimensions.length
+    ? `<table data-field="dimensions"><caption>Evaluation: ${dimensions.length} dimensions</caption><thead><tr><th scope="col">Dimension</th><th scope="col" class="num">Score</th><th scope="col">Explanation</th></tr></thead><tbody>${dimensions
         .map(
-          (d) =>
-            `<tr data-dimension="${esc(d.name)}"><th scope="row">${esc(d.name)}</th><td class="num">${esc(d.score ?? "—")}</td><td class="text">${esc(d.explanation)}</td></tr>`,
+          ([name, d]) =>
+            `<tr data-dimension="${esc(name)}"><th scope="row">${esc(name)}</th><td class="num">${esc(d.score)}</td><td class="text">${esc(d.explanation)}</td></tr>`,
         )
         .join("")}</tbody></table>${
-        Object.keys(w.aggregate).length
-          ? `<p>Aggregates: ${Object.entries(w.aggregate)
+        aggregate.length
+          ? `<p>Aggregates: ${aggregate
               .map(([k, v]) => `${esc(k)} ${esc(v)}`)
               .join(", ")}</p>`
           : ""
@@ -99,27 +105,30 @@ ${w.answer.sources.length ? `<h4>Sources</h4><ul>${w.answer.sources.map((s) => `
 ${w.endpoint ? `<p>Endpoint <span class="mono">${esc(w.endpoint.url)}</span> (${esc(w.endpoint.protocol)})</p>` : ""}${answer}${qa}${challengeFailure}${dims}</section>`;
 }
 
-function traceHtml(trace: Trace, detail: MarketDetail, base: string): string {
+function traceHtml(trace: BundleDocument, detail: MarketDetail, base: string): string {
   const d = trace.decision;
+  const evaluator = evaluatorLabel(trace);
+  const workers = renderedWorkers(trace);
   const decision = d
-    ? `<dl class="facts" id="decision"><dt>Verdict</dt><dd data-field="verdict">${esc(d.verdict)}</dd>${d.reason ? `<dt>Reason</dt><dd data-field="reason">${esc(d.reason)}</dd>` : ""}<dt>Posterior</dt><dd data-field="posterior">${esc(num(d.posterior, 4))}</dd><dt>Threshold</dt><dd data-field="threshold">${esc(d.thresholdBps === undefined ? "—" : `${d.thresholdBps} bps`)}</dd><dt>Log-odds</dt><dd>${esc(num(d.logOdds, 3))}</dd>${trace.quorum ? `<dt>Quorum</dt><dd>${esc(`${trace.quorum.answered ?? "?"} of ${trace.quorum.n ?? "?"} answered, ${trace.quorum.required ?? "?"} required`)}</dd>` : ""}${trace.evaluator ? `<dt>Evaluator</dt><dd>${esc(trace.evaluator)}</dd>` : ""}</dl>`
-    : `<p>No decision in this bundle${trace.outcome ? ` (${esc(trace.outcome)})` : ""}.</p>`;
+    ? `<dl class="facts" id="decision"><dt>Verdict</dt><dd data-field="verdict">${esc(d.verdict)}</dd>${d.reason ? `<dt>Reason</dt><dd data-field="reason">${esc(d.reason)}</dd>` : ""}<dt>Posterior</dt><dd data-field="posterior">${esc(num(d.posterior, 4))}</dd><dt>Threshold</dt><dd data-field="threshold">${esc(d.thresholdBps === undefined ? "—" : `${d.thresholdBps} bps`)}</dd><dt>Log-odds</dt><dd>${esc(num(d.logOdds, 3))}</dd><dt>Quorum</dt><dd>${esc(`${trace.quorum.answered} of ${trace.quorum.n} answered, ${trace.quorum.required} required`)}</dd>${evaluator ? `<dt>Evaluator</dt><dd>${esc(evaluator)}</dd>` : ""}</dl>`
+    : `<p>No decision in this bundle${trace.outcome ? ` (${esc(trace.outcome.kind)})` : ""}.</p>`;
   const seatOf = new Map(detail.seats.map((s) => [s.agentId.toString(), s]));
-  const rows = trace.workers
+  const rows = workers
     .map((w) => {
       const s = seatOf.get(w.agentId);
+      const failure = workerFailure(w);
       const answer = w.answer ? (w.answer.determination ? "YES" : "NO") : "no answer";
-      return `<tr data-seat="${w.seat}"><td>${w.seat}</td><td>${esc(w.agentId)}</td><td data-field="answer">${answer}</td><td class="num" data-field="confidence">${esc(pct(w.answer?.confidence))}</td><td data-field="failure">${esc(w.failure ? `${w.failure.kind}: ${clip(w.failure.message, 120)}` : "—")}</td><td class="num" data-field="weight">${esc(num(w.vote?.weight))}</td><td class="num" data-field="correctness">${s ? esc(s.scored ? s.correctness : "not scored") : "—"}</td><td class="num" data-field="reward">${s ? esc(eth(s.reward)) : "—"}</td><td class="num">${s ? esc(`${eth(s.stakeReturned)} / ${eth(s.stakeSlashed)}`) : "—"}</td></tr>`;
+      return `<tr data-seat="${w.seat}"><td>${w.seat}</td><td>${esc(w.agentId)}</td><td data-field="answer">${answer}</td><td class="num" data-field="confidence">${esc(pct(w.answer?.confidence))}</td><td data-field="failure">${esc(failure ? `${failure.kind}: ${clip(failure.message, 120)}` : "—")}</td><td class="num" data-field="weight">${esc(num(w.vote?.weight))}</td><td class="num" data-field="correctness">${s ? esc(s.scored ? s.correctness : "not scored") : "—"}</td><td class="num" data-field="reward">${s ? esc(eth(s.reward)) : "—"}</td><td class="num">${s ? esc(`${eth(s.stakeReturned)} / ${eth(s.stakeSlashed)}`) : "—"}</td></tr>`;
     })
     .join("");
   const table = `<table id="seats"><caption>Workers: answer, vote weight and, once finalized, correctness and payout (WorkerSettled)</caption><thead><tr><th scope="col">Seat</th><th scope="col">Agent</th><th scope="col">Answer</th><th scope="col" class="num">Confidence</th><th scope="col">Failure</th><th scope="col" class="num">Vote weight</th><th scope="col" class="num">Correctness</th><th scope="col" class="num">Reward</th><th scope="col" class="num">Stake returned / slashed</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return `<h2>Decision</h2>${decision}<h2>Workers</h2>${table}${trace.workers.map((w) => workerSection(w, base)).join("")}`;
+  return `<h2>Decision</h2>${decision}<h2>Workers</h2>${table}${workers.map((w) => workerSection(w, base)).join("")}`;
 }
 
 export function marketPage(
   base: string,
   detail: MarketDetail,
-  trace: Trace | undefined,
+  trace: StoredBundleDocument | undefined,
   traceError: string | undefined,
   bundleHref: string,
   liveHref: string,
@@ -149,9 +158,9 @@ export function marketPage(
   let bundle: string;
   if (detail.bundle.state === "loaded") {
     bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-b64="${Buffer.from(detail.bundle.text, "utf8").toString("base64")}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;
-    bundle += trace
-      ? traceHtml(trace, detail, base)
-      : `<p>The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
+    if (trace === undefined) bundle += `<p id="bundle-error">The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
+    else if (isResolutionBundle(trace)) bundle += traceHtml(trace, detail, base);
+    else bundle += `<p id="bundle-invalid-proposal">An invalid proposal without a resolution run: ${esc(trace.reason)}.</p>`;
   } else {
     bundle = `<p id="bundle-unavailable">No resolution trace: ${esc(detail.bundle.reason)}.</p>`;
   }

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { getAddress, isAddress, type Address } from "viem";
-import { parseTrace, type Trace } from "./bundle.js";
+import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
 import { agentDetail, agentsOf, listMarkets, marketDetail, marketRow, type ExplorerSource } from "./data.js";
 import { importMapOf, layout, STYLE, type Page } from "./html.js";
 import { agentPage, agentsPage, errorPage, marketPage, marketsPage, rowView } from "./pages.js";
@@ -148,11 +148,11 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     const got = await detailOf(req, reply);
     if (got === undefined) return reply;
     const { detail, id, market } = got;
-    let trace: Trace | undefined;
+    let trace: StoredBundleDocument | undefined;
     let traceError: string | undefined;
     if (detail.bundle.state === "loaded") {
       try {
-        trace = parseTrace(detail.bundle.text);
+        trace = parseStoredBundle(detail.bundle.text);
       } catch (err) {
         traceError = oneLine(err);
       }

@@ -25,11 +25,11 @@ export interface ProtocolContext {
   memory: FindingMemory;
   info: AgentInfo;
   /** Auth configured on the agent (optional; protocols that require auth refuse to start without it). */
-  auth?: AgentAuth;
+  auth?: AgentAuth | undefined;
   /** The agent's own ERC-8004 agent id (decimal), for protocols whose auth names it. */
-  agentId?: string;
+  agentId?: string | undefined;
   /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
-  agoraStreamUrl?: string;
+  agoraStreamUrl?: string | undefined;
 }
 
 /** A wire protocol served by the reference agent (each folder's agent.ts). */

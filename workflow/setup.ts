@@ -19,20 +19,20 @@ export interface PipelineSetup {
   ctx: ChainContext;
   marketAddress: Address;
   /** Default: the market's identityRegistry(). */
-  identityRegistry?: Address;
+  identityRegistry?: Address | undefined;
   /** Destination policy and limits. Production: leave allowLoopback/allowPrivate unset. */
-  http?: SafeHttpConfig;
+  http?: SafeHttpConfig | undefined;
   /** Worker call deadlines (defaults 30 s / 15 s, from the spec). */
-  resolveTimeoutMs?: number;
-  challengeTimeoutMs?: number;
+  resolveTimeoutMs?: number | undefined;
+  challengeTimeoutMs?: number | undefined;
   /** Per-agent bearer tokens / HMAC secrets (from configuration, never from the chain). */
-  credentials?: CredentialStore;
+  credentials?: CredentialStore | undefined;
   /** Agora Arena: the resolver's JWT signer (and event store); without it Agora workers are not asked. */
-  agora?: AgoraRegistryConfig["agora"];
+  agora?: AgoraRegistryConfig["agora"] | undefined;
   /** Default: the rubric. */
-  evaluator?: EvaluatorConfig;
+  evaluator?: EvaluatorConfig | undefined;
   /** Where the track record's log scan starts (the market's deployment block) and its chunk size. */
-  trackRecord?: TrackRecordOptions;
+  trackRecord?: TrackRecordOptions | undefined;
 }
 
 export interface PipelineWiring {

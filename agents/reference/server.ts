@@ -24,13 +24,13 @@ export interface ReferenceAgentOptions {
   /** Wire protocol to serve (default "cresolver"; the only one so far). */
   protocol?: string;
   /** Name reported by /health (default `cresolver-reference-<persona>`). */
-  name?: string;
+  name?: string | undefined;
   /** Persona (default "analyst"). */
   persona?: PersonaName;
   /** "offline" (default: deterministic, no network) or "llm" (needs `llm`). */
   mode?: EngineMode;
   /** LLM endpoint settings for mode "llm". */
-  llm?: Omit<LlmEngineOptions, "persona">;
+  llm?: Omit<LlmEngineOptions, "persona"> | undefined;
   /** A ready-made engine; overrides `mode`, `llm` and `persona`. */
   engine?: AnswerEngine;
   /** Maximum request body in bytes (default 64 KiB; larger bodies get 413). */
@@ -42,9 +42,9 @@ export interface ReferenceAgentOptions {
   /** Credentials the agent expects from the platform (bearer token, JWKS URL, HMAC secret), per protocol. */
   auth?: AgentAuth;
   /** The agent's ERC-8004 agent id (decimal), checked against tokens that name it. */
-  agentId?: string;
+  agentId?: string | undefined;
   /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
-  agoraStreamUrl?: string;
+  agoraStreamUrl?: string | undefined;
   /** The endpoint URL as registered, for the A2A agent card's `url` (default: derived from each request). */
   publicUrl?: string;
 }
@@ -108,9 +108,9 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
       engine,
       memory,
       info,
-      ...(options.auth !== undefined ? { auth: options.auth } : {}),
-      ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
-      ...(options.agoraStreamUrl !== undefined ? { agoraStreamUrl: options.agoraStreamUrl } : {}),
+      auth: options.auth,
+      agentId: options.agentId,
+      agoraStreamUrl: options.agoraStreamUrl,
     });
   });
 

@@ -137,13 +137,13 @@ function serve(runtime: () => Runtime): Command {
         protocol: opts.protocol,
         persona: opts.persona,
         mode: opts.mode,
-        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        name: opts.name,
         ...(opts.mode === "llm"
           ? { llm: { model: model as string, ...(rt.io.env.OPENAI_BASE_URL ? { baseURL: rt.io.env.OPENAI_BASE_URL } : {}), ...(rt.io.env.OPENAI_API_KEY ? { apiKey: rt.io.env.OPENAI_API_KEY } : {}) } }
           : {}),
         ...(Object.keys(auth).length > 0 ? { auth } : {}),
-        ...(agentId !== undefined ? { agentId } : {}),
-        ...(agoraStreamUrl !== undefined ? { agoraStreamUrl } : {}),
+        agentId,
+        agoraStreamUrl,
         logger,
       });
       // Registration errors (a protocol refusing its configuration) are bad input; listen errors are not.

@@ -212,11 +212,17 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
     initialThought = thought("initialThought", cycle.initialThought);
 
     const rawActions = sized("actions", cycle.actions, L.actionsMin, L.actionsMax, "action");
-    rawActions?.forEach((a, i) => {
+    for (const [i, a] of (rawActions ?? []).entries()) {
       const rule = "factagora.response.reactCycle.actions.item";
-      if (!isObject(a)) return bad(rule, `reactCycle.actions[${i}] must be an object`);
+      if (!isObject(a)) {
+        bad(rule, `reactCycle.actions[${i}] must be an object`);
+        continue;
+      }
       const missing = (["type", "query", "result"] as const).filter((k) => typeof a[k] !== "string");
-      if (missing.length > 0) return bad(rule, `reactCycle.actions[${i}] must have ${missing.join(", ")} (strings)`);
+      if (missing.length > 0) {
+        bad(rule, `reactCycle.actions[${i}] must have ${missing.join(", ")} (strings)`);
+        continue;
+      }
       const action: FactagoraAction = { type: a.type as string, query: a.query as string, result: a.result as string };
       if (!(FACTAGORA_ACTION_TYPES as readonly string[]).includes(action.type)) warn("factagora.optional.action-type", `reactCycle.actions[${i}].type is not one of the spec's action types`);
       if (typeof a.source === "string") action.source = a.source;
@@ -224,14 +230,14 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
       if (typeof a.timestamp === "string" && !Number.isNaN(Date.parse(a.timestamp))) action.timestamp = a.timestamp;
       else if (a.timestamp !== undefined && a.timestamp !== null) warn("factagora.optional.action-timestamp", `reactCycle.actions[${i}].timestamp must be an ISO 8601 string; ignored`);
       actions.push(action);
-    });
+    }
 
     const rawObservations = sized("observations", cycle.observations, L.observationsMin, L.observationsMax, "observation");
     if (Array.isArray(cycle.observations) && cycle.observations.length === 0) warn("factagora.quality.observations-empty", "observations array is empty");
-    rawObservations?.forEach((o, i) => {
-      if (typeof o !== "string") return bad("factagora.response.reactCycle.observations.item", `reactCycle.observations[${i}] must be a string`);
-      observations.push(o);
-    });
+    for (const [i, o] of (rawObservations ?? []).entries()) {
+      if (typeof o === "string") observations.push(o);
+      else bad("factagora.response.reactCycle.observations.item", `reactCycle.observations[${i}] must be a string`);
+    }
 
     synthesisThought = thought("synthesisThought", cycle.synthesisThought);
     if (synthesisThought !== undefined && synthesisThought.length < L.briefSynthesis) {
@@ -239,11 +245,17 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
     }
 
     const rawEvidence = sized("evidence", cycle.evidence, L.evidenceMin, L.evidenceMax, "evidence item");
-    rawEvidence?.forEach((e, i) => {
+    for (const [i, e] of (rawEvidence ?? []).entries()) {
       const rule = "factagora.response.reactCycle.evidence.item";
-      if (!isObject(e)) return bad(rule, `reactCycle.evidence[${i}] must be an object`);
+      if (!isObject(e)) {
+        bad(rule, `reactCycle.evidence[${i}] must be an object`);
+        continue;
+      }
       const missing = (["type", "title"] as const).filter((k) => typeof e[k] !== "string");
-      if (missing.length > 0) return bad(rule, `reactCycle.evidence[${i}] must have ${missing.join(", ")} (strings)`);
+      if (missing.length > 0) {
+        bad(rule, `reactCycle.evidence[${i}] must have ${missing.join(", ")} (strings)`);
+        continue;
+      }
       const item: FactagoraEvidence = { type: e.type as string, title: e.title as string };
       if (!(FACTAGORA_EVIDENCE_TYPES as readonly string[]).includes(item.type)) warn("factagora.optional.evidence-type", `reactCycle.evidence[${i}].type is not "link", "data" or "citation"`);
       if (typeof e.url === "string") item.url = e.url;
@@ -255,7 +267,7 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
       if (inUnit(e.reliability)) item.reliability = e.reliability;
       else if (e.reliability !== undefined && e.reliability !== null) warn("factagora.optional.evidence-reliability", `reactCycle.evidence[${i}].reliability must be a number in [0, 1]; ignored`);
       evidence.push(item);
-    });
+    }
   }
 
   // Optional fields: wrong types are warnings and the field is dropped.

@@ -128,7 +128,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     if (depth > 16) return;
     if (typeof v === "string" && v.length >= ROUNDTABLE_LIMITS.maxStringLength) {
       warning("roundtable.limits.string-length", `${phase} ${path || "(root)"}: string reaches the 50,000-character limit and was truncated`);
-    } else if (Array.isArray(v)) v.forEach((x, i) => scanLengths(phase, x, `${path}[${i}]`, depth + 1));
+    } else if (Array.isArray(v)) for (const [i, x] of v.entries()) scanLengths(phase, x, `${path}[${i}]`, depth + 1);
     else if (isObject(v)) for (const [k, x] of Object.entries(v)) scanLengths(phase, x, path ? `${path}.${k}` : k, depth + 1);
   }
   const unitOk = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1;
@@ -153,9 +153,12 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
       if (!Array.isArray(analysis.observations)) violation("roundtable.analyze.observations", `observations is required and must be an array, got ${show(analysis.observations)}`);
       else {
         if (analysis.observations.length === 0) warning("roundtable.analyze.observations-empty", "observations is empty: no findings");
-        analysis.observations.forEach((o, i) => {
+        for (const [i, o] of (analysis.observations as unknown[]).entries()) {
           const at = `observations[${i}]`;
-          if (!isObject(o)) return violation("roundtable.analyze.observations", `${at} must be an object`);
+          if (!isObject(o)) {
+            violation("roundtable.analyze.observations", `${at} must be an object`);
+            continue;
+          }
           if (typeof o.finding !== "string" || o.finding.trim() === "") violation("roundtable.analyze.observation.finding", `${at}.finding is required and must be a non-empty string, got ${show(o.finding)}`);
           if (typeof o.evidence !== "string") violation("roundtable.analyze.observation.evidence", `${at}.evidence is required and must be a string, got ${show(o.evidence)}`);
           else if (readEvidence(o.evidence).level === "NONE") warning("roundtable.analyze.evidence-level", `${at}.evidence has no evidence level ([VERIFIED: …], [CORROBORATED: …], [INDICATED: …], [POSSIBLE])`);
@@ -165,7 +168,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
             warning("roundtable.analyze.observation.severity-case", `${at}.severity should be lower-case, got ${show(o.severity)}`);
           }
           if (present(o.confidence) && !unitOk(o.confidence)) violation("roundtable.analyze.observation.confidence", `${at}.confidence must be a number in [0, 1], got ${show(o.confidence)}`);
-        });
+        }
         const readable = analysis.observations.filter((o): o is { finding: string } => isObject(o) && typeof o.finding === "string");
         const reading = readDetermination(readable);
         if (reading.kind === "ambiguous") {
@@ -194,17 +197,23 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
       const items = (key: "challenges" | "concessions", fields: [string, string, string]) => {
         const list = challengeReply[key];
         if (!present(list)) return;
-        if (!Array.isArray(list)) return violation(`roundtable.challenge.${key}`, `${key} must be an array of objects, got ${show(list)}`);
-        list.forEach((item, i) => {
+        if (!Array.isArray(list)) {
+          violation(`roundtable.challenge.${key}`, `${key} must be an array of objects, got ${show(list)}`);
+          return;
+        }
+        for (const [i, item] of (list as unknown[]).entries()) {
           const at = `${key}[${i}]`;
-          if (!isObject(item)) return violation(`roundtable.challenge.${key}`, `${at} must be an object`);
+          if (!isObject(item)) {
+            violation(`roundtable.challenge.${key}`, `${at} must be an object`);
+            continue;
+          }
           for (const f of fields) if (typeof item[f] !== "string") violation(`roundtable.challenge.${key}`, `${at}.${f} is required and must be a string, got ${show(item[f])}`);
           const explain = fields[2];
           if (typeof item[explain] === "string" && item[explain].trim() === "") {
             violation(key === "challenges" ? "roundtable.challenge.counter-evidence" : "roundtable.challenge.concession-reason", `${at}.${explain} must not be empty (${key === "challenges" ? "challenges must include counter-evidence" : "concessions must explain why"})`);
           }
           if (typeof item.target_agent === "string" && !targets.has(item.target_agent)) warning("roundtable.challenge.target-agent", `${at}.target_agent ${show(item.target_agent)} names no agent that was sent`);
-        });
+        }
       };
       items("challenges", ["target_agent", "finding_challenged", "counter_evidence"]);
       items("concessions", ["target_agent", "finding_accepted", "reason"]);

@@ -112,7 +112,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
         method,
         dispatcher: agent,
         headers,
-        body: payload,
+        body: payload ?? null,
         signal,
         // Unless configured shorter, undici's own (coarse-grained) timers are only a backstop behind
         // the deadline, so a hanging server always fails the same way (reproducible bundle text).

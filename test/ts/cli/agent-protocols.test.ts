@@ -247,7 +247,7 @@ describe("agent check fails broken agents, naming the rule", () => {
           void fetch(reference.info.endpoint, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body }).then(async (r) => json(r.status, await r.json()));
           return;
         }
-        json(404, { error: "not found" });
+        return json(404, { error: "not found" });
       });
     });
     await new Promise<void>((r) => broken.listen(0, "127.0.0.1", () => r()));

@@ -10,7 +10,7 @@ import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
 import { challengeReplies as factagoraReplies, renderEvidence, sourcesOf, type FactagoraResponse } from "../../../protocols/factagora/adapter.js";
 import { analysisToAnswer } from "../../../protocols/roundtable/answers.js";
 import { mapChallengeReplies } from "../../../protocols/roundtable/challenge-mapping.js";
-import { DIMENSIONS, type WorkerAnswer, type WorkerRecord } from "../../../workflow/core/types.js";
+import { DIMENSIONS, type AnsweredWorkerRecord, type WorkerAnswer } from "../../../workflow/core/types.js";
 import { scoreWorker } from "../../../workflow/evaluate/rubric.js";
 import { market } from "../core/fixtures.js";
 
@@ -92,7 +92,7 @@ const PROTOCOLS: Record<string, Mapping> = {
   },
 };
 
-const record = (protocol: string, answer: WorkerAnswer, extra: Partial<WorkerRecord> = {}) => ({ answer, endpoint: { url: "http://127.0.0.1:1/", protocol }, ...extra });
+const record = (protocol: string, answer: WorkerAnswer, extra: Partial<AnsweredWorkerRecord> = {}) => ({ answer, endpoint: { url: "http://127.0.0.1:1/", protocol }, ...extra });
 
 describe("injected instructions never raise a score (property over payloads × placements × separators × disguises × protocols)", () => {
   for (const [protocol, map] of Object.entries(PROTOCOLS)) {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DIMENSIONS, type WorkerAnswer, type WorkerRecord } from "../../../workflow/core/types.js";
+import { DIMENSIONS, type AnsweredWorkerRecord, type WorkerAnswer } from "../../../workflow/core/types.js";
 import { checkSource, createRubricEvaluator, rubricEvaluate, scoreWorker, sourceStats } from "../../../workflow/evaluate/rubric.js";
 import { answer, market, records } from "../core/fixtures.js";
 import { isAnswered } from "../../../workflow/core/types.js";
 
 const m = market(3);
 const panelAllYes = { yes: 3, no: 0 };
-const score = (a: WorkerAnswer, panel = panelAllYes, extra: Partial<WorkerRecord> = {}) => scoreWorker(m, { answer: a, ...extra }, panel);
+const score = (a: WorkerAnswer, panel = panelAllYes, extra: Partial<AnsweredWorkerRecord> = {}) => scoreWorker(m, { answer: a, ...extra }, panel);
 
 const BASE =
   "According to exchange data published in November 2026, bitcoin traded near 104,000 USD. " +
@@ -102,7 +102,7 @@ describe("rubric evaluator", () => {
       "I would reverse my determination if the price fell more than 5% before the deadline or spot volumes collapsed.",
       "The weakest point in my analysis is volatility; I defend it because a 5% cushion has held for three weeks.",
     ];
-    const c = (replies: string[] | undefined) => score(answer(true), panelAllYes, { challenges, challengeReplies: replies }).collaboration;
+    const c = (replies: string[] | undefined) => score(answer(true), panelAllYes, replies === undefined ? { challenges } : { challenges, challengeReplies: replies }).collaboration;
     expect(c(good).score).toBeGreaterThan(80);
     expect(c(good.slice(0, 2)).score).toBeLessThan(c(good).score);
     expect(c(undefined).score).toBe(0);

@@ -1,57 +1,37 @@
-/** The explorer's pure parts: the tolerant bundle parse and the escaping every page relies on. */
+/** The explorer's pure parts: the bundle view helpers and the escaping every page relies on. */
 import { describe, expect, it } from "vitest";
-import { parseTrace } from "../../../explorer/bundle.js";
+import { canonicalJson } from "../../../workflow/core/bundle.js";
+import { InvalidBundleError, parseStoredBundle } from "../../../workflow/core/bundle-schema.js";
+import { quorumStatus } from "../../../workflow/core/quorum.js";
+import { MAX_RENDERED_ITEMS, capped, evaluatorLabel, isResolutionBundle, renderedWorkers, workerFailure } from "../../../explorer/bundle.js";
+import { answer, market, records } from "../core/fixtures.js";
+import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { esc, layout, lineChart } from "../../../explorer/html.js";
 import { marketsPage } from "../../../explorer/pages.js";
 
-describe("parseTrace", () => {
-  it("refuses text that is not a JSON object with one line", () => {
-    expect(() => parseTrace("not json")).toThrow("the bundle is not valid JSON");
-    expect(() => parseTrace("[1,2]")).toThrow("the bundle is not a JSON object");
+describe("bundle view helpers", () => {
+  const bundle = () => {
+    const m = market(3);
+    const recs = records(m, [answer(true, 0.9), answer(false, 0.6), undefined]);
+    return buildBundle({ market: m, records: recs, quorum: quorumStatus(3, 2) }).document;
+  };
+
+  it("reads a stored document through the bundle schema: the invalid one is a one-line error", () => {
+    const doc = parseStoredBundle(canonicalJson(bundle()));
+    expect(isResolutionBundle(doc)).toBe(true);
+    const tampered = { ...bundle(), decision: { verdict: "tampered" } };
+    expect(() => parseStoredBundle(JSON.stringify(tampered))).toThrow(InvalidBundleError);
+    expect(() => parseStoredBundle("not json")).toThrow(/^bundle: not JSON/);
   });
 
-  it("turns fields of the wrong type into absent values instead of failing", () => {
-    const t = parseTrace(
-      JSON.stringify({
-        market: { question: 42 },
-        decision: { verdict: "yes", posterior: "high", thresholdBps: 6000 },
-        workers: [
-          {
-            seat: "x",
-            agentId: 7,
-            answer: { determination: "yes", confidence: null, sources: "one" },
-            evaluation: { dimensions: { clarity: { score: "9" } }, aggregate: { q: "1", r: 2 } },
-          },
-          null,
-          {
-            askFailure: { kind: "timeout", message: "no reply in 30 s" },
-            challenges: [1, "why?"],
-            vote: { weight: 0.5, unproven: 1 },
-          },
-        ],
-      }),
-    );
-    expect(t.question).toBe("42");
-    expect(t.decision).toEqual({ verdict: "yes", posterior: undefined, thresholdBps: 6000, logOdds: undefined });
-    expect(t.workers).toHaveLength(3);
-    expect(t.workers[0]).toMatchObject({
-      seat: 0,
-      agentId: "7",
-      answer: { determination: false, confidence: undefined, sources: [] },
-      aggregate: { r: 2 },
-    });
-    expect(t.workers[0].dimensions).toEqual([{ name: "clarity", score: undefined, explanation: "" }]);
-    expect(t.workers[1]).toMatchObject({ seat: 1, challenges: [], dimensions: [] });
-    expect(t.workers[2]).toMatchObject({
-      failure: { kind: "timeout", message: "no reply in 30 s" },
-      challenges: ["1", "why?"],
-      vote: { weight: 0.5, unproven: false },
-    });
-  });
-
-  it("caps the number of seats read from a bundle", () => {
-    const t = parseTrace(JSON.stringify({ workers: Array.from({ length: 1000 }, () => ({})) }));
-    expect(t.workers).toHaveLength(256);
+  it("names the failure of a seat without an answer and caps long lists", () => {
+    const doc = bundle();
+    expect(workerFailure(doc.workers[0]!)).toBeUndefined();
+    expect(workerFailure(doc.workers[2]!)).toMatchObject({ kind: expect.any(String) });
+    expect(capped(Array.from({ length: 1000 }, (_, i) => i))).toHaveLength(MAX_RENDERED_ITEMS);
+    expect(capped(undefined)).toEqual([]);
+    expect(renderedWorkers(doc)).toHaveLength(3);
+    expect(evaluatorLabel({ ...doc, evaluator: { kind: "rubric", model: "", promptVersion: "", seed: 0 } })).toBe("rubric");
   });
 });
 

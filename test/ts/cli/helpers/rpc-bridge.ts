@@ -30,7 +30,10 @@ export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
         methods.push(body.method);
         const i = faults.findIndex((f) => f.method === "*" || f.method === body.method);
         const fault = i >= 0 ? faults.splice(i, 1)[0].fault : undefined;
-        if (fault === "dropBefore") return req.socket.destroy();
+        if (fault === "dropBefore") {
+          req.socket.destroy();
+          return;
+        }
         if (fault === "503") {
           res.writeHead(503).end("busy");
           return;
@@ -42,7 +45,10 @@ export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
           const err = e as { code?: number; message?: string; data?: unknown };
           payload = { jsonrpc: "2.0", id: body.id, error: { code: err.code ?? -32603, message: err.message ?? "error", ...(err.data !== undefined ? { data: err.data } : {}) } };
         }
-        if (fault === "dropAfter") return req.socket.destroy();
+        if (fault === "dropAfter") {
+          req.socket.destroy();
+          return;
+        }
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(payload, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
       })();
     });

@@ -41,7 +41,7 @@ function agoraHandler(b: AgoraBehaviour): Handler {
       const body = JSON.parse(req.bodyText) as Record<string, unknown>;
       return b.task ? b.task(tasks, res, body) : sendJson(res, 200, REPLY);
     }
-    sendJson(res, 404, { error: "not found" });
+    return sendJson(res, 404, { error: "not found" });
   };
 }
 
@@ -112,7 +112,7 @@ describe("agora adapter", () => {
       expect(r.ok).toBe(true);
       if (!r.ok) return;
       expect(r.value).toHaveLength(3);
-      r.value.forEach((reply, i) => expect(reply.startsWith(`${i + 1}. `)).toBe(true));
+      for (const [i, reply] of r.value.entries()) expect(reply.startsWith(`${i + 1}. `)).toBe(true);
       expect(stream.store.events("42", "9", 2).map((e) => e.event.type)).toContain("answer");
       expect(stream.store.events("42", "9", 1)).toHaveLength(7);
     });

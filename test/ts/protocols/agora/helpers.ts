@@ -60,7 +60,7 @@ export async function startStreamServer(key: TestKey, options: Partial<AgoraStre
 
 export interface WsOutcome {
   /** HTTP status when the upgrade was refused. */
-  refusedStatus?: number;
+  refusedStatus?: number | undefined;
   messages: unknown[];
   closeCode?: number;
 }

@@ -65,7 +65,7 @@ async function scripted(determination: boolean, vote: Handler): Promise<TestServ
       });
     }
     if (path === "/vote") return vote(req, res);
-    sendJson(res, 404, {});
+    return sendJson(res, 404, {});
   });
   servers.push(s);
   return s;

@@ -106,7 +106,7 @@ export async function startWorker(b: WorkerBehaviour, options: { tls?: boolean }
             : b.challenge;
       return sendJson(res, 200, reply);
     }
-    sendJson(res, 404, { error: "not found" });
+    return sendJson(res, 404, { error: "not found" });
   }, options);
 }
 
