@@ -26,9 +26,20 @@ export default defineConfig({
   // (`npx hardhat keystore set SEPOLIA_PRIVATE_KEY`); they are read only when a task uses the network.
   networks: {
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },
-    sepolia: { type: "http", chainType: "l1", chainId: 11155111, url: configVariable("SEPOLIA_RPC_URL"), accounts: [configVariable("SEPOLIA_PRIVATE_KEY")] },
+    sepolia: {
+      type: "http",
+      chainType: "l1",
+      chainId: 11155111,
+      url: configVariable("SEPOLIA_RPC_URL"),
+      accounts: [configVariable("SEPOLIA_PRIVATE_KEY")],
+    },
     // Any other chain: `--network custom` with CRESOLVER_RPC_URL and CRESOLVER_PRIVATE_KEY.
-    custom: { type: "http", chainType: "l1", url: configVariable("CRESOLVER_RPC_URL"), accounts: [configVariable("CRESOLVER_PRIVATE_KEY")] },
+    custom: {
+      type: "http",
+      chainType: "l1",
+      url: configVariable("CRESOLVER_RPC_URL"),
+      accounts: [configVariable("CRESOLVER_PRIVATE_KEY")],
+    },
   },
   // `npm run verify -- --network sepolia` (scripts/verify.ts) verifies every contract of deployments/<network>.json.
   verify: {

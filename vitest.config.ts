@@ -17,7 +17,17 @@ function creBundle(): Plugin {
     load(loaded) {
       if (loaded !== id) return undefined;
       const out = "build/cre/resolution.js";
-      const run = spawnSync(`${root}node_modules/.bin/bun`, ["node_modules/@chainlink/cre-sdk/scripts/run.ts", "compile-to-js", "cre/resolution/main.ts", out, "--skip-type-checks"], { cwd: root, encoding: "utf8" });
+      const run = spawnSync(
+        `${root}node_modules/.bin/bun`,
+        [
+          "node_modules/@chainlink/cre-sdk/scripts/run.ts",
+          "compile-to-js",
+          "cre/resolution/main.ts",
+          out,
+          "--skip-type-checks",
+        ],
+        { cwd: root, encoding: "utf8" },
+      );
       if (run.status !== 0) throw new Error(`bundling the CRE workflow failed:\n${run.stdout}\n${run.stderr}`);
       return `export default ${JSON.stringify(readFileSync(`${root}${out}`, "utf8"))};`;
     },

@@ -52,7 +52,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function inProcessHost(): DaemonHost {
   let d: ResolverDaemonHandle | undefined;
   let market: Address;
-  const logger = createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr });
+  const logger = createLogger({
+    level: process.env.DAEMON_TEST_LOG ?? "silent",
+    pretty: false,
+    destination: process.stderr,
+  });
   return {
     where: "in-process",
     async start(c) {
@@ -120,7 +124,12 @@ export function inProcessHost(): DaemonHost {
   };
 }
 
-type Request = { seq: number } & ({ op: "start"; config: HostedDaemonConfig } | { op: "wait"; ids: string[]; timeoutMs: number } | { op: "agentCalls" } | { op: "stop" });
+type Request = { seq: number } & (
+  | { op: "start"; config: HostedDaemonConfig }
+  | { op: "wait"; ids: string[]; timeoutMs: number }
+  | { op: "agentCalls" }
+  | { op: "stop" }
+);
 type Reply = { seq: number; ok: true; value?: unknown } | { seq: number; ok: false; error: string };
 
 /** The daemon in a forked Node process (same Node binary, tsx loader), driven over IPC. */
@@ -175,7 +184,11 @@ if (process.env.BENCH_DAEMON_CHILD === "1" && process.send) {
         else if (m.op === "stop") await host.stop();
         process.send!({ seq: m.seq, ok: true, value } satisfies Reply);
       } catch (err) {
-        process.send!({ seq: m.seq, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies Reply);
+        process.send!({
+          seq: m.seq,
+          ok: false,
+          error: err instanceof Error ? err.message : String(err),
+        } satisfies Reply);
       }
     })();
   });

@@ -56,7 +56,11 @@ const PERSONAS = ["analyst", "analyst", "skeptic"] as const;
 /** Where the bench stops the clock: the proposal is on chain (its window then runs for a day). */
 const TERMINAL = new Set(["proposed", "proposed-elsewhere", "finalized", "already-settled", "failed"]);
 
-const logger = createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr });
+const logger = createLogger({
+  level: process.env.DAEMON_TEST_LOG ?? "silent",
+  pretty: false,
+  destination: process.stderr,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const stats = (xs: number[]) => {
@@ -77,10 +81,17 @@ async function selectorNames(): Promise<Record<string, string>> {
   const { readFileSync } = await import("node:fs");
   const { toFunctionSelector } = await import("viem");
   const out: Record<string, string> = {};
-  for (const path of ["market/ResolutionMarket.sol/ResolutionMarket.json", "erc8004/IdentityRegistry.sol/IdentityRegistry.json", "erc8004/ReputationRegistry.sol/ReputationRegistry.json"]) {
-    const { abi } = JSON.parse(readFileSync(new URL(`../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: { type: string; name: string; inputs: { type: string }[] }[] };
+  for (const path of [
+    "market/ResolutionMarket.sol/ResolutionMarket.json",
+    "erc8004/IdentityRegistry.sol/IdentityRegistry.json",
+    "erc8004/ReputationRegistry.sol/ReputationRegistry.json",
+  ]) {
+    const { abi } = JSON.parse(readFileSync(new URL(`../artifacts/contracts/${path}`, import.meta.url), "utf8")) as {
+      abi: { type: string; name: string; inputs: { type: string }[] }[];
+    };
     for (const f of abi.filter((x) => x.type === "function")) {
-      out[toFunctionSelector(`${f.name}(${f.inputs.map((i) => i.type).join(",")})`)] = `${path.split("/")[1].replace(".sol", "")}.${f.name}`;
+      out[toFunctionSelector(`${f.name}(${f.inputs.map((i) => i.type).join(",")})`)] =
+        `${path.split("/")[1].replace(".sol", "")}.${f.name}`;
     }
   }
   return out;
@@ -100,7 +111,11 @@ interface Bench {
 async function setup(): Promise<Bench> {
   const chain = await startPanelChain();
   const chainId = await chain.publicClient.getChainId();
-  const creator = createWalletClient({ chain: { ...hardhat, id: chainId }, transport: http(chain.rpcUrl, { retryCount: 0 }), account: chain.creator });
+  const creator = createWalletClient({
+    chain: { ...hardhat, id: chainId },
+    transport: http(chain.rpcUrl, { retryCount: 0 }),
+    account: chain.creator,
+  });
   const workers: PanelWorker[] = [];
   for (const [i, persona] of PERSONAS.entries()) {
     const agent = await startAgent({ protocol: "cresolver", persona, mode: "offline" });
@@ -115,7 +130,10 @@ async function setup(): Promise<Bench> {
     nextBlock: async () => Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1,
     async open(label, n, seated) {
       const ids: bigint[] = [];
-      for (let i = 0; i < n; i++) ids.push(await chain.openMarket(`Will the ${label} benchmark market #${i} close above its 2026 threshold?`, seated));
+      for (let i = 0; i < n; i++)
+        ids.push(
+          await chain.openMarket(`Will the ${label} benchmark market #${i} close above its 2026 threshold?`, seated),
+        );
       return ids;
     },
     async request(ids) {
@@ -123,7 +141,15 @@ async function setup(): Promise<Bench> {
       let minedAt: number;
       try {
         for (const id of ids) {
-          await creator.writeContract({ address: chain.market, abi: marketAbi, functionName: "requestResolution", args: [id], account: chain.creator, chain: creator.chain, gas: 200_000n });
+          await creator.writeContract({
+            address: chain.market,
+            abi: marketAbi,
+            functionName: "requestResolution",
+            args: [id],
+            account: chain.creator,
+            chain: creator.chain,
+            gas: 200_000n,
+          });
         }
         await chain.testClient.mine({ blocks: 1 });
         minedAt = Date.now();
@@ -194,7 +220,16 @@ async function latency(host: DaemonHost, b: Bench, ids: bigint[], pollIntervalMs
       rows.push(...(await host.wait([id], 60_000)));
     }
     const { jobStartToWrittenMs, ...s } = summarize(rows, mined);
-    return { daemon: host.where, pollIntervalMs, confirmations: 0, concurrency: 4, workersPerMarket: PERSONAS.length, ...s, jobStartToWrittenMs, verify: await verifyOnChain(b, rows) };
+    return {
+      daemon: host.where,
+      pollIntervalMs,
+      confirmations: 0,
+      concurrency: 4,
+      workersPerMarket: PERSONAS.length,
+      ...s,
+      jobStartToWrittenMs,
+      verify: await verifyOnChain(b, rows),
+    };
   } finally {
     await host.stop();
   }
@@ -238,13 +273,13 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
   // The daemon's own cost only: the run answers at once and the "proposal" is not sent (no agents, no
   // evaluator, no chain write); the job ends `proposed` with a dummy tx hash.
   const instant: MarketSeams = {
-    account: (`0x${"00".repeat(20)}`) as Hex,
+    account: `0x${"00".repeat(20)}` as Hex,
     read: async () => ({ status: "requested", chainTime: Math.floor(Date.now() / 1000) }),
     run: async (marketId) => {
       const bundle = JSON.stringify({ bench: true, marketId: marketId.toString(10) });
       return { verdict: "yes", bundle, bundleHash: keccak256(stringToBytes(bundle)), payload: null };
     },
-    propose: async () => ({ txHash: (`0x${"00".repeat(32)}`) as Hex }),
+    propose: async () => ({ txHash: `0x${"00".repeat(32)}` as Hex }),
     finalize: async () => ({ kind: "not-needed" }),
     publishFeedback: async () => ({ published: 0, pending: 0 }),
     escalate: async () => ({ action: "none" }),
@@ -274,7 +309,14 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
     }
     const rows: JobTimes[] = ids.map((id) => {
       const r = jobOf(id)!;
-      return { marketId: id.toString(10), state: r.state, attempts: r.attempts, startedAt: r.startedAt!, finishedAt: r.finishedAt ?? r.updatedAt, bundleHash: null };
+      return {
+        marketId: id.toString(10),
+        state: r.state,
+        attempts: r.attempts,
+        startedAt: r.startedAt!,
+        finishedAt: r.finishedAt ?? r.updatedAt,
+        bundleHash: null,
+      };
     });
     const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
     return {
@@ -302,11 +344,16 @@ async function main() {
   const local = inProcessHost();
   try {
     // All markets first (deadline +1 h), then one jump past every deadline.
-    const warmIds = [await b.open("warm-up-child", WARM_UP, b.workers), await b.open("warm-up-in-process", WARM_UP, b.workers)];
+    const warmIds = [
+      await b.open("warm-up-child", WARM_UP, b.workers),
+      await b.open("warm-up-in-process", WARM_UP, b.workers),
+    ];
     const latIds = [];
     for (const p of LATENCY_POLL_INTERVALS) latIds.push(await b.open(`latency-${p}ms`, LATENCY_SAMPLES, b.workers));
     const bursts: { concurrency: number; ids: bigint[] }[] = [];
-    for (let r = 0; r < REPEATS; r++) for (const c of CONCURRENCIES) bursts.push({ concurrency: c, ids: await b.open(`burst-c${c}-r${r}`, BURST, b.workers) });
+    for (let r = 0; r < REPEATS; r++)
+      for (const c of CONCURRENCIES)
+        bursts.push({ concurrency: c, ids: await b.open(`burst-c${c}-r${r}`, BURST, b.workers) });
     const localIds = await b.open("burst-in-process", BURST, b.workers);
     const stubIds = await b.open("stub", BURST, b.workers.slice(0, 1));
     await b.chain.testClient.increaseTime({ seconds: 3_601 });
@@ -315,7 +362,13 @@ async function main() {
     console.error(`setup ${setupMs} ms`);
 
     // A daemon that just started is cold (module loading, JIT): one small burst first, reported apart.
-    const warmUp = await burstEndToEnd(child, b, warmIds[0], LOCAL_CONCURRENCY, "warm-up of the child process (cold JIT), not a measurement");
+    const warmUp = await burstEndToEnd(
+      child,
+      b,
+      warmIds[0],
+      LOCAL_CONCURRENCY,
+      "warm-up of the child process (cold JIT), not a measurement",
+    );
     const lat = [];
     for (const [i, p] of LATENCY_POLL_INTERVALS.entries()) {
       lat.push(await latency(child, b, latIds[i], p));
@@ -326,7 +379,9 @@ async function main() {
       e2e.push(await burstEndToEnd(child, b, ids, concurrency));
       console.error(`burst c=${concurrency}: ${e2e.at(-1)!.marketsPerSecond} markets/s`);
     }
-    const byConcurrency = Object.fromEntries(CONCURRENCIES.map((c) => [String(c), e2e.filter((e) => e.concurrency === c).map((e) => e.marketsPerSecond)]));
+    const byConcurrency = Object.fromEntries(
+      CONCURRENCIES.map((c) => [String(c), e2e.filter((e) => e.concurrency === c).map((e) => e.marketsPerSecond)]),
+    );
     await burstEndToEnd(local, b, warmIds[1], LOCAL_CONCURRENCY, "warm-up");
     const shared = await burstEndToEnd(
       local,
@@ -345,7 +400,10 @@ async function main() {
       singleMarket: Object.fromEntries(
         lat.map((l) => [
           `poll${l.pollIntervalMs}ms`,
-          { requestBlockToJobStartMs: pick(l.requestBlockToJobStartMs), requestBlockToWrittenMs: pick(l.requestBlockToWrittenMs) },
+          {
+            requestBlockToJobStartMs: pick(l.requestBlockToJobStartMs),
+            requestBlockToWrittenMs: pick(l.requestBlockToWrittenMs),
+          },
         ]),
       ),
       burst50EndToEnd: {
@@ -354,11 +412,23 @@ async function main() {
         workersPerMarket: PERSONAS.length,
         pollIntervalMs: BURST_POLL_MS,
         confirmations: 0,
-        marketsPerSecond: { min: rates[0], median: Math.round(((rates[Math.floor((rates.length - 1) / 2)] + rates[Math.ceil((rates.length - 1) / 2)]) / 2) * 10) / 10, max: rates[rates.length - 1] },
-        totalWallMs: { min: Math.min(...e2e.map((e) => e.totalWallMs)), max: Math.max(...e2e.map((e) => e.totalWallMs)) },
+        marketsPerSecond: {
+          min: rates[0],
+          median:
+            Math.round(
+              ((rates[Math.floor((rates.length - 1) / 2)] + rates[Math.ceil((rates.length - 1) / 2)]) / 2) * 10,
+            ) / 10,
+          max: rates[rates.length - 1],
+        },
+        totalWallMs: {
+          min: Math.min(...e2e.map((e) => e.totalWallMs)),
+          max: Math.max(...e2e.map((e) => e.totalWallMs)),
+        },
         pooledRequestBlockToJobStartMs: pick(stats(pooled.start)),
         pooledRequestBlockToWrittenMs: pick(stats(pooled.written)),
-        allResolvedOnChainWithMatchingBundleHash: e2e.every((e) => e.verify.resolvedOnChain === e.markets && e.verify.storedBundleHashEqualsOnChain === e.markets),
+        allResolvedOnChainWithMatchingBundleHash: e2e.every(
+          (e) => e.verify.resolvedOnChain === e.markets && e.verify.storedBundleHashEqualsOnChain === e.markets,
+        ),
       },
       daemonOnlyStubMarketsPerSecond: stub.marketsPerSecond,
     };
@@ -366,20 +436,34 @@ async function main() {
       generatedAt: new Date().toISOString(),
       node: process.version,
       machine: `${availableParallelism()} cores (${cpu}), shared with other work (1-min load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end); the daemon runs in its own Node process (forked), the chain's JSON-RPC server, the 3 agents and this script in another`,
-      chain: "Hardhat EDR (in-process in the bench process) over JSON-RPC/HTTP on 127.0.0.1, automine (each proposeResolution in its own block)",
+      chain:
+        "Hardhat EDR (in-process in the bench process) over JSON-RPC/HTTP on 127.0.0.1, automine (each proposeResolution in its own block)",
       contract: "ResolutionMarket + IdentityRegistry + ReputationRegistry (real), 3 worker seats per market",
-      daemon: "startResolverDaemon (daemon/host.ts): real pipeline (daemon/seams.ts), SQLite file, resolver key + RPC URL (viem receipt polling 100 ms on a local chain id), maxAttempts 2",
-      agents: "3 reference agents (agents/reference/server.ts, offline engine: instant answers), CRE protocol over loopback HTTP, personas analyst/analyst/skeptic, ERC-8004 data: registration files",
+      daemon:
+        "startResolverDaemon (daemon/host.ts): real pipeline (daemon/seams.ts), SQLite file, resolver key + RPC URL (viem receipt polling 100 ms on a local chain id), maxAttempts 2",
+      agents:
+        "3 reference agents (agents/reference/server.ts, offline engine: instant answers), CRE protocol over loopback HTTP, personas analyst/analyst/skeptic, ERC-8004 data: registration files",
       evaluator: "rubric (default)",
-      timeSource: "Date.now() (same clock in both processes); request block = when the mining RPC call returned; job start = SQLite started_at (the running claim); written = SQLite finished_at (after the proposeResolution receipt)",
+      timeSource:
+        "Date.now() (same clock in both processes); request block = when the mining RPC call returned; job start = SQLite started_at (the running claim); written = SQLite finished_at (after the proposeResolution receipt)",
       summary,
       latencyFromRequestBlock: lat,
-      ...(TRACE ? { warning: "BENCH_RPC_TRACE=1: the daemon's RPC went through a timing proxy (extra hop); not headline figures" } : {}),
+      ...(TRACE
+        ? {
+            warning:
+              "BENCH_RPC_TRACE=1: the daemon's RPC went through a timing proxy (extra hop); not headline figures",
+          }
+        : {}),
       throughput50AtOnceMarketsPerSecondByConcurrency: byConcurrency,
       throughput50AtOnce: e2e,
       throughput50AtOnceInProcess: shared,
       daemonOnlyStub50AtOnce: stub,
-      warmUp: { markets: warmUp.markets, totalWallMs: warmUp.totalWallMs, marketsPerSecond: warmUp.marketsPerSecond, states: warmUp.states },
+      warmUp: {
+        markets: warmUp.markets,
+        totalWallMs: warmUp.totalWallMs,
+        marketsPerSecond: warmUp.marketsPerSecond,
+        states: warmUp.states,
+      },
       setupWallMs: setupMs,
       totalWallMs: Date.now() - t0,
     };

@@ -102,7 +102,11 @@ export function loadCanonicalArtifacts(dir: string): CanonicalArtifacts {
 }
 
 type Clients = {
-  publicClient: { waitForTransactionReceipt(a: { hash: Hex }): Promise<{ status: string; contractAddress?: Address | null | undefined }> };
+  publicClient: {
+    waitForTransactionReceipt(a: {
+      hash: Hex;
+    }): Promise<{ status: string; contractAddress?: Address | null | undefined }>;
+  };
   wallet: {
     deployContract(a: { abi: Abi; bytecode: Hex; args?: readonly unknown[] }): Promise<Hex>;
     writeContract(a: { address: Address; abi: Abi; functionName: string; args: readonly unknown[] }): Promise<Hex>;
@@ -118,7 +122,11 @@ async function deploy({ publicClient, wallet }: Clients, a: Artifact, args: read
 
 async function proxied(c: Clients, a: CanonicalArtifacts["artifacts"], impl: Artifact, identity: Address, init: Hex) {
   const minimal = await deploy(c, a.HardhatMinimalUUPS);
-  const minimalInit = encodeFunctionData({ abi: a.HardhatMinimalUUPS.abi, functionName: "initialize", args: [identity] });
+  const minimalInit = encodeFunctionData({
+    abi: a.HardhatMinimalUUPS.abi,
+    functionName: "initialize",
+    args: [identity],
+  });
   const proxy = await deploy(c, a.ERC1967Proxy, [minimal, minimalInit]);
   const real = await deploy(c, impl);
   const hash = await c.wallet.writeContract({
@@ -127,7 +135,8 @@ async function proxied(c: Clients, a: CanonicalArtifacts["artifacts"], impl: Art
     functionName: "upgradeToAndCall",
     args: [real, init],
   });
-  if ((await c.publicClient.waitForTransactionReceipt({ hash })).status !== "success") throw new Error("upgrade failed");
+  if ((await c.publicClient.waitForTransactionReceipt({ hash })).status !== "success")
+    throw new Error("upgrade failed");
   return proxy;
 }
 

@@ -143,7 +143,6 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     return (await publicClient.getBlock()).timestamp;
   }
 
-
   async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string): Promise<MarketRun> {
     const n = workers.length;
     const deadline = (await latestTimestamp()) + 3600n;
@@ -457,7 +456,9 @@ writeFileSync(resultsFile, `${JSON.stringify({ ...ours, canonical }, null, 2)}\n
 
 function printSection(title: string, s: Section) {
   console.log(`\n== ${title}`);
-  console.log("workers | first total | first/worker | repeat total | repeat/worker | propose/w | finalize/w | largest tx");
+  console.log(
+    "workers | first total | first/worker | repeat total | repeat/worker | propose/w | finalize/w | largest tx",
+  );
   for (const r of s.markets) {
     const f = r.first as ReturnType<typeof printable>;
     const p = r.repeat as ReturnType<typeof printable>;

@@ -19,7 +19,18 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
-import { createPublicClient, createTestClient, createWalletClient, http, parseAbi, parseEther, parseEventLogs, type Abi, type Address, type Hex } from "viem";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  parseAbi,
+  parseEther,
+  parseEventLogs,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
 import { privateKeyToAccount, type LocalAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { startResolverDaemon } from "../daemon/host.js";
@@ -34,7 +45,8 @@ import { simulate, type Call } from "./sim/simulate.js";
 import { evidenceFor } from "./sim/text.js";
 
 const args = process.argv.slice(2);
-const opt = (name: string, fallback: string): string => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const opt = (name: string, fallback: string): string =>
+  args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback;
 const SCENARIO = opt("scenario", "7-agents");
 const SEED = Number(opt("seed", "1"));
 const MARKETS = Number(opt("markets", "16"));
@@ -43,7 +55,10 @@ const OUT = opt("out", "integrity-e2e.json");
 const WINDOW = 600; // MIN_DISPUTE_WINDOW
 const POOL = parseEther("1");
 const STAKE = parseEther("0.01");
-const identityAbi = parseAbi(["function register(string agentURI) returns (uint256 agentId)", "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)"]);
+const identityAbi = parseAbi([
+  "function register(string agentURI) returns (uint256 agentId)",
+  "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
+]);
 const here = dirname(fileURLToPath(import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,7 +94,9 @@ function streams(s: Scenario, seed: number, markets: number): { truth: boolean; 
 }
 
 /** One loopback server for the panel: POST /a/<simAgentId>/a2a/{resolve,challenge}; answers by on-chain market id. */
-function startAgents(answerFor: (agent: bigint, marketId: bigint) => Answer | undefined): Promise<{ server: Server; base: string }> {
+function startAgents(
+  answerFor: (agent: bigint, marketId: bigint) => Answer | undefined,
+): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
@@ -91,20 +108,32 @@ function startAgents(answerFor: (agent: bigint, marketId: bigint) => Answer | un
       } catch {
         /* answered 400 below */
       }
-      const answer = m && parsed.market_id !== undefined ? answerFor(BigInt(m[1]), BigInt(parsed.market_id)) : undefined;
+      const answer =
+        m && parsed.market_id !== undefined ? answerFor(BigInt(m[1]), BigInt(parsed.market_id)) : undefined;
       if (!m || req.method !== "POST" || !answer) return void res.writeHead(m ? 400 : 404).end();
       const reply =
         m[2] === "resolve"
           ? answer
-          : { responses: (parsed.challenges ?? []).map(() => `I stand by ${answer.determination ? "YES" : "NO"}: ${answer.evidence.slice(0, 200)}`) };
+          : {
+              responses: (parsed.challenges ?? []).map(
+                () => `I stand by ${answer.determination ? "YES" : "NO"}: ${answer.evidence.slice(0, 200)}`,
+              ),
+            };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` }),
+    ),
+  );
 }
 
 function artifact(path: string): { abi: Abi; bytecode: Hex } {
-  return JSON.parse(readFileSync(join(here, "..", "artifacts", "contracts", path), "utf8")) as { abi: Abi; bytecode: Hex };
+  return JSON.parse(readFileSync(join(here, "..", "artifacts", "contracts", path), "utf8")) as {
+    abi: Abi;
+    bytecode: Hex;
+  };
 }
 
 async function main(): Promise<void> {
@@ -112,7 +141,8 @@ async function main(): Promise<void> {
   const scenario = scenarios().find((s) => s.name === SCENARIO);
   if (!scenario) throw new Error(`unknown scenario ${SCENARIO}`);
   if (scenario.disputeRate) throw new Error("the e2e sample has no disputer: pick a scenario without disputes");
-  if (scenario.agents.some((a) => a.style === "terse")) throw new Error("terse answers have no source, which the cresolver protocol refuses");
+  if (scenario.agents.some((a) => a.style === "terse"))
+    throw new Error("terse answers have no source, which the cresolver protocol refuses");
 
   // In-process decisions of the same streams (the reference).
   const sim = await simulate(scenario, SEED, MARKETS);
@@ -129,15 +159,36 @@ async function main(): Promise<void> {
   const accounts = (await publicClient.request({ method: "eth_accounts" } as never)) as Address[];
   const owner = accounts[0];
   /** From an unlocked node account (owner) or a local key (agent owners: more agents than node accounts). */
-  const send = async (from: Address | LocalAccount, to: Address, abi: Abi, functionName: string, a: readonly unknown[], value?: bigint) => {
-    const hash = await createWalletClient({ chain, transport, account: from }).writeContract({ address: to, abi, functionName, args: a, value, account: from, chain } as never);
+  const send = async (
+    from: Address | LocalAccount,
+    to: Address,
+    abi: Abi,
+    functionName: string,
+    a: readonly unknown[],
+    value?: bigint,
+  ) => {
+    const hash = await createWalletClient({ chain, transport, account: from }).writeContract({
+      address: to,
+      abi,
+      functionName,
+      args: a,
+      value,
+      account: from,
+      chain,
+    } as never);
     const r = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (r.status !== "success") throw new Error(`${functionName} reverted`);
     return r;
   };
   const deploy = async (path: string, a: readonly unknown[]): Promise<Address> => {
     const { abi, bytecode } = artifact(path);
-    const hash = await createWalletClient({ chain, transport, account: owner }).deployContract({ abi, bytecode, args: a, account: owner, chain } as never);
+    const hash = await createWalletClient({ chain, transport, account: owner }).deployContract({
+      abi,
+      bytecode,
+      args: a,
+      account: owner,
+      chain,
+    } as never);
     return (await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })).contractAddress!;
   };
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
@@ -147,7 +198,13 @@ async function main(): Promise<void> {
   const resolverKey = localDevKey(19);
   await send(owner, market, marketAbi as Abi, "queueResolver", [accounts[19]]);
   await send(owner, market, marketAbi as Abi, "queueDefaultArbiter", [arbiter]);
-  await send(owner, market, marketAbi as Abi, "setDefaults", [parseEther("0.001"), Math.max(12, scenario.agents.length), 3 * 86_400, WINDOW, parseEther("0.01")]);
+  await send(owner, market, marketAbi as Abi, "setDefaults", [
+    parseEther("0.001"),
+    Math.max(12, scenario.agents.length),
+    3 * 86_400,
+    WINDOW,
+    parseEther("0.01"),
+  ]);
 
   // Agents: one HTTP server, one ERC-8004 identity per simulated agent (each owned by its own funded key).
   const marketIndex = new Map<bigint, number>();
@@ -159,9 +216,18 @@ async function main(): Promise<void> {
   for (const [k, a] of scenario.agents.entries()) {
     const from = privateKeyToAccount(localDevKey(100 + k));
     await testClient.setBalance({ address: from.address, value: parseEther("100") });
-    const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `integrity agent ${a.id}`, endpoint: `${agents.base}/a/${a.id}`, protocol: "cresolver" }));
+    const uri = encodeRegistrationDataUri(
+      buildRegistrationFile({
+        name: `integrity agent ${a.id}`,
+        endpoint: `${agents.base}/a/${a.id}`,
+        protocol: "cresolver",
+      }),
+    );
     const r = await send(from, identity, identityAbi, "register", [uri]);
-    onChain.set(a.id, { agentId: parseEventLogs({ abi: identityAbi, logs: r.logs, eventName: "Registered" })[0].args.agentId, owner: from });
+    onChain.set(a.id, {
+      agentId: parseEventLogs({ abi: identityAbi, logs: r.logs, eventName: "Registered" })[0].args.agentId,
+      owner: from,
+    });
   }
 
   const startBlock = Number(await publicClient.getBlockNumber());
@@ -182,11 +248,23 @@ async function main(): Promise<void> {
     http: { allowLoopback: true },
     resolveTimeoutMs: 10_000,
     challengeTimeoutMs: 10_000,
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
+    logger: createLogger({
+      level: process.env.DAEMON_TEST_LOG ?? "silent",
+      pretty: false,
+      destination: process.stderr,
+    }),
   });
-  const view = async (id: bigint) => (await (await fetch(`${daemon.url}/markets/${id}`)).json()) as { job?: { state: string; verdict?: string; feedback?: string }; bundle?: { document?: { decision?: { posterior?: number } } } };
+  const view = async (id: bigint) =>
+    (await (await fetch(`${daemon.url}/markets/${id}`)).json()) as {
+      job?: { state: string; verdict?: string; feedback?: string };
+      bundle?: { document?: { decision?: { posterior?: number } } };
+    };
   const job = async (id: bigint) => (await view(id)).job;
-  const waitJob = async (id: bigint, done: (j: NonNullable<Awaited<ReturnType<typeof job>>>) => boolean, what: string) => {
+  const waitJob = async (
+    id: bigint,
+    done: (j: NonNullable<Awaited<ReturnType<typeof job>>>) => boolean,
+    what: string,
+  ) => {
     const deadline = Date.now() + 120_000;
     for (;;) {
       const j = await job(id);
@@ -197,12 +275,32 @@ async function main(): Promise<void> {
     }
   };
 
-  const rows: { market: number; marketId: string; truth: boolean; inProcess: Call; e2e: Call; verdict: string; agree: boolean; posterior: { e2e: number | null; inProcess: number } }[] = [];
+  const rows: {
+    market: number;
+    marketId: string;
+    truth: boolean;
+    inProcess: Call;
+    e2e: Call;
+    verdict: string;
+    agree: boolean;
+    posterior: { e2e: number | null; inProcess: number };
+  }[] = [];
   try {
     for (let i = 0; i < MARKETS; i++) {
       const block = await publicClient.getBlock();
-      const created = await send(owner, market, marketAbi as Abi, "createMarket", [`Will indicator #${i + 1} be above its threshold on 31 December 2026?`, block.timestamp + 3_600n], POOL);
-      const id = (parseEventLogs({ abi: marketAbi, logs: created.logs, eventName: "MarketCreated" })[0].args as { marketId: bigint }).marketId;
+      const created = await send(
+        owner,
+        market,
+        marketAbi as Abi,
+        "createMarket",
+        [`Will indicator #${i + 1} be above its threshold on 31 December 2026?`, block.timestamp + 3_600n],
+        POOL,
+      );
+      const id = (
+        parseEventLogs({ abi: marketAbi, logs: created.logs, eventName: "MarketCreated" })[0].args as {
+          marketId: bigint;
+        }
+      ).marketId;
       marketIndex.set(id, i);
       for (const a of scenario.agents.filter((x) => x.joinAt <= i)) {
         const w = onChain.get(a.id)!;
@@ -214,18 +312,46 @@ async function main(): Promise<void> {
       const proposed = await waitJob(id, (j) => j.state === "proposed", "the proposal");
       await testClient.increaseTime({ seconds: WINDOW + 60 });
       await testClient.mine({ blocks: 1 });
-      await waitJob(id, (j) => j.state === "finalized" && (j.feedback === "done" || j.feedback === undefined || j.feedback === null), "the finalization");
-      const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as { status: number; outcome: boolean };
+      await waitJob(
+        id,
+        (j) => j.state === "finalized" && (j.feedback === "done" || j.feedback === undefined || j.feedback === null),
+        "the finalization",
+      );
+      const m = (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "getMarket",
+        args: [id],
+      })) as { status: number; outcome: boolean };
       const truth = plan[i].truth;
-      const e2e: Call = m.status === 4 ? "unresolved" : m.status === 3 ? (m.outcome === truth ? "correct" : "wrong") : (() => {
-        throw new Error(`market ${id}: status ${m.status} after finalization`);
-      })();
-      if (sim.markets[i].truth !== truth) throw new Error(`market ${i}: the streams drifted from the simulator's (truth differs)`);
+      const e2e: Call =
+        m.status === 4
+          ? "unresolved"
+          : m.status === 3
+            ? m.outcome === truth
+              ? "correct"
+              : "wrong"
+            : (() => {
+                throw new Error(`market ${id}: status ${m.status} after finalization`);
+              })();
+      if (sim.markets[i].truth !== truth)
+        throw new Error(`market ${i}: the streams drifted from the simulator's (truth differs)`);
       const inProcess = sim.markets[i].after;
       // The posterior of the bundle the daemon proposed with (its hash is on chain) vs the in-process one.
       const posterior = (await view(id)).bundle?.document?.decision?.posterior ?? null;
-      rows.push({ market: i + 1, marketId: id.toString(), truth, inProcess, e2e, verdict: proposed.verdict ?? "?", agree: inProcess === e2e, posterior: { e2e: posterior, inProcess: sim.markets[i].posterior } });
-      console.log(`market ${String(i + 1).padStart(2)} (#${id}) truth ${truth ? "yes" : "no "}  proposed ${String(proposed.verdict).padEnd(7)} → e2e ${e2e.padEnd(10)} in-process ${inProcess.padEnd(10)} ${inProcess === e2e ? "" : "DIFFERS"}`);
+      rows.push({
+        market: i + 1,
+        marketId: id.toString(),
+        truth,
+        inProcess,
+        e2e,
+        verdict: proposed.verdict ?? "?",
+        agree: inProcess === e2e,
+        posterior: { e2e: posterior, inProcess: sim.markets[i].posterior },
+      });
+      console.log(
+        `market ${String(i + 1).padStart(2)} (#${id}) truth ${truth ? "yes" : "no "}  proposed ${String(proposed.verdict).padEnd(7)} → e2e ${e2e.padEnd(10)} in-process ${inProcess.padEnd(10)} ${inProcess === e2e ? "" : "DIFFERS"}`,
+      );
     }
   } finally {
     await daemon.close();
@@ -235,9 +361,15 @@ async function main(): Promise<void> {
 
   const count = (k: "inProcess" | "e2e", c: Call) => rows.filter((r) => r[k] === c).length;
   const pct = (n: number) => Math.round((n / rows.length) * 1000) / 10;
-  const figures = (k: "inProcess" | "e2e") => ({ correct: count(k, "correct"), wrong: count(k, "wrong"), unresolved: count(k, "unresolved") });
+  const figures = (k: "inProcess" | "e2e") => ({
+    correct: count(k, "correct"),
+    wrong: count(k, "wrong"),
+    unresolved: count(k, "unresolved"),
+  });
   const agreement = pct(rows.filter((r) => r.agree).length);
-  const diffs = rows.map((r) => (r.posterior.e2e === null ? Infinity : Math.abs(r.posterior.e2e - r.posterior.inProcess)));
+  const diffs = rows.map((r) =>
+    r.posterior.e2e === null ? Infinity : Math.abs(r.posterior.e2e - r.posterior.inProcess),
+  );
   const posteriorMaxAbsDiff = Math.max(...diffs);
   const doc = {
     bench: "integrity-e2e",
@@ -245,7 +377,10 @@ async function main(): Promise<void> {
     description: scenario.description,
     seed: SEED,
     markets: MARKETS,
-    decision: { thresholdBps: DEFAULT_THRESHOLD_BPS, note: "daemon defaults (the in-process run uses the same defaults)" },
+    decision: {
+      thresholdBps: DEFAULT_THRESHOLD_BPS,
+      note: "daemon defaults (the in-process run uses the same defaults)",
+    },
     disputeWindowSeconds: WINDOW,
     note: "counts of markets; e2e = on-chain final status (Resolved vs the simulated truth, Invalid = unresolved) after the production daemon proposed and finalized; inProcess = bench/sim/simulate.ts on the same seeded streams",
     e2e: figures("e2e"),
@@ -261,7 +396,9 @@ async function main(): Promise<void> {
   writeFileSync(outPath, `${JSON.stringify(doc, null, 2)}\n`);
   console.log(`\n${scenario.name}, seed ${SEED}, ${MARKETS} markets end to end`);
   console.log(`  e2e        ${doc.e2e.correct} correct / ${doc.e2e.wrong} wrong / ${doc.e2e.unresolved} unresolved`);
-  console.log(`  in-process ${doc.inProcess.correct} correct / ${doc.inProcess.wrong} wrong / ${doc.inProcess.unresolved} unresolved`);
+  console.log(
+    `  in-process ${doc.inProcess.correct} correct / ${doc.inProcess.wrong} wrong / ${doc.inProcess.unresolved} unresolved`,
+  );
   console.log(`  agreement  ${agreement} % of markets; largest posterior difference ${doc.posteriorMaxAbsDiff}`);
   console.log(`\n${doc.seconds} s; wrote ${outPath}`);
 }

@@ -86,7 +86,8 @@ function meanOf(values: (number | null)[]): number | null {
 
 async function runScenario(s: Scenario) {
   const results: SimResult[] = [];
-  for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) results.push(await simulate(s, seed, MARKETS, { ...VOTE, thresholdBps: THRESHOLD_BPS }));
+  for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++)
+    results.push(await simulate(s, seed, MARKETS, { ...VOTE, thresholdBps: THRESHOLD_BPS }));
   const counted = (r: SimResult): MarketTrace[] => r.markets.slice(s.countFrom ?? 0);
   const of = (pick: (m: MarketTrace) => Call): Spread => spread(results.map((r) => rates(counted(r).map(pick))));
   // Determinism: the same seed again gives byte-identical bundles.
@@ -95,22 +96,46 @@ async function runScenario(s: Scenario) {
   return {
     name: s.name,
     description: s.description,
-    agents: s.agents.map((a) => ({ id: a.id.toString(), kind: a.kind, accuracy: a.kind === "colluder" ? 0 : a.accuracy, style: a.style, joinAt: a.joinAt })),
+    agents: s.agents.map((a) => ({
+      id: a.id.toString(),
+      kind: a.kind,
+      accuracy: a.kind === "colluder" ? 0 : a.accuracy,
+      style: a.style,
+      joinAt: a.joinAt,
+    })),
     countedMarkets: MARKETS - (s.countFrom ?? 0),
     after: of((m) => m.after),
     /** After disputes: a disputed wrong proposal is finalized with the truth by the arbiter. */
     final: of((m) => (m.disputed ? "correct" : m.after)),
-    disputed: Math.round((results.reduce((s, r) => s + counted(r).filter((m) => m.disputed).length, 0) / results.reduce((s, r) => s + counted(r).length, 0)) * 1000) / 10,
+    disputed:
+      Math.round(
+        (results.reduce((s, r) => s + counted(r).filter((m) => m.disputed).length, 0) /
+          results.reduce((s, r) => s + counted(r).length, 0)) *
+          1000,
+      ) / 10,
     before: of((m) => m.before),
     oracle: of((m) => oracleAt(m, THRESHOLD_BPS)),
     headCount: of((m) => m.headCount),
     bestSingle: of((m) => m.bestSingle),
     spearman: {
-      after: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanAfter[k] ?? null))])),
-      before: Object.fromEntries(CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanBefore[k] ?? null))])),
+      after: Object.fromEntries(
+        CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [k, meanOf(results.map((r) => r.spearmanAfter[k] ?? null))]),
+      ),
+      before: Object.fromEntries(
+        CHECKPOINTS.filter((k) => k <= MARKETS).map((k) => [
+          k,
+          meanOf(results.map((r) => r.spearmanBefore[k] ?? null)),
+        ]),
+      ),
     },
-    sweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))) })),
-    oracleSweep: SWEEP.map((bps) => ({ thresholdBps: bps, ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))) })),
+    sweep: SWEEP.map((bps) => ({
+      thresholdBps: bps,
+      ...spread(results.map((r) => rates(counted(r).map((m) => atThreshold(m, bps))))),
+    })),
+    oracleSweep: SWEEP.map((bps) => ({
+      thresholdBps: bps,
+      ...spread(results.map((r) => rates(counted(r).map((m) => oracleAt(m, bps))))),
+    })),
     deterministicBundles: deterministic,
     /** Per seed, the call of every market (not written: used to compare style variants market by market). */
     calls: results.map((r) => r.markets.map((m) => `${m.after}:${m.posterior}`).join(",")),
@@ -126,19 +151,43 @@ function acceptance(byName: Map<string, ScenarioResult>) {
   const add = (check: string, pass: boolean, value: string): void => {
     checks.push({ check, pass, value });
   };
-  add("7 agents: correct ≥ 85 %, wrong ≤ 8 %", seven.correct >= 85 && seven.wrong <= 8, `${seven.correct} % / ${seven.wrong} %`);
+  add(
+    "7 agents: correct ≥ 85 %, wrong ≤ 8 %",
+    seven.correct >= 85 && seven.wrong <= 8,
+    `${seven.correct} % / ${seven.wrong} %`,
+  );
   for (const n of ["7-agents-rich-liars", "7-agents-terse-best"]) {
     const r = g(n).after;
-    add(`${n}: within 3 points of the 7-agent panel`, Math.abs(r.correct - seven.correct) <= 3 && Math.abs(r.wrong - seven.wrong) <= 3, `${r.correct} % / ${r.wrong} %`);
+    add(
+      `${n}: within 3 points of the 7-agent panel`,
+      Math.abs(r.correct - seven.correct) <= 3 && Math.abs(r.wrong - seven.wrong) <= 3,
+      `${r.correct} % / ${r.wrong} %`,
+    );
     const same = g(n).calls.every((c, i) => c === g("7-agents").calls[i]);
-    add(`${n}: style never moves a verdict (same verdict and posterior in every market of every seed)`, same, same ? "identical" : "differs");
+    add(
+      `${n}: style never moves a verdict (same verdict and posterior in every market of every seed)`,
+      same,
+      same ? "identical" : "differs",
+    );
   }
   const ten = g("10-agents").after;
-  add("10 agents: correct ≥ 70 %, wrong ≤ 20 %", ten.correct >= 70 && ten.wrong <= 20, `${ten.correct} % / ${ten.wrong} %`);
+  add(
+    "10 agents: correct ≥ 70 %, wrong ≤ 20 %",
+    ten.correct >= 70 && ten.wrong <= 20,
+    `${ten.correct} % / ${ten.wrong} %`,
+  );
   const three = g("3-agents");
-  add("3 agents: correct ≥ head count − 2, wrong ≤ head count's", three.after.correct >= three.headCount.correct - 2 && three.after.wrong <= three.headCount.wrong, `${three.after.correct} % / ${three.after.wrong} % vs ${three.headCount.correct} % / ${three.headCount.wrong} %`);
+  add(
+    "3 agents: correct ≥ head count − 2, wrong ≤ head count's",
+    three.after.correct >= three.headCount.correct - 2 && three.after.wrong <= three.headCount.wrong,
+    `${three.after.correct} % / ${three.after.wrong} % vs ${three.headCount.correct} % / ${three.headCount.wrong} %`,
+  );
   const rho = g("7-agents").spearman.after[60] ?? null;
-  add("7 agents: Spearman(correctness reputation, accuracy) ≥ 0.9 by market 60", rho !== null && rho >= 0.9, String(rho));
+  add(
+    "7 agents: Spearman(correctness reputation, accuracy) ≥ 0.9 by market 60",
+    rho !== null && rho >= 0.9,
+    String(rho),
+  );
   const sw = g("swarm").after;
   const ctl = g("swarm-control").after;
   add(
@@ -161,7 +210,12 @@ async function main(): Promise<void> {
     seeds: SEEDS,
     firstSeed: FIRST_SEED,
     markets: MARKETS,
-    decision: { thresholdBps: THRESHOLD_BPS, minHistory: DEFAULT_MIN_HISTORY, ...VOTE, accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) } },
+    decision: {
+      thresholdBps: THRESHOLD_BPS,
+      minHistory: DEFAULT_MIN_HISTORY,
+      ...VOTE,
+      accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) },
+    },
     note: "percent of counted markets, mean over seeds firstSeed..firstSeed+seeds−1 (minCorrect / maxWrong: worst seed); before = the pre-issue-10 quality-weighted vote (bench/sim/frozen-vote-v1.ts)",
     scenarios: out.map(({ calls: _calls, ...rest }) => rest),
     acceptance: checks,
@@ -172,7 +226,8 @@ async function main(): Promise<void> {
     writeFileSync(join(here, "results", OUT), `${JSON.stringify(doc, null, 2)}\n`);
   }
 
-  const row = (label: string, r: Spread): string => `  ${label.padEnd(12)} ${String(r.correct).padStart(5)} % correct ${String(r.wrong).padStart(5)} % wrong ${String(r.unresolved).padStart(5)} % unresolved  (worst seed: ${r.minCorrect} % correct, ${r.maxWrong} % wrong)`;
+  const row = (label: string, r: Spread): string =>
+    `  ${label.padEnd(12)} ${String(r.correct).padStart(5)} % correct ${String(r.wrong).padStart(5)} % wrong ${String(r.unresolved).padStart(5)} % unresolved  (worst seed: ${r.minCorrect} % correct, ${r.maxWrong} % wrong)`;
   for (const r of out) {
     console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
     console.log(row("after", r.after));
@@ -183,13 +238,19 @@ async function main(): Promise<void> {
     console.log(row("best single", r.bestSingle));
     console.log(`  Spearman after  ${JSON.stringify(r.spearman.after)}`);
     console.log(`  Spearman before ${JSON.stringify(r.spearman.before)}`);
-    console.log(`  sweep ${r.sweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
-    console.log(`  oracle sweep ${r.oracleSweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`);
+    console.log(
+      `  sweep ${r.sweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`,
+    );
+    console.log(
+      `  oracle sweep ${r.oracleSweep.map((s) => `${s.thresholdBps}: ${s.correct}/${s.wrong}/${s.unresolved}`).join("  ")}`,
+    );
     if (!r.deterministicBundles) console.log("  !! bundles differ between two runs of the same seed");
   }
   console.log("\nacceptance:");
   for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.check}: ${c.value}`);
-  console.log(`\n${((performance.now() - t0) / 1000).toFixed(1)} s${OUT !== undefined ? "; wrote bench/results/integrity.json" : ""}`);
+  console.log(
+    `\n${((performance.now() - t0) / 1000).toFixed(1)} s${OUT !== undefined ? "; wrote bench/results/integrity.json" : ""}`,
+  );
 }
 
 await main();

@@ -38,7 +38,12 @@ function startDelayedWorker(index: number): Promise<{ url: string; server: Serve
           };
         } else if (req.url === "/a2a/challenge") {
           const { challenges } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { challenges: string[] };
-          body = { responses: challenges.map((c) => `Regarding "${c.slice(0, 30)}": the cited official release and the independent reports still support my answer.`) };
+          body = {
+            responses: challenges.map(
+              (c) =>
+                `Regarding "${c.slice(0, 30)}": the cited official release and the independent reports still support my answer.`,
+            ),
+          };
         } else {
           res.writeHead(404).end();
           return;
@@ -62,16 +67,24 @@ async function main(): Promise<void> {
   const chain = await deployTestChain();
   // Production wiring, except that loopback destinations are allowed (the workers run here). Dry run: no wallet.
   const { walletClient: _wallet, account: _account, ...readOnly } = chain.resolverCtx; // no key: a dry run
-  const { ports, close } = createPipelinePorts({ ctx: readOnly, marketAddress: chain.market, http: { allowLoopback: true } });
+  const { ports, close } = createPipelinePorts({
+    ctx: readOnly,
+    marketAddress: chain.market,
+    http: { allowLoopback: true },
+  });
   const runs = [];
   try {
     for (let run = 0; run < RUNS; run++) {
-      const marketId = await chain.frozenMarket(`Benchmark question ${run}: will the figure exceed the threshold?`, workers.map((w) => dataUriFor(w.url)));
+      const marketId = await chain.frozenMarket(
+        `Benchmark question ${run}: will the figure exceed the threshold?`,
+        workers.map((w) => dataUriFor(w.url)),
+      );
       const result = await runResolution(marketId, ports);
       if (result.outcome.kind !== "resolved") throw new Error(`run ${run}: ${result.outcome.kind}`);
       const answered = result.records.filter((r) => r.answer !== undefined).length;
       const replied = result.records.filter((r) => r.challengeReplies?.length === 3).length;
-      if (answered !== WORKERS || replied !== WORKERS) throw new Error(`run ${run}: ${answered} answers, ${replied} full challenge replies`);
+      if (answered !== WORKERS || replied !== WORKERS)
+        throw new Error(`run ${run}: ${answered} answers, ${replied} full challenge replies`);
       const slowestAsk = Math.max(...result.records.map((r) => r.askLatencyMs ?? 0));
       const slowestChallenge = Math.max(...result.records.map((r) => r.challengeLatencyMs ?? 0));
       const t = result.timings;
@@ -87,8 +100,16 @@ async function main(): Promise<void> {
         slowestChallengeMs: slowestChallenge,
         criticalPathMs: round(critical),
         ratio: round(wall / critical, 4),
-        sequentialEstimateMs: result.records.reduce((s, r) => s + (r.askLatencyMs ?? 0) + (r.challengeLatencyMs ?? 0), 0),
-        otherStagesMs: { read: round(t.read), discover: round(t.discover), quorum: round(t.quorum), resolve: round(t.resolve) },
+        sequentialEstimateMs: result.records.reduce(
+          (s, r) => s + (r.askLatencyMs ?? 0) + (r.challengeLatencyMs ?? 0),
+          0,
+        ),
+        otherStagesMs: {
+          read: round(t.read),
+          discover: round(t.discover),
+          quorum: round(t.quorum),
+          resolve: round(t.resolve),
+        },
         totalMs: round(t.total),
         outcome: result.outcome,
         bundleHash: result.bundleHash,
@@ -101,7 +122,8 @@ async function main(): Promise<void> {
   const worst = Math.max(...runs.map((r) => r.ratio));
   const report = {
     benchmark: "pipeline",
-    description: "wall time of ask+challenge+evaluate vs critical path (slowest ask + slowest challenge + evaluator time)",
+    description:
+      "wall time of ask+challenge+evaluate vs critical path (slowest ask + slowest challenge + evaluator time)",
     date: new Date().toISOString(),
     node: process.version,
     workers: WORKERS,
@@ -116,7 +138,10 @@ async function main(): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`pipeline bench: ${RUNS} runs, worst ratio ${worst} (target ≤ ${TARGET}) → ${out}`);
-  for (const r of runs) console.log(`  ask ${r.askMs} ms + challenge ${r.challengeMs} ms + evaluate ${r.evaluateMs} ms = ${r.wallAskChallengeEvaluateMs} ms; critical path ${r.criticalPathMs} ms; ratio ${r.ratio}`);
+  for (const r of runs)
+    console.log(
+      `  ask ${r.askMs} ms + challenge ${r.challengeMs} ms + evaluate ${r.evaluateMs} ms = ${r.wallAskChallengeEvaluateMs} ms; critical path ${r.criticalPathMs} ms; ratio ${r.ratio}`,
+    );
   if (!report.pass) process.exitCode = 1;
 }
 

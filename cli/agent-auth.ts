@@ -34,12 +34,22 @@ export interface SecretFlags {
   hmacSecretEnv?: string;
 }
 
-function readSecret(env: Record<string, string | undefined>, flagName: string, named: string | undefined, fallback: string): string | undefined {
+function readSecret(
+  env: Record<string, string | undefined>,
+  flagName: string,
+  named: string | undefined,
+  fallback: string,
+): string | undefined {
   if (named !== undefined) {
-    if (!ENV_NAME.test(named)) throw new CliError(`${flagName} takes the NAME of an environment variable (letters, digits, _), not the secret itself`);
+    if (!ENV_NAME.test(named))
+      throw new CliError(
+        `${flagName} takes the NAME of an environment variable (letters, digits, _), not the secret itself`,
+      );
     const value = env[named];
-    if (value === undefined || value === "") throw new CliError(`${flagName}: environment variable ${named} is not set or empty`);
-    if (value.length > MAX_SECRET) throw new CliError(`${flagName}: environment variable ${named} is longer than ${MAX_SECRET} characters`);
+    if (value === undefined || value === "")
+      throw new CliError(`${flagName}: environment variable ${named} is not set or empty`);
+    if (value.length > MAX_SECRET)
+      throw new CliError(`${flagName}: environment variable ${named} is longer than ${MAX_SECRET} characters`);
     return value;
   }
   const value = env[fallback];
@@ -49,7 +59,10 @@ function readSecret(env: Record<string, string | undefined>, flagName: string, n
 }
 
 /** Bearer token and HMAC secret from the named (or default) environment variables. */
-export function readAgentSecrets(env: Record<string, string | undefined>, flags: SecretFlags): { bearerToken?: string; hmacSecret?: string } {
+export function readAgentSecrets(
+  env: Record<string, string | undefined>,
+  flags: SecretFlags,
+): { bearerToken?: string; hmacSecret?: string } {
   const bearerToken = readSecret(env, "--bearer-token-env", flags.bearerTokenEnv, AGENT_ENV.bearerToken);
   const hmacSecret = readSecret(env, "--hmac-secret-env", flags.hmacSecretEnv, AGENT_ENV.hmacSecret);
   return { ...(bearerToken !== undefined ? { bearerToken } : {}), ...(hmacSecret !== undefined ? { hmacSecret } : {}) };
@@ -69,7 +82,8 @@ export function agentSecretsInEnv(argv: string[], env: Record<string, string | u
 
 export function parseAgentIdFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^(0|[1-9][0-9]{0,77})$/.test(value)) throw new CliError(`--agent-id must be a decimal ERC-8004 agent id, got "${value.slice(0, 40)}"`);
+  if (!/^(0|[1-9][0-9]{0,77})$/.test(value))
+    throw new CliError(`--agent-id must be a decimal ERC-8004 agent id, got "${value.slice(0, 40)}"`);
   return value;
 }
 
@@ -80,13 +94,17 @@ export function parseUrlFlag(value: string, flag: string, schemes: string[]): UR
   } catch {
     throw new CliError(`${flag} is not a URL: "${value.slice(0, 60)}"`);
   }
-  if (!schemes.includes(url.protocol) || url.hostname === "") throw new CliError(`${flag} must be a ${schemes.map((s) => s.replace(":", "")).join(" or ")} URL, got "${value.slice(0, 60)}"`);
+  if (!schemes.includes(url.protocol) || url.hostname === "")
+    throw new CliError(
+      `${flag} must be a ${schemes.map((s) => s.replace(":", "")).join(" or ")} URL, got "${value.slice(0, 60)}"`,
+    );
   if (url.username !== "" || url.password !== "") throw new CliError(`${flag} must not contain credentials`);
   return url;
 }
 
 export function parsePortFlag(value: string, flag: string): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65_535) throw new CliError(`${flag} must be an integer in 0..65535, got "${value.slice(0, 20)}"`);
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65_535)
+    throw new CliError(`${flag} must be an integer in 0..65535, got "${value.slice(0, 20)}"`);
   return Number(value);
 }
 
@@ -127,8 +145,14 @@ async function keyFromFile(file: string): Promise<KeyPair> {
   } catch {
     throw new CliError(`--signing-key-file ${file} is not a JSON private JWK`);
   }
-  const alg: AgoraSigningAlg | undefined = jwk.kty === "EC" && jwk.crv === "P-256" ? "ES256" : jwk.kty === "OKP" && jwk.crv === "Ed25519" ? "EdDSA" : undefined;
-  if (alg === undefined || typeof jwk.d !== "string") throw new CliError(`--signing-key-file ${file} must hold a private EC P-256 or OKP Ed25519 JWK`);
+  const alg: AgoraSigningAlg | undefined =
+    jwk.kty === "EC" && jwk.crv === "P-256"
+      ? "ES256"
+      : jwk.kty === "OKP" && jwk.crv === "Ed25519"
+        ? "EdDSA"
+        : undefined;
+  if (alg === undefined || typeof jwk.d !== "string")
+    throw new CliError(`--signing-key-file ${file} must hold a private EC P-256 or OKP Ed25519 JWK`);
   const kid = typeof jwk.kid === "string" && jwk.kid !== "" ? jwk.kid : `cresolver-check-${alg.toLowerCase()}`;
   return { privateJwk: { ...jwk, kid, alg }, alg, kid };
 }
@@ -142,7 +166,11 @@ function publicJwk(jwk: JWK): JWK {
  * A signer for the check plus a loopback HTTP server publishing its public key at
  * `/.well-known/jwks.json` (nothing else is served). The key is ephemeral unless `keyFile` is given.
  */
-export async function startCheckSigner(options: { host?: string; port: number; keyFile?: string }): Promise<CheckSigner> {
+export async function startCheckSigner(options: {
+  host?: string;
+  port: number;
+  keyFile?: string;
+}): Promise<CheckSigner> {
   const pair = options.keyFile !== undefined ? await keyFromFile(options.keyFile) : await newKeyPair();
   let privateKey;
   try {
@@ -158,7 +186,9 @@ export async function startCheckSigner(options: { host?: string; port: number; k
   });
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolveListen, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => reject(new CliError(`cannot serve the JWKS on ${host}:${options.port}: ${error.code ?? error.message}`, 1)));
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new CliError(`cannot serve the JWKS on ${host}:${options.port}: ${error.code ?? error.message}`, 1)),
+    );
     server.listen(options.port, host, () => resolveListen());
   });
   const { port } = server.address() as { port: number };

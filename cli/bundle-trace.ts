@@ -29,7 +29,12 @@ export interface Trace {
   /** The bundle's canonical keccak256 equals the on-chain bundle hash. */
   verified: boolean;
   /** Null posterior and threshold for the daemon's invalid document (an invalid proposal without a run). */
-  decision: { verdict: Decision["verdict"]; reason: string | undefined; posterior: number | null; thresholdBps: number | null } | null;
+  decision: {
+    verdict: Decision["verdict"];
+    reason: string | undefined;
+    posterior: number | null;
+    thresholdBps: number | null;
+  } | null;
   quorum: BundleDocument["quorum"] | null;
   workers: TraceWorker[];
 }
@@ -69,24 +74,39 @@ function traceOf(doc: BundleDocument, source: string, verified: boolean): Trace 
 }
 
 /** Reads and checks the bundle; never throws (an unreachable or bad bundle is reported as `error`). */
-export async function loadTrace(options: { file?: string; uri?: string; expectedHash: Hex; allowLoopback: boolean; allowPrivate: boolean }): Promise<{ trace: Trace | null; error: string | null }> {
+export async function loadTrace(options: {
+  file?: string;
+  uri?: string;
+  expectedHash: Hex;
+  allowLoopback: boolean;
+  allowPrivate: boolean;
+}): Promise<{ trace: Trace | null; error: string | null }> {
   let text: string;
   let source: string;
   try {
     if (options.file !== undefined) {
       source = options.file;
       text = readFileSync(options.file, "utf8");
-      if (text.length > MAX_BUNDLE_BYTES) return { trace: null, error: `bundle ${source} is larger than ${MAX_BUNDLE_BYTES} bytes` };
+      if (text.length > MAX_BUNDLE_BYTES)
+        return { trace: null, error: `bundle ${source} is larger than ${MAX_BUNDLE_BYTES} bytes` };
     } else if (options.uri !== undefined && /^https?:\/\//i.test(options.uri)) {
       source = options.uri;
-      const http = createSafeHttpClient({ allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate, maxResponseBytes: MAX_BUNDLE_BYTES, userAgent: "cresolver-market-show" });
+      const http = createSafeHttpClient({
+        allowLoopback: options.allowLoopback,
+        allowPrivate: options.allowPrivate,
+        maxResponseBytes: MAX_BUNDLE_BYTES,
+        userAgent: "cresolver-market-show",
+      });
       try {
         text = await http.getText(options.uri, { maxBytes: MAX_BUNDLE_BYTES, timeoutMs: 10_000 });
       } finally {
         await http.close();
       }
     } else {
-      return { trace: null, error: options.uri ? `bundle URI ${options.uri.slice(0, 80)} is not http(s): pass --bundle <file>` : null };
+      return {
+        trace: null,
+        error: options.uri ? `bundle URI ${options.uri.slice(0, 80)} is not http(s): pass --bundle <file>` : null,
+      };
     }
     const doc = parseStoredBundle(text, MAX_BUNDLE_BYTES);
     const verified = bundleHash(canonicalJson(doc)) === options.expectedHash.toLowerCase();
@@ -94,7 +114,10 @@ export async function loadTrace(options: { file?: string; uri?: string; expected
     const invalid: Trace["decision"] = { verdict: "invalid", reason: doc.reason, posterior: null, thresholdBps: null };
     return { trace: { source, verified, decision: invalid, quorum: null, workers: [] }, error: null };
   } catch (error) {
-    return { trace: null, error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable bundle" };
+    return {
+      trace: null,
+      error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable bundle",
+    };
   }
 }
 
@@ -102,13 +125,28 @@ const pct = (v: number | null) => (v === null ? "?" : `${(v * 100).toFixed(1)}%`
 
 /** The trace as text lines for `market show`. */
 export function traceLines(t: Trace): string[] {
-  const lines = [`  trace         ${t.source}: ${t.verified ? "matches the on-chain bundle hash" : "DOES NOT match the on-chain bundle hash"}`];
+  const lines = [
+    `  trace         ${t.source}: ${t.verified ? "matches the on-chain bundle hash" : "DOES NOT match the on-chain bundle hash"}`,
+  ];
   const d = t.decision;
-  if (d) lines.push(`  decision      ${d.verdict.toUpperCase()}${d.reason ? ` (${d.reason})` : ""}, posterior ${pct(d.posterior)}, threshold ${d.thresholdBps ?? "?"} bps`);
+  if (d)
+    lines.push(
+      `  decision      ${d.verdict.toUpperCase()}${d.reason ? ` (${d.reason})` : ""}, posterior ${pct(d.posterior)}, threshold ${d.thresholdBps ?? "?"} bps`,
+    );
   for (const w of t.workers) {
-    const what = w.answer ? `${w.answer.determination ? "YES" : "NO"} @ ${pct(w.answer.confidence)}` : w.failure ? `failed at ${w.failure.stage}: ${w.failure.kind}${w.failure.message ? ` (${w.failure.message.slice(0, 120)})` : ""}` : w.status;
-    const scores = w.scores ? `; scores ${Object.entries(w.scores).map(([k, v]) => `${k} ${v}`).join(", ")}` : "";
-    const vote = w.vote ? `; vote weight ${w.vote.weight}, accuracy ${pct(w.vote.accuracy)} over ${w.vote.history}` : "";
+    const what = w.answer
+      ? `${w.answer.determination ? "YES" : "NO"} @ ${pct(w.answer.confidence)}`
+      : w.failure
+        ? `failed at ${w.failure.stage}: ${w.failure.kind}${w.failure.message ? ` (${w.failure.message.slice(0, 120)})` : ""}`
+        : w.status;
+    const scores = w.scores
+      ? `; scores ${Object.entries(w.scores)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`
+      : "";
+    const vote = w.vote
+      ? `; vote weight ${w.vote.weight}, accuracy ${pct(w.vote.accuracy)} over ${w.vote.history}`
+      : "";
     const reward = w.rewardWeight !== null ? `; reward weight ${w.rewardWeight}` : "";
     lines.push(`    seat ${w.seat} agent ${w.agentId}: ${what}${scores}${vote}${reward}`);
   }

@@ -58,13 +58,17 @@ export function parsePrivateKey(value: string | undefined, flag = "--private-key
 }
 
 export function parseAddress(value: string, flag: string): Address {
-  if (!isAddress(value)) throw new CliError(`${flag} is not an address (0x + 40 hex digits, checksummed if mixed case): ${value.slice(0, 60)}`);
+  if (!isAddress(value))
+    throw new CliError(
+      `${flag} is not an address (0x + 40 hex digits, checksummed if mixed case): ${value.slice(0, 60)}`,
+    );
   return getAddress(value);
 }
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 export function parseUint(value: string, flag: string): bigint {
-  if (!/^[0-9]+$/.test(value)) throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
+  if (!/^[0-9]+$/.test(value))
+    throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
   const n = BigInt(value);
   if (n > MAX_UINT256) throw new CliError(`${flag} is larger than a uint256`);
   return n;
@@ -72,7 +76,8 @@ export function parseUint(value: string, flag: string): bigint {
 
 /** "0.01" ETH → wei. */
 export function parseEth(value: string, flag: string, { allowZero = false } = {}): bigint {
-  if (!/^[0-9]+(\.[0-9]{1,18})?$/.test(value)) throw new CliError(`${flag} must be an amount in ETH like 0.01, got "${value.slice(0, 40)}"`);
+  if (!/^[0-9]+(\.[0-9]{1,18})?$/.test(value))
+    throw new CliError(`${flag} must be an amount in ETH like 0.01, got "${value.slice(0, 40)}"`);
   const wei = parseEther(value);
   if (!allowZero && wei === 0n) throw new CliError(`${flag} must be more than 0`);
   return wei;
@@ -87,8 +92,11 @@ export function parseDeadlineSpec(value: string, flag = "--deadline"): DeadlineS
   const rel = /^\+([0-9]+)([smhd])$/.exec(value);
   if (rel) return { kind: "relative", seconds: BigInt(rel[1]) * BigInt(DURATION_UNITS[rel[2]]) };
   if (/^[0-9]+$/.test(value)) return { kind: "absolute", at: BigInt(value) };
-  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) && !Number.isNaN(Date.parse(value))) return { kind: "absolute", at: BigInt(Math.floor(Date.parse(value) / 1000)) };
-  throw new CliError(`${flag} must be Unix seconds, an ISO date (2026-12-01T00:00:00Z) or +<n>s|m|h|d, got "${value.slice(0, 40)}"`);
+  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) && !Number.isNaN(Date.parse(value)))
+    return { kind: "absolute", at: BigInt(Math.floor(Date.parse(value) / 1000)) };
+  throw new CliError(
+    `${flag} must be Unix seconds, an ISO date (2026-12-01T00:00:00Z) or +<n>s|m|h|d, got "${value.slice(0, 40)}"`,
+  );
 }
 
 /**
@@ -107,10 +115,13 @@ export function referenceTime(latestBlockTime: bigint, wallClockMs: number = Dat
  */
 export function parseDeadline(value: string, now: bigint, flag = "--deadline"): bigint {
   const spec = parseDeadlineSpec(value, flag);
-  if (spec.kind === "relative" && spec.seconds === 0n) throw new CliError(`${flag} ${value} is not in the future: give a positive duration like +10m`);
+  if (spec.kind === "relative" && spec.seconds === 0n)
+    throw new CliError(`${flag} ${value} is not in the future: give a positive duration like +10m`);
   const deadline = spec.kind === "relative" ? now + spec.seconds : spec.at;
   if (deadline <= now) {
-    throw new CliError(`${flag} ${new Date(Number(deadline) * 1000).toISOString()} is not in the future (now ${new Date(Number(now) * 1000).toISOString()})`);
+    throw new CliError(
+      `${flag} ${new Date(Number(deadline) * 1000).toISOString()} is not in the future (now ${new Date(Number(now) * 1000).toISOString()})`,
+    );
   }
   if (deadline >= 2n ** 64n) throw new CliError(`${flag} is too large`);
   return deadline;
@@ -127,7 +138,8 @@ export function parseDuration(value: string, flag: string): number {
 
 /** An integer flag within [min, max]. */
 export function parseIntIn(value: string, flag: string, min: number, max: number): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max) throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${value.slice(0, 40)}"`);
+  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${value.slice(0, 40)}"`);
   return Number(value);
 }
 
@@ -149,8 +161,14 @@ export function parseAgentUri(value: string): string {
 // Deployment files
 // ---------------------------------------------------------------------------------------------------
 
-const addressSchema = z.string().refine((s) => isAddress(s), "must be an address").transform((s) => getAddress(s));
-const contractSchema = z.looseObject({ address: addressSchema, blockNumber: z.number().int().nonnegative().optional() });
+const addressSchema = z
+  .string()
+  .refine((s) => isAddress(s), "must be an address")
+  .transform((s) => getAddress(s));
+const contractSchema = z.looseObject({
+  address: addressSchema,
+  blockNumber: z.number().int().nonnegative().optional(),
+});
 
 export const deploymentFileSchema = z.looseObject({
   network: z.string().min(1),
@@ -182,7 +200,9 @@ export function loadDeploymentFile(path: string): DeploymentFile {
   const result = deploymentFileSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new CliError(`deployment file ${path} is invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "bad shape"}`);
+    throw new CliError(
+      `deployment file ${path} is invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "bad shape"}`,
+    );
   }
   return result.data;
 }

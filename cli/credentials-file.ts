@@ -42,7 +42,10 @@ export function loadCredentialsFile(path: string, warn: (message: string) => voi
   }
   if (st.size > MAX_CREDENTIALS_BYTES) throw new CliError(`--credentials-file ${path}: larger than 1 MiB`);
   const tree = gitWorkTree(path);
-  if (tree !== undefined) warn(`warning: --credentials-file ${path} is inside the git work tree ${tree}: keep secrets out of version control`);
+  if (tree !== undefined)
+    warn(
+      `warning: --credentials-file ${path} is inside the git work tree ${tree}: keep secrets out of version control`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
@@ -53,7 +56,8 @@ export function loadCredentialsFile(path: string, warn: (message: string) => voi
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? issue.path.map(String).join(".") || "(root)" : "";
-    const noOrigin = issue !== undefined && issue.path.length === 2 && issue.path[1] === "origin" && issue.code === "invalid_type";
+    const noOrigin =
+      issue !== undefined && issue.path.length === 2 && issue.path[1] === "origin" && issue.code === "invalid_type";
     const why = !issue
       ? "bad shape"
       : issue.code === "invalid_key"

@@ -48,10 +48,25 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .description("Resolve prediction markets with ERC-8004 AI worker agents and settle the result on-chain.")
     .version(VERSION, "-V, --version")
     .addOption(new Option("--rpc-url <url>", `JSON-RPC endpoint (env ${ENV.rpcUrl}; default ${DEFAULT_RPC_URL})`))
-    .addOption(new Option("--private-key <hex>", `key that signs transactions (env ${ENV.privateKey}; prefer the environment: flags show up in process lists)`))
-    .addOption(new Option("--deployment <file>", `deployment file (env ${ENV.deployment}; default deployments/<network>.json for the connected chain)`))
+    .addOption(
+      new Option(
+        "--private-key <hex>",
+        `key that signs transactions (env ${ENV.privateKey}; prefer the environment: flags show up in process lists)`,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--deployment <file>",
+        `deployment file (env ${ENV.deployment}; default deployments/<network>.json for the connected chain)`,
+      ),
+    )
     .addOption(new Option("--market <address>", "ResolutionMarket address (overrides the deployment file)"))
-    .addOption(new Option("--identity <address>", "IdentityRegistry address (overrides the deployment file; for deploy: an existing registry, with --reputation)"))
+    .addOption(
+      new Option(
+        "--identity <address>",
+        "IdentityRegistry address (overrides the deployment file; for deploy: an existing registry, with --reputation)",
+      ),
+    )
     .option("--json", "print one JSON object on stdout (progress and errors go to stderr)")
     .addCommand(deployCommand(getRuntime))
     .addCommand(agentCommand(getRuntime))
@@ -74,7 +89,9 @@ function oneLine(text: string): string {
 const CLI_SECRET_FLOOR = { minChars: 16 };
 
 function secretsIn(argv: string[], env: Io["env"]): string[] {
-  const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter((s): s is string => typeof s === "string" && s !== "");
+  const secrets = [env[ENV.privateKey], env[ENV.walletKey], env.OPENAI_API_KEY].filter(
+    (s): s is string => typeof s === "string" && s !== "",
+  );
   argv.forEach((arg, i) => {
     for (const flag of ["--private-key", "--wallet-key"]) {
       if (arg === flag && argv[i + 1]) secrets.push(argv[i + 1]);
@@ -88,7 +105,11 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
 /** Runs the CLI; resolves with the exit code. */
 export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
   const secrets = secretsIn(argv, io.env);
-  const safeIo: Io = { ...io, stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)), stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)) };
+  const safeIo: Io = {
+    ...io,
+    stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
+    stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
+  };
   const program = buildProgram(safeIo, options);
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -63,9 +63,15 @@ export type ResolvePipeline = (input: ResolveInput) => Promise<ResolveDecision>;
 /** The LLM evaluator's endpoint from the environment (any OpenAI-compatible server). */
 export function llmEvaluatorFromEnv(env: NodeJS.ProcessEnv): EvaluatorConfig {
   const model = env.CRESOLVER_EVAL_MODEL;
-  if (model === undefined || model === "") throw new CliError("--evaluator llm needs CRESOLVER_EVAL_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for the endpoint)");
+  if (model === undefined || model === "")
+    throw new CliError(
+      "--evaluator llm needs CRESOLVER_EVAL_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for the endpoint)",
+    );
   const baseURL = env.OPENAI_BASE_URL;
-  if (baseURL === undefined || baseURL === "") throw new CliError("--evaluator llm needs OPENAI_BASE_URL (the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1)");
+  if (baseURL === undefined || baseURL === "")
+    throw new CliError(
+      "--evaluator llm needs OPENAI_BASE_URL (the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1)",
+    );
   return { kind: "llm", model, baseURL, apiKey: env.OPENAI_API_KEY ?? "" };
 }
 
@@ -79,45 +85,50 @@ export interface ResolveDeadlines {
 export const defaultResolvePipeline: ResolvePipeline = (input) => createResolvePipeline()(input);
 
 /** `defaultResolvePipeline` with other worker deadlines (tests of a hanging worker need not wait 30 s). */
-export const createResolvePipeline = (deadlines: ResolveDeadlines = {}): ResolvePipeline => async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
-  const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
-  const { ports, close } = createPipelinePorts({
-    ctx: readOnly,
-    marketAddress: market,
-    identityRegistry: identity,
-    http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
-    evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
-    ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
-    ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
-    ...deadlines,
-  });
-  try {
-    note(`market ${marketId}: asking, challenging and evaluating its workers`);
-    const onProgress = progress === undefined ? undefined : (event: ProgressEvent) => progress(`market ${marketId} ${describeProgress(event)}`);
-    const run = await runResolution(marketId, ports, {}, onProgress === undefined ? {} : { onProgress });
-    const summary = {
-      outcome: run.outcome,
-      posterior: run.decision.posterior,
-      quorum: { n: run.quorum.n, required: run.quorum.required, answered: run.quorum.answered },
-      workers: run.records.map((r, i) => ({
-        address: r.seat.address,
-        agentId: r.seat.agentId.toString(),
-        determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
-        confidence: r.answer?.confidence ?? null,
-        failure: r.answer === undefined ? ((r.discoveryFailure ?? r.askFailure)?.kind ?? null) : null,
-        report: run.proposal.reports[i],
-      })),
-    };
-    return {
-      verdict: run.proposal.verdict,
-      reports: run.proposal.reports,
-      bundleHash: run.bundleHash,
-      ...(run.invalidReason !== undefined ? { invalidReason: run.invalidReason } : {}),
-      failedWorkers: run.failedWorkers,
-      bundle: run.bundle.json,
-      summary,
-    };
-  } finally {
-    await close();
-  }
-};
+export const createResolvePipeline =
+  (deadlines: ResolveDeadlines = {}): ResolvePipeline =>
+  async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
+    const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
+    const { ports, close } = createPipelinePorts({
+      ctx: readOnly,
+      marketAddress: market,
+      identityRegistry: identity,
+      http: { allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate },
+      evaluator: options.evaluator === "llm" ? llmEvaluatorFromEnv(process.env) : { kind: "rubric" },
+      ...(options.credentials !== undefined ? { credentials: createCredentialStore(options.credentials) } : {}),
+      ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
+      ...deadlines,
+    });
+    try {
+      note(`market ${marketId}: asking, challenging and evaluating its workers`);
+      const onProgress =
+        progress === undefined
+          ? undefined
+          : (event: ProgressEvent) => progress(`market ${marketId} ${describeProgress(event)}`);
+      const run = await runResolution(marketId, ports, {}, onProgress === undefined ? {} : { onProgress });
+      const summary = {
+        outcome: run.outcome,
+        posterior: run.decision.posterior,
+        quorum: { n: run.quorum.n, required: run.quorum.required, answered: run.quorum.answered },
+        workers: run.records.map((r, i) => ({
+          address: r.seat.address,
+          agentId: r.seat.agentId.toString(),
+          determination: r.answer === undefined ? null : r.answer.determination ? "YES" : "NO",
+          confidence: r.answer?.confidence ?? null,
+          failure: r.answer === undefined ? ((r.discoveryFailure ?? r.askFailure)?.kind ?? null) : null,
+          report: run.proposal.reports[i],
+        })),
+      };
+      return {
+        verdict: run.proposal.verdict,
+        reports: run.proposal.reports,
+        bundleHash: run.bundleHash,
+        ...(run.invalidReason !== undefined ? { invalidReason: run.invalidReason } : {}),
+        failedWorkers: run.failedWorkers,
+        bundle: run.bundle.json,
+        summary,
+      };
+    } finally {
+      await close();
+    }
+  };

@@ -7,7 +7,15 @@ import type { Address, Hex } from "viem";
 import { resolutionMarketAbi } from "../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
-import { ENV, loadDeploymentFile, networkNameFor, parseAddress, parsePrivateKey, parseRpcUrl, type DeploymentFile } from "./config.js";
+import {
+  ENV,
+  loadDeploymentFile,
+  networkNameFor,
+  parseAddress,
+  parsePrivateKey,
+  parseRpcUrl,
+  type DeploymentFile,
+} from "./config.js";
 import { CliError } from "./errors.js";
 
 export interface Io {
@@ -96,7 +104,9 @@ export class Runtime {
         this.deploymentCache = { path, file: loadDeploymentFile(path) };
       }
       if (this.deploymentCache && this.deploymentCache.file.chainId !== ctx.chainId) {
-        throw new CliError(`deployment file ${path} is for chain ${this.deploymentCache.file.chainId}, but the RPC endpoint is on chain ${ctx.chainId}`);
+        throw new CliError(
+          `deployment file ${path} is for chain ${this.deploymentCache.file.chainId}, but the RPC endpoint is on chain ${ctx.chainId}`,
+        );
       }
     }
     return this.deploymentCache?.file;
@@ -127,9 +137,11 @@ export class Runtime {
     if (this.globals.market !== undefined) {
       const ctx = await this.chain();
       const market = parseAddress(this.globals.market, "--market");
-      return ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
-        throw toChainError(e, `ResolutionMarket.identityRegistry at ${market}`);
-      });
+      return ctx.publicClient
+        .readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" })
+        .catch((e: unknown) => {
+          throw toChainError(e, `ResolutionMarket.identityRegistry at ${market}`);
+        });
     }
     const file = await this.deployment({ required: true });
     return (file as DeploymentFile).contracts.IdentityRegistry.address;

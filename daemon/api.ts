@@ -5,7 +5,13 @@
  * at debug: monitoring polls must not drown the job lines.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import type { Logger } from "pino";
 import { EXPLORER_PREFIX, explorerPlugin, type ExplorerOptions } from "../explorer/plugin.js";
 import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
@@ -41,7 +47,9 @@ export interface ApiOptions {
 export function bearerMatches(header: string | undefined, token: string | undefined): boolean {
   if (!token || typeof header !== "string") return false;
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  const given = createHash("sha256").update(m ? m[1] : "").digest();
+  const given = createHash("sha256")
+    .update(m ? m[1] : "")
+    .digest();
   const expected = createHash("sha256").update(token).digest();
   return timingSafeEqual(given, expected) && m !== null;
 }
@@ -68,7 +76,10 @@ export function jobView(job: JobRow) {
     bundleUri: job.bundleUri,
     txHash: job.txHash,
     disputeEndsAt: job.disputeEndsAt === null ? null : new Date(job.disputeEndsAt * 1000).toISOString(),
-    dispute: job.disputer === null ? null : { disputer: job.disputer, claimed: job.claimed, action: job.disputeAction, txHash: job.disputeTx },
+    dispute:
+      job.disputer === null
+        ? null
+        : { disputer: job.disputer, claimed: job.claimed, action: job.disputeAction, txHash: job.disputeTx },
     finalStatus: job.finalStatus,
     finalVerdict: job.finalVerdict,
     overturned: job.finalVerdict === null || job.verdict === null ? null : job.finalVerdict !== job.verdict,
@@ -95,7 +106,10 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook("onResponse", async (req, reply) => {
-    req.log.debug({ method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "api request");
+    req.log.debug(
+      { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "api request",
+    );
   });
 
   const resolveMarket = (req: FastifyRequest, reply: FastifyReply): `0x${string}` | undefined => {
@@ -124,7 +138,11 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
       head: t.head ?? null,
       lastPollOkAt: t.lastPollOkAt === undefined ? null : new Date(t.lastPollOkAt).toISOString(),
       lastError: t.lastError ?? null,
-      markets: t.markets.map((m) => ({ market: m.market, lastProcessedBlock: m.lastProcessedBlock ?? null, lag: m.lag ?? null })),
+      markets: t.markets.map((m) => ({
+        market: m.market,
+        lastProcessedBlock: m.lastProcessedBlock ?? null,
+        lag: m.lag ?? null,
+      })),
     });
   });
 
@@ -150,9 +168,21 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     return reply.send({
       job: jobView(job),
       bundle: latest
-        ? { attempt: latest.attempt, hash: latest.hash, path: `/bundles/${latest.hash}.json`, ipfsUri: `ipfs://${rawCidV1(latest.json)}`, json: latest.json, ...storedDocument(latest.json) }
+        ? {
+            attempt: latest.attempt,
+            hash: latest.hash,
+            path: `/bundles/${latest.hash}.json`,
+            ipfsUri: `ipfs://${rawCidV1(latest.json)}`,
+            json: latest.json,
+            ...storedDocument(latest.json),
+          }
         : null,
-      bundles: bundles.map((b) => ({ attempt: b.attempt, hash: b.hash, txHash: b.txHash, path: `/bundles/${b.hash}.json` })),
+      bundles: bundles.map((b) => ({
+        attempt: b.attempt,
+        hash: b.hash,
+        txHash: b.txHash,
+        path: `/bundles/${b.hash}.json`,
+      })),
     });
   });
 
@@ -170,7 +200,10 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
 
   app.post<{ Params: { id: string } }>("/markets/:id/resolve", async (req, reply) => {
     if (!bearerMatches(req.headers.authorization, o.apiToken)) {
-      return reply.code(401).header("www-authenticate", 'Bearer realm="cresolver-daemon"').send({ error: "unauthorized" });
+      return reply
+        .code(401)
+        .header("www-authenticate", 'Bearer realm="cresolver-daemon"')
+        .send({ error: "unauthorized" });
     }
     const marketId = parseMarketId(req.params.id);
     if (marketId === undefined) return reply.code(400).send({ error: "market id must be a decimal uint256" });
@@ -181,11 +214,16 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     try {
       chain = await o.readMarket(market, marketId);
     } catch (err) {
-      return reply.code(503).send({ error: `cannot read the market from the chain: ${sanitizeError(err, o.secrets ?? [])}` });
+      return reply
+        .code(503)
+        .send({ error: `cannot read the market from the chain: ${sanitizeError(err, o.secrets ?? [])}` });
     }
     const existing = o.store.getJob({ chainId: o.chainId, market, marketId });
     if (chain.status !== "requested") {
-      req.log.info({ market, marketId: marketId.toString(10), chainStatus: chain.status }, "manual resolution request refused: market not awaiting resolution");
+      req.log.info(
+        { market, marketId: marketId.toString(10), chainStatus: chain.status },
+        "manual resolution request refused: market not awaiting resolution",
+      );
       return reply.code(409).send({
         error: `market is not awaiting resolution (chain status: ${chain.status})`,
         chainStatus: chain.status,
@@ -198,7 +236,12 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
     return reply.code(202).send({ action, job: jobView(job) });
   });
 
-  if (o.explorer) await app.register(explorerPlugin, { ...o.explorer, localBundle: (hash) => o.store.bundleByHash(hash), prefix: EXPLORER_PREFIX });
+  if (o.explorer)
+    await app.register(explorerPlugin, {
+      ...o.explorer,
+      localBundle: (hash) => o.store.bundleByHash(hash),
+      prefix: EXPLORER_PREFIX,
+    });
 
   return app;
 }

@@ -22,18 +22,33 @@ function isMarketNotFound(err: unknown): boolean {
 }
 
 /** IResolutionMarket.Status, in order. */
-export const STATUS_BY_CODE: readonly MarketOnChain["status"][] = ["none", "open", "requested", "resolved", "invalid", "cancelled", "proposed", "disputed"];
+export const STATUS_BY_CODE: readonly MarketOnChain["status"][] = [
+  "none",
+  "open",
+  "requested",
+  "resolved",
+  "invalid",
+  "cancelled",
+  "proposed",
+  "disputed",
+];
 /** IResolutionMarket.Verdict, in order. */
 export const VERDICT_BY_CODE: readonly Verdict[] = ["no", "yes", "invalid"];
 
 const ZERO: Address = "0x0000000000000000000000000000000000000000";
 
-export async function readMarketOnChain(client: PublicClient, market: Address, marketId: bigint): Promise<MarketOnChain> {
+export async function readMarketOnChain(
+  client: PublicClient,
+  market: Address,
+  marketId: bigint,
+): Promise<MarketOnChain> {
   const [info, block] = await Promise.all([
-    client.readContract({ address: market, abi: daemonMarketAbi, functionName: "getMarket", args: [marketId] }).catch((err: unknown) => {
-      if (isMarketNotFound(err)) return undefined;
-      throw err;
-    }),
+    client
+      .readContract({ address: market, abi: daemonMarketAbi, functionName: "getMarket", args: [marketId] })
+      .catch((err: unknown) => {
+        if (isMarketNotFound(err)) return undefined;
+        throw err;
+      }),
     client.getBlock({ blockTag: "latest" }),
   ]);
   if (info === undefined) return { status: "none", chainTime: Number(block.timestamp) };
@@ -41,7 +56,12 @@ export async function readMarketOnChain(client: PublicClient, market: Address, m
   const out: MarketOnChain = { status, chainTime: Number(block.timestamp) };
   if (status === "resolved") out.outcome = info.outcome;
   if (status === "proposed" || status === "disputed" || status === "resolved" || status === "invalid") {
-    const p = await client.readContract({ address: market, abi: daemonMarketAbi, functionName: "getProposal", args: [marketId] });
+    const p = await client.readContract({
+      address: market,
+      abi: daemonMarketAbi,
+      functionName: "getProposal",
+      args: [marketId],
+    });
     if (p.proposer !== ZERO) {
       out.proposal = {
         proposer: p.proposer as Hex,
@@ -49,7 +69,9 @@ export async function readMarketOnChain(client: PublicClient, market: Address, m
         disputeEndsAt: Number(p.disputeEndsAt),
         bundleHash: p.bundleHash,
         bundleURI: p.bundleURI,
-        ...(p.disputer !== ZERO ? { disputer: p.disputer as Hex, claimed: VERDICT_BY_CODE[Number(p.claimed)] ?? "invalid" } : {}),
+        ...(p.disputer !== ZERO
+          ? { disputer: p.disputer as Hex, claimed: VERDICT_BY_CODE[Number(p.claimed)] ?? "invalid" }
+          : {}),
       };
     }
   }

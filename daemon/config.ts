@@ -9,11 +9,13 @@ const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address")
   .transform((a) => a.toLowerCase() as `0x${string}`);
-const blockNumber = z.union([z.number().int().nonnegative(), z.bigint().nonnegative(), z.string().regex(/^\d+$/)]).transform((v) => {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n)) throw new Error("block number out of range");
-  return n;
-});
+const blockNumber = z
+  .union([z.number().int().nonnegative(), z.bigint().nonnegative(), z.string().regex(/^\d+$/)])
+  .transform((v) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n)) throw new Error("block number out of range");
+    return n;
+  });
 
 export const marketEntrySchema = z.union([
   address.transform((a) => ({ address: a, startBlock: undefined as number | undefined })),
@@ -64,7 +66,10 @@ export const daemonConfigSchema = z
      * Public base URL of this daemon's API (e.g. https://resolver.example.org). When set, the bundle URI
      * written with a proposal is `<publicUrl>/bundles/<bundleHash>.json`; otherwise it is empty.
      */
-    publicUrl: z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, "")).optional(),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .transform((u) => u.replace(/\/+$/, ""))
+      .optional(),
     /** What to do when one of this daemon's proposals is disputed: escalate to the arbiter, or concede. */
     onDispute: z.enum(["escalate", "concede"]).default("escalate"),
     /** Longest pause between two chain checks of a proposal in its dispute window (or a dispute). */
@@ -79,8 +84,14 @@ export const daemonConfigSchema = z
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .strict()
-  .refine((c) => new Set(c.markets.map((m) => m.address)).size === c.markets.length, { message: "duplicate market address", path: ["markets"] })
-  .refine((c) => c.instanceIndex < c.instanceCount, { message: "instanceIndex must be below instanceCount", path: ["instanceIndex"] });
+  .refine((c) => new Set(c.markets.map((m) => m.address)).size === c.markets.length, {
+    message: "duplicate market address",
+    path: ["markets"],
+  })
+  .refine((c) => c.instanceIndex < c.instanceCount, {
+    message: "instanceIndex must be below instanceCount",
+    path: ["instanceIndex"],
+  });
 
 export type DaemonConfigInput = z.input<typeof daemonConfigSchema>;
 export type DaemonConfig = z.output<typeof daemonConfigSchema>;
@@ -160,7 +171,11 @@ export interface MarketSeams {
   /** `onProgress` hears whom the run waits on and until when, each worker's result and a closing summary. */
   run(marketId: bigint, attempt: number, signal: AbortSignal, onProgress?: ProgressListener): Promise<RunOutcome>;
   /** Sends the proposal; calls `onSent(txHash)` as soon as the hash is known, before waiting for the receipt. */
-  propose(marketId: bigint, input: ProposeInput, hooks: { onSent(txHash: Hex): void; signal: AbortSignal }): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
+  propose(
+    marketId: bigint,
+    input: ProposeInput,
+    hooks: { onSent(txHash: Hex): void; signal: AbortSignal },
+  ): Promise<{ txHash: Hex } | { kind: "not-requested" }>;
   finalize(marketId: bigint): Promise<{ txHash: Hex } | { kind: "not-needed" }>;
   /** One publishFeedback batch when seats are left (nothing sent otherwise): seats written by it, seats still left. */
   publishFeedback(marketId: bigint): Promise<{ published: number; pending: number; txHash?: Hex }>;

@@ -25,7 +25,11 @@ import type { Address, Hex, PublicClient } from "viem";
 import { AGORA_STREAM_PATH, AgoraEventStore } from "../protocols/agora/event-stream.js";
 import { agoraHostSigner, mountAgoraEventStream } from "../protocols/agora/platform-host.js";
 import type { AgoraAdapterConfig } from "../protocols/agora/adapter.js";
-import { type BoundAgentCredentials, type CredentialStore, createCredentialStore } from "../workflow/adapters/credentials.js";
+import {
+  type BoundAgentCredentials,
+  type CredentialStore,
+  createCredentialStore,
+} from "../workflow/adapters/credentials.js";
 import { connect, type ChainContext, type RetryOptions } from "../workflow/chain/clients.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import { createSafeHttpClient, type SafeHttpConfig } from "../workflow/http/index.js";
@@ -137,7 +141,8 @@ function credentialStore(given: ResolverDaemonOptions["credentials"]): Credentia
   } catch (err) {
     // Never echo values: the zod issues name paths (agent ids and fields) only.
     const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
-    const detail = issues?.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ") ?? "invalid shape";
+    const detail =
+      issues?.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`).join("; ") ?? "invalid shape";
     throw new Error(`invalid credentials: ${detail}`);
   }
 }
@@ -151,7 +156,9 @@ function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
 export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {
   const credentials = credentialStore(options.credentials);
   const markets = options.markets.map((m) =>
-    typeof m === "string" ? m : { address: m.address, ...(m.startBlock !== undefined ? { startBlock: Number(m.startBlock) } : {}) },
+    typeof m === "string"
+      ? m
+      : { address: m.address, ...(m.startBlock !== undefined ? { startBlock: Number(m.startBlock) } : {}) },
   );
   const daemonConfig: DaemonConfigInput = {
     markets,
@@ -185,20 +192,28 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
   // Validate everything before touching the network (messages name keys, never values).
   parseDaemonConfig(daemonConfig);
 
-  const secrets = [options.rpcUrl, options.privateKey, options.apiToken].filter((s): s is string => typeof s === "string" && s !== "");
+  const secrets = [options.rpcUrl, options.privateKey, options.apiToken].filter(
+    (s): s is string => typeof s === "string" && s !== "",
+  );
   let ctx: ChainContext;
   if (options.ctx !== undefined) {
     ctx = options.ctx;
   } else {
     if (options.rpcUrl === undefined) throw new Error("startResolverDaemon needs rpcUrl or ctx");
-    if (options.privateKey === undefined) throw new Error("startResolverDaemon needs the resolver's privateKey to write resolutions");
+    if (options.privateKey === undefined)
+      throw new Error("startResolverDaemon needs the resolver's privateKey to write resolutions");
     try {
-      ctx = await connect({ rpcUrl: options.rpcUrl, privateKey: options.privateKey, ...(options.rpcRetry ? { retry: options.rpcRetry } : {}) });
+      ctx = await connect({
+        rpcUrl: options.rpcUrl,
+        privateKey: options.privateKey,
+        ...(options.rpcRetry ? { retry: options.rpcRetry } : {}),
+      });
     } catch (err) {
       throw new Error(sanitizeError(err, secrets));
     }
   }
-  if (ctx.walletClient === undefined || ctx.account === undefined) throw new Error("startResolverDaemon needs a chain context with the resolver's key");
+  if (ctx.walletClient === undefined || ctx.account === undefined)
+    throw new Error("startResolverDaemon needs a chain context with the resolver's key");
 
   const logger = options.logger ?? createLogger(options.logLevel !== undefined ? { level: options.logLevel } : {});
   const metrics = createMetrics();
@@ -261,7 +276,9 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
   if (handle.chainId !== ctx.chainId) {
     await handle.stop();
     await explorerHttp.close();
-    throw new Error(`the daemon's RPC is on chain ${handle.chainId} but the resolver's chain context is on chain ${ctx.chainId}`);
+    throw new Error(
+      `the daemon's RPC is on chain ${handle.chainId} but the resolver's chain context is on chain ${ctx.chainId}`,
+    );
   }
 
   let closing: Promise<void> | undefined;
@@ -277,7 +294,10 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
     return closing;
   };
 
-  logger.info({ resolver: ctx.account.address, jwks: `${handle.url}/.well-known/jwks.json`, agoraStream: AGORA_STREAM_PATH }, "resolver daemon ready");
+  logger.info(
+    { resolver: ctx.account.address, jwks: `${handle.url}/.well-known/jwks.json`, agoraStream: AGORA_STREAM_PATH },
+    "resolver daemon ready",
+  );
 
   return {
     ...handle,

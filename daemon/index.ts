@@ -16,7 +16,15 @@ import { Store, StoreMismatch } from "./store.js";
 import { Trigger } from "./trigger.js";
 import { retry } from "../workflow/util/retry.js";
 
-export type { DaemonConfig, DaemonConfigInput, MarketOnChain, MarketSeams, ProposeInput, RunOutcome, Verdict } from "./config.js";
+export type {
+  DaemonConfig,
+  DaemonConfigInput,
+  MarketOnChain,
+  MarketSeams,
+  ProposeInput,
+  RunOutcome,
+  Verdict,
+} from "./config.js";
 export { daemonConfigSchema, parseDaemonConfig } from "./config.js";
 export { createMetrics, type DaemonMetrics } from "./metrics.js";
 export { createLogger, sanitizeError } from "./log.js";
@@ -38,7 +46,10 @@ export interface DaemonDeps {
    */
   /** Serve the explorer web app at /explorer with these chain reads (the API's store supplies the bundles). */
   explorer?: ApiOptions["explorer"];
-  registerApiPlugins?: (app: FastifyInstance, context: { signingKey: SigningKey; store: Store; chainId: number }) => Promise<void> | void;
+  registerApiPlugins?: (
+    app: FastifyInstance,
+    context: { signingKey: SigningKey; store: Store; chainId: number },
+  ) => Promise<void> | void;
 }
 
 export interface DaemonHandle {
@@ -68,7 +79,8 @@ async function cursorGone(client: PublicClient, store: Store): Promise<string | 
     if (c.lastBlock > head) return `its cursor for ${c.market} is at block ${c.lastBlock}, the chain's head is ${head}`;
     if (c.blockHash === null) continue;
     const block = await client.getBlock({ blockNumber: BigInt(c.lastBlock) });
-    if (block.hash?.toLowerCase() !== c.blockHash) return `block ${c.lastBlock} of its cursor for ${c.market} has another hash on this chain`;
+    if (block.hash?.toLowerCase() !== c.blockHash)
+      return `block ${c.lastBlock} of its cursor for ${c.market} has another hash on this chain`;
   }
   return undefined;
 }
@@ -110,18 +122,30 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
   const store = new Store(config.dbPath);
   let api: Awaited<ReturnType<typeof buildApi>> | undefined;
   try {
-    const binding = store.bind({ chainId, genesisHash, markets: config.markets.map((m) => m.address) }, config.resetStore);
-    if (binding.reset) logger.warn({ dbPath: config.dbPath, chainId }, "database belonged to another chain or deployment: reset (resetStore)");
+    const binding = store.bind(
+      { chainId, genesisHash, markets: config.markets.map((m) => m.address) },
+      config.resetStore,
+    );
+    if (binding.reset)
+      logger.warn(
+        { dbPath: config.dbPath, chainId },
+        "database belonged to another chain or deployment: reset (resetStore)",
+      );
     // Same genesis, same addresses, yet another chain (a local node restarted with a fixed genesis): the blocks the
     // cursors point at are gone or different.
     const gone = await withRetries(() => cursorGone(client, store), 5, 500);
     if (gone !== undefined) {
       if (!config.resetStore) {
-        throw new StoreMismatch(`database ${config.dbPath} cannot be used: ${gone} (a restarted chain?); use another database file, or reset it (resetStore / --reset-db)`);
+        throw new StoreMismatch(
+          `database ${config.dbPath} cannot be used: ${gone} (a restarted chain?); use another database file, or reset it (resetStore / --reset-db)`,
+        );
       }
       store.reset();
       store.bind({ chainId, genesisHash, markets: config.markets.map((m) => m.address) }, false);
-      logger.warn({ dbPath: config.dbPath, chainId }, "database cursors pointed at blocks this chain does not have: reset (resetStore)");
+      logger.warn(
+        { dbPath: config.dbPath, chainId },
+        "database cursors pointed at blocks this chain does not have: reset (resetStore)",
+      );
     }
     const recovered = store.recoverRunning();
     const signingKey = await loadOrCreateSigningKey(store);
@@ -158,7 +182,9 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       metrics,
       onJobs: () => runner.poke(),
       firstRunDelay: (marketId) =>
-        config.instanceCount > 1 ? Number((marketId + BigInt(config.instanceIndex)) % BigInt(config.instanceCount)) * config.staggerMs : 0,
+        config.instanceCount > 1
+          ? Number((marketId + BigInt(config.instanceIndex)) % BigInt(config.instanceCount)) * config.staggerMs
+          : 0,
       secrets,
     });
     metrics.setChainStatus(() => trigger.status());

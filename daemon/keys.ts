@@ -2,7 +2,15 @@
  * The daemon's signing key: an ES256 key pair generated with jose on first start and kept in the SQLite
  * database (created 0600). Only the public JWK is ever served or logged.
  */
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT, type JWTPayload } from "jose";
+import {
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  SignJWT,
+  type JWTPayload,
+} from "jose";
 import type { Store } from "./store.js";
 
 export const SIGNING_ALG = "ES256";

@@ -27,7 +27,13 @@ export function createLogger(opts: LogOptions = {}): Logger {
   };
   const pretty = opts.pretty ?? (opts.destination === undefined && process.stdout.isTTY === true);
   if (pretty) {
-    return pino({ ...options, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:standard", destination: opts.prettyFd ?? 1 } } });
+    return pino({
+      ...options,
+      transport: {
+        target: "pino-pretty",
+        options: { colorize: true, translateTime: "SYS:standard", destination: opts.prettyFd ?? 1 },
+      },
+    });
   }
   return opts.destination ? pino(options, opts.destination as unknown as DestinationStream) : pino(options);
 }

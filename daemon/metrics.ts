@@ -17,13 +17,21 @@ export interface DaemonMetrics {
   recordJobStartDelay(seconds: number): void;
   /** Sets the source of the jobs-by-state gauge (read on every scrape). */
   setJobCounts(fn: () => Record<JobState, number> | undefined): void;
-  setChainStatus(fn: () => { head?: number | undefined; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] }): void;
+  setChainStatus(
+    fn: () => {
+      head?: number | undefined;
+      markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[];
+    },
+  ): void;
 }
 
 export function createMetrics(): DaemonMetrics {
   const registry = new Registry();
   let jobCounts: () => Record<JobState, number> | undefined = () => undefined;
-  let chainStatus: () => { head?: number | undefined; markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[] } = () => ({ markets: [] });
+  let chainStatus: () => {
+    head?: number | undefined;
+    markets: { market: string; lastProcessedBlock?: number | undefined; lag?: number | undefined }[];
+  } = () => ({ markets: [] });
 
   new Gauge({
     name: "cresolver_daemon_jobs",
@@ -76,7 +84,8 @@ export function createMetrics(): DaemonMetrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const m of chainStatus().markets) if (m.lastProcessedBlock !== undefined) this.set({ market: m.market }, m.lastProcessedBlock);
+      for (const m of chainStatus().markets)
+        if (m.lastProcessedBlock !== undefined) this.set({ market: m.market }, m.lastProcessedBlock);
     },
   });
   new Gauge({
@@ -92,7 +101,11 @@ export function createMetrics(): DaemonMetrics {
 
   const protocols = new Set<string>();
   const protocolLabel = (p: string): string => {
-    const clean = String(p).toLowerCase().replace(/[^a-z0-9._-]/g, "_").slice(0, 40) || "unknown";
+    const clean =
+      String(p)
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]/g, "_")
+        .slice(0, 40) || "unknown";
     if (protocols.has(clean)) return clean;
     if (protocols.size >= MAX_PROTOCOL_LABELS) return "other";
     protocols.add(clean);

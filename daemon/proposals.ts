@@ -39,7 +39,11 @@ export function finalVerdictOf(chain: MarketOnChain): Verdict {
  * The job's state when the chain no longer awaits a proposal. A proposal of ours (same proposer) is adopted
  * with the stored bundle it names; anything else is someone else's.
  */
-export function adoptFromChain(account: string, chain: MarketOnChain, hasBundle: (hash: string) => boolean): FinishUpdate | undefined {
+export function adoptFromChain(
+  account: string,
+  chain: MarketOnChain,
+  hasBundle: (hash: string) => boolean,
+): FinishUpdate | undefined {
   const p = chain.proposal;
   const ours = p !== undefined && p.proposer.toLowerCase() === account.toLowerCase();
   const known = p !== undefined && hasBundle(p.bundleHash);
@@ -62,7 +66,15 @@ export function adoptFromChain(account: string, chain: MarketOnChain, hasBundle:
     case "invalid":
       if (ours) {
         const final = finalVerdictOf(chain);
-        return { state: "finalized", lastOutcome: "finalized", lastError: null, verdict: p.verdict, finalStatus: chain.status, finalVerdict: final, feedback: chain.status === "resolved" ? "pending" : "done" };
+        return {
+          state: "finalized",
+          lastOutcome: "finalized",
+          lastError: null,
+          verdict: p.verdict,
+          finalStatus: chain.status,
+          finalVerdict: final,
+          feedback: chain.status === "resolved" ? "pending" : "done",
+        };
       }
       return { state: "already-settled", lastOutcome: chain.status, lastError: null };
     case "cancelled":
@@ -71,4 +83,3 @@ export function adoptFromChain(account: string, chain: MarketOnChain, hasBundle:
       return undefined;
   }
 }
-

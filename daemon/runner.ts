@@ -54,7 +54,9 @@ interface Active {
 }
 
 /** The store's part of a transition (state, due time, count changes). */
-function storeFields(t: Transition): Pick<FinishUpdate, "state" | "nextAttemptAt" | "uncountAttempt" | "uncountSend" | "resetSends"> {
+function storeFields(
+  t: Transition,
+): Pick<FinishUpdate, "state" | "nextAttemptAt" | "uncountAttempt" | "uncountSend" | "resetSends"> {
   return {
     state: t.state,
     ...(t.nextAttemptAt !== undefined ? { nextAttemptAt: t.nextAttemptAt } : {}),
@@ -73,13 +75,39 @@ function retryIn(t: Transition, now: number): number {
 function logProgress(log: Logger, event: ProgressEvent): void {
   const message = `job: ${describeProgress(event)}`;
   if (event.type === "waiting") {
-    log.info({ stage: event.stage, waitingOn: event.workers.map((w) => ({ seat: w.seat, agentId: w.agentId.toString(), protocol: w.protocol, deadline: w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : null })) }, message);
+    log.info(
+      {
+        stage: event.stage,
+        waitingOn: event.workers.map((w) => ({
+          seat: w.seat,
+          agentId: w.agentId.toString(),
+          protocol: w.protocol,
+          deadline: w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : null,
+        })),
+      },
+      message,
+    );
   } else if (event.type === "worker-failed") {
-    log.warn({ stage: event.stage, seat: event.seat, agentId: event.agentId.toString(), kind: event.failure.kind, latencyMs: event.latencyMs }, message);
+    log.warn(
+      {
+        stage: event.stage,
+        seat: event.seat,
+        agentId: event.agentId.toString(),
+        kind: event.failure.kind,
+        latencyMs: event.latencyMs,
+      },
+      message,
+    );
   } else if (event.type === "worker-done") {
     log.debug({ stage: event.stage, seat: event.seat, latencyMs: event.latencyMs }, message);
   } else {
-    const failed = event.failed.map((f) => ({ seat: f.seat, agentId: f.agentId.toString(), stage: f.stage, kind: f.failure.kind, message: f.failure.message }));
+    const failed = event.failed.map((f) => ({
+      seat: f.seat,
+      agentId: f.agentId.toString(),
+      stage: f.stage,
+      kind: f.failure.kind,
+      message: f.failure.message,
+    }));
     (failed.length > 0 ? log.warn.bind(log) : log.info.bind(log))({ failedWorkers: failed }, message.split("\n")[0]);
   }
 }
@@ -113,12 +141,19 @@ export class Runner {
 
   private backoff(attempt: number): number {
     // Up to 10 % jitter: jobs that failed together do not all come back in the same instant.
-    return Math.round(backoffDelay(attempt, { baseMs: this.o.backoffMs, maxMs: this.o.maxBackoffMs }) * (1 + Math.random() * 0.1));
+    return Math.round(
+      backoffDelay(attempt, { baseMs: this.o.backoffMs, maxMs: this.o.maxBackoffMs }) * (1 + Math.random() * 0.1),
+    );
   }
 
   /** The state machine's answer for `job` on `outcome` (daemon/state.ts), under this runner's policy. */
   private transition(job: JobRow, outcome: Outcome): Transition {
-    return nextState(job, outcome, { maxAttempts: this.o.maxAttempts, backoffMs: (attempt) => this.backoff(attempt), watchIntervalMs: this.o.watchIntervalMs, now: this.o.store.now() });
+    return nextState(job, outcome, {
+      maxAttempts: this.o.maxAttempts,
+      backoffMs: (attempt) => this.backoff(attempt),
+      watchIntervalMs: this.o.watchIntervalMs,
+      now: this.o.store.now(),
+    });
   }
 
   private count(kind: Active["kind"]): number {
@@ -138,8 +173,10 @@ export class Runner {
       do {
         this.pumpAgain = false;
         const busy = new Set(this.active.keys());
-        for (const job of this.o.store.dueJobs("chain", CHAIN_CONCURRENCY - this.count("chain"), busy)) this.launch(job, "chain");
-        for (const job of this.o.store.dueJobs("run", this.o.concurrency - this.count("run"), busy)) this.launch(job, "run");
+        for (const job of this.o.store.dueJobs("chain", CHAIN_CONCURRENCY - this.count("chain"), busy))
+          this.launch(job, "chain");
+        for (const job of this.o.store.dueJobs("run", this.o.concurrency - this.count("run"), busy))
+          this.launch(job, "run");
       } while (this.pumpAgain && !this.stopping);
       this.schedule();
     } catch (err) {
@@ -163,7 +200,8 @@ export class Runner {
   }
 
   private launch(job: JobRow, kind: Active["kind"]): void {
-    const claimed = kind === "run" ? this.o.store.claimRun(job.id) : job.state === "proposing" ? this.o.store.claimSend(job.id) : job;
+    const claimed =
+      kind === "run" ? this.o.store.claimRun(job.id) : job.state === "proposing" ? this.o.store.claimSend(job.id) : job;
     if (!claimed) return;
     if (kind === "run") this.o.metrics.recordJobStartDelay((this.o.store.now() - job.nextAttemptAt) / 1000);
     const controller = new AbortController();
@@ -172,7 +210,10 @@ export class Runner {
     const work = kind === "run" ? this.runResolve(claimed, entry) : this.chainStep(claimed, entry);
     entry.done = work
       .catch((err) => {
-        this.o.logger.error({ jobId: job.id, error: sanitizeError(err, this.o.secrets) }, "runner: job bookkeeping failed");
+        this.o.logger.error(
+          { jobId: job.id, error: sanitizeError(err, this.o.secrets) },
+          "runner: job bookkeeping failed",
+        );
       })
       .finally(() => {
         this.active.delete(job.id);
@@ -221,7 +262,10 @@ export class Runner {
     const log = this.log(job);
     const { controller } = entry;
     const started = performance.now();
-    const timeout = setTimeout(() => controller.abort(new Error(`job timed out after ${this.o.jobTimeoutMs} ms`)), this.o.jobTimeoutMs);
+    const timeout = setTimeout(
+      () => controller.abort(new Error(`job timed out after ${this.o.jobTimeoutMs} ms`)),
+      this.o.jobTimeoutMs,
+    );
     let outcome: RunOutcome | undefined;
     let error: unknown;
     try {
@@ -231,7 +275,10 @@ export class Runner {
         clearTimeout(timeout);
         const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
         // Open / unknown: not an attempt; look again later (an event or a manual trigger made this job).
-        const t = this.transition(job, adopted ? { kind: "adopted", state: adopted.state as AdoptedState } : { kind: "not-requested" });
+        const t = this.transition(
+          job,
+          adopted ? { kind: "adopted", state: adopted.state as AdoptedState } : { kind: "not-requested" },
+        );
         const u: FinishUpdate = adopted
           ? { ...adopted, ...storeFields(t) }
           : { lastOutcome: "not-requested", lastError: `market is ${chain.status} on chain`, ...storeFields(t) };
@@ -242,7 +289,8 @@ export class Runner {
       }
       log.info({ attempt: job.attempts }, "job: run started");
       outcome = await seams.run(job.marketId, job.attempts, controller.signal, (event) => logProgress(log, event));
-      if (!outcome || typeof outcome !== "object" || !["yes", "no", "invalid"].includes(outcome.verdict)) throw new Error("the run returned no verdict");
+      if (!outcome || typeof outcome !== "object" || !["yes", "no", "invalid"].includes(outcome.verdict))
+        throw new Error("the run returned no verdict");
     } catch (err) {
       error = err;
     } finally {
@@ -259,10 +307,24 @@ export class Runner {
         const t = this.transition(job, { kind: "verdict", verdict: outcome.verdict, retry: outcome.retry === true });
         if (t.state === "requested") {
           this.finish(job, entry, { lastOutcome: kind, lastError: null, bundle, ...storeFields(t) });
-          log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, reason: outcome.reason, retryInMs: retryIn(t, this.o.store.now()) }, "job: invalid verdict for a fixable cause, will run again");
+          log.warn(
+            {
+              attempt: job.attempts,
+              maxAttempts: this.o.maxAttempts,
+              reason: outcome.reason,
+              retryInMs: retryIn(t, this.o.store.now()),
+            },
+            "job: invalid verdict for a fixable cause, will run again",
+          );
           return;
         }
-        this.beginProposal(job, entry, t, { verdict: outcome.verdict, reason: outcome.reason ?? null, payload: outcome.payload, bundle, lastOutcome: kind });
+        this.beginProposal(job, entry, t, {
+          verdict: outcome.verdict,
+          reason: outcome.reason ?? null,
+          payload: outcome.payload,
+          bundle,
+          lastOutcome: kind,
+        });
         return;
       } catch (err) {
         error = err; // malformed bundle: a failed attempt
@@ -271,7 +333,11 @@ export class Runner {
 
     const message = sanitizeError(error, this.o.secrets);
     if (controller.signal.aborted && this.stopping) {
-      this.finish(job, entry, { lastOutcome: "aborted", lastError: message, ...storeFields(this.transition(job, { kind: "aborted" })) });
+      this.finish(job, entry, {
+        lastOutcome: "aborted",
+        lastError: message,
+        ...storeFields(this.transition(job, { kind: "aborted" })),
+      });
       this.o.metrics.recordRun("aborted", seconds);
       log.warn({ error: message }, "job: aborted by shutdown, will run again");
       return;
@@ -280,22 +346,42 @@ export class Runner {
       const t = this.transition(job, { kind: "rpc-unreachable" });
       this.finish(job, entry, { lastOutcome: "deferred", lastError: message, ...storeFields(t) });
       this.o.metrics.recordRun("deferred", seconds);
-      log.warn({ error: message, retryInMs: retryIn(t, this.o.store.now()) }, "job: RPC unreachable, attempt not counted, will retry");
+      log.warn(
+        { error: message, retryInMs: retryIn(t, this.o.store.now()) },
+        "job: RPC unreachable, attempt not counted, will retry",
+      );
       return;
     }
     this.o.metrics.recordRun("error", seconds);
     const failed = this.transition(job, { kind: "error" });
     if (failed.state === "requested") {
       this.finish(job, entry, { lastOutcome: "error", lastError: message, ...storeFields(failed) });
-      log.warn({ attempt: job.attempts, maxAttempts: this.o.maxAttempts, error: message, retryInMs: retryIn(failed, this.o.store.now()) }, "job: run failed, will retry");
+      log.warn(
+        {
+          attempt: job.attempts,
+          maxAttempts: this.o.maxAttempts,
+          error: message,
+          retryInMs: retryIn(failed, this.o.store.now()),
+        },
+        "job: run failed, will retry",
+      );
       return;
     }
     // Attempts used up without a verdict: propose invalid with every seat failed. The last stored run bundle is the
     // evidence when there is one, else a small daemon document.
     const stored = this.o.store.bundles(job.id).at(-1);
-    const bundle = stored ? { attempt: stored.attempt, hash: stored.hash, json: stored.json } : { attempt: job.attempts, ...fallbackInvalidBundle(job, "error") };
+    const bundle = stored
+      ? { attempt: stored.attempt, hash: stored.hash, json: stored.json }
+      : { attempt: job.attempts, ...fallbackInvalidBundle(job, "error") };
     log.warn({ attempts: job.attempts, error: message }, "job: attempts used up, proposing invalid");
-    this.beginProposal(job, entry, failed, { verdict: "invalid", reason: job.lastOutcome ?? "error", payload: null, bundle, lastOutcome: "error", lastError: message });
+    this.beginProposal(job, entry, failed, {
+      verdict: "invalid",
+      reason: job.lastOutcome ?? "error",
+      payload: null,
+      bundle,
+      lastOutcome: "error",
+      lastError: message,
+    });
   }
 
   /** Stores the bundle and the payload, then state `proposing` (the send follows at once as a chain step). */
@@ -303,7 +389,14 @@ export class Runner {
     job: JobRow,
     entry: Active,
     t: Transition,
-    p: { verdict: Verdict; reason: string | null; payload: unknown; bundle: NonNullable<FinishUpdate["bundle"]>; lastOutcome: string; lastError?: string },
+    p: {
+      verdict: Verdict;
+      reason: string | null;
+      payload: unknown;
+      bundle: NonNullable<FinishUpdate["bundle"]>;
+      lastOutcome: string;
+      lastError?: string;
+    },
   ): void {
     this.finish(job, entry, {
       ...storeFields(t),
@@ -316,7 +409,10 @@ export class Runner {
       bundleUri: bundleUrl(this.o.publicUrl, p.bundle.hash),
       bundle: p.bundle,
     });
-    this.log(job).info({ verdict: p.verdict, reason: p.reason ?? undefined, bundleHash: p.bundle.hash }, "job: verdict ready, bundle stored, proposing");
+    this.log(job).info(
+      { verdict: p.verdict, reason: p.reason ?? undefined, bundleHash: p.bundle.hash },
+      "job: verdict ready, bundle stored, proposing",
+    );
   }
 
   // ------------------------------------------------------------------------------------------ chain steps
@@ -338,11 +434,21 @@ export class Runner {
       if (job.state === "proposing") {
         const t = this.transition(job, { kind: reachable ? "error" : "rpc-unreachable" });
         if (t.state === "proposing") {
-          this.finish(job, entry, { lastOutcome: reachable ? "propose-error" : "deferred", lastError: message, ...storeFields(t) });
-          log.warn({ error: message, sendAttempts: job.sendAttempts, retryInMs: retryIn(t, this.o.store.now()) }, "job: proposal not sent, will retry");
+          this.finish(job, entry, {
+            lastOutcome: reachable ? "propose-error" : "deferred",
+            lastError: message,
+            ...storeFields(t),
+          });
+          log.warn(
+            { error: message, sendAttempts: job.sendAttempts, retryInMs: retryIn(t, this.o.store.now()) },
+            "job: proposal not sent, will retry",
+          );
         } else {
           this.finish(job, entry, { lastOutcome: "propose-error", lastError: message, ...storeFields(t) });
-          log.error({ error: message }, "job: proposal failed for good; needs an operator (POST /markets/:id/resolve re-queues)");
+          log.error(
+            { error: message },
+            "job: proposal failed for good; needs an operator (POST /markets/:id/resolve re-queues)",
+          );
         }
         return;
       }
@@ -353,7 +459,13 @@ export class Runner {
       // The chain already names the disputer even when the trigger has not seen the event yet (or escalating failed).
       const seen = chain?.status === "disputed" && current.disputer === null ? chain.proposal : undefined;
       const dispute = seen?.disputer ? { disputer: seen.disputer.toLowerCase(), claimed: seen.claimed ?? null } : {};
-      this.finish(job, entry, { ...dispute, lastOutcome: current.lastOutcome ?? "watch-error", lastError: message, ...(current.feedback !== null ? { feedback: current.feedback } : {}), ...storeFields(t) });
+      this.finish(job, entry, {
+        ...dispute,
+        lastOutcome: current.lastOutcome ?? "watch-error",
+        lastError: message,
+        ...(current.feedback !== null ? { feedback: current.feedback } : {}),
+        ...storeFields(t),
+      });
       log.warn({ error: message, retryInMs: retryIn(t, this.o.store.now()) }, "job: chain step failed, will retry");
     }
   }
@@ -364,8 +476,15 @@ export class Runner {
       const adopted = adoptFromChain(seams.account, chain, (hash) => this.o.store.bundleByHash(hash) !== undefined);
       if (adopted) {
         const t = this.transition(job, { kind: "adopted", state: adopted.state as AdoptedState });
-        this.finish(job, entry, { ...adopted, ...storeFields(t), nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime) });
-        log.info({ chainStatus: chain.status, state: adopted.state }, "job: the chain moved on before our proposal was confirmed");
+        this.finish(job, entry, {
+          ...adopted,
+          ...storeFields(t),
+          nextAttemptAt: this.nextWatch(adopted.disputeEndsAt ?? null, chain.chainTime),
+        });
+        log.info(
+          { chainStatus: chain.status, state: adopted.state },
+          "job: the chain moved on before our proposal was confirmed",
+        );
         return;
       }
       throw new Error(`market is ${chain.status} on chain, cannot propose`);
@@ -384,7 +503,11 @@ export class Runner {
     );
     if ("kind" in res) {
       // The market moved on between our read and the send: the next step reads it again.
-      this.finish(job, entry, { lastOutcome: "not-requested", lastError: null, ...storeFields(this.transition(job, { kind: "not-requested" })) });
+      this.finish(job, entry, {
+        lastOutcome: "not-requested",
+        lastError: null,
+        ...storeFields(this.transition(job, { kind: "not-requested" })),
+      });
       return;
     }
     const after = await seams.read(job.marketId);
@@ -405,7 +528,8 @@ export class Runner {
 
   /** Next chain check: when the window closes by the chain's clock, at most watchIntervalMs away. */
   private nextWatch(disputeEndsAt: number | null, chainTime: number): number {
-    const untilEnd = disputeEndsAt === null ? this.o.watchIntervalMs : Math.max(0, (disputeEndsAt - chainTime + 1) * 1000);
+    const untilEnd =
+      disputeEndsAt === null ? this.o.watchIntervalMs : Math.max(0, (disputeEndsAt - chainTime + 1) * 1000);
     return this.o.store.now() + Math.min(this.o.watchIntervalMs, untilEnd);
   }
 
@@ -415,15 +539,29 @@ export class Runner {
       case "proposed": {
         const ends = chain.proposal?.disputeEndsAt ?? job.disputeEndsAt ?? 0;
         if (chain.chainTime < ends) {
-          this.finish(job, entry, { state: "proposed", lastOutcome: job.lastOutcome ?? "proposed", disputeEndsAt: ends, nextAttemptAt: this.nextWatch(ends, chain.chainTime) });
+          this.finish(job, entry, {
+            state: "proposed",
+            lastOutcome: job.lastOutcome ?? "proposed",
+            disputeEndsAt: ends,
+            nextAttemptAt: this.nextWatch(ends, chain.chainTime),
+          });
           return;
         }
         const res = await seams.finalize(job.marketId);
         if ("txHash" in res) {
-          this.finish(job, entry, { state: "proposed", lastOutcome: "finalize-sent", lastError: null, finalizeTx: res.txHash });
+          this.finish(job, entry, {
+            state: "proposed",
+            lastOutcome: "finalize-sent",
+            lastError: null,
+            finalizeTx: res.txHash,
+          });
           log.info({ txHash: res.txHash }, "job: dispute window over, finalized");
         } else {
-          this.finish(job, entry, { state: "proposed", lastOutcome: "finalize-not-needed", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+          this.finish(job, entry, {
+            state: "proposed",
+            lastOutcome: "finalize-not-needed",
+            nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs,
+          });
         }
         return;
       }
@@ -432,7 +570,10 @@ export class Runner {
         const disputer = p?.disputer?.toLowerCase() ?? job.disputer;
         const claimed = p?.claimed ?? job.claimed;
         if (job.disputeAction === null) {
-          log.warn({ disputer, claimed, verdict: job.verdict, policy: this.o.onDispute }, "job: our proposal is disputed");
+          log.warn(
+            { disputer, claimed, verdict: job.verdict, policy: this.o.onDispute },
+            "job: our proposal is disputed",
+          );
           let action = "conceded";
           let txHash: Hex | undefined;
           if (this.o.onDispute === "escalate") {
@@ -452,7 +593,10 @@ export class Runner {
           log.info({ action, txHash }, "job: dispute handled, waiting for the arbiter");
           return;
         }
-        this.finish(job, entry, { ...storeFields(this.transition(job, { kind: "dispute-seen" })), lastOutcome: "disputed" });
+        this.finish(job, entry, {
+          ...storeFields(this.transition(job, { kind: "dispute-seen" })),
+          lastOutcome: "disputed",
+        });
         return;
       }
       case "resolved":
@@ -462,8 +606,23 @@ export class Runner {
           const final = finalVerdictOf(chain);
           // A final verdict other than ours: the arbiter overturned the proposal (our bond went to the disputer).
           const lastOutcome = job.verdict !== null && final !== job.verdict ? "finalized-overturned" : "finalized";
-          this.finish(job, entry, { ...storeFields(this.transition(job, { kind: "market-final", feedbackPending: feedback === "pending" })), lastOutcome, lastError: null, finalStatus: chain.status, finalVerdict: final, feedback });
-          log.info({ finalStatus: chain.status, outcome: chain.outcome, disputed: job.disputer !== null, overturned: lastOutcome === "finalized-overturned" }, "job: market final");
+          this.finish(job, entry, {
+            ...storeFields(this.transition(job, { kind: "market-final", feedbackPending: feedback === "pending" })),
+            lastOutcome,
+            lastError: null,
+            finalStatus: chain.status,
+            finalVerdict: final,
+            feedback,
+          });
+          log.info(
+            {
+              finalStatus: chain.status,
+              outcome: chain.outcome,
+              disputed: job.disputer !== null,
+              overturned: lastOutcome === "finalized-overturned",
+            },
+            "job: market final",
+          );
           if (feedback === "done") return;
         }
         await this.publishFeedback(job, entry, seams);
@@ -481,13 +640,24 @@ export class Runner {
       const { published, pending } = await seams.publishFeedback(job.marketId);
       total += published;
       if (pending === 0) {
-        this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-published", lastError: null, feedback: "done" });
+        this.finish(job, entry, {
+          state: "finalized",
+          lastOutcome: "feedback-published",
+          lastError: null,
+          feedback: "done",
+        });
         if (total > 0) this.log(job).info({ published: total }, "job: pending ERC-8004 feedback published");
         return;
       }
       if (published === 0) {
         // No progress (e.g. out of gas inside the batch): try again later rather than spend gas in a loop.
-        this.finish(job, entry, { state: "finalized", lastOutcome: "feedback-stalled", lastError: `publishFeedback made no progress (${pending} seats left)`, feedback: "pending", nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs });
+        this.finish(job, entry, {
+          state: "finalized",
+          lastOutcome: "feedback-stalled",
+          lastError: `publishFeedback made no progress (${pending} seats left)`,
+          feedback: "pending",
+          nextAttemptAt: this.o.store.now() + this.o.watchIntervalMs,
+        });
         this.log(job).warn({ pending }, "job: publishFeedback made no progress, will retry");
         return;
       }

@@ -9,7 +9,12 @@ import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { ChainError } from "../workflow/chain/errors.js";
-import { finalize as finalizeMarket, getMarketConfig, publishFeedback as publishMarketFeedback, readMarket } from "../workflow/chain/lifecycle.js";
+import {
+  finalize as finalizeMarket,
+  getMarketConfig,
+  publishFeedback as publishMarketFeedback,
+  readMarket,
+} from "../workflow/chain/lifecycle.js";
 import { currencyBalance, disputeAssertion, getAssertion, type UmaStack } from "../workflow/chain/uma.js";
 import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
@@ -48,12 +53,16 @@ export interface PipelineSeams extends MarketSeams {
 }
 
 /** Reports every outbound worker call (ask and challenge) to the metrics hook. */
-function recordCalls(records: readonly WorkerRecord[], record: NonNullable<PipelineSeamsConfig["recordAgentCall"]>): void {
+function recordCalls(
+  records: readonly WorkerRecord[],
+  record: NonNullable<PipelineSeamsConfig["recordAgentCall"]>,
+): void {
   for (const r of records) {
     const protocol = r.endpoint?.protocol;
     if (protocol === undefined) continue;
     if (r.askLatencyMs !== undefined) record(protocol, r.askLatencyMs, r.answer !== undefined);
-    if (r.answer !== undefined && r.challengeLatencyMs !== undefined) record(protocol, r.challengeLatencyMs, r.challengeFailure === undefined);
+    if (r.answer !== undefined && r.challengeLatencyMs !== undefined)
+      record(protocol, r.challengeLatencyMs, r.challengeFailure === undefined);
   }
 }
 
@@ -79,11 +88,20 @@ const umaArbiterViews = parseAbi([
  * in the arbiter's currency from the resolver's account), which sends it to UMA's DVM. Any other arbiter (a
  * committee) decides on its own: nothing to send.
  */
-export async function escalateDispute(ctx: ChainContext, market: Address, marketId: bigint): Promise<{ action: string }> {
+export async function escalateDispute(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<{ action: string }> {
   const { arbiter } = await getMarketConfig(ctx, market, marketId);
   let assertionId: Hex;
   try {
-    assertionId = await ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "assertionIdOf", args: [market, marketId] });
+    assertionId = await ctx.publicClient.readContract({
+      address: arbiter,
+      abi: umaArbiterViews,
+      functionName: "assertionIdOf",
+      args: [market, marketId],
+    });
   } catch {
     return { action: "escalated" }; // not a UmaArbiter
   }
@@ -99,7 +117,11 @@ export async function escalateDispute(ctx: ChainContext, market: Address, market
   const account = ctx.account?.address;
   if (account === undefined) throw new ChainError("precondition", "escalating needs the resolver's key");
   const balance = await currencyBalance(ctx, uma, account);
-  if (balance < assertion.bond) throw new ChainError("precondition", `escalating market ${marketId} to UMA needs ${assertion.bond} of currency ${currency} for OOv3's bond; ${account} holds ${balance}`);
+  if (balance < assertion.bond)
+    throw new ChainError(
+      "precondition",
+      `escalating market ${marketId} to UMA needs ${assertion.bond} of currency ${currency} for OOv3's bond; ${account} holds ${balance}`,
+    );
   await disputeAssertion(ctx, uma, assertionId);
   return { action: "escalated-uma" };
 }
@@ -129,7 +151,13 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
 
     async run(marketId, _attempt, signal, onProgress): Promise<RunOutcome> {
       // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.
-      const run = await abortable(runResolution(marketId, ports, config.resolution ?? {}, { signal, ...(onProgress !== undefined ? { onProgress } : {}) }), signal);
+      const run = await abortable(
+        runResolution(marketId, ports, config.resolution ?? {}, {
+          signal,
+          ...(onProgress !== undefined ? { onProgress } : {}),
+        }),
+        signal,
+      );
       if (config.recordAgentCall !== undefined) recordCalls(run.records, config.recordAgentCall);
       const { verdict, reports } = run.proposal;
       return {
@@ -144,12 +172,26 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     },
 
     async propose(marketId, input, hooks) {
-      const { workerCount } = await client.readContract({ address: market, abi: daemonMarketAbi, functionName: "getMarket", args: [marketId] });
+      const { workerCount } = await client.readContract({
+        address: market,
+        abi: daemonMarketAbi,
+        functionName: "getMarket",
+        args: [marketId],
+      });
       const reports =
         (input.payload as { reports?: WorkerReport[] } | null)?.reports ??
-        Array.from({ length: Number(workerCount) }, (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+        Array.from(
+          { length: Number(workerCount) },
+          (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }),
+        );
       try {
-        const res = await settler.propose({ marketId, verdict: input.verdict, reports, bundleHash: input.bundleHash, bundleURI: input.bundleURI });
+        const res = await settler.propose({
+          marketId,
+          verdict: input.verdict,
+          reports,
+          bundleHash: input.bundleHash,
+          bundleURI: input.bundleURI,
+        });
         if (res.status === "already-settled") return { kind: "not-requested" };
         hooks.onSent(res.txHash);
         return { txHash: res.txHash };
@@ -163,7 +205,8 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
         return { txHash: (await finalizeMarket(ctx, market, marketId)).txHash };
       } catch (err) {
         // Someone finalized first (not Proposed any more), or the window is still open by the next block's clock.
-        if (err instanceof ChainError && (err.kind === "precondition" || err.errorName === "WrongStatus")) return { kind: "not-needed" };
+        if (err instanceof ChainError && (err.kind === "precondition" || err.errorName === "WrongStatus"))
+          return { kind: "not-needed" };
         throw err;
       }
     },

@@ -105,14 +105,23 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
     // Watching never gives up: the same state (disputed when the chain says so), checked again soon. The state
     // is the row's as it is now: a trigger or an operator may have moved the job meanwhile.
     const state = outcome.disputedOnChain && job.state === "proposed" ? "disputed" : job.state;
-    return to(job, state, { nextAttemptAt: policy.now + Math.min(policy.backoffMs(2), policy.watchIntervalMs * 4) }, job.state === "finalized");
+    return to(
+      job,
+      state,
+      { nextAttemptAt: policy.now + Math.min(policy.backoffMs(2), policy.watchIntervalMs * 4) },
+      job.state === "finalized",
+    );
   }
 
   switch (job.state) {
     case "running":
       switch (outcome.kind) {
         case "not-requested":
-          return to(job, "requested", { attempts: given(job.attempts), uncountAttempt: true, nextAttemptAt: later(job.attempts) });
+          return to(job, "requested", {
+            attempts: given(job.attempts),
+            uncountAttempt: true,
+            nextAttemptAt: later(job.attempts),
+          });
         case "adopted":
           return to(job, outcome.state, { attempts: given(job.attempts), uncountAttempt: true });
         case "verdict":
@@ -123,7 +132,11 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
         case "aborted":
           return to(job, "requested", { attempts: given(job.attempts), uncountAttempt: true });
         case "rpc-unreachable":
-          return to(job, "requested", { attempts: given(job.attempts), uncountAttempt: true, nextAttemptAt: later(job.attempts) });
+          return to(job, "requested", {
+            attempts: given(job.attempts),
+            uncountAttempt: true,
+            nextAttemptAt: later(job.attempts),
+          });
         case "error":
           if (job.attempts < policy.maxAttempts) return to(job, "requested", { nextAttemptAt: later(job.attempts) });
           return to(job, "proposing", { sendAttempts: 0, resetSends: true, proposeInvalid: true });
@@ -140,9 +153,14 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
           // The market moved between our read and the send: read it again at once, the send not counted.
           return to(job, "proposing", { sendAttempts: given(job.sendAttempts), uncountSend: true });
         case "rpc-unreachable":
-          return to(job, "proposing", { sendAttempts: given(job.sendAttempts), uncountSend: true, nextAttemptAt: later(job.sendAttempts) });
+          return to(job, "proposing", {
+            sendAttempts: given(job.sendAttempts),
+            uncountSend: true,
+            nextAttemptAt: later(job.sendAttempts),
+          });
         case "error":
-          if (job.sendAttempts < policy.maxAttempts) return to(job, "proposing", { nextAttemptAt: later(job.sendAttempts) });
+          if (job.sendAttempts < policy.maxAttempts)
+            return to(job, "proposing", { nextAttemptAt: later(job.sendAttempts) });
           return to(job, "failed");
         default:
           throw wrong();

@@ -22,7 +22,12 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 /** States no work follows (a `finalized` job still publishes pending feedback: see `feedback`). */
-export const TERMINAL_STATES: ReadonlySet<JobState> = new Set(["finalized", "already-settled", "proposed-elsewhere", "failed"]);
+export const TERMINAL_STATES: ReadonlySet<JobState> = new Set([
+  "finalized",
+  "already-settled",
+  "proposed-elsewhere",
+  "failed",
+]);
 /** States the runner works on by reading and writing the chain (not a pipeline run). */
 const CHAIN_STATES = "('proposing','proposed','disputed')";
 const DUE_WHERE = `(state = 'requested' OR state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
@@ -88,7 +93,13 @@ export interface BundleRow {
 /** Newest schema version this code knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-type RawJob = Record<string, unknown> & { id: number; chain_id: number; market: string; market_id: string; state: JobState };
+type RawJob = Record<string, unknown> & {
+  id: number;
+  chain_id: number;
+  market: string;
+  market_id: string;
+  state: JobState;
+};
 
 /** JobRow field ↔ column (the fields FinishUpdate may set). */
 const FIELD_COLUMNS = {
@@ -192,7 +203,10 @@ export class Store {
   private closed = false;
   readonly now: () => number;
 
-  constructor(readonly path: string, opts: { now?: () => number } = {}) {
+  constructor(
+    readonly path: string,
+    opts: { now?: () => number } = {},
+  ) {
     this.now = opts.now ?? Date.now;
     if (path !== ":memory:") {
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -209,7 +223,8 @@ export class Store {
       this.db.exec("BEGIN EXCLUSIVE; COMMIT;");
     } catch (err) {
       this.db.close();
-      if (/locked|busy/i.test(String(err))) throw new Error(`database ${path} is in use by another daemon (one daemon per database file)`);
+      if (/locked|busy/i.test(String(err)))
+        throw new Error(`database ${path} is in use by another daemon (one daemon per database file)`);
       throw err;
     }
     this.db.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
@@ -259,10 +274,13 @@ export class Store {
    */
   bind(b: StoreBinding, reset: boolean): { reset: boolean; added: string[] } {
     const markets = b.markets.map((m) => m.toLowerCase());
-    const get = (k: string) => (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined)?.value;
+    const get = (k: string) =>
+      (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined)?.value;
     const storedChain = get("chain_id");
     const storedGenesis = get("genesis_hash");
-    const storedMarkets = (this.db.prepare("SELECT market FROM markets ORDER BY market").all() as { market: string }[]).map((r) => r.market);
+    const storedMarkets = (
+      this.db.prepare("SELECT market FROM markets ORDER BY market").all() as { market: string }[]
+    ).map((r) => r.market);
     let problem: string | undefined;
     if (storedChain !== undefined && storedChain !== String(b.chainId)) {
       problem = `it belongs to chain id ${storedChain}, the RPC is on chain id ${b.chainId}`;
@@ -270,12 +288,15 @@ export class Store {
       problem = `it belongs to another chain with chain id ${b.chainId} (genesis ${storedGenesis}, the RPC's is ${b.genesisHash}; a restarted local node?)`;
     } else {
       const missing = storedMarkets.filter((m) => !markets.includes(m));
-      if (missing.length > 0) problem = `it belongs to a deployment with market contract ${missing.join(", ")}, which is not configured`;
+      if (missing.length > 0)
+        problem = `it belongs to a deployment with market contract ${missing.join(", ")}, which is not configured`;
     }
     let didReset = false;
     if (problem !== undefined) {
       if (!reset) {
-        throw new StoreMismatch(`database ${this.path} cannot be used: ${problem}; use another database file, or reset it (resetStore / --reset-db)`);
+        throw new StoreMismatch(
+          `database ${this.path} cannot be used: ${problem}; use another database file, or reset it (resetStore / --reset-db)`,
+        );
       }
       this.reset();
       didReset = true;
@@ -297,9 +318,15 @@ export class Store {
    */
   recoverRunning(): number {
     const now = this.now();
-    this.db.prepare(`UPDATE jobs SET next_attempt_at = ? WHERE state IN ('proposed','disputed') OR (state = 'finalized' AND feedback = 'pending')`).run(now);
+    this.db
+      .prepare(
+        `UPDATE jobs SET next_attempt_at = ? WHERE state IN ('proposed','disputed') OR (state = 'finalized' AND feedback = 'pending')`,
+      )
+      .run(now);
     const res = this.db
-      .prepare("UPDATE jobs SET state = 'requested', last_outcome = 'interrupted', updated_at = ?, next_attempt_at = ? WHERE state = 'running'")
+      .prepare(
+        "UPDATE jobs SET state = 'requested', last_outcome = 'interrupted', updated_at = ?, next_attempt_at = ? WHERE state = 'running'",
+      )
       .run(now, now);
     return Number(res.changes);
   }
@@ -318,23 +345,27 @@ export class Store {
 
   /** Every cursor with the hash of its block (when known): a chain restarted under the database no longer has it. */
   cursors(): { chainId: number; market: string; lastBlock: number; blockHash: string | null }[] {
-    return (this.db.prepare("SELECT chain_id, market, last_block, block_hash FROM cursor ORDER BY market").all() as {
-      chain_id: number;
-      market: string;
-      last_block: number;
-      block_hash: string | null;
-    }[]).map((r) => ({ chainId: r.chain_id, market: r.market, lastBlock: r.last_block, blockHash: r.block_hash }));
+    return (
+      this.db.prepare("SELECT chain_id, market, last_block, block_hash FROM cursor ORDER BY market").all() as {
+        chain_id: number;
+        market: string;
+        last_block: number;
+        block_hash: string | null;
+      }[]
+    ).map((r) => ({ chainId: r.chain_id, market: r.market, lastBlock: r.last_block, blockHash: r.block_hash }));
   }
 
   /** Wipes jobs, bundles, cursors and the binding (the signing key stays). */
   reset(): void {
-    this.tx(() => this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"));
+    this.tx(() =>
+      this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"),
+    );
   }
 
   getCursor(chainId: number, market: string): number | undefined {
-    const row = this.db.prepare("SELECT last_block FROM cursor WHERE chain_id = ? AND market = ?").get(chainId, market.toLowerCase()) as
-      | { last_block: number }
-      | undefined;
+    const row = this.db
+      .prepare("SELECT last_block FROM cursor WHERE chain_id = ? AND market = ?")
+      .get(chainId, market.toLowerCase()) as { last_block: number } | undefined;
     return row?.last_block;
   }
 
@@ -342,12 +373,28 @@ export class Store {
    * Records the jobs and disputes of one scanned block range and advances the cursor to `toBlock`, atomically.
    * Idempotent: an event seen twice yields one job. Returns the number of new or revived jobs and of disputes recorded.
    */
-  recordRange(chainId: number, market: string, toBlock: number, events: RequestedEvent[], disputes: DisputedEvent[] = [], toBlockHash?: string): number {
+  recordRange(
+    chainId: number,
+    market: string,
+    toBlock: number,
+    events: RequestedEvent[],
+    disputes: DisputedEvent[] = [],
+    toBlockHash?: string,
+  ): number {
     const m = market.toLowerCase();
     return this.tx(() => {
       let changed = 0;
       for (const ev of events) {
-        if (this.insertJob({ chainId, market: m, marketId: ev.marketId }, "event", ev.blockNumber, ev.txHash, ev.notBefore)) changed++;
+        if (
+          this.insertJob(
+            { chainId, market: m, marketId: ev.marketId },
+            "event",
+            ev.blockNumber,
+            ev.txHash,
+            ev.notBefore,
+          )
+        )
+          changed++;
       }
       for (const d of disputes) {
         if (this.recordDispute({ chainId, market: m, marketId: d.marketId }, d.disputer, d.claimed)) changed++;
@@ -369,7 +416,13 @@ export class Store {
    * `failed` job gets a fresh budget and a job waiting because the market was not requested yet is due now (the
    * event always revives a job that is not terminal on chain).
    */
-  private insertJob(key: JobKey, source: "event" | "manual", block: number | null, txHash: string | null, notBefore?: number): boolean {
+  private insertJob(
+    key: JobKey,
+    source: "event" | "manual",
+    block: number | null,
+    txHash: string | null,
+    notBefore?: number,
+  ): boolean {
     const now = this.now();
     const due = Math.max(now, notBefore ?? now);
     const before = this.getJob(key);
@@ -408,7 +461,9 @@ export class Store {
     if (job?.state !== "proposed") return false;
     const now = this.now();
     this.db
-      .prepare("UPDATE jobs SET state = 'disputed', disputer = ?, claimed = ?, last_outcome = 'disputed', updated_at = ?, next_attempt_at = ? WHERE id = ?")
+      .prepare(
+        "UPDATE jobs SET state = 'disputed', disputer = ?, claimed = ?, last_outcome = 'disputed', updated_at = ?, next_attempt_at = ? WHERE id = ?",
+      )
       .run(disputer.toLowerCase(), claimed, now, now, job.id);
     return true;
   }
@@ -433,7 +488,10 @@ export class Store {
 
   countByState(): Record<JobState, number> {
     const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-    for (const r of this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state").all() as { state: JobState; n: number }[]) {
+    for (const r of this.db.prepare("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state").all() as {
+      state: JobState;
+      n: number;
+    }[]) {
       out[r.state] = r.n;
     }
     return out;
@@ -445,16 +503,24 @@ export class Store {
    */
   dueJobs(kind: "run" | "chain", limit: number, busy: ReadonlySet<number>): JobRow[] {
     if (limit <= 0) return [];
-    const where = kind === "run" ? "state = 'requested'" : `(state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
+    const where =
+      kind === "run"
+        ? "state = 'requested'"
+        : `(state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
     const rows = this.db
       .prepare(`SELECT * FROM jobs WHERE ${where} AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
       .all(this.now(), limit + busy.size) as unknown as RawJob[];
-    return rows.map(toJob).filter((j) => !busy.has(j.id)).slice(0, limit);
+    return rows
+      .map(toJob)
+      .filter((j) => !busy.has(j.id))
+      .slice(0, limit);
   }
 
   /** Earliest next_attempt_at of a job with work left, if any. */
   nextDueAt(): number | undefined {
-    const row = this.db.prepare(`SELECT MIN(next_attempt_at) AS t FROM jobs WHERE ${DUE_WHERE}`).get() as { t: number | null };
+    const row = this.db.prepare(`SELECT MIN(next_attempt_at) AS t FROM jobs WHERE ${DUE_WHERE}`).get() as {
+      t: number | null;
+    };
     return row.t ?? undefined;
   }
 
@@ -463,7 +529,9 @@ export class Store {
     const now = this.now();
     return this.tx(() => {
       const res = this.db
-        .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'requested'")
+        .prepare(
+          "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'requested'",
+        )
         .run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });
@@ -474,7 +542,9 @@ export class Store {
     const now = this.now();
     return this.tx(() => {
       const res = this.db
-        .prepare("UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'")
+        .prepare(
+          "UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'",
+        )
         .run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });
@@ -512,7 +582,11 @@ export class Store {
   linkTx(id: number, txHash: string): void {
     this.tx(() => {
       this.db.prepare("UPDATE jobs SET tx_hash = ?, updated_at = ? WHERE id = ?").run(txHash, this.now(), id);
-      this.db.prepare("UPDATE bundles SET tx_hash = ? WHERE job_id = ? AND hash = (SELECT bundle_hash FROM jobs WHERE id = ?)").run(txHash, id, id);
+      this.db
+        .prepare(
+          "UPDATE bundles SET tx_hash = ? WHERE job_id = ? AND hash = (SELECT bundle_hash FROM jobs WHERE id = ?)",
+        )
+        .run(txHash, id, id);
     });
   }
 
@@ -553,7 +627,9 @@ export class Store {
 
   bundles(jobId: number): BundleRow[] {
     return (
-      this.db.prepare("SELECT attempt, hash, json, tx_hash, created_at FROM bundles WHERE job_id = ? ORDER BY attempt").all(jobId) as unknown as {
+      this.db
+        .prepare("SELECT attempt, hash, json, tx_hash, created_at FROM bundles WHERE job_id = ? ORDER BY attempt")
+        .all(jobId) as unknown as {
         attempt: number;
         hash: string;
         json: string;
@@ -565,21 +641,25 @@ export class Store {
 
   /** The stored bundle text with this keccak256 (any job), for GET /bundles/<hash>.json. */
   bundleByHash(hash: string): string | undefined {
-    const row = this.db.prepare("SELECT json FROM bundles WHERE hash = ? LIMIT 1").get(hash.toLowerCase()) as { json: string } | undefined;
+    const row = this.db.prepare("SELECT json FROM bundles WHERE hash = ? LIMIT 1").get(hash.toLowerCase()) as
+      | { json: string }
+      | undefined;
     return row?.json;
   }
 
   // ---------------------------------------------------------------------------------------------- keys
 
   getKey(): { kid: string; alg: string; privateJwk: string; publicJwk: string } | undefined {
-    const row = this.db.prepare("SELECT kid, alg, private_jwk, public_jwk FROM keys ORDER BY created_at LIMIT 1").get() as
-      | { kid: string; alg: string; private_jwk: string; public_jwk: string }
-      | undefined;
+    const row = this.db
+      .prepare("SELECT kid, alg, private_jwk, public_jwk FROM keys ORDER BY created_at LIMIT 1")
+      .get() as { kid: string; alg: string; private_jwk: string; public_jwk: string } | undefined;
     return row ? { kid: row.kid, alg: row.alg, privateJwk: row.private_jwk, publicJwk: row.public_jwk } : undefined;
   }
 
   allPublicKeys(): string[] {
-    return (this.db.prepare("SELECT public_jwk FROM keys ORDER BY created_at").all() as { public_jwk: string }[]).map((r) => r.public_jwk);
+    return (this.db.prepare("SELECT public_jwk FROM keys ORDER BY created_at").all() as { public_jwk: string }[]).map(
+      (r) => r.public_jwk,
+    );
   }
 
   /** Inserts the key unless one exists already (first writer wins); returns the stored key. */

@@ -12,8 +12,12 @@ import type { DaemonMetrics } from "./metrics.js";
 import type { DisputedEvent, RequestedEvent, Store } from "./store.js";
 import { backoffDelay } from "../workflow/util/retry.js";
 
-export const RESOLUTION_REQUESTED = parseAbiItem("event ResolutionRequested(uint256 indexed marketId, string question)");
-export const PROPOSAL_DISPUTED = parseAbiItem("event ProposalDisputed(uint256 indexed marketId, address indexed disputer, uint8 claimed, address arbiter)");
+export const RESOLUTION_REQUESTED = parseAbiItem(
+  "event ResolutionRequested(uint256 indexed marketId, string question)",
+);
+export const PROPOSAL_DISPUTED = parseAbiItem(
+  "event ProposalDisputed(uint256 indexed marketId, address indexed disputer, uint8 claimed, address arbiter)",
+);
 const VERDICTS = ["no", "yes", "invalid"] as const;
 
 export interface TriggerMarket {
@@ -119,14 +123,20 @@ export class Trigger {
         this.consecutiveErrors++;
         this.lastError = sanitizeError(err, this.o.secrets);
         this.o.metrics.recordRpcError("getLogs");
-        this.o.logger.warn({ error: this.lastError, consecutiveErrors: this.consecutiveErrors }, "trigger: scan failed, backing off");
+        this.o.logger.warn(
+          { error: this.lastError, consecutiveErrors: this.consecutiveErrors },
+          "trigger: scan failed, backing off",
+        );
       }
       if (this.stopped) break;
       if (moreToScan && this.consecutiveErrors === 0) continue; // catching up: next range at once
       const delay =
         this.consecutiveErrors === 0
           ? this.o.pollIntervalMs
-          : backoffDelay(this.consecutiveErrors, { baseMs: this.o.pollIntervalMs, maxMs: Math.max(this.o.maxBackoffMs, this.o.pollIntervalMs) });
+          : backoffDelay(this.consecutiveErrors, {
+              baseMs: this.o.pollIntervalMs,
+              maxMs: Math.max(this.o.maxBackoffMs, this.o.pollIntervalMs),
+            });
       await this.sleep(delay);
     }
   }
@@ -173,7 +183,12 @@ export class Trigger {
           continue;
         }
         const delay = this.o.firstRunDelay(marketId);
-        events.push({ marketId, blockNumber: Number(log.blockNumber), txHash: log.transactionHash, notBefore: delay > 0 ? Date.now() + delay : undefined });
+        events.push({
+          marketId,
+          blockNumber: Number(log.blockNumber),
+          txHash: log.transactionHash,
+          notBefore: delay > 0 ? Date.now() + delay : undefined,
+        });
       }
       // The cursor keeps its block's hash: a chain restarted under the database is caught at the next start.
       const toHash = (await this.o.client.getBlock({ blockNumber: BigInt(to) })).hash ?? undefined;
@@ -183,7 +198,10 @@ export class Trigger {
         this.o.logger.debug({ market: m.address, from, to, events: events.length, created }, "trigger: range scanned");
       }
       if (created > 0) {
-        this.o.logger.info({ market: m.address, from, to, created, disputes: disputes.length }, "trigger: resolution requests / disputes recorded");
+        this.o.logger.info(
+          { market: m.address, from, to, created, disputes: disputes.length },
+          "trigger: resolution requests / disputes recorded",
+        );
         this.o.onJobs();
       }
       if (to < confirmed) more = true;

@@ -78,7 +78,13 @@ function workerSection(w: BundleWorker, base: string): string {
   const answer = w.answer
     ? `<p><strong>Answer:</strong> <span data-field="answer">${w.answer.determination ? "YES" : "NO"}</span>, confidence <span data-field="confidence">${esc(pct(w.answer.confidence))}</span></p>
 <h4>Evidence</h4><p class="text" data-field="evidence">${esc(w.answer.evidence) || '<span class="muted">none</span>'}</p>
-${w.answer.sources.length ? `<h4>Sources</h4><ul>${capped(w.answer.sources).map((s) => `<li class="mono">${esc(s)}</li>`).join("")}</ul>` : ""}`
+${
+  w.answer.sources.length
+    ? `<h4>Sources</h4><ul>${capped(w.answer.sources)
+        .map((s) => `<li class="mono">${esc(s)}</li>`)
+        .join("")}</ul>`
+    : ""
+}`
     : `<p><strong>No answer.</strong> <span data-field="failure">${esc(failure ? `${failure.kind}: ${failure.message}` : "no reason recorded")}</span></p>`;
   const qa = challenges.length
     ? `<h4>Challenges and replies</h4><ol>${challenges.map((c, i) => `<li><p class="text" data-field="challenge"><strong>Challenge:</strong> ${esc(c)}</p><p class="text" data-field="reply"><strong>Reply:</strong> ${replies[i] !== undefined ? esc(replies[i]) : '<span class="muted">no reply</span>'}</p></li>`).join("")}</ol>`
@@ -93,11 +99,7 @@ ${w.answer.sources.length ? `<h4>Sources</h4><ul>${capped(w.answer.sources).map(
             `<tr data-dimension="${esc(name)}"><th scope="row">${esc(name)}</th><td class="num">${esc(d.score)}</td><td class="text">${esc(d.explanation)}</td></tr>`,
         )
         .join("")}</tbody></table>${
-        aggregate.length
-          ? `<p>Aggregates: ${aggregate
-              .map(([k, v]) => `${esc(k)} ${esc(v)}`)
-              .join(", ")}</p>`
-          : ""
+        aggregate.length ? `<p>Aggregates: ${aggregate.map(([k, v]) => `${esc(k)} ${esc(v)}`).join(", ")}</p>` : ""
       }`
     : "";
   const agent = w.agentId ? `<a href="${esc(`${base}/agents/${w.agentId}`)}">agent ${esc(w.agentId)}</a>` : "agent ?";
@@ -158,9 +160,11 @@ export function marketPage(
   let bundle: string;
   if (detail.bundle.state === "loaded") {
     bundle = `<p>Bundle from ${esc(detail.bundle.source)} (<a href="${esc(bundleHref)}">raw JSON</a>). Hash check in your browser: <strong id="hash-check" role="status" aria-live="polite" data-bundle-b64="${Buffer.from(detail.bundle.text, "utf8").toString("base64")}" data-expected-hash="${esc(detail.bundleHash)}">checking…</strong></p>`;
-    if (trace === undefined) bundle += `<p id="bundle-error">The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
+    if (trace === undefined)
+      bundle += `<p id="bundle-error">The bundle could not be read: ${esc(traceError ?? "unknown error")}</p>`;
     else if (isResolutionBundle(trace)) bundle += traceHtml(trace, detail, base);
-    else bundle += `<p id="bundle-invalid-proposal">An invalid proposal without a resolution run: ${esc(trace.reason)}.</p>`;
+    else
+      bundle += `<p id="bundle-invalid-proposal">An invalid proposal without a resolution run: ${esc(trace.reason)}.</p>`;
   } else {
     bundle = `<p id="bundle-unavailable">No resolution trace: ${esc(detail.bundle.reason)}.</p>`;
   }

@@ -23,7 +23,13 @@ export interface DefaultAdaptersConfig extends CresolverAdapterConfig, AgoraRegi
 type AdapterFactoryConfig = DefaultAdaptersConfig & AdapterDefaults;
 
 /** Every protocol, in adapter registration order (the order pickWorkerEndpoint prefers). */
-export const PROTOCOLS: readonly ProtocolModule<AdapterFactoryConfig>[] = [cresolverModule, factagoraModule, roundtableModule, agoraModule, aiOlympicsModule];
+export const PROTOCOLS: readonly ProtocolModule<AdapterFactoryConfig>[] = [
+  cresolverModule,
+  factagoraModule,
+  roundtableModule,
+  agoraModule,
+  aiOlympicsModule,
+];
 
 export const PROTOCOL_NAMES: readonly string[] = PROTOCOLS.map((p) => p.name);
 
@@ -41,10 +47,14 @@ export function defaultAdapters(config: DefaultAdaptersConfig): WorkerProtocolAd
 }
 
 /** The reference agent's handlers, by protocol name. */
-export const AGENT_HANDLERS: Readonly<Record<string, AgentProtocolHandler>> = Object.fromEntries(PROTOCOLS.map((p) => [p.name, p.agentHandler]));
+export const AGENT_HANDLERS: Readonly<Record<string, AgentProtocolHandler>> = Object.fromEntries(
+  PROTOCOLS.map((p) => [p.name, p.agentHandler]),
+);
 
 /** The conformance checkers, by protocol name (`cresolver agent check --protocol <name>`). */
-export const CONFORMANCE_CHECKERS: Readonly<Record<string, ConformanceChecker>> = Object.fromEntries(PROTOCOLS.map((p) => [p.name, p.checkConformance]));
+export const CONFORMANCE_CHECKERS: Readonly<Record<string, ConformanceChecker>> = Object.fromEntries(
+  PROTOCOLS.map((p) => [p.name, p.checkConformance]),
+);
 
 /** Optional extras some checkers read (unknown to the others, which ignore them); the CLI always passes them. */
 export interface ConformanceExtras {

@@ -17,27 +17,30 @@ export function marketIdField(required: boolean): z.ZodType<bigint | undefined, 
     .unknown()
     .optional()
     .transform((v, ctx): bigint | undefined => {
-    if (absent(v)) {
-      if (!required) return undefined;
-      ctx.addIssue({ code: "custom", message: "required" });
-      return z.NEVER;
-    }
-    if (typeof v === "number") {
-      if (Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-      ctx.addIssue({ code: "custom", message: "must be a non-negative integer no larger than 2^53-1 (send larger ids as a decimal string)" });
-      return z.NEVER;
-    }
-    if (typeof v === "string") {
-      if (/^[0-9]{1,78}$/.test(v)) {
-        const id = BigInt(v);
-        if (id <= MAX_UINT256) return id;
+      if (absent(v)) {
+        if (!required) return undefined;
+        ctx.addIssue({ code: "custom", message: "required" });
+        return z.NEVER;
       }
-      ctx.addIssue({ code: "custom", message: "must be a decimal string of digits representing a uint256" });
+      if (typeof v === "number") {
+        if (Number.isSafeInteger(v) && v >= 0) return BigInt(v);
+        ctx.addIssue({
+          code: "custom",
+          message: "must be a non-negative integer no larger than 2^53-1 (send larger ids as a decimal string)",
+        });
+        return z.NEVER;
+      }
+      if (typeof v === "string") {
+        if (/^[0-9]{1,78}$/.test(v)) {
+          const id = BigInt(v);
+          if (id <= MAX_UINT256) return id;
+        }
+        ctx.addIssue({ code: "custom", message: "must be a decimal string of digits representing a uint256" });
+        return z.NEVER;
+      }
+      ctx.addIssue({ code: "custom", message: "must be a non-negative integer (JSON number) or a decimal string" });
       return z.NEVER;
-    }
-    ctx.addIssue({ code: "custom", message: "must be a non-negative integer (JSON number) or a decimal string" });
-    return z.NEVER;
-  });
+    });
 }
 
 /** A required, non-blank string of at most `max` UTF-16 code units. */

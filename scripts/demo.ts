@@ -29,7 +29,6 @@ import { buildRegistrationFile, encodeRegistrationDataUri } from "../workflow/re
 import { formatReport, marketReport } from "./demo/summary.js";
 import { startPanel, type PanelMember } from "./demo/panel.js";
 
-
 const MARKETS = [
   // Offline agents answer deterministically from the question text: on the first the skeptic dissents.
   { question: "Will global average CO2 concentration at Mauna Loa exceed 430 ppm in May 2026?", reward: "1" },
@@ -43,10 +42,16 @@ const OUT_DIR = resolve("demo-output");
 const EXPLORE = process.env.CRESOLVER_DEMO_EXPLORE === "1";
 
 const started = performance.now();
-const step = (message: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}`);
+const step = (message: string) =>
+  console.log(`[${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s] ${message}`);
 
 /** Waits until the daemon's job of every market is in one of `states` (or failed). */
-async function waitForJobs(daemon: ResolverDaemonHandle, ids: bigint[], states: string[], timeoutMs: number): Promise<void> {
+async function waitForJobs(
+  daemon: ResolverDaemonHandle,
+  ids: bigint[],
+  states: string[],
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const done = new Set<bigint>();
   while (done.size < ids.length) {
@@ -115,7 +120,12 @@ async function main(): Promise<void> {
     const workers: { ctx: ChainContext; agentId: bigint }[] = [];
     for (const [i, m] of panel.entries()) {
       const ctx = withKey(deployer, devKey(2 + i));
-      const file = buildRegistrationFile({ name: m.name, description: `cresolver reference agent (${m.persona})`, endpoint: m.endpoint, protocol: m.protocol });
+      const file = buildRegistrationFile({
+        name: m.name,
+        description: `cresolver reference agent (${m.persona})`,
+        endpoint: m.endpoint,
+        protocol: m.protocol,
+      });
       const { agentId } = await registerAgent(ctx, identity, encodeRegistrationDataUri(file));
       secrets.set(agentId, { ...m.credentials, origin: endpointOrigin(m.endpoint)! }); // bound to the endpoint it registered
       names.set(agentId, { name: m.name, protocol: m.protocol });
@@ -127,7 +137,9 @@ async function main(): Promise<void> {
     const deadline = block.timestamp + 3_600n;
     const ids: bigint[] = [];
     for (const m of MARKETS) {
-      const { marketId } = await createMarket(creator, market, m.question, deadline, parseEther(m.reward), { disputeWindow: DISPUTE_WINDOW });
+      const { marketId } = await createMarket(creator, market, m.question, deadline, parseEther(m.reward), {
+        disputeWindow: DISPUTE_WINDOW,
+      });
       ids.push(marketId);
       step(`Market ${marketId} created with a ${m.reward} ETH reward pool: "${m.question}"`);
       for (const w of workers) await joinMarket(w.ctx, market, marketId, w.agentId, STAKE);
@@ -151,30 +163,46 @@ async function main(): Promise<void> {
       const status = await readMarketStatus(creator, market, id);
       if (status.statusName === "Proposed") {
         const r = await finalize(creator, market, id).catch(() => undefined);
-        if (r) step(`  market ${id} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""}`);
+        if (r)
+          step(
+            `  market ${id} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""}`,
+          );
       }
       seats.set(id, await getSeatResults(creator, market, id));
     }
 
     mkdirSync(OUT_DIR, { recursive: true });
-    console.log("\nThe agents ran offline: their answers are derived deterministically from the question text, so this");
-    console.log("shows the mechanics (quorum, challenges, scoring, verdict, proposal, finalization), not real-world truth.\n");
+    console.log(
+      "\nThe agents ran offline: their answers are derived deterministically from the question text, so this",
+    );
+    console.log(
+      "shows the mechanics (quorum, challenges, scoring, verdict, proposal, finalization), not real-world truth.\n",
+    );
     for (const id of ids) {
       const res = await fetch(`${daemon.url}/markets/${id}`);
       const body = (await res.json()) as { bundle: { json: string; document: never } | null };
       const file = join(OUT_DIR, `market-${id}.bundle.json`);
       if (body.bundle) writeFileSync(file, body.bundle.json);
-      const report = await marketReport(deployer, { market, reputation }, id, names, {
-        url: `${daemon.url}/markets/${id} (while the demo runs)`,
-        file,
-        document: body.bundle ? body.bundle.document : { workers: [] },
-      }, seats.get(id) ?? []);
+      const report = await marketReport(
+        deployer,
+        { market, reputation },
+        id,
+        names,
+        {
+          url: `${daemon.url}/markets/${id} (while the demo runs)`,
+          file,
+          document: body.bundle ? body.bundle.document : { workers: [] },
+        },
+        seats.get(id) ?? [],
+      );
       console.log(formatReport(report));
       console.log("");
     }
     step(`Done. Bundles are in ${OUT_DIR}; keccak256 of each file equals the market's on-chain bundleHash.`);
     if (EXPLORE) {
-      console.log(`\nExplorer of the demo's markets: ${daemon.url}/explorer  (Ctrl-C to stop the chain and the daemon)`);
+      console.log(
+        `\nExplorer of the demo's markets: ${daemon.url}/explorer  (Ctrl-C to stop the chain and the daemon)`,
+      );
       await new Promise<void>((done) => {
         process.once("SIGINT", () => done());
         process.once("SIGTERM", () => done());

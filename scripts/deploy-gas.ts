@@ -10,13 +10,18 @@ import { localDevKey } from "../workflow/chain/dev-accounts.js";
 
 const { provider } = await network.create();
 const ctx = await connectProvider({ provider, privateKey: localDevKey(0) });
-const deployment = await deployAll(ctx, { network: "gas", ownRegistries: true, forwarder: "0x00000000000000000000000000000000000f0f0f" });
+const deployment = await deployAll(ctx, {
+  network: "gas",
+  ownRegistries: true,
+  forwarder: "0x00000000000000000000000000000000000f0f0f",
+});
 const block = await ctx.publicClient.getBlockNumber();
 let bootstrap = 0n;
 // Every transaction after the contracts: queueResolver per resolver and queueDefaultArbiter.
 for (let n = 1n; n <= block; n++) {
   const b = await ctx.publicClient.getBlock({ blockNumber: n, includeTransactions: true });
-  for (const tx of b.transactions) if (tx.to !== null) bootstrap += (await ctx.publicClient.getTransactionReceipt({ hash: tx.hash })).gasUsed;
+  for (const tx of b.transactions)
+    if (tx.to !== null) bootstrap += (await ctx.publicClient.getTransactionReceipt({ hash: tx.hash })).gasUsed;
 }
 let total = 0n;
 for (const [name, c] of Object.entries(deployment.contracts)) {

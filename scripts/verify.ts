@@ -15,12 +15,21 @@ const connection = await network.connect();
 const file = process.env.CRESOLVER_DEPLOYMENT ?? `deployments/${connection.networkName}.json`;
 const deployment = JSON.parse(readFileSync(file, "utf8")) as Deployment;
 let failed = 0;
-for (const [name, c] of Object.entries(deployment.contracts) as [ContractName, Deployment["contracts"]["ResolutionMarket"]][]) {
+for (const [name, c] of Object.entries(deployment.contracts) as [
+  ContractName,
+  Deployment["contracts"]["ResolutionMarket"],
+][]) {
   if (c.source !== "deployed") continue;
   // CommitteeArbiter's threshold is a uint256: recorded as a decimal string.
-  const args = name === "CommitteeArbiter" && c.constructorArgs ? c.constructorArgs.map((a, i) => (i === 1 ? BigInt(a as string) : a)) : (c.constructorArgs ?? []);
+  const args =
+    name === "CommitteeArbiter" && c.constructorArgs
+      ? c.constructorArgs.map((a, i) => (i === 1 ? BigInt(a as string) : a))
+      : (c.constructorArgs ?? []);
   try {
-    await verifyContract({ address: c.address, constructorArgs: args, contract: `${CONTRACT_SOURCES[name]}:${name}` }, hre);
+    await verifyContract(
+      { address: c.address, constructorArgs: args, contract: `${CONTRACT_SOURCES[name]}:${name}` },
+      hre,
+    );
     console.log(`verified ${name} at ${c.address}`);
   } catch (error) {
     failed++;

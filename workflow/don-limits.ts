@@ -60,5 +60,9 @@ export function donCompatibleHttp(limits: Pick<DonLimits, "maxReplyBytes" | "cal
   resolveTimeoutMs: number;
   challengeTimeoutMs: number;
 } {
-  return { maxResponseBytes: limits.maxReplyBytes, resolveTimeoutMs: limits.callTimeoutMs, challengeTimeoutMs: limits.callTimeoutMs };
+  return {
+    maxResponseBytes: limits.maxReplyBytes,
+    resolveTimeoutMs: limits.callTimeoutMs,
+    challengeTimeoutMs: limits.callTimeoutMs,
+  };
 }

@@ -41,7 +41,8 @@ export function agentCard(info: AgentInfo, url: string): AgentCard {
       {
         id: "resolve-market",
         name: "Resolve a market question",
-        description: "Investigates a yes/no question about a real-world event and answers with a determination, a confidence in [0,1], evidence and sources.",
+        description:
+          "Investigates a yes/no question about a real-world event and answers with a determination, a confidence in [0,1], evidence and sources.",
         tags: ["prediction-market", "resolution", "erc-8004", info.protocol],
         examples: ["Will bitcoin close above $200,000 on 31 December 2026?"],
       },
@@ -66,7 +67,12 @@ function endpointFor(request: FastifyRequest, endpointPath: string, publicUrl: s
  * Serves the card at the origin's well-known paths and, when the endpoint is not the base URL (e.g. /webhook),
  * also under the endpoint, so `{endpoint}/.well-known/agent.json` resolves as well.
  */
-export function registerAgentCard(app: FastifyInstance, info: AgentInfo, endpointPath: string, publicUrl?: string): void {
+export function registerAgentCard(
+  app: FastifyInstance,
+  info: AgentInfo,
+  endpointPath: string,
+  publicUrl?: string,
+): void {
   const prefixes = endpointPath === "" ? [""] : ["", endpointPath];
   for (const prefix of prefixes) {
     for (const path of AGENT_CARD_PATHS) {

@@ -1,11 +1,18 @@
 /** HTTP plumbing shared by the protocol modules: request validation and uniform JSON errors. */
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
-import { z } from "zod";
+import type { z } from "zod";
 import { EngineUpstreamError } from "./engine/types.js";
 
 export interface ErrorBody {
   /** Machine-readable kind. */
-  error: "invalid_request" | "payload_too_large" | "unsupported_media_type" | "not_found" | "request_error" | "bad_gateway" | "internal_error";
+  error:
+    | "invalid_request"
+    | "payload_too_large"
+    | "unsupported_media_type"
+    | "not_found"
+    | "request_error"
+    | "bad_gateway"
+    | "internal_error";
   /** Human-readable, names the problem (e.g. "question: must not be empty"). Never a stack trace. */
   message: string;
   /** For invalid_request: every problem found, by field path. */
@@ -44,7 +51,10 @@ export function sendError(reply: FastifyReply, status: number, body: ErrorBody):
 /** Uniform JSON errors for every route of the app: no stack traces, no internals, 5xx logged server-side. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    sendError(reply, 404, { error: "not_found", message: `no route for ${request.method} ${request.url.split("?")[0].slice(0, 200)}` });
+    sendError(reply, 404, {
+      error: "not_found",
+      message: `no route for ${request.method} ${request.url.split("?")[0].slice(0, 200)}`,
+    });
   });
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     if (err instanceof BadRequestError) {
@@ -56,8 +66,17 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const status = (err as FastifyError).statusCode;
     if (typeof status === "number" && status >= 400 && status < 500) {
-      const kind: ErrorBody["error"] = status === 400 ? "invalid_request" : status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : "request_error";
-      const message = String(err.message ?? "bad request").replace(/\s+/g, " ").slice(0, 300);
+      const kind: ErrorBody["error"] =
+        status === 400
+          ? "invalid_request"
+          : status === 413
+            ? "payload_too_large"
+            : status === 415
+              ? "unsupported_media_type"
+              : "request_error";
+      const message = String(err.message ?? "bad request")
+        .replace(/\s+/g, " ")
+        .slice(0, 300);
       return sendError(reply, status, { error: kind, message });
     }
     request.log.error({ err }, "internal error");

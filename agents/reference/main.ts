@@ -47,18 +47,27 @@ async function main(): Promise<void> {
     return;
   }
   const port = Number(values.port);
-  if (!/^[0-9]+$/.test(values.port) || port > 65_535) fail(`--port must be an integer in 0..65535, got "${values.port}"`);
+  if (!/^[0-9]+$/.test(values.port) || port > 65_535)
+    fail(`--port must be an integer in 0..65535, got "${values.port}"`);
   if (!isPersonaName(values.persona)) fail(`--persona must be one of ${PERSONAS.join(", ")}, got "${values.persona}"`);
   if (values.mode !== "offline" && values.mode !== "llm") fail(`--mode must be offline or llm, got "${values.mode}"`);
   const model = process.env.CRESOLVER_AGENT_MODEL;
-  if (values.mode === "llm" && (!model || model.trim() === "")) fail("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
+  if (values.mode === "llm" && (!model || model.trim() === ""))
+    fail("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
 
   const logger = pino({ level: values["log-level"], redact: [...LOG_REDACT_PATHS] }, destination(2));
   const agent = createReferenceAgent({
     persona: values.persona,
     name: values.name,
     mode: values.mode,
-    llm: values.mode === "llm" ? { model: model as string, baseURL: process.env.OPENAI_BASE_URL || undefined, apiKey: process.env.OPENAI_API_KEY || undefined } : undefined,
+    llm:
+      values.mode === "llm"
+        ? {
+            model: model as string,
+            baseURL: process.env.OPENAI_BASE_URL || undefined,
+            apiKey: process.env.OPENAI_API_KEY || undefined,
+          }
+        : undefined,
     logger,
   });
   const url = await agent.start({ host: values.host, port });

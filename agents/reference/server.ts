@@ -73,7 +73,8 @@ function buildEngine(options: ReferenceAgentOptions): AnswerEngine {
   const mode = options.mode ?? "offline";
   if (mode === "offline") return createOfflineEngine({ persona });
   if (mode === "llm") {
-    if (!options.llm) throw new Error('mode "llm" needs llm options (model, and baseURL/apiKey as the endpoint requires)');
+    if (!options.llm)
+      throw new Error('mode "llm" needs llm options (model, and baseURL/apiKey as the endpoint requires)');
     return createLlmEngine({ ...options.llm, persona });
   }
   throw new Error(`unknown mode "${String(mode)}"`);
@@ -82,7 +83,8 @@ function buildEngine(options: ReferenceAgentOptions): AnswerEngine {
 export function createReferenceAgent(options: ReferenceAgentOptions = {}): ReferenceAgent {
   const protocolName = options.protocol ?? "cresolver";
   const protocol = AGENT_HANDLERS[protocolName];
-  if (!protocol) throw new Error(`unknown protocol "${protocolName}" (known: ${Object.keys(AGENT_HANDLERS).join(", ")})`);
+  if (!protocol)
+    throw new Error(`unknown protocol "${protocolName}" (known: ${Object.keys(AGENT_HANDLERS).join(", ")})`);
   const engine = buildEngine(options);
   const info: AgentInfo = {
     name: options.name ?? `cresolver-reference-${engine.persona}`,
@@ -95,13 +97,22 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   const logger = options.logger;
   const app: FastifyInstance =
     typeof logger === "object"
-      ? (Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, loggerInstance: logger }) as unknown as FastifyInstance)
+      ? (Fastify({
+          bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+          loggerInstance: logger,
+        }) as unknown as FastifyInstance)
       : Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: logger ?? false });
 
   // JSON only: without this, fastify would also parse text/plain bodies.
   app.removeContentTypeParser("text/plain");
   installErrorHandling(app);
-  app.get("/health", async () => ({ status: "ok", name: info.name, protocol: info.protocol, mode: info.mode, persona: info.persona }));
+  app.get("/health", async () => ({
+    status: "ok",
+    name: info.name,
+    protocol: info.protocol,
+    mode: info.mode,
+    persona: info.persona,
+  }));
   registerAgentCard(app, info, protocol.endpointPath ?? "", options.publicUrl);
   app.register(async (scope) => {
     await protocol.register(scope, {

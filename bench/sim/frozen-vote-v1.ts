@@ -34,7 +34,14 @@
  * - on-chain scores (uint8, 3 per seat, flattened): the worker's aggregates; 0,0,0 for non-responders.
  */
 import { requiredQuorum } from "../../workflow/core/quorum.js";
-import type { Address, AggregateScores, PastReputation, ResolutionOutcome, WorkerEvaluation, WorkerRecord } from "../../workflow/core/types.js";
+import type {
+  Address,
+  AggregateScores,
+  PastReputation,
+  ResolutionOutcome,
+  WorkerEvaluation,
+  WorkerRecord,
+} from "../../workflow/core/types.js";
 
 export interface VoteConfig {
   /** Minimum margin |yes−no|/(yes+no) in basis points to resolve. Default 1000 (10 %). */
@@ -115,13 +122,17 @@ function qualityOf(a: AggregateScores): number {
 }
 
 /** Reputation factor in basis points (see module doc). Pure. */
-export function reputationFactorBps(past: PastReputation | undefined, fullCount: number = DEFAULT_VOTE_CONFIG.reputationFullCount): number {
+export function reputationFactorBps(
+  past: PastReputation | undefined,
+  fullCount: number = DEFAULT_VOTE_CONFIG.reputationFullCount,
+): number {
   if (!past) return NEUTRAL_FACTOR_BPS;
   const count = typeof past.count === "number" && Number.isFinite(past.count) ? Math.floor(past.count) : 0;
   if (count <= 0) return NEUTRAL_FACTOR_BPS;
   const full = Math.max(1, Math.floor(fullCount));
   const k = Math.min(count, full);
-  const sum = clampInt(past.resQuality, 0, 100) + clampInt(past.srcQuality, 0, 100) + clampInt(past.analysisDepth, 0, 100);
+  const sum =
+    clampInt(past.resQuality, 0, 100) + clampInt(past.srcQuality, 0, 100) + clampInt(past.analysisDepth, 0, 100);
   // (m·100 + 5000 − 10000) with m = sum/3  →  (sum·100 − 15000)/3 ; times k/full.
   const delta = Math.round(((sum * 100 - 15_000) * k) / (3 * full));
   return Math.min(MAX_FACTOR_BPS, Math.max(MIN_FACTOR_BPS, NEUTRAL_FACTOR_BPS + delta));
@@ -130,7 +141,8 @@ export function reputationFactorBps(past: PastReputation | undefined, fullCount:
 function resolveConfig(config: Partial<VoteConfig> | undefined): VoteConfig {
   const c = { ...DEFAULT_VOTE_CONFIG, ...(config ?? {}) };
   const intIn = (v: number, lo: number, hi: number, name: string): number => {
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`vote config ${name} must be an integer in [${lo}, ${hi}], got ${v}`);
+    if (!Number.isInteger(v) || v < lo || v > hi)
+      throw new RangeError(`vote config ${name} must be an integer in [${lo}, ${hi}], got ${v}`);
     return v;
   };
   return {
@@ -186,7 +198,12 @@ export function decideResolution(
   const scores: number[] = [];
   for (const v of voters) {
     const ev = v.answered && v.determination !== undefined ? evalByAddr.get(lower(v.address)) : undefined;
-    if (ev) scores.push(clampInt(ev.aggregate.resQuality, 0, 100), clampInt(ev.aggregate.srcQuality, 0, 100), clampInt(ev.aggregate.analysisDepth, 0, 100));
+    if (ev)
+      scores.push(
+        clampInt(ev.aggregate.resQuality, 0, 100),
+        clampInt(ev.aggregate.srcQuality, 0, 100),
+        clampInt(ev.aggregate.analysisDepth, 0, 100),
+      );
     else scores.push(0, 0, 0);
   }
 
@@ -207,7 +224,15 @@ export function decideResolution(
   const total = yesRaw + noRaw;
   const diff = Math.abs(yesRaw - noRaw);
   const margin = total > 0 ? diff / total : 0;
-  const tally: Tally = { yesWeight: yesRaw / 30_000, noWeight: noRaw / 30_000, margin, yesRaw, noRaw, yesVoters, noVoters };
+  const tally: Tally = {
+    yesWeight: yesRaw / 30_000,
+    noWeight: noRaw / 30_000,
+    margin,
+    yesRaw,
+    noRaw,
+    yesVoters,
+    noVoters,
+  };
 
   const answered = yesVoters + noVoters;
   const required = requiredQuorum(records.length);

@@ -7,7 +7,13 @@
  */
 import { correctnessOf } from "../../workflow/core/correctness.js";
 import { quorumStatus } from "../../workflow/core/quorum.js";
-import type { Address, HistoryMarket, MarketSnapshot, PastReputation, WorkerRecord } from "../../workflow/core/types.js";
+import type {
+  Address,
+  HistoryMarket,
+  MarketSnapshot,
+  PastReputation,
+  WorkerRecord,
+} from "../../workflow/core/types.js";
 import type { VerdictConfigInput } from "../../workflow/core/vote.js";
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { evaluateStage } from "../../workflow/pipeline/06-evaluate.js";
@@ -87,9 +93,15 @@ export function spearman(xs: number[], ys: number[]): number | null {
   return dx === 0 || dy === 0 ? null : num / Math.sqrt(dx * dy);
 }
 
-const call = (decided: boolean | null, truth: boolean): Call => (decided === null ? "unresolved" : decided === truth ? "correct" : "wrong");
+const call = (decided: boolean | null, truth: boolean): Call =>
+  decided === null ? "unresolved" : decided === truth ? "correct" : "wrong";
 
-export async function simulate(scenario: Scenario, seed: number, markets: number, vote: VerdictConfigInput = {}): Promise<SimResult> {
+export async function simulate(
+  scenario: Scenario,
+  seed: number,
+  markets: number,
+  vote: VerdictConfigInput = {},
+): Promise<SimResult> {
   const rng = createRng(seed);
   const truthRng = rng.fork("truth");
   const agentRng = new Map(scenario.agents.map((a) => [a.id, rng.fork(`agent-${a.id}`)]));
@@ -121,7 +133,11 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
       const right = a.kind === "honest" ? r.chance(a.accuracy) : false;
       const determination = right ? truth : !truth;
       const confidence = a.kind === "honest" ? Math.min(0.99, Math.max(0.5, a.accuracy + 0.05 * r.normal())) : 0.95;
-      return { seat: market.workers[s], endpoint: SIM_ENDPOINT, answer: { determination, confidence, ...evidenceFor(a.style, determination, i, r) } };
+      return {
+        seat: market.workers[s],
+        endpoint: SIM_ENDPOINT,
+        answer: { determination, confidence, ...evidenceFor(a.style, determination, i, r) },
+      };
     });
     const quorum = quorumStatus(market.workers.length, records.length);
     const evaluation = await evaluateStage(market, records, evaluator);
@@ -158,13 +174,21 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
     // wrong proposal is finalized by the arbiter with the truth (known truth for the estimate).
     const wrong = decision.verdict !== "invalid" && (decision.verdict === "yes") !== truth;
     const disputed = wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!);
-    const final: boolean | "invalid" = disputed ? truth : decision.verdict === "invalid" ? "invalid" : decision.verdict === "yes";
+    const final: boolean | "invalid" = disputed
+      ? truth
+      : decision.verdict === "invalid"
+        ? "invalid"
+        : decision.verdict === "yes";
     out.markets[out.markets.length - 1].disputed = disputed;
     history.push({
       key: marketKey(market),
       final,
       disputed,
-      answers: decision.reports.map((r, s) => ({ agentId: panel[s].id, answer: r.answer, confidenceBps: r.confidenceBps })),
+      answers: decision.reports.map((r, s) => ({
+        agentId: panel[s].id,
+        answer: r.answer,
+        confidenceBps: r.confidenceBps,
+      })),
     });
     if (final !== "invalid") {
       decision.reports.forEach((r, s) => {
@@ -192,7 +216,10 @@ export async function simulate(scenario: Scenario, seed: number, markets: number
 
     if (CHECKPOINTS.includes(i + 1)) {
       const withRep = scenario.agents.filter((a) => corr.has(a.id));
-      out.spearmanAfter[i + 1] = spearman(withRep.map((a) => corr.get(a.id)!.sum / corr.get(a.id)!.n), withRep.map((a) => accuracyOf.get(a.id)!));
+      out.spearmanAfter[i + 1] = spearman(
+        withRep.map((a) => corr.get(a.id)!.sum / corr.get(a.id)!.n),
+        withRep.map((a) => accuracyOf.get(a.id)!),
+      );
       const withOld = scenario.agents.filter((a) => oldRep.has(addressOf(a.id)));
       out.spearmanBefore[i + 1] = spearman(
         withOld.map((a) => {

@@ -7,9 +7,23 @@ import type { Rng } from "./prng.js";
 
 export type Style = "rich" | "plain" | "terse";
 
-const DOMAINS = ["reuters.com", "apnews.com", "bloomberg.com", "ft.com", "wsj.com", "economist.com", "bbc.co.uk", "nytimes.com"];
+const DOMAINS = [
+  "reuters.com",
+  "apnews.com",
+  "bloomberg.com",
+  "ft.com",
+  "wsj.com",
+  "economist.com",
+  "bbc.co.uk",
+  "nytimes.com",
+];
 
-export function evidenceFor(style: Style, determination: boolean, market: number, rng: Rng): { evidence: string; sources: string[] } {
+export function evidenceFor(
+  style: Style,
+  determination: boolean,
+  market: number,
+  rng: Rng,
+): { evidence: string; sources: string[] } {
   const side = determination ? "YES" : "NO";
   const n = 100 + Math.floor(rng.next() * 900);
   if (style === "terse") return { evidence: `${side}.`, sources: [] };

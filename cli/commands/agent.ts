@@ -1,11 +1,24 @@
 import { Command, Option } from "commander";
 import { registerAgent, setAgentWallet } from "../../workflow/chain/actions.js";
-import { buildRegistrationFile, checkHttpEndpoint, encodeRegistrationDataUri, isRegistrationError } from "../../workflow/registration/index.js";
+import {
+  buildRegistrationFile,
+  checkHttpEndpoint,
+  encodeRegistrationDataUri,
+  isRegistrationError,
+} from "../../workflow/registration/index.js";
 import { isPersonaName } from "../../agents/reference/engine/personas.js";
 import { PERSONAS } from "../../agents/reference/engine/types.js";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
 import type { AgentAuth } from "../../protocols/agent-types.js";
-import { AGENT_ENV, AUTH_FLAG, parseAgentIdFlag, parsePortFlag, parseUrlFlag, readAgentSecrets, type SecretFlags } from "../agent-auth.js";
+import {
+  AGENT_ENV,
+  AUTH_FLAG,
+  parseAgentIdFlag,
+  parsePortFlag,
+  parseUrlFlag,
+  readAgentSecrets,
+  type SecretFlags,
+} from "../agent-auth.js";
 import { checkCommand } from "./agent-check.js";
 import { agentInspectCommands } from "./inspect.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
@@ -17,42 +30,67 @@ const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 function register(runtime: () => Runtime): Command {
   return new Command("register")
-    .description("Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.")
+    .description(
+      "Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.",
+    )
     .option("--name <name>", "agent name")
     .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
-    .addOption(new Option("--protocol <name>", "worker protocol served at the endpoint (one the resolver speaks)").choices(Object.keys(AGENT_HANDLERS)).default("cresolver"))
+    .addOption(
+      new Option("--protocol <name>", "worker protocol served at the endpoint (one the resolver speaks)")
+        .choices(Object.keys(AGENT_HANDLERS))
+        .default("cresolver"),
+    )
     .option("--description <text>", "free-text description")
     .option("--uri <uri>", "register this https://, ipfs:// or data: URI instead of building one")
-    .action(async (opts: { name?: string; endpoint?: string; protocol: string; description?: string; uri?: string }) => {
-      const rt = runtime();
-      rt.requireKey();
-      let uri: string;
-      if (opts.uri !== undefined) {
-        if (opts.name !== undefined || opts.endpoint !== undefined || opts.description !== undefined) throw new CliError("give either --uri or --name/--endpoint/--description, not both");
-        uri = parseAgentUri(opts.uri);
-      } else {
-        if (opts.name === undefined || opts.name.trim() === "") throw new CliError("--name is required (or give --uri)");
-        if (opts.endpoint === undefined) throw new CliError("--endpoint is required (or give --uri)");
-        const endpoint = checkHttpEndpoint(opts.endpoint);
-        if (!endpoint.ok) throw new CliError(`--endpoint ${endpoint.reason}: "${opts.endpoint.slice(0, 60)}"`);
-        if (!PROTOCOL.test(opts.protocol)) throw new CliError(`--protocol must be a lower-case protocol name like cresolver, got "${opts.protocol.slice(0, 40)}"`);
-        try {
-          uri = encodeRegistrationDataUri(
-            buildRegistrationFile({ name: opts.name, endpoint: opts.endpoint, protocol: opts.protocol, ...(opts.description !== undefined ? { description: opts.description } : {}) }),
-          );
-        } catch (error) {
-          if (isRegistrationError(error)) throw new CliError(`registration file: ${error.message}`);
-          throw error;
+    .action(
+      async (opts: { name?: string; endpoint?: string; protocol: string; description?: string; uri?: string }) => {
+        const rt = runtime();
+        rt.requireKey();
+        let uri: string;
+        if (opts.uri !== undefined) {
+          if (opts.name !== undefined || opts.endpoint !== undefined || opts.description !== undefined)
+            throw new CliError("give either --uri or --name/--endpoint/--description, not both");
+          uri = parseAgentUri(opts.uri);
+        } else {
+          if (opts.name === undefined || opts.name.trim() === "")
+            throw new CliError("--name is required (or give --uri)");
+          if (opts.endpoint === undefined) throw new CliError("--endpoint is required (or give --uri)");
+          const endpoint = checkHttpEndpoint(opts.endpoint);
+          if (!endpoint.ok) throw new CliError(`--endpoint ${endpoint.reason}: "${opts.endpoint.slice(0, 60)}"`);
+          if (!PROTOCOL.test(opts.protocol))
+            throw new CliError(
+              `--protocol must be a lower-case protocol name like cresolver, got "${opts.protocol.slice(0, 40)}"`,
+            );
+          try {
+            uri = encodeRegistrationDataUri(
+              buildRegistrationFile({
+                name: opts.name,
+                endpoint: opts.endpoint,
+                protocol: opts.protocol,
+                ...(opts.description !== undefined ? { description: opts.description } : {}),
+              }),
+            );
+          } catch (error) {
+            if (isRegistrationError(error)) throw new CliError(`registration file: ${error.message}`);
+            throw error;
+          }
         }
-      }
-      const identity = await rt.identityAddress();
-      const ctx = await rt.chain({ needsKey: true });
-      const r = await registerAgent(ctx, identity, uri);
-      rt.emit(
-        { agentId: r.agentId, owner: r.owner, identityRegistry: identity, agentURI: uri, txHash: r.txHash, blockNumber: r.blockNumber },
-        `registered agent ${r.agentId} (owner ${r.owner}) in ${identity}\n  tx ${r.txHash}`,
-      );
-    });
+        const identity = await rt.identityAddress();
+        const ctx = await rt.chain({ needsKey: true });
+        const r = await registerAgent(ctx, identity, uri);
+        rt.emit(
+          {
+            agentId: r.agentId,
+            owner: r.owner,
+            identityRegistry: identity,
+            agentURI: uri,
+            txHash: r.txHash,
+            blockNumber: r.blockNumber,
+          },
+          `registered agent ${r.agentId} (owner ${r.owner}) in ${identity}\n  tx ${r.txHash}`,
+        );
+      },
+    );
 }
 
 function setWallet(runtime: () => Runtime): Command {
@@ -72,7 +110,14 @@ function setWallet(runtime: () => Runtime): Command {
       const ctx = await rt.chain({ needsKey: true });
       const r = await setAgentWallet(ctx, identity, agentId, walletKey);
       rt.emit(
-        { agentId, wallet: r.wallet, deadline: r.deadline, identityRegistry: identity, txHash: r.txHash, blockNumber: r.blockNumber },
+        {
+          agentId,
+          wallet: r.wallet,
+          deadline: r.deadline,
+          identityRegistry: identity,
+          txHash: r.txHash,
+          blockNumber: r.blockNumber,
+        },
         `agent ${agentId} wallet set to ${r.wallet}\n  tx ${r.txHash}`,
       );
     });
@@ -109,29 +154,56 @@ function serve(runtime: () => Runtime): Command {
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--name <name>", "name reported by /health")
     .option("--log-level <level>", "pino log level (logs go to stderr)", "info")
-    .option("--bearer-token-env <VAR>", `environment variable holding the bearer token the platform must send (factagora; optional for others) (default ${AGENT_ENV.bearerToken})`)
-    .option("--hmac-secret-env <VAR>", `environment variable holding the HMAC secret (ai-olympics) (default ${AGENT_ENV.hmacSecret})`)
-    .option("--jwks-url <url>", "JWKS URL of the platform whose JWTs the agent accepts (agora), e.g. http://127.0.0.1:8090/.well-known/jwks.json")
+    .option(
+      "--bearer-token-env <VAR>",
+      `environment variable holding the bearer token the platform must send (factagora; optional for others) (default ${AGENT_ENV.bearerToken})`,
+    )
+    .option(
+      "--hmac-secret-env <VAR>",
+      `environment variable holding the HMAC secret (ai-olympics) (default ${AGENT_ENV.hmacSecret})`,
+    )
+    .option(
+      "--jwks-url <url>",
+      "JWKS URL of the platform whose JWTs the agent accepts (agora), e.g. http://127.0.0.1:8090/.well-known/jwks.json",
+    )
     .option("--agent-id <id>", "the agent's ERC-8004 id (agora: tokens must name it)")
-    .option("--agora-stream-url <url>", "ws:// or wss:// base URL of the platform's event stream (agora; events are streamed when set)")
+    .option(
+      "--agora-stream-url <url>",
+      "ws:// or wss:// base URL of the platform's event stream (agora; events are streamed when set)",
+    )
     .action(async (opts: ServeOptions) => {
       const rt = runtime();
       const port = parsePortFlag(opts.port, "--port");
       if (!isPersonaName(opts.persona)) throw new CliError(`--persona must be one of ${PERSONAS.join(", ")}`);
-      if (!LOG_LEVELS.includes(opts.logLevel)) throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
+      if (!LOG_LEVELS.includes(opts.logLevel))
+        throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
       const module = AGENT_HANDLERS[opts.protocol];
       if (module === undefined) throw new CliError(`--protocol must be one of ${protocols.join(", ")}`);
       const secrets = readAgentSecrets(rt.io.env, opts);
-      const auth: AgentAuth = { ...secrets, ...(opts.jwksUrl !== undefined ? { jwksUrl: parseUrlFlag(opts.jwksUrl, "--jwks-url", ["http:", "https:"]).toString() } : {}) };
+      const auth: AgentAuth = {
+        ...secrets,
+        ...(opts.jwksUrl !== undefined
+          ? { jwksUrl: parseUrlFlag(opts.jwksUrl, "--jwks-url", ["http:", "https:"]).toString() }
+          : {}),
+      };
       const agentId = parseAgentIdFlag(opts.agentId);
-      const agoraStreamUrl = opts.agoraStreamUrl !== undefined ? parseUrlFlag(opts.agoraStreamUrl, "--agora-stream-url", ["ws:", "wss:"]).toString().replace(/\/+$/, "") : undefined;
+      const agoraStreamUrl =
+        opts.agoraStreamUrl !== undefined
+          ? parseUrlFlag(opts.agoraStreamUrl, "--agora-stream-url", ["ws:", "wss:"]).toString().replace(/\/+$/, "")
+          : undefined;
       if (module.requiredAuth !== undefined && auth[module.requiredAuth] === undefined) {
         throw new CliError(`protocol ${opts.protocol} needs ${AUTH_FLAG[module.requiredAuth]}`);
       }
       const model = rt.io.env.CRESOLVER_AGENT_MODEL;
-      if (opts.mode === "llm" && (!model || model.trim() === "")) throw new CliError("--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)");
+      if (opts.mode === "llm" && (!model || model.trim() === ""))
+        throw new CliError(
+          "--mode llm needs CRESOLVER_AGENT_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY as the endpoint requires)",
+        );
       // The agent server (fastify, pino) loads only when this command runs: every other command starts faster.
-      const [{ pino, destination }, { createReferenceAgent }] = await Promise.all([import("pino"), import("../../agents/reference/server.js")]);
+      const [{ pino, destination }, { createReferenceAgent }] = await Promise.all([
+        import("pino"),
+        import("../../agents/reference/server.js"),
+      ]);
       const logger = pino({ level: opts.logLevel, redact: [...LOG_REDACT_PATHS] }, destination(2));
       const agent = createReferenceAgent({
         protocol: opts.protocol,
@@ -139,7 +211,13 @@ function serve(runtime: () => Runtime): Command {
         mode: opts.mode,
         name: opts.name,
         ...(opts.mode === "llm"
-          ? { llm: { model: model as string, ...(rt.io.env.OPENAI_BASE_URL ? { baseURL: rt.io.env.OPENAI_BASE_URL } : {}), ...(rt.io.env.OPENAI_API_KEY ? { apiKey: rt.io.env.OPENAI_API_KEY } : {}) } }
+          ? {
+              llm: {
+                model: model as string,
+                ...(rt.io.env.OPENAI_BASE_URL ? { baseURL: rt.io.env.OPENAI_BASE_URL } : {}),
+                ...(rt.io.env.OPENAI_API_KEY ? { apiKey: rt.io.env.OPENAI_API_KEY } : {}),
+              },
+            }
           : {}),
         ...(Object.keys(auth).length > 0 ? { auth } : {}),
         agentId,
@@ -159,11 +237,21 @@ function serve(runtime: () => Runtime): Command {
       } catch (error) {
         await agent.close().catch(() => undefined);
         const code = (error as NodeJS.ErrnoException).code;
-        throw new CliError(`cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`, 1);
+        throw new CliError(
+          `cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+          1,
+        );
       }
       const endpoint = `${url}${module.endpointPath ?? ""}`;
       rt.emit(
-        { url, endpoint, protocol: agent.info.protocol, persona: agent.info.persona, mode: agent.info.mode, name: agent.info.name },
+        {
+          url,
+          endpoint,
+          protocol: agent.info.protocol,
+          persona: agent.info.persona,
+          mode: agent.info.mode,
+          name: agent.info.name,
+        },
         `${url}\nendpoint ${endpoint} (protocol ${agent.info.protocol}, ${agent.info.persona}, ${agent.info.mode}): register it with \`cresolver agent register --endpoint ${endpoint} --protocol ${agent.info.protocol}\``,
       );
       await new Promise<void>((resolveStop) => {
@@ -190,7 +278,13 @@ function serve(runtime: () => Runtime): Command {
 }
 
 export function agentCommand(runtime: () => Runtime): Command {
-  const cmd = new Command("agent").description("ERC-8004 worker agents: list, show, register, bind a wallet, run the reference agent, check an agent's protocol conformance");
+  const cmd = new Command("agent").description(
+    "ERC-8004 worker agents: list, show, register, bind a wallet, run the reference agent, check an agent's protocol conformance",
+  );
   for (const sub of agentInspectCommands(runtime)) cmd.addCommand(sub);
-  return cmd.addCommand(register(runtime)).addCommand(setWallet(runtime)).addCommand(serve(runtime)).addCommand(checkCommand(runtime));
+  return cmd
+    .addCommand(register(runtime))
+    .addCommand(setWallet(runtime))
+    .addCommand(serve(runtime))
+    .addCommand(checkCommand(runtime));
 }

@@ -17,7 +17,8 @@ export async function bettingAddress(rt: Runtime, flag: string | undefined): Pro
   return betting;
 }
 
-const bettingOption = () => new Option("--betting <address>", "BettingMarket address (default: from the deployment file)");
+const bettingOption = () =>
+  new Option("--betting <address>", "BettingMarket address (default: from the deployment file)");
 
 function place(runtime: () => Runtime): Command {
   return new Command("place")
@@ -54,7 +55,10 @@ function claim(runtime: () => Runtime): Command {
       const betting = await bettingAddress(rt, opts.betting);
       const ctx = await rt.chain({ needsKey: true });
       const r = await claimBet(ctx, betting, marketId);
-      rt.emit({ marketId, betting, ...r }, `claimed ${formatEther(r.amount)} ETH${r.refund ? " (refund)" : ""} from market ${marketId}\n  tx ${r.txHash}`);
+      rt.emit(
+        { marketId, betting, ...r },
+        `claimed ${formatEther(r.amount)} ETH${r.refund ? " (refund)" : ""} from market ${marketId}\n  tx ${r.txHash}`,
+      );
     });
 }
 
@@ -69,10 +73,20 @@ function position(runtime: () => Runtime): Command {
       const marketId = parseUint(marketIdArg, "marketId");
       const betting = await bettingAddress(rt, opts.betting);
       const ctx = await rt.chain();
-      const account = opts.account !== undefined ? parseAddress(opts.account, "--account") : ctx.account !== undefined ? getAddress(ctx.account.address) : undefined;
+      const account =
+        opts.account !== undefined
+          ? parseAddress(opts.account, "--account")
+          : ctx.account !== undefined
+            ? getAddress(ctx.account.address)
+            : undefined;
       if (account === undefined) throw new CliError("give --account <address> (or a key)");
       const p = await betPosition(ctx, betting, marketId, account);
-      const state = p.settlement === "payout" ? `pays ${p.outcome ? "YES" : "NO"}` : p.settlement === "refund" ? "refunds every bet" : "not final yet";
+      const state =
+        p.settlement === "payout"
+          ? `pays ${p.outcome ? "YES" : "NO"}`
+          : p.settlement === "refund"
+            ? "refunds every bet"
+            : "not final yet";
       rt.emit(
         { marketId, account, betting, ...p },
         [
@@ -84,5 +98,9 @@ function position(runtime: () => Runtime): Command {
 }
 
 export function betCommand(runtime: () => Runtime): Command {
-  return new Command("bet").description("Betting on market outcomes: place, claim, position").addCommand(place(runtime)).addCommand(claim(runtime)).addCommand(position(runtime));
+  return new Command("bet")
+    .description("Betting on market outcomes: place, claim, position")
+    .addCommand(place(runtime))
+    .addCommand(claim(runtime))
+    .addCommand(position(runtime));
 }

@@ -45,7 +45,8 @@ interface DaemonOpts {
 
 function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[0-9]+$/.test(value)) throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
+  if (!/^[0-9]+$/.test(value))
+    throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`${flag} must be between ${min} and ${max}`);
   return n;
@@ -53,7 +54,8 @@ function intFlag(value: string | undefined, flag: string, min: number, max: numb
 
 function apiTokenFrom(env: Record<string, string | undefined>, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new CliError(`--api-token-env must name an environment variable, got "${name.slice(0, 40)}"`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new CliError(`--api-token-env must name an environment variable, got "${name.slice(0, 40)}"`);
   const token = env[name];
   if (token === undefined || token === "") throw new CliError(`--api-token-env ${name}: the variable is not set`);
   if (token.length < 16) throw new CliError(`--api-token-env ${name}: the token must be at least 16 characters`);
@@ -66,22 +68,52 @@ export function daemonCommand(runtime: () => Runtime): Command {
       "Run the resolver daemon: watch ResolutionRequested on the market contract (--market or the deployment file), propose a bonded verdict for every requested market exactly once through the workflow and the settle module (Invalid after --max-attempts runs that failed or lacked answers), finalize its proposals after the dispute window, escalate or concede disputes (--on-dispute), publish pending ERC-8004 feedback, keep state in SQLite, serve the HTTP API (/health, /metrics, /markets/:id, /bundles/<hash>.json, /.well-known/jwks.json, the Agora event stream, POST /markets/:id/resolve). Needs the key of a resolver on the market (PRIVATE_KEY). Runs until SIGINT/SIGTERM.",
     )
     .option("--db <path>", "SQLite state file (created 0600; one daemon per file)", "./cresolver-daemon.sqlite")
-    .option("--api-host <host>", "HTTP API address (keep it on loopback; put a TLS proxy in front to expose it)", "127.0.0.1")
+    .option(
+      "--api-host <host>",
+      "HTTP API address (keep it on loopback; put a TLS proxy in front to expose it)",
+      "127.0.0.1",
+    )
     .option("--api-port <port>", "HTTP API port (0 = any free port)", "8787")
-    .option("--api-token-env <VAR>", "environment variable holding the bearer token (≥ 16 chars) of POST /markets/:id/resolve; without it manual triggers are refused")
+    .option(
+      "--api-token-env <VAR>",
+      "environment variable holding the bearer token (≥ 16 chars) of POST /markets/:id/resolve; without it manual triggers are refused",
+    )
     .option("--confirmations <n>", "blocks a ResolutionRequested event must be buried under (default 2)")
     .option("--poll-interval-ms <ms>", "pause between scans once caught up (default 4000)")
-    .option("--start-block <n>", "first block to scan when the database has no cursor (default: the market's deployment block from the deployment file, else 0)")
+    .option(
+      "--start-block <n>",
+      "first block to scan when the database has no cursor (default: the market's deployment block from the deployment file, else 0)",
+    )
     .option("--max-attempts <n>", "pipeline runs per market before the daemon proposes Invalid (default 5)")
     .option("--concurrency <n>", "markets resolved at once (default 4)")
-    .option("--credentials-file <path>", 'per-agent secrets, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
-    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads CRESOLVER_EVAL_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)").choices(["rubric", "llm"]).default("rubric"))
+    .option(
+      "--credentials-file <path>",
+      'per-agent secrets, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository',
+    )
+    .addOption(
+      new Option(
+        "--evaluator <kind>",
+        "worker evaluator (llm reads CRESOLVER_EVAL_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)",
+      )
+        .choices(["rubric", "llm"])
+        .default("rubric"),
+    )
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]).default("info"))
-    .option("--public-url <url>", "public base URL of the API: proposals carry <url>/bundles/<hash>.json as their bundle URI (default: empty URI)")
-    .addOption(new Option("--on-dispute <policy>", "when one of our proposals is disputed").choices(["escalate", "concede"]).default("escalate"))
-    .option("--reset-db", "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)")
+    .option(
+      "--public-url <url>",
+      "public base URL of the API: proposals carry <url>/bundles/<hash>.json as their bundle URI (default: empty URI)",
+    )
+    .addOption(
+      new Option("--on-dispute <policy>", "when one of our proposals is disputed")
+        .choices(["escalate", "concede"])
+        .default("escalate"),
+    )
+    .option(
+      "--reset-db",
+      "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)",
+    )
     .action(async (opts: DaemonOpts) => {
       const rt = runtime();
       const env = rt.io.env;
@@ -94,8 +126,12 @@ export function daemonCommand(runtime: () => Runtime): Command {
       const concurrency = intFlag(opts.concurrency, "--concurrency", 1, 256);
       const apiToken = apiTokenFrom(env, opts.apiTokenEnv);
       if (opts.apiHost.trim() === "") throw new CliError("--api-host must not be empty");
-      const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;
-      const evaluator = opts.evaluator === "llm" ? llmEvaluatorFromEnv(env as NodeJS.ProcessEnv) : ({ kind: "rubric" } as const);
+      const credentials =
+        opts.credentialsFile !== undefined
+          ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`))
+          : undefined;
+      const evaluator =
+        opts.evaluator === "llm" ? llmEvaluatorFromEnv(env as NodeJS.ProcessEnv) : ({ kind: "rubric" } as const);
       const identity = rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
       const rpcUrl = rt.rpcUrl;
       rt.requireKey();
@@ -106,7 +142,9 @@ export function daemonCommand(runtime: () => Runtime): Command {
         startBlock = (await rt.deployment({ required: true }))?.contracts.ResolutionMarket.blockNumber;
       }
       if (startBlock === undefined && !LOCAL_CHAIN_IDS.has(ctx.chainId)) {
-        rt.io.stderr(`warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`);
+        rt.io.stderr(
+          `warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`,
+        );
       }
       await requireResolverKey(ctx, market);
 
@@ -153,7 +191,8 @@ export function daemonCommand(runtime: () => Runtime): Command {
         const message = error instanceof Error ? error.message : String(error);
         if (/^invalid (daemon config|credentials)/.test(message)) throw new CliError(message);
         if (error instanceof Error && error.name === "StoreMismatch") throw new CliError(message);
-        if (/EADDRINUSE|address already in use/i.test(message)) throw new CliError(`--api-host/--api-port: ${opts.apiHost}:${apiPort} is already in use`);
+        if (/EADDRINUSE|address already in use/i.test(message))
+          throw new CliError(`--api-host/--api-port: ${opts.apiHost}:${apiPort} is already in use`);
         throw error;
       }
 
@@ -168,7 +207,10 @@ export function daemonCommand(runtime: () => Runtime): Command {
       logger.info({ signal }, "stopping");
       await handle.close();
       logger.flush();
-      rt.emit({ status: "stopped", signal, api: handle.url, market, resolver: handle.resolver }, `daemon stopped (${signal})`);
+      rt.emit(
+        { status: "stopped", signal, api: handle.url, market, resolver: handle.resolver },
+        `daemon stopped (${signal})`,
+      );
       process.off("SIGINT", again);
       process.off("SIGTERM", again);
     });

@@ -15,70 +15,126 @@ export function deployCommand(runtime: () => Runtime): Command {
     .description(
       "Deploy the registries and markets and write deployments/<network>.json. Where the canonical ERC-8004 registries exist (Sepolia, other testnets, mainnets) they are used and only the markets are deployed. Progress is journaled in <file>.partial: after a failure, run the same command again to continue where it stopped.",
     )
-    .option("--own-registries", "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist")
+    .option(
+      "--own-registries",
+      "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist",
+    )
     .option("--reputation <address>", "use this existing ReputationRegistry (with the global --identity)")
-    .option("--resolver <address>", "authorise this resolver on the market (repeatable; default: the deployer); queued before the first market, so active at once", collect, [] as string[])
-    .option("--arbiter <address>", "default arbiter of disputes (a contract, e.g. an UmaArbiter or a CommitteeArbiter), set before the first market")
-    .option("--committee <addresses>", "instead of --arbiter: deploy a CommitteeArbiter with these members (comma-separated; default: the deployer alone)")
+    .option(
+      "--resolver <address>",
+      "authorise this resolver on the market (repeatable; default: the deployer); queued before the first market, so active at once",
+      collect,
+      [] as string[],
+    )
+    .option(
+      "--arbiter <address>",
+      "default arbiter of disputes (a contract, e.g. an UmaArbiter or a CommitteeArbiter), set before the first market",
+    )
+    .option(
+      "--committee <addresses>",
+      "instead of --arbiter: deploy a CommitteeArbiter with these members (comma-separated; default: the deployer alone)",
+    )
     .option("--committee-threshold <n>", "votes the committee needs for a ruling (default 1)")
-    .option("--forwarder <address>", "also deploy a CREReceiver for this Chainlink KeystoneForwarder and make it a resolver")
+    .option(
+      "--forwarder <address>",
+      "also deploy a CREReceiver for this Chainlink KeystoneForwarder and make it a resolver",
+    )
     .option("--no-betting", "do not deploy the BettingMarket")
-    .option("--network-name <name>", "name for the deployment file (default from the chain id: localhost, sepolia, mainnet, chain-<id>)")
+    .option(
+      "--network-name <name>",
+      "name for the deployment file (default from the chain id: localhost, sepolia, mainnet, chain-<id>)",
+    )
     .option("--out <file>", "where to write the deployment (default deployments/<network>.json)")
     .option("--force", "overwrite an existing deployment file of a non-local chain")
-    .action(async (opts: { ownRegistries?: boolean; reputation?: string; resolver: string[]; arbiter?: string; committee?: string; committeeThreshold?: string; forwarder?: string; betting: boolean; networkName?: string; out?: string; force?: boolean }) => {
-      const rt = runtime();
-      rt.requireKey();
-      const identity = rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
-      const reputation = opts.reputation !== undefined ? parseAddress(opts.reputation, "--reputation") : undefined;
-      if ((identity === undefined) !== (reputation === undefined)) throw new CliError("give both --identity and --reputation to use existing registries, or neither");
-      if (identity !== undefined && opts.ownRegistries) throw new CliError("--own-registries conflicts with --identity/--reputation");
-      const resolvers = opts.resolver.map((r) => parseAddress(r, "--resolver"));
-      const forwarder = opts.forwarder !== undefined ? parseAddress(opts.forwarder, "--forwarder") : undefined;
-      const arbiter = opts.arbiter !== undefined ? parseAddress(opts.arbiter, "--arbiter") : undefined;
-      if (arbiter !== undefined && (opts.committee !== undefined || opts.committeeThreshold !== undefined)) throw new CliError("--arbiter conflicts with --committee / --committee-threshold");
-      const members = opts.committee !== undefined ? opts.committee.split(",").map((a) => parseAddress(a.trim(), "--committee")) : undefined;
-      const threshold = opts.committeeThreshold !== undefined ? parseIntIn(opts.committeeThreshold, "--committee-threshold", 1, members?.length ?? 1) : undefined;
-      if (opts.networkName !== undefined && !NETWORK_NAME.test(opts.networkName)) throw new CliError(`--network-name must be letters, digits, - or _ (≤ 64), got "${opts.networkName.slice(0, 40)}"`);
+    .action(
+      async (opts: {
+        ownRegistries?: boolean;
+        reputation?: string;
+        resolver: string[];
+        arbiter?: string;
+        committee?: string;
+        committeeThreshold?: string;
+        forwarder?: string;
+        betting: boolean;
+        networkName?: string;
+        out?: string;
+        force?: boolean;
+      }) => {
+        const rt = runtime();
+        rt.requireKey();
+        const identity =
+          rt.globals.identity !== undefined ? parseAddress(rt.globals.identity, "--identity") : undefined;
+        const reputation = opts.reputation !== undefined ? parseAddress(opts.reputation, "--reputation") : undefined;
+        if ((identity === undefined) !== (reputation === undefined))
+          throw new CliError("give both --identity and --reputation to use existing registries, or neither");
+        if (identity !== undefined && opts.ownRegistries)
+          throw new CliError("--own-registries conflicts with --identity/--reputation");
+        const resolvers = opts.resolver.map((r) => parseAddress(r, "--resolver"));
+        const forwarder = opts.forwarder !== undefined ? parseAddress(opts.forwarder, "--forwarder") : undefined;
+        const arbiter = opts.arbiter !== undefined ? parseAddress(opts.arbiter, "--arbiter") : undefined;
+        if (arbiter !== undefined && (opts.committee !== undefined || opts.committeeThreshold !== undefined))
+          throw new CliError("--arbiter conflicts with --committee / --committee-threshold");
+        const members =
+          opts.committee !== undefined
+            ? opts.committee.split(",").map((a) => parseAddress(a.trim(), "--committee"))
+            : undefined;
+        const threshold =
+          opts.committeeThreshold !== undefined
+            ? parseIntIn(opts.committeeThreshold, "--committee-threshold", 1, members?.length ?? 1)
+            : undefined;
+        if (opts.networkName !== undefined && !NETWORK_NAME.test(opts.networkName))
+          throw new CliError(
+            `--network-name must be letters, digits, - or _ (≤ 64), got "${opts.networkName.slice(0, 40)}"`,
+          );
 
-      const ctx = await rt.chain({ needsKey: true });
-      const network = opts.networkName ?? networkNameFor(ctx.chainId);
-      const out = resolve(rt.io.cwd, opts.out ?? `deployments/${network}.json`);
-      if (existsSync(out) && !LOCAL_CHAIN_IDS.has(ctx.chainId) && !opts.force) {
-        throw new CliError(`${out} already exists for chain ${ctx.chainId}: pass --force to replace it, or choose --network-name / --out`);
-      }
-      // Every contract is journaled as it lands; a re-run after a failure reuses those with code at their address.
-      const deployer = ctx.account?.address;
-      if (deployer === undefined) throw new CliError("deploy needs --private-key or PRIVATE_KEY");
-      const journal = fileDeployJournal(`${out}.partial`, ctx.chainId, deployer);
-      mkdirSync(dirname(out), { recursive: true });
-      const deployment = await deployAll(ctx, {
-        network,
-        journal,
-        ...(opts.ownRegistries ? { ownRegistries: true } : {}),
-        ...(identity && reputation ? { identityRegistry: identity, reputationRegistry: reputation } : {}),
-        resolvers,
-        betting: opts.betting,
-        ...(forwarder ? { forwarder } : {}),
-        ...(arbiter ? { arbiter } : {}),
-        ...(members !== undefined || threshold !== undefined ? { committee: { ...(members ? { members } : {}), ...(threshold !== undefined ? { threshold } : {}) } } : {}),
-        onProgress: (m) => rt.note(m),
-      });
-      // Written whole or not at all: a temp file renamed into place.
-      const tmp = `${out}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify(deployment, null, 2)}\n`);
-      renameSync(tmp, out);
-      journal.done();
-      // Absolute: a relative path printed by a command run from elsewhere (scripts, the daemon's cwd) misleads.
-      const file = out;
-      const lines = [
-        `network ${deployment.network} (chain ${deployment.chainId}), deployer ${deployment.deployer}, registries: ${deployment.registries}`,
-        ...Object.entries(deployment.contracts).map(([name, c]) => `  ${name.padEnd(19)} ${c.address}${c.blockNumber !== undefined ? ` (block ${c.blockNumber})` : " (existing)"}`),
-        `  resolvers           ${deployment.resolvers.join(", ")}`,
-        `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}`,
-        ...(journal.resumed.length > 0 ? [`  resumed             ${journal.resumed.join(", ")} from ${out}.partial`] : []),
-        `wrote ${file}`,
-      ];
-      rt.emit({ ...deployment, file, resumed: journal.resumed }, lines.join("\n"));
-    });
+        const ctx = await rt.chain({ needsKey: true });
+        const network = opts.networkName ?? networkNameFor(ctx.chainId);
+        const out = resolve(rt.io.cwd, opts.out ?? `deployments/${network}.json`);
+        if (existsSync(out) && !LOCAL_CHAIN_IDS.has(ctx.chainId) && !opts.force) {
+          throw new CliError(
+            `${out} already exists for chain ${ctx.chainId}: pass --force to replace it, or choose --network-name / --out`,
+          );
+        }
+        // Every contract is journaled as it lands; a re-run after a failure reuses those with code at their address.
+        const deployer = ctx.account?.address;
+        if (deployer === undefined) throw new CliError("deploy needs --private-key or PRIVATE_KEY");
+        const journal = fileDeployJournal(`${out}.partial`, ctx.chainId, deployer);
+        mkdirSync(dirname(out), { recursive: true });
+        const deployment = await deployAll(ctx, {
+          network,
+          journal,
+          ...(opts.ownRegistries ? { ownRegistries: true } : {}),
+          ...(identity && reputation ? { identityRegistry: identity, reputationRegistry: reputation } : {}),
+          resolvers,
+          betting: opts.betting,
+          ...(forwarder ? { forwarder } : {}),
+          ...(arbiter ? { arbiter } : {}),
+          ...(members !== undefined || threshold !== undefined
+            ? { committee: { ...(members ? { members } : {}), ...(threshold !== undefined ? { threshold } : {}) } }
+            : {}),
+          onProgress: (m) => rt.note(m),
+        });
+        // Written whole or not at all: a temp file renamed into place.
+        const tmp = `${out}.${process.pid}.tmp`;
+        writeFileSync(tmp, `${JSON.stringify(deployment, null, 2)}\n`);
+        renameSync(tmp, out);
+        journal.done();
+        // Absolute: a relative path printed by a command run from elsewhere (scripts, the daemon's cwd) misleads.
+        const file = out;
+        const lines = [
+          `network ${deployment.network} (chain ${deployment.chainId}), deployer ${deployment.deployer}, registries: ${deployment.registries}`,
+          ...Object.entries(deployment.contracts).map(
+            ([name, c]) =>
+              `  ${name.padEnd(19)} ${c.address}${c.blockNumber !== undefined ? ` (block ${c.blockNumber})` : " (existing)"}`,
+          ),
+          `  resolvers           ${deployment.resolvers.join(", ")}`,
+          `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}`,
+          ...(journal.resumed.length > 0
+            ? [`  resumed             ${journal.resumed.join(", ")} from ${out}.partial`]
+            : []),
+          `wrote ${file}`,
+        ];
+        rt.emit({ ...deployment, file, resumed: journal.resumed }, lines.join("\n"));
+      },
+    );
 }

@@ -27,35 +27,63 @@ export function marketListCommand(runtime: () => Runtime): Command {
       const all = await listMarkets(ctx, market, await rt.marketFromBlock());
       const markets = opts.status === undefined ? all : all.filter((m) => m.status.toLowerCase() === opts.status);
       const lines = markets.map(
-        (m) => `${String(m.marketId).padStart(4)}  ${m.status.padEnd(19)} ${iso(m.deadline)}  ${formatEther(m.rewardPool)} ETH  ${m.workerCount} workers${m.outcome ? `  → ${m.outcome}` : ""}  ${m.question}`,
+        (m) =>
+          `${String(m.marketId).padStart(4)}  ${m.status.padEnd(19)} ${iso(m.deadline)}  ${formatEther(m.rewardPool)} ETH  ${m.workerCount} workers${m.outcome ? `  → ${m.outcome}` : ""}  ${m.question}`,
       );
-      rt.emit({ market, count: markets.length, markets }, markets.length === 0 ? `no markets${opts.status ? ` in status ${opts.status}` : ""} at ${market}` : lines.join("\n"));
+      rt.emit(
+        { market, count: markets.length, markets },
+        markets.length === 0
+          ? `no markets${opts.status ? ` in status ${opts.status}` : ""} at ${market}`
+          : lines.join("\n"),
+      );
     });
 }
 
 function agentList(runtime: () => Runtime): Command {
   return new Command("list")
-    .description("List the agents registered in the identity registry and the agents that joined markets, with the markets each joined.")
+    .description(
+      "List the agents registered in the identity registry and the agents that joined markets, with the markets each joined.",
+    )
     .action(async () => {
       const rt = runtime();
       const [identity, market] = await Promise.all([rt.identityAddress(), rt.marketAddress()]);
       const ctx = await rt.chain();
       const agents = await listAgents(ctx, identity, market, await rt.marketFromBlock());
-      const lines = agents.map((a) => `agent ${a.agentId}${a.registeredBy ? ` registered by ${a.registeredBy}` : ""}; joined ${a.markets.length ? `market(s) ${a.markets.join(", ")}` : "no market"}`);
+      const lines = agents.map(
+        (a) =>
+          `agent ${a.agentId}${a.registeredBy ? ` registered by ${a.registeredBy}` : ""}; joined ${a.markets.length ? `market(s) ${a.markets.join(", ")}` : "no market"}`,
+      );
       rt.emit({ identity, market, count: agents.length, agents }, agents.length === 0 ? "no agents" : lines.join("\n"));
     });
 }
 
 /** The agent's registration file: `data:` decoded offline, https/ipfs fetched through the safe HTTP client (unless `fetch` is off). */
-async function registrationOf(uri: string, options: { fetch: boolean; allowLoopback: boolean; allowPrivate: boolean }): Promise<{ name: string | null; endpoint: string | null; protocol: string | null; error: string | null }> {
-  if (!uri.startsWith("data:") && !options.fetch) return { name: null, endpoint: null, protocol: null, error: "not fetched (--no-fetch)" };
-  const http = uri.startsWith("data:") ? undefined : createSafeHttpClient({ allowLoopback: options.allowLoopback, allowPrivate: options.allowPrivate, userAgent: "cresolver-agent-show" });
+async function registrationOf(
+  uri: string,
+  options: { fetch: boolean; allowLoopback: boolean; allowPrivate: boolean },
+): Promise<{ name: string | null; endpoint: string | null; protocol: string | null; error: string | null }> {
+  if (!uri.startsWith("data:") && !options.fetch)
+    return { name: null, endpoint: null, protocol: null, error: "not fetched (--no-fetch)" };
+  const http = uri.startsWith("data:")
+    ? undefined
+    : createSafeHttpClient({
+        allowLoopback: options.allowLoopback,
+        allowPrivate: options.allowPrivate,
+        userAgent: "cresolver-agent-show",
+      });
   try {
     const file = await decodeAgentUri(uri, http ? { fetcher: http.fetcher } : {});
-    const picked = pickWorkerEndpoint(file, [file.services.find((s) => s.name.toLowerCase() === "a2a")?.protocol ?? "cresolver"]);
+    const picked = pickWorkerEndpoint(file, [
+      file.services.find((s) => s.name.toLowerCase() === "a2a")?.protocol ?? "cresolver",
+    ]);
     return { name: file.name, endpoint: picked.url, protocol: picked.protocol, error: null };
   } catch (error) {
-    return { name: null, endpoint: null, protocol: null, error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable" };
+    return {
+      name: null,
+      endpoint: null,
+      protocol: null,
+      error: (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unreadable",
+    };
   } finally {
     await http?.close();
   }
@@ -63,7 +91,9 @@ async function registrationOf(uri: string, options: { fetch: boolean; allowLoopb
 
 function agentShow(runtime: () => Runtime): Command {
   return new Command("show")
-    .description("Show an agent: owner, wallet, registration (endpoint, protocol), its record in this market contract, the ERC-8004 summary and its answers in finalized markets.")
+    .description(
+      "Show an agent: owner, wallet, registration (endpoint, protocol), its record in this market contract, the ERC-8004 summary and its answers in finalized markets.",
+    )
     .argument("<agentId>", "the ERC-8004 agent id")
     .option("--no-fetch", "do not fetch an https:/ipfs: registration file (data: URIs are always decoded)")
     .option("--allow-loopback", "let the registration URI point at 127.0.0.1/::1")
@@ -74,7 +104,11 @@ function agentShow(runtime: () => Runtime): Command {
       const [identity, market] = await Promise.all([rt.identityAddress(), rt.marketAddress()]);
       const ctx = await rt.chain();
       const d = await agentDetails(ctx, identity, market, agentId, await rt.marketFromBlock());
-      const registration = await registrationOf(d.agentURI, { fetch: opts.fetch, allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true });
+      const registration = await registrationOf(d.agentURI, {
+        fetch: opts.fetch,
+        allowLoopback: opts.allowLoopback === true,
+        allowPrivate: opts.allowPrivate === true,
+      });
       const decided = d.trackRecord.filter((t) => t.correct !== null);
       const accuracy = decided.length === 0 ? null : decided.filter((t) => t.correct).length / decided.length;
       const lines = [
@@ -84,7 +118,10 @@ function agentShow(runtime: () => Runtime): Command {
         `  record        ${d.reputation.settled} settled, correctness ${d.reputation.correctness}, quality ${d.reputation.resQuality}/${d.reputation.srcQuality}/${d.reputation.analysisDepth}`,
         `  ERC-8004      ${d.erc8004 ? `${d.erc8004.count} records from this market, summary ${d.erc8004.value} (${d.erc8004.decimals} decimals)` : "no summary"}`,
         `  answers       ${d.trackRecord.length} finalized market(s)${accuracy !== null ? `, ${(accuracy * 100).toFixed(0)}% correct` : ""}`,
-        ...d.trackRecord.map((t) => `    market ${t.marketId}: ${t.answer}${t.answer === "yes" || t.answer === "no" ? ` @ ${(t.confidenceBps / 100).toFixed(0)}%` : ""}, final ${t.final === "invalid" ? "INVALID" : t.final ? "YES" : "NO"}${t.correct === null ? "" : t.correct ? ", correct" : ", wrong"}${t.disputed ? " (arbitrated)" : ""}`),
+        ...d.trackRecord.map(
+          (t) =>
+            `    market ${t.marketId}: ${t.answer}${t.answer === "yes" || t.answer === "no" ? ` @ ${(t.confidenceBps / 100).toFixed(0)}%` : ""}, final ${t.final === "invalid" ? "INVALID" : t.final ? "YES" : "NO"}${t.correct === null ? "" : t.correct ? ", correct" : ", wrong"}${t.disputed ? " (arbitrated)" : ""}`,
+        ),
       ];
       rt.emit({ ...d, identity, market, registration, accuracy }, lines.join("\n"));
     });
@@ -96,21 +133,31 @@ export function agentInspectCommands(runtime: () => Runtime): Command[] {
 
 export function owedCommand(runtime: () => Runtime): Command {
   return new Command("owed")
-    .description("What an address can collect now: the market's pending withdrawal (`market withdraw`) and claimable bets (`bet claim <id>`).")
+    .description(
+      "What an address can collect now: the market's pending withdrawal (`market withdraw`) and claimable bets (`bet claim <id>`).",
+    )
     .argument("[address]", "the account (default: the address of --private-key)")
     .option("--betting <address>", "BettingMarket address (default: from the deployment file, if it has one)")
     .action(async (addressArg: string | undefined, opts: { betting?: string }) => {
       const rt = runtime();
       const market = await rt.marketAddress();
       const ctx = await rt.chain();
-      const account: Address | undefined = addressArg !== undefined ? parseAddress(addressArg, "address") : ctx.account?.address;
+      const account: Address | undefined =
+        addressArg !== undefined ? parseAddress(addressArg, "address") : ctx.account?.address;
       if (account === undefined) throw new CliError("owed needs an address: pass one, or --private-key / PRIVATE_KEY");
-      const betting = opts.betting !== undefined ? parseAddress(opts.betting, "--betting") : ((await rt.deployment({ required: false })) as DeploymentFile | undefined)?.contracts.BettingMarket?.address;
+      const betting =
+        opts.betting !== undefined
+          ? parseAddress(opts.betting, "--betting")
+          : ((await rt.deployment({ required: false })) as DeploymentFile | undefined)?.contracts.BettingMarket
+              ?.address;
       const owed = await owedTo(ctx, market, betting, account, await rt.marketFromBlock());
       const lines = [
         `${account} is owed ${formatEther(owed.total)} ETH`,
         `  market        ${formatEther(owed.market)} ETH${owed.market > 0n ? " (cresolver market withdraw)" : ""}`,
-        ...owed.bets.map((b) => `  bet           ${formatEther(b.amount)} ETH in market ${b.marketId} (cresolver bet claim ${b.marketId})`),
+        ...owed.bets.map(
+          (b) =>
+            `  bet           ${formatEther(b.amount)} ETH in market ${b.marketId} (cresolver bet claim ${b.marketId})`,
+        ),
       ];
       rt.emit({ ...owed, betting: betting ?? null }, lines.join("\n"));
     });

@@ -1,8 +1,24 @@
 import { Command, Option } from "commander";
 import { formatEther } from "viem";
-import { admissionRule, createMarket, joinMarket, requestResolution, withdraw, type MarketParamsInput } from "../../workflow/chain/actions.js";
+import {
+  admissionRule,
+  createMarket,
+  joinMarket,
+  requestResolution,
+  withdraw,
+  type MarketParamsInput,
+} from "../../workflow/chain/actions.js";
 import { ADMISSION_NAMES, getMarketConfig, type AdmissionName } from "../../workflow/chain/lifecycle.js";
-import { parseAddress, parseDeadline, parseDeadlineSpec, parseDuration, parseEth, parseIntIn, parseUint, referenceTime } from "../config.js";
+import {
+  parseAddress,
+  parseDeadline,
+  parseDeadlineSpec,
+  parseDuration,
+  parseEth,
+  parseIntIn,
+  parseUint,
+  referenceTime,
+} from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import { marketListCommand } from "./inspect.js";
@@ -14,7 +30,10 @@ const MAX_ALLOW_LIST = 100;
 const MIN_DISPUTE_WINDOW = 600;
 const MAX_DISPUTE_WINDOW = 30 * 86400;
 
-const collect = (value: string, previous: string[]) => [...previous, ...value.split(",").filter((v) => v.trim() !== "")];
+const collect = (value: string, previous: string[]) => [
+  ...previous,
+  ...value.split(",").filter((v) => v.trim() !== ""),
+];
 
 interface CreateOptions {
   question: string;
@@ -35,25 +54,32 @@ interface CreateOptions {
 function marketParams(opts: CreateOptions): MarketParamsInput {
   const params: MarketParamsInput = { admission: opts.admission };
   const trackOnly = [opts.minCorrectness, opts.minSettled].some((v) => v !== undefined);
-  if (trackOnly && opts.admission !== "track-record") throw new CliError("--min-correctness / --min-settled need --admission track-record");
-  if (opts.allow.length > 0 && opts.admission !== "allow-list") throw new CliError("--allow needs --admission allow-list");
+  if (trackOnly && opts.admission !== "track-record")
+    throw new CliError("--min-correctness / --min-settled need --admission track-record");
+  if (opts.allow.length > 0 && opts.admission !== "allow-list")
+    throw new CliError("--allow needs --admission allow-list");
   if (opts.admission === "track-record") {
-    if (opts.minCorrectness === undefined && opts.minSettled === undefined) throw new CliError("--admission track-record needs --min-settled and/or --min-correctness");
-    params.minCorrectness = opts.minCorrectness !== undefined ? parseIntIn(opts.minCorrectness, "--min-correctness", 0, 100) : 0;
-    params.minSettled = opts.minSettled !== undefined ? parseIntIn(opts.minSettled, "--min-settled", 0, 2 ** 32 - 1) : 0;
+    if (opts.minCorrectness === undefined && opts.minSettled === undefined)
+      throw new CliError("--admission track-record needs --min-settled and/or --min-correctness");
+    params.minCorrectness =
+      opts.minCorrectness !== undefined ? parseIntIn(opts.minCorrectness, "--min-correctness", 0, 100) : 0;
+    params.minSettled =
+      opts.minSettled !== undefined ? parseIntIn(opts.minSettled, "--min-settled", 0, 2 ** 32 - 1) : 0;
   }
   if (opts.admission === "allow-list") {
     if (opts.allow.length === 0) throw new CliError("--admission allow-list needs --allow <agentId,...>");
     const ids = opts.allow.map((a) => parseUint(a.trim(), "--allow"));
     if (new Set(ids.map(String)).size !== ids.length) throw new CliError("--allow lists an agent id twice");
-    if (ids.length > MAX_ALLOW_LIST) throw new CliError(`--allow lists ${ids.length} agents, the market accepts at most ${MAX_ALLOW_LIST}`);
+    if (ids.length > MAX_ALLOW_LIST)
+      throw new CliError(`--allow lists ${ids.length} agents, the market accepts at most ${MAX_ALLOW_LIST}`);
     params.allowedAgents = ids;
   }
   if (opts.minStake !== undefined) params.minStake = parseEth(opts.minStake, "--min-stake");
   if (opts.maxWorkers !== undefined) params.maxWorkers = parseIntIn(opts.maxWorkers, "--max-workers", 1, 100);
   if (opts.disputeWindow !== undefined) {
     const w = parseDuration(opts.disputeWindow, "--dispute-window");
-    if (w < MIN_DISPUTE_WINDOW || w > MAX_DISPUTE_WINDOW) throw new CliError(`--dispute-window must be from 10m to 30d, got ${w} s`);
+    if (w < MIN_DISPUTE_WINDOW || w > MAX_DISPUTE_WINDOW)
+      throw new CliError(`--dispute-window must be from 10m to 30d, got ${w} s`);
     params.disputeWindow = w;
   }
   if (opts.bond !== undefined) params.bond = parseEth(opts.bond, "--bond");
@@ -63,9 +89,14 @@ function marketParams(opts: CreateOptions): MarketParamsInput {
 
 function create(runtime: () => Runtime): Command {
   return new Command("create")
-    .description("Create a market with a reward pool and its settings (admission, stake, seats, dispute window, bond, arbiter; omitted = the contract's defaults). Prints the marketId.")
+    .description(
+      "Create a market with a reward pool and its settings (admission, stake, seats, dispute window, bond, arbiter; omitted = the contract's defaults). Prints the marketId.",
+    )
     .requiredOption("--question <text>", "the yes/no question (≤ 1024 bytes)")
-    .requiredOption("--deadline <when>", "joining closes then: Unix seconds, an ISO date, or +<n>s|m|h|d from now (wall clock, or the chain's time if it is ahead)")
+    .requiredOption(
+      "--deadline <when>",
+      "joining closes then: Unix seconds, an ISO date, or +<n>s|m|h|d from now (wall clock, or the chain's time if it is ahead)",
+    )
     .requiredOption("--reward <eth>", "reward pool in ETH, e.g. 0.1")
     .addOption(new Option("--admission <rule>", "who may take a seat").choices([...ADMISSION_NAMES]).default("open"))
     .option("--min-correctness <0-100>", "track-record: minimum average correctness of the agent in this contract")
@@ -81,7 +112,8 @@ function create(runtime: () => Runtime): Command {
       rt.requireKey();
       if (opts.question.trim() === "") throw new CliError("--question must not be empty");
       const bytes = Buffer.byteLength(opts.question, "utf8");
-      if (bytes > MAX_QUESTION_BYTES) throw new CliError(`--question is ${bytes} bytes, the market accepts at most ${MAX_QUESTION_BYTES}`);
+      if (bytes > MAX_QUESTION_BYTES)
+        throw new CliError(`--question is ${bytes} bytes, the market accepts at most ${MAX_QUESTION_BYTES}`);
       const reward = parseEth(opts.reward, "--reward");
       // Syntax first, before any network access.
       parseDeadlineSpec(opts.deadline);
@@ -92,15 +124,27 @@ function create(runtime: () => Runtime): Command {
       const deadline = parseDeadline(opts.deadline, now);
       if (deadline > now + 365n * 86400n) throw new CliError(`--deadline ${iso(deadline)} is more than 365 days ahead`);
       const code = await ctx.publicClient.getCode({ address: market });
-      if (code === undefined || code === "0x") throw new CliError(`no contract at market address ${market} on chain ${ctx.chainId}`);
+      if (code === undefined || code === "0x")
+        throw new CliError(`no contract at market address ${market} on chain ${ctx.chainId}`);
       if (params.arbiter !== undefined) {
         const arbiterCode = await ctx.publicClient.getCode({ address: params.arbiter });
-        if (arbiterCode === undefined || arbiterCode === "0x") throw new CliError(`--arbiter ${params.arbiter} is not a contract on chain ${ctx.chainId}`);
+        if (arbiterCode === undefined || arbiterCode === "0x")
+          throw new CliError(`--arbiter ${params.arbiter} is not a contract on chain ${ctx.chainId}`);
       }
       const r = await createMarket(ctx, market, opts.question, deadline, reward, params);
       const config = await getMarketConfig(ctx, market, r.marketId);
       rt.emit(
-        { marketId: r.marketId, market, question: opts.question, deadline, reward, config, allowedAgents: params.allowedAgents ?? [], txHash: r.txHash, blockNumber: r.blockNumber },
+        {
+          marketId: r.marketId,
+          market,
+          question: opts.question,
+          deadline,
+          reward,
+          config,
+          allowedAgents: params.allowedAgents ?? [],
+          txHash: r.txHash,
+          blockNumber: r.blockNumber,
+        },
         [
           `created market ${r.marketId}: "${opts.question}" (deadline ${iso(deadline)}, reward ${formatEther(reward)} ETH)`,
           `  admission ${admissionRule(config)}${params.allowedAgents ? ` (${params.allowedAgents.join(", ")})` : ""}; min stake ${formatEther(config.minStake)} ETH; ${config.maxWorkers} seats`,
@@ -113,7 +157,9 @@ function create(runtime: () => Runtime): Command {
 
 function join(runtime: () => Runtime): Command {
   return new Command("join")
-    .description("Join a market as a worker for an agent you control (owner, operator or its agent wallet), with a stake.")
+    .description(
+      "Join a market as a worker for an agent you control (owner, operator or its agent wallet), with a stake.",
+    )
     .argument("<marketId>", "the market")
     .requiredOption("--agent-id <id>", "the ERC-8004 agent")
     .requiredOption("--stake <eth>", "stake in ETH (at least the market's minStake)")
@@ -124,20 +170,28 @@ function join(runtime: () => Runtime): Command {
       const stake = parseEth(opts.stake, "--stake");
       const { market, ctx } = await rt.marketSigner();
       const r = await joinMarket(ctx, market, marketId, agentId, stake, await rt.marketFromBlock());
-      rt.emit({ marketId, agentId, worker: ctx.account?.address, stake, txHash: r.txHash, blockNumber: r.blockNumber }, `joined market ${marketId} with agent ${agentId}, stake ${formatEther(stake)} ETH\n  tx ${r.txHash}`);
+      rt.emit(
+        { marketId, agentId, worker: ctx.account?.address, stake, txHash: r.txHash, blockNumber: r.blockNumber },
+        `joined market ${marketId} with agent ${agentId}, stake ${formatEther(stake)} ETH\n  tx ${r.txHash}`,
+      );
     });
 }
 
 function request(runtime: () => Runtime): Command {
   return new Command("request-resolution")
-    .description("After the deadline: freeze the worker set and ask for resolution (a market nobody joined is cancelled and refunded).")
+    .description(
+      "After the deadline: freeze the worker set and ask for resolution (a market nobody joined is cancelled and refunded).",
+    )
     .argument("<marketId>", "the market")
     .action(async (marketIdArg: string) => {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const r = await requestResolution(ctx, market, marketId);
-      rt.emit({ marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber }, `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`);
+      rt.emit(
+        { marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber },
+        `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`,
+      );
     });
 }
 
@@ -148,13 +202,18 @@ function withdrawCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const { market, ctx } = await rt.marketSigner();
       const r = await withdraw(ctx, market);
-      rt.emit({ account: ctx.account?.address, amount: r.amount, txHash: r.txHash, blockNumber: r.blockNumber }, `withdrew ${formatEther(r.amount)} ETH to ${ctx.account?.address}\n  tx ${r.txHash}`);
+      rt.emit(
+        { account: ctx.account?.address, amount: r.amount, txHash: r.txHash, blockNumber: r.blockNumber },
+        `withdrew ${formatEther(r.amount)} ETH to ${ctx.account?.address}\n  tx ${r.txHash}`,
+      );
     });
 }
 
 export function marketCommand(runtime: () => Runtime): Command {
   const cmd = new Command("market")
-    .description("Resolution markets: list, create, join, request resolution, show/status, dispute, finalize, cancel (cancel-stale), publish/retry feedback, settings, withdraw")
+    .description(
+      "Resolution markets: list, create, join, request resolution, show/status, dispute, finalize, cancel (cancel-stale), publish/retry feedback, settings, withdraw",
+    )
     .addCommand(marketListCommand(runtime))
     .addCommand(create(runtime))
     .addCommand(join(runtime))

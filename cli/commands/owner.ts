@@ -16,9 +16,19 @@ import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import { iso } from "./market-lifecycle.js";
 
-async function marketTx<F extends WriteFunctionName<typeof resolutionMarketAbi>>(rt: Runtime, functionName: F, args: WriteArgs<typeof resolutionMarketAbi, F>) {
+async function marketTx<F extends WriteFunctionName<typeof resolutionMarketAbi>>(
+  rt: Runtime,
+  functionName: F,
+  args: WriteArgs<typeof resolutionMarketAbi, F>,
+) {
   const { market, ctx } = await rt.marketSigner();
-  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName, args, label: `ResolutionMarket.${functionName}` });
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName,
+    args,
+    label: `ResolutionMarket.${functionName}`,
+  });
   return { market, ctx, txHash: hash, blockNumber: receipt.blockNumber, logs: receipt.logs };
 }
 
@@ -32,7 +42,10 @@ function resolverCmd(runtime: () => Runtime): Command {
       const r = await marketTx(rt, "queueResolver", [resolver]);
       const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "ResolverQueued", logs: r.logs });
       const activeFrom = event?.args.activeFrom ?? 0n;
-      rt.emit({ market: r.market, resolver, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber }, `queued resolver ${resolver}: proposes on markets created from ${iso(activeFrom)}\n  tx ${r.txHash}`);
+      rt.emit(
+        { market: r.market, resolver, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber },
+        `queued resolver ${resolver}: proposes on markets created from ${iso(activeFrom)}\n  tx ${r.txHash}`,
+      );
     });
   const remove = new Command("remove")
     .description("Remove a resolver (at once; also cancels a queued one).")
@@ -41,9 +54,15 @@ function resolverCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const resolver = parseAddress(addressArg, "address");
       const r = await marketTx(rt, "removeResolver", [resolver]);
-      rt.emit({ market: r.market, resolver, txHash: r.txHash, blockNumber: r.blockNumber }, `removed resolver ${resolver}\n  tx ${r.txHash}`);
+      rt.emit(
+        { market: r.market, resolver, txHash: r.txHash, blockNumber: r.blockNumber },
+        `removed resolver ${resolver}\n  tx ${r.txHash}`,
+      );
     });
-  return new Command("resolver").description("Queue or remove resolvers of the market contract").addCommand(queue).addCommand(remove);
+  return new Command("resolver")
+    .description("Queue or remove resolvers of the market contract")
+    .addCommand(queue)
+    .addCommand(remove);
 }
 
 interface DefaultsOptions {
@@ -56,7 +75,9 @@ interface DefaultsOptions {
 
 function defaultsCmd(runtime: () => Runtime): Command {
   return new Command("defaults")
-    .description("Change the defaults for new markets (the contract enforces its bounds); unnamed settings keep their value.")
+    .description(
+      "Change the defaults for new markets (the contract enforces its bounds); unnamed settings keep their value.",
+    )
     .option("--min-stake <eth>", "minimum stake per seat")
     .option("--max-workers <n>", "seats per market (1-100)")
     .option("--grace-period <duration>", "time after the deadline before cancellation can be requested (1h to 30d)")
@@ -64,18 +85,31 @@ function defaultsCmd(runtime: () => Runtime): Command {
     .option("--bond <eth>", "bond of a proposal and of a dispute")
     .action(async (opts: DefaultsOptions) => {
       const rt = runtime();
-      if (Object.values(opts).every((v) => v === undefined)) throw new CliError("name at least one setting: --min-stake, --max-workers, --grace-period, --dispute-window, --bond");
+      if (Object.values(opts).every((v) => v === undefined))
+        throw new CliError(
+          "name at least one setting: --min-stake, --max-workers, --grace-period, --dispute-window, --bond",
+        );
       const { market, ctx } = await rt.marketSigner();
       const d = await getDefaults(ctx, market);
       const next = {
         minStake: opts.minStake !== undefined ? parseEth(opts.minStake, "--min-stake") : d.minStake,
         maxWorkers: opts.maxWorkers !== undefined ? parseIntIn(opts.maxWorkers, "--max-workers", 1, 100) : d.maxWorkers,
         gracePeriod: opts.gracePeriod !== undefined ? parseDuration(opts.gracePeriod, "--grace-period") : d.gracePeriod,
-        disputeWindow: opts.disputeWindow !== undefined ? parseDuration(opts.disputeWindow, "--dispute-window") : d.disputeWindow,
+        disputeWindow:
+          opts.disputeWindow !== undefined ? parseDuration(opts.disputeWindow, "--dispute-window") : d.disputeWindow,
         bond: opts.bond !== undefined ? parseEth(opts.bond, "--bond") : d.bond,
       };
-      const r = await marketTx(rt, "setDefaults", [next.minStake, next.maxWorkers, next.gracePeriod, next.disputeWindow, next.bond]);
-      rt.emit({ market, defaults: next, txHash: r.txHash, blockNumber: r.blockNumber }, `defaults for new markets: min stake ${formatEther(next.minStake)} ETH, ${next.maxWorkers} seats, grace ${next.gracePeriod} s, dispute window ${next.disputeWindow} s, bond ${formatEther(next.bond)} ETH\n  tx ${r.txHash}`);
+      const r = await marketTx(rt, "setDefaults", [
+        next.minStake,
+        next.maxWorkers,
+        next.gracePeriod,
+        next.disputeWindow,
+        next.bond,
+      ]);
+      rt.emit(
+        { market, defaults: next, txHash: r.txHash, blockNumber: r.blockNumber },
+        `defaults for new markets: min stake ${formatEther(next.minStake)} ETH, ${next.maxWorkers} seats, grace ${next.gracePeriod} s, dispute window ${next.disputeWindow} s, bond ${formatEther(next.bond)} ETH\n  tx ${r.txHash}`,
+      );
     });
 }
 
@@ -89,7 +123,10 @@ function arbiterCmd(runtime: () => Runtime): Command {
       const r = await marketTx(rt, "queueDefaultArbiter", [arbiter]);
       const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "DefaultArbiterQueued", logs: r.logs });
       const effectiveAt = event?.args.effectiveAt ?? 0n;
-      rt.emit({ market: r.market, arbiter, effectiveAt, txHash: r.txHash, blockNumber: r.blockNumber }, `queued default arbiter ${arbiter}, effective from ${iso(effectiveAt)}\n  tx ${r.txHash}`);
+      rt.emit(
+        { market: r.market, arbiter, effectiveAt, txHash: r.txHash, blockNumber: r.blockNumber },
+        `queued default arbiter ${arbiter}, effective from ${iso(effectiveAt)}\n  tx ${r.txHash}`,
+      );
     });
   const apply = new Command("apply")
     .description("Apply the queued default arbiter once its timelock is over (anyone).")
@@ -97,27 +134,44 @@ function arbiterCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const r = await marketTx(rt, "applyDefaultArbiter", []);
       const { arbiter } = await getDefaults(r.ctx, r.market);
-      rt.emit({ market: r.market, arbiter, txHash: r.txHash, blockNumber: r.blockNumber }, `default arbiter is now ${arbiter}\n  tx ${r.txHash}`);
+      rt.emit(
+        { market: r.market, arbiter, txHash: r.txHash, blockNumber: r.blockNumber },
+        `default arbiter is now ${arbiter}\n  tx ${r.txHash}`,
+      );
     });
-  return new Command("arbiter").description("The default arbiter of new markets (timelocked)").addCommand(queue).addCommand(apply);
+  return new Command("arbiter")
+    .description("The default arbiter of new markets (timelocked)")
+    .addCommand(queue)
+    .addCommand(apply);
 }
 
 /** ICREReceiver.ChangeKind, in order. */
-const CHANGE_KINDS = ["forwarder", "allow-workflow-id", "disallow-workflow-id", "workflow-owner", "workflow-name", "allow-any-workflow"] as const;
+const CHANGE_KINDS = [
+  "forwarder",
+  "allow-workflow-id",
+  "disallow-workflow-id",
+  "workflow-owner",
+  "workflow-name",
+  "allow-any-workflow",
+] as const;
 type ChangeKindName = (typeof CHANGE_KINDS)[number];
 
 /** The bytes32 the receiver expects for each kind (addresses right-aligned, the name left-aligned). */
 function changeValue(kind: ChangeKindName, value: string): Hex {
-  if (kind === "forwarder" || kind === "workflow-owner") return pad(parseAddress(value, "--value").toLowerCase() as Hex);
+  if (kind === "forwarder" || kind === "workflow-owner")
+    return pad(parseAddress(value, "--value").toLowerCase() as Hex);
   if (kind === "allow-any-workflow") {
-    if (value !== "true" && value !== "false") throw new CliError("--value for allow-any-workflow must be true or false");
+    if (value !== "true" && value !== "false")
+      throw new CliError("--value for allow-any-workflow must be true or false");
     return pad(value === "true" ? "0x01" : "0x00");
   }
   if (kind === "workflow-name") {
-    if (!/^0x[0-9a-fA-F]{20}$/.test(value)) throw new CliError("--value for workflow-name must be the 10-byte name as 0x + 20 hex digits");
+    if (!/^0x[0-9a-fA-F]{20}$/.test(value))
+      throw new CliError("--value for workflow-name must be the 10-byte name as 0x + 20 hex digits");
     return pad(value as Hex, { dir: "right" });
   }
-  if (!/^0x[0-9a-fA-F]{64}$/.test(value) || /^0x0{64}$/.test(value)) throw new CliError(`--value for ${kind} must be a non-zero 32-byte workflow id (0x + 64 hex digits)`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value) || /^0x0{64}$/.test(value))
+    throw new CliError(`--value for ${kind} must be a non-zero 32-byte workflow id (0x + 64 hex digits)`);
   return value as Hex;
 }
 
@@ -130,22 +184,34 @@ async function receiverAddress(rt: Runtime, flag: string | undefined): Promise<A
 
 async function readReceiver(ctx: ChainContext, receiver: Address) {
   const read = <T>(functionName: string) =>
-    ctx.publicClient.readContract({ address: receiver, abi: creReceiverAbi, functionName } as never).catch((e: unknown) => {
-      throw toChainError(e, `CREReceiver.${functionName}`);
-    }) as Promise<T>;
-  const [owner, forwarder, allowAnyWorkflow, expectedWorkflowOwner, expectedWorkflowName, allowedWorkflowIdCount] = await Promise.all([
-    read<Address>("owner"),
-    read<Address>("forwarder"),
-    read<boolean>("allowAnyWorkflow"),
-    read<Address>("expectedWorkflowOwner"),
-    read<Hex>("expectedWorkflowName"),
-    read<bigint>("allowedWorkflowIdCount"),
-  ]);
-  return { receiver, owner, forwarder, allowAnyWorkflow, expectedWorkflowOwner, expectedWorkflowName, allowedWorkflowIdCount };
+    ctx.publicClient
+      .readContract({ address: receiver, abi: creReceiverAbi, functionName } as never)
+      .catch((e: unknown) => {
+        throw toChainError(e, `CREReceiver.${functionName}`);
+      }) as Promise<T>;
+  const [owner, forwarder, allowAnyWorkflow, expectedWorkflowOwner, expectedWorkflowName, allowedWorkflowIdCount] =
+    await Promise.all([
+      read<Address>("owner"),
+      read<Address>("forwarder"),
+      read<boolean>("allowAnyWorkflow"),
+      read<Address>("expectedWorkflowOwner"),
+      read<Hex>("expectedWorkflowName"),
+      read<bigint>("allowedWorkflowIdCount"),
+    ]);
+  return {
+    receiver,
+    owner,
+    forwarder,
+    allowAnyWorkflow,
+    expectedWorkflowOwner,
+    expectedWorkflowName,
+    allowedWorkflowIdCount,
+  };
 }
 
 function creCmd(runtime: () => Runtime): Command {
-  const receiverOption = () => new Option("--receiver <address>", "CREReceiver address (default: from the deployment file)");
+  const receiverOption = () =>
+    new Option("--receiver <address>", "CREReceiver address (default: from the deployment file)");
   const show = new Command("show")
     .description("The CREReceiver's settings: owner, forwarder, workflow checks.")
     .addOption(receiverOption())
@@ -153,13 +219,19 @@ function creCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const receiver = await receiverAddress(rt, opts.receiver);
       const s = await readReceiver(await rt.chain(), receiver);
-      rt.emit(s, `CREReceiver ${receiver}, owner ${s.owner}\n  forwarder     ${s.forwarder}\n  workflows     ${s.allowAnyWorkflow ? "any" : `${s.allowedWorkflowIdCount} allowed id(s)`}, owner ${s.expectedWorkflowOwner}, name ${s.expectedWorkflowName}`);
+      rt.emit(
+        s,
+        `CREReceiver ${receiver}, owner ${s.owner}\n  forwarder     ${s.forwarder}\n  workflows     ${s.allowAnyWorkflow ? "any" : `${s.allowedWorkflowIdCount} allowed id(s)`}, owner ${s.expectedWorkflowOwner}, name ${s.expectedWorkflowName}`,
+      );
     });
   const change = (name: "queue" | "apply" | "cancel", description: string) =>
     new Command(name)
       .description(description)
       .addOption(new Option("--kind <kind>", "the setting").choices([...CHANGE_KINDS]).makeOptionMandatory())
-      .requiredOption("--value <value>", "address (forwarder, workflow-owner), 32-byte id, 10-byte name (0x…), or true/false")
+      .requiredOption(
+        "--value <value>",
+        "address (forwarder, workflow-owner), 32-byte id, 10-byte name (0x…), or true/false",
+      )
       .addOption(receiverOption())
       .action(async (opts: { kind: ChangeKindName; value: string; receiver?: string }) => {
         const rt = runtime();
@@ -168,11 +240,28 @@ function creCmd(runtime: () => Runtime): Command {
         const receiver = await receiverAddress(rt, opts.receiver);
         const ctx = await rt.chain({ needsKey: true });
         const functionName = `${name}Change` as const;
-        const { hash, receipt } = await sendContractTx(ctx, { address: receiver, abi: creReceiverAbi, functionName, args: [CHANGE_KINDS.indexOf(opts.kind), value], label: `CREReceiver.${functionName}` });
-        const [queued] = name === "queue" ? parseEventLogs({ abi: creReceiverAbi, eventName: "ConfigChangeQueued", logs: receipt.logs }) : [];
+        const { hash, receipt } = await sendContractTx(ctx, {
+          address: receiver,
+          abi: creReceiverAbi,
+          functionName,
+          args: [CHANGE_KINDS.indexOf(opts.kind), value],
+          label: `CREReceiver.${functionName}`,
+        });
+        const [queued] =
+          name === "queue"
+            ? parseEventLogs({ abi: creReceiverAbi, eventName: "ConfigChangeQueued", logs: receipt.logs })
+            : [];
         const effectiveAt = queued?.args.effectiveAt ?? null;
         rt.emit(
-          { receiver, action: name, kind: opts.kind, value, effectiveAt, txHash: hash, blockNumber: receipt.blockNumber },
+          {
+            receiver,
+            action: name,
+            kind: opts.kind,
+            value,
+            effectiveAt,
+            txHash: hash,
+            blockNumber: receipt.blockNumber,
+          },
           `${name === "queue" ? "queued" : name === "apply" ? "applied" : "cancelled"} ${opts.kind} ${opts.value}${effectiveAt !== null ? `, applicable from ${iso(effectiveAt)}` : ""}\n  tx ${hash}`,
         );
       });

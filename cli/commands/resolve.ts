@@ -38,12 +38,16 @@ function planPipeline(path: string): ResolvePipeline {
   try {
     json = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new CliError(`--plan ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : "not JSON"}`);
+    throw new CliError(
+      `--plan ${path}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : "not JSON"}`,
+    );
   }
   const parsed = planFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(`--plan ${path} is invalid: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "bad shape"}`);
+    throw new CliError(
+      `--plan ${path} is invalid: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "bad shape"}`,
+    );
   }
   const p = parsed.data;
   return async (): Promise<ResolveDecision> => ({
@@ -65,7 +69,8 @@ function workerLines(decision: ResolveDecision, agentIds: readonly string[]): st
     const f = failed.get(seat);
     const who = `    seat ${seat} agent ${agentIds[seat] ?? "?"}`;
     if (f !== undefined) return `${who}: FAILED (${f.kind}: ${f.message})`;
-    if (r.answer === "yes" || r.answer === "no") return `${who}: ${r.answer.toUpperCase()} @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}`;
+    if (r.answer === "yes" || r.answer === "no")
+      return `${who}: ${r.answer.toUpperCase()} @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}`;
     return `${who}: ${r.answer}`;
   });
 }
@@ -76,84 +81,186 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       "One-shot resolution of a market in ResolutionRequested: run the workflow (read → discover → ask → quorum → challenge → evaluate → verdict) and propose its verdict on-chain with the market's bond (disputable during the market's window; `market finalize` after it). A market past ResolutionRequested is reported as already settled. An Invalid verdict while workers failed (unreachable, missing credentials) is not proposed without --allow-invalid: fix the cause and rerun. The key must be a resolver active for the market.",
     )
     .argument("<marketId>", "the market")
-    .option("--plan <file>", 'propose this precomputed decision instead of running the workflow (JSON: {verdict: "yes"|"no"|"invalid", reports: [{answer, confidenceBps, resQuality, srcQuality, analysisDepth}], bundleHash[, bundleURI, reason]})')
+    .option(
+      "--plan <file>",
+      'propose this precomputed decision instead of running the workflow (JSON: {verdict: "yes"|"no"|"invalid", reports: [{answer, confidenceBps, resQuality, srcQuality, analysisDepth}], bundleHash[, bundleURI, reason]})',
+    )
     .option("--dry-run", "decide but do not propose")
-    .option("--allow-invalid", "propose an Invalid verdict even though some workers failed (an Invalid finalization refunds everyone)")
+    .option(
+      "--allow-invalid",
+      "propose an Invalid verdict even though some workers failed (an Invalid finalization refunds everyone)",
+    )
     .option("--bundle-uri <uri>", "where the bundle can be fetched (stored with the proposal, ≤ 512 bytes)")
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
-    .addOption(new Option("--evaluator <kind>", "worker evaluator (llm reads OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_EVAL_MODEL from the environment)").choices(["rubric", "llm"]).default("rubric"))
+    .addOption(
+      new Option(
+        "--evaluator <kind>",
+        "worker evaluator (llm reads OPENAI_BASE_URL, OPENAI_API_KEY and CRESOLVER_EVAL_MODEL from the environment)",
+      )
+        .choices(["rubric", "llm"])
+        .default("rubric"),
+    )
     .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file, before proposing")
-    .option("--credentials-file <path>", 'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository')
-    .action(async (marketIdArg: string, opts: { plan?: string; dryRun?: boolean; allowInvalid?: boolean; bundleUri?: string; allowLoopback?: boolean; allowPrivate?: boolean; evaluator: "rubric" | "llm"; bundleOut?: string; credentialsFile?: string }) => {
-      const rt = runtime();
-      const credentials = opts.credentialsFile !== undefined ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`)) : undefined;
-      const marketId = parseUint(marketIdArg, "marketId");
-      if (opts.bundleUri !== undefined && Buffer.byteLength(opts.bundleUri, "utf8") > MAX_BUNDLE_URI_BYTES) throw new CliError(`--bundle-uri is longer than ${MAX_BUNDLE_URI_BYTES} bytes`);
-      const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
-      if (!opts.dryRun) rt.requireKey();
-      const market = await rt.marketAddress();
-      const identity = await rt.identityAddress();
-      const ctx = await rt.chain({ needsKey: !opts.dryRun });
-      const state = await readMarketStatus(ctx, market, marketId);
-      if (isPastRequest(state.status)) {
-        rt.emit({ marketId, status: "already-settled", reason: `market ${marketId} is already ${state.statusName}`, marketStatus: state.statusName }, `market ${marketId} is already ${state.statusName}: nothing to do`);
-        return;
-      }
-      if (state.statusName !== "ResolutionRequested") throw new CliError(`market ${marketId} is ${state.statusName}, not ResolutionRequested: run \`cresolver market request-resolution ${marketId}\` after the deadline`);
-      if (!opts.dryRun) await requireResolver(ctx, market, marketId);
-      const deployed = rt.globals.market === undefined ? (await rt.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber : undefined;
-      const decision = await run({
-        marketId,
-        ctx,
-        market,
-        identity,
-        ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
-        note: (m) => rt.note(m),
-        progress: (m) => rt.io.stderr(`${m}\n`),
-        options: { allowLoopback: opts.allowLoopback === true, allowPrivate: opts.allowPrivate === true, evaluator: opts.evaluator, ...(credentials !== undefined ? { credentials } : {}) },
-      });
-      const [, agentIds] = await readMarket(ctx, market, "getWorkers", [marketId]);
-      const ids = agentIds.map(String);
-      const lines = workerLines(decision, ids);
-      const summary = { ...(decision.summary ?? {}), failedWorkers: decision.failedWorkers, ...(decision.invalidReason !== undefined ? { invalidReason: decision.invalidReason } : {}) };
-      if (opts.bundleOut !== undefined) {
-        if (decision.bundle === undefined) throw new CliError("--bundle-out: this decision carries no bundle");
-        // The canonical JSON text as hashed (keccak256 of these bytes is the on-chain bundle hash).
-        const text = typeof decision.bundle === "string" ? decision.bundle : JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2);
-        writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), text);
-      }
-      const verdict = VERDICT_TEXT[decision.verdict];
-      const why = decision.invalidReason !== undefined ? ` (${decision.invalidReason})` : "";
-      if (opts.dryRun) {
-        rt.emit({ marketId, status: "dry-run", verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, ...summary }, [`market ${marketId}: would propose ${verdict}${why}`, ...lines].join("\n"));
-        return;
-      }
-      // A fixable cause (workers down, credentials missing) must not end in an irreversible refund by default.
-      if (decision.verdict === "invalid" && decision.failedWorkers.length > 0 && !opts.allowInvalid) {
-        rt.note([`market ${marketId}: the verdict is INVALID${why} and ${decision.failedWorkers.length} worker(s) failed:`, ...lines].join("\n"));
-        const names = decision.failedWorkers.map((f) => `agent ${ids[f.seat] ?? f.agentId} (${f.kind})`).join(", ");
-        throw new CliError(`market ${marketId}: not proposing INVALID${why} while workers failed: ${names}; fix them (e.g. --credentials-file) and rerun, or pass --allow-invalid`, 1);
-      }
-      const settler = createSettler(ctx, market, { onRetry: (r) => rt.note(`proposal attempt ${r.attempt} failed (${r.error}); retrying in ${r.delayMs} ms`) });
-      let written;
-      try {
-        written = await settler.propose({ marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, bundleURI: opts.bundleUri ?? decision.bundleURI ?? "" });
-      } catch (error) {
-        if (error instanceof SettleError) throw new CliError(`market ${marketId}: proposal failed after ${error.attempts} attempt(s): ${error.message}`, error.retryable ? 1 : 2);
-        throw error;
-      }
-      if (written.status === "already-settled") {
-        rt.emit({ marketId, verdict: decision.verdict, bundleHash: decision.bundleHash, ...written, ...summary }, `market ${marketId}: ${written.reason}: nothing proposed`);
-        return;
-      }
-      rt.emit(
-        { marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: decision.bundleHash, ...written, disputeEndsAtIso: iso(written.disputeEndsAt), ...summary },
-        [
-          `market ${marketId}: proposed ${verdict}${why} with a bond of ${formatEther(written.bond)} ETH; disputable until ${iso(written.disputeEndsAt)}, then \`cresolver market finalize ${marketId}\``,
-          ...lines,
-          `  tx ${written.txHash}`,
-        ].join("\n"),
-      );
-    });
+    .option(
+      "--credentials-file <path>",
+      'per-agent secrets for Factagora / AI Olympics workers, JSON { "<agentId>": { "origin", "bearerToken"?, "hmacSecret"? } } (each sent only to its origin); chmod 600, outside the repository',
+    )
+    .action(
+      async (
+        marketIdArg: string,
+        opts: {
+          plan?: string;
+          dryRun?: boolean;
+          allowInvalid?: boolean;
+          bundleUri?: string;
+          allowLoopback?: boolean;
+          allowPrivate?: boolean;
+          evaluator: "rubric" | "llm";
+          bundleOut?: string;
+          credentialsFile?: string;
+        },
+      ) => {
+        const rt = runtime();
+        const credentials =
+          opts.credentialsFile !== undefined
+            ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`))
+            : undefined;
+        const marketId = parseUint(marketIdArg, "marketId");
+        if (opts.bundleUri !== undefined && Buffer.byteLength(opts.bundleUri, "utf8") > MAX_BUNDLE_URI_BYTES)
+          throw new CliError(`--bundle-uri is longer than ${MAX_BUNDLE_URI_BYTES} bytes`);
+        const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
+        if (!opts.dryRun) rt.requireKey();
+        const market = await rt.marketAddress();
+        const identity = await rt.identityAddress();
+        const ctx = await rt.chain({ needsKey: !opts.dryRun });
+        const state = await readMarketStatus(ctx, market, marketId);
+        if (isPastRequest(state.status)) {
+          rt.emit(
+            {
+              marketId,
+              status: "already-settled",
+              reason: `market ${marketId} is already ${state.statusName}`,
+              marketStatus: state.statusName,
+            },
+            `market ${marketId} is already ${state.statusName}: nothing to do`,
+          );
+          return;
+        }
+        if (state.statusName !== "ResolutionRequested")
+          throw new CliError(
+            `market ${marketId} is ${state.statusName}, not ResolutionRequested: run \`cresolver market request-resolution ${marketId}\` after the deadline`,
+          );
+        if (!opts.dryRun) await requireResolver(ctx, market, marketId);
+        const deployed =
+          rt.globals.market === undefined
+            ? (await rt.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber
+            : undefined;
+        const decision = await run({
+          marketId,
+          ctx,
+          market,
+          identity,
+          ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
+          note: (m) => rt.note(m),
+          progress: (m) => rt.io.stderr(`${m}\n`),
+          options: {
+            allowLoopback: opts.allowLoopback === true,
+            allowPrivate: opts.allowPrivate === true,
+            evaluator: opts.evaluator,
+            ...(credentials !== undefined ? { credentials } : {}),
+          },
+        });
+        const [, agentIds] = await readMarket(ctx, market, "getWorkers", [marketId]);
+        const ids = agentIds.map(String);
+        const lines = workerLines(decision, ids);
+        const summary = {
+          ...(decision.summary ?? {}),
+          failedWorkers: decision.failedWorkers,
+          ...(decision.invalidReason !== undefined ? { invalidReason: decision.invalidReason } : {}),
+        };
+        if (opts.bundleOut !== undefined) {
+          if (decision.bundle === undefined) throw new CliError("--bundle-out: this decision carries no bundle");
+          // The canonical JSON text as hashed (keccak256 of these bytes is the on-chain bundle hash).
+          const text =
+            typeof decision.bundle === "string"
+              ? decision.bundle
+              : JSON.stringify(decision.bundle, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2);
+          writeFileSync(resolvePath(rt.io.cwd, opts.bundleOut), text);
+        }
+        const verdict = VERDICT_TEXT[decision.verdict];
+        const why = decision.invalidReason !== undefined ? ` (${decision.invalidReason})` : "";
+        if (opts.dryRun) {
+          rt.emit(
+            {
+              marketId,
+              status: "dry-run",
+              verdict: decision.verdict,
+              reports: decision.reports,
+              bundleHash: decision.bundleHash,
+              ...summary,
+            },
+            [`market ${marketId}: would propose ${verdict}${why}`, ...lines].join("\n"),
+          );
+          return;
+        }
+        // A fixable cause (workers down, credentials missing) must not end in an irreversible refund by default.
+        if (decision.verdict === "invalid" && decision.failedWorkers.length > 0 && !opts.allowInvalid) {
+          rt.note(
+            [
+              `market ${marketId}: the verdict is INVALID${why} and ${decision.failedWorkers.length} worker(s) failed:`,
+              ...lines,
+            ].join("\n"),
+          );
+          const names = decision.failedWorkers.map((f) => `agent ${ids[f.seat] ?? f.agentId} (${f.kind})`).join(", ");
+          throw new CliError(
+            `market ${marketId}: not proposing INVALID${why} while workers failed: ${names}; fix them (e.g. --credentials-file) and rerun, or pass --allow-invalid`,
+            1,
+          );
+        }
+        const settler = createSettler(ctx, market, {
+          onRetry: (r) => rt.note(`proposal attempt ${r.attempt} failed (${r.error}); retrying in ${r.delayMs} ms`),
+        });
+        let written;
+        try {
+          written = await settler.propose({
+            marketId,
+            verdict: decision.verdict,
+            reports: decision.reports,
+            bundleHash: decision.bundleHash,
+            bundleURI: opts.bundleUri ?? decision.bundleURI ?? "",
+          });
+        } catch (error) {
+          if (error instanceof SettleError)
+            throw new CliError(
+              `market ${marketId}: proposal failed after ${error.attempts} attempt(s): ${error.message}`,
+              error.retryable ? 1 : 2,
+            );
+          throw error;
+        }
+        if (written.status === "already-settled") {
+          rt.emit(
+            { marketId, verdict: decision.verdict, bundleHash: decision.bundleHash, ...written, ...summary },
+            `market ${marketId}: ${written.reason}: nothing proposed`,
+          );
+          return;
+        }
+        rt.emit(
+          {
+            marketId,
+            verdict: decision.verdict,
+            reports: decision.reports,
+            bundleHash: decision.bundleHash,
+            ...written,
+            disputeEndsAtIso: iso(written.disputeEndsAt),
+            ...summary,
+          },
+          [
+            `market ${marketId}: proposed ${verdict}${why} with a bond of ${formatEther(written.bond)} ETH; disputable until ${iso(written.disputeEndsAt)}, then \`cresolver market finalize ${marketId}\``,
+            ...lines,
+            `  tx ${written.txHash}`,
+          ].join("\n"),
+        );
+      },
+    );
 }

@@ -21,7 +21,9 @@ export const multicall3Abi = parseAbi([
 ]);
 
 /** IResolutionMarket.ResolutionRequested(uint256 indexed marketId, string question): the trigger's topic 0. */
-export const RESOLUTION_REQUESTED_TOPIC = toEventSelector("event ResolutionRequested(uint256 indexed marketId, string question)");
+export const RESOLUTION_REQUESTED_TOPIC = toEventSelector(
+  "event ResolutionRequested(uint256 indexed marketId, string question)",
+);
 
 /** IResolutionMarket.Status.ResolutionRequested: the only status a proposal can be made in. */
 export const STATUS_RESOLUTION_REQUESTED = 2;

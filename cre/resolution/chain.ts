@@ -4,7 +4,13 @@
  * `tokenURI`. The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
  * itself. A reverted tokenURI is the agent's problem (no registration); anything else stops the execution.
  */
-import { encodeCallMsg, LAST_FINALIZED_BLOCK_NUMBER, LATEST_BLOCK_NUMBER, type EVMClient, type Runtime } from "@chainlink/cre-sdk";
+import {
+  encodeCallMsg,
+  LAST_FINALIZED_BLOCK_NUMBER,
+  LATEST_BLOCK_NUMBER,
+  type EVMClient,
+  type Runtime,
+} from "@chainlink/cre-sdk";
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
 import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
@@ -21,9 +27,19 @@ interface Call {
   callData: Hex;
 }
 
-function aggregate(runtime: Runtime<unknown>, evm: EVMClient, config: WorkflowConfig, reads: Budget, calls: Call[]): { success: boolean; returnData: Hex }[] {
+function aggregate(
+  runtime: Runtime<unknown>,
+  evm: EVMClient,
+  config: WorkflowConfig,
+  reads: Budget,
+  calls: Call[],
+): { success: boolean; returnData: Hex }[] {
   reads.take("chain read (multicall3 aggregate3)");
-  const data = encodeFunctionData({ abi: multicall3Abi, functionName: "aggregate3", args: [calls.map((c) => ({ ...c, allowFailure: true }))] });
+  const data = encodeFunctionData({
+    abi: multicall3Abi,
+    functionName: "aggregate3",
+    args: [calls.map((c) => ({ ...c, allowFailure: true }))],
+  });
   const reply = evm
     .callContract(runtime, {
       call: encodeCallMsg({ from: zeroAddress, to: config.multicall3Address, data }),
@@ -34,23 +50,48 @@ function aggregate(runtime: Runtime<unknown>, evm: EVMClient, config: WorkflowCo
   return [...decodeFunctionResult({ abi: multicall3Abi, functionName: "aggregate3", data: bytesToHex(reply.data) })];
 }
 
-export function readMarket(runtime: Runtime<unknown>, evm: EVMClient, config: WorkflowConfig, reads: Budget, marketId: bigint): MarketRead {
+export function readMarket(
+  runtime: Runtime<unknown>,
+  evm: EVMClient,
+  config: WorkflowConfig,
+  reads: Budget,
+  marketId: bigint,
+): MarketRead {
   const market = config.marketAddress;
   const first: Call[] = [
-    { target: market, callData: encodeFunctionData({ abi: marketReadAbi, functionName: "getMarket", args: [marketId] }) },
-    { target: market, callData: encodeFunctionData({ abi: marketReadAbi, functionName: "getWorkers", args: [marketId] }) },
+    {
+      target: market,
+      callData: encodeFunctionData({ abi: marketReadAbi, functionName: "getMarket", args: [marketId] }),
+    },
+    {
+      target: market,
+      callData: encodeFunctionData({ abi: marketReadAbi, functionName: "getWorkers", args: [marketId] }),
+    },
   ];
-  if (config.identityRegistry === undefined) first.push({ target: market, callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }) });
+  if (config.identityRegistry === undefined)
+    first.push({
+      target: market,
+      callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
+    });
   const [info, workers, identity] = aggregate(runtime, evm, config, reads, first);
   if (!info!.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
   const m = decodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", data: info!.returnData });
-  if (m.status !== STATUS_RESOLUTION_REQUESTED) return { kind: "skip", reason: `market ${marketId} has status ${m.status}, not ResolutionRequested` };
+  if (m.status !== STATUS_RESOLUTION_REQUESTED)
+    return { kind: "skip", reason: `market ${marketId} has status ${m.status}, not ResolutionRequested` };
   if (!workers!.success) throw new Error(`getWorkers(${marketId}) reverted`);
-  const [addresses, agentIds, stakes] = decodeFunctionResult({ abi: marketReadAbi, functionName: "getWorkers", data: workers!.returnData });
+  const [addresses, agentIds, stakes] = decodeFunctionResult({
+    abi: marketReadAbi,
+    functionName: "getWorkers",
+    data: workers!.returnData,
+  });
   let registry = config.identityRegistry;
   if (registry === undefined) {
     if (!identity!.success) throw new Error("identityRegistry() reverted");
-    registry = decodeFunctionResult({ abi: marketReadAbi, functionName: "identityRegistry", data: identity!.returnData });
+    registry = decodeFunctionResult({
+      abi: marketReadAbi,
+      functionName: "identityRegistry",
+      data: identity!.returnData,
+    });
   }
 
   const snapshot: MarketSnapshot = {
@@ -68,8 +109,15 @@ export function readMarket(runtime: Runtime<unknown>, evm: EVMClient, config: Wo
     evm,
     config,
     reads,
-    snapshot.workers.map((w) => ({ target: registry, callData: encodeFunctionData({ abi: identityReadAbi, functionName: "tokenURI", args: [w.agentId] }) })),
+    snapshot.workers.map((w) => ({
+      target: registry,
+      callData: encodeFunctionData({ abi: identityReadAbi, functionName: "tokenURI", args: [w.agentId] }),
+    })),
   );
-  const tokenURIs = uris.map((r) => (r.success ? decodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", data: r.returnData }) : undefined));
+  const tokenURIs = uris.map((r) =>
+    r.success
+      ? decodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", data: r.returnData })
+      : undefined,
+  );
   return { kind: "ready", snapshot, tokenURIs };
 }

@@ -34,7 +34,9 @@ export const configSchema = z
     /** Read at the last finalized block (default) or at the latest one (local simulations). */
     readAt: z.enum(["finalized", "latest"]).default("finalized"),
     /** Log trigger confidence. */
-    confidence: z.enum(["CONFIDENCE_LEVEL_FINALIZED", "CONFIDENCE_LEVEL_SAFE", "CONFIDENCE_LEVEL_LATEST"]).default("CONFIDENCE_LEVEL_FINALIZED"),
+    confidence: z
+      .enum(["CONFIDENCE_LEVEL_FINALIZED", "CONFIDENCE_LEVEL_SAFE", "CONFIDENCE_LEVEL_LATEST"])
+      .default("CONFIDENCE_LEVEL_FINALIZED"),
     /** The bundle URI put in the report; `{hash}` is replaced by the bundle hash. Default "" (see docs/CRE.md). */
     bundleUriTemplate: z.string().max(256).default(""),
     /** How long the DON's HTTP cache may serve one worker reply to the other nodes, seconds. */
@@ -57,7 +59,10 @@ export const configSchema = z
     path: ["readAt"],
   })
   .transform((c) => {
-    const limits: DonLimits = { ...DEFAULT_DON_LIMITS, ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)) };
+    const limits: DonLimits = {
+      ...DEFAULT_DON_LIMITS,
+      ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)),
+    };
     return { ...c, limits, maxPanel: maxDonPanel(limits) };
   });
 

@@ -16,7 +16,16 @@ import { consensusIdenticalAggregation, cre, type NodeRuntime, type Runtime } fr
 import type { FailureKind } from "../../workflow/core/types.js";
 import { describeUrl, HttpError, isHttpError } from "../../workflow/http/errors.js";
 import { DEFAULT_SANITIZE_LIMITS, stringifyJson } from "../../workflow/http/json.js";
-import { clipHeader, decodeUtf8, isJsonContentType, lowerCaseKeys, parseJsonText, parseUrl, statusError, tooLarge } from "../../workflow/http/reply.js";
+import {
+  clipHeader,
+  decodeUtf8,
+  isJsonContentType,
+  lowerCaseKeys,
+  parseJsonText,
+  parseUrl,
+  statusError,
+  tooLarge,
+} from "../../workflow/http/reply.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import type { Budget } from "./budget.js";
 
@@ -49,11 +58,21 @@ function header(headers: Record<string, string>, name: string): string | undefin
 }
 
 /** The Node client's checks on a complete reply (client.ts `send`), in the same order. Throws HttpError. */
-export function judgeReply(status: number, headers: Record<string, string>, body: Uint8Array, where: string, maxBytes: number, expectJson: boolean): HttpObservation {
+export function judgeReply(
+  status: number,
+  headers: Record<string, string>,
+  body: Uint8Array,
+  where: string,
+  maxBytes: number,
+  expectJson: boolean,
+): HttpObservation {
   if (status < 200 || status > 299) throw statusError(status, where);
   const contentType = header(headers, "content-type") ?? "";
   if (expectJson && !isJsonContentType(contentType)) {
-    throw new HttpError("invalid-response", `${where} replied with content-type "${clipHeader(contentType)}", not JSON`);
+    throw new HttpError(
+      "invalid-response",
+      `${where} replied with content-type "${clipHeader(contentType)}", not JSON`,
+    );
   }
   const encoding = header(headers, "content-encoding");
   if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
@@ -65,10 +84,27 @@ export function judgeReply(status: number, headers: Record<string, string>, body
 
 /** A capability error in our own words (its text may carry the URL's query or the node's internals). */
 function capabilityFailure(error: unknown, where: string): HttpObservation {
-  if (isHttpError(error)) return { ok: false, status: error.status ?? 0, body: "", bytes: 0, kind: error.kind, message: error.message };
+  if (isHttpError(error))
+    return { ok: false, status: error.status ?? 0, body: "", bytes: 0, kind: error.kind, message: error.message };
   const text = error instanceof Error ? error.message.toLowerCase() : "";
-  if (/time(d)?[ -]?out|deadline/.test(text)) return { ok: false, status: 0, body: "", bytes: 0, kind: "timeout", message: `${where} gave no complete response before the deadline` };
-  if (/too large|exceed|limit/.test(text)) return { ok: false, status: 0, body: "", bytes: 0, kind: "too-large", message: `${where} sent too large a response` };
+  if (/time(d)?[ -]?out|deadline/.test(text))
+    return {
+      ok: false,
+      status: 0,
+      body: "",
+      bytes: 0,
+      kind: "timeout",
+      message: `${where} gave no complete response before the deadline`,
+    };
+  if (/too large|exceed|limit/.test(text))
+    return {
+      ok: false,
+      status: 0,
+      body: "",
+      bytes: 0,
+      kind: "too-large",
+      message: `${where} sent too large a response`,
+    };
   return { ok: false, status: 0, body: "", bytes: 0, kind: "network", message: `request to ${where} failed` };
 }
 
@@ -78,15 +114,32 @@ export function createCreHttpClient(config: CreHttpConfig): SafeHttpClient {
   const http = new cre.capabilities.HTTPClient();
   const userAgent = config.userAgent ?? "cresolver-workflow";
 
-  function send(method: "GET" | "POST", rawUrl: string, payload: string | undefined, extra: Record<string, string> | undefined, accept: string, timeoutMs: number, maxBytes: number, expectJson: boolean): HttpObservation & { where: string } {
+  function send(
+    method: "GET" | "POST",
+    rawUrl: string,
+    payload: string | undefined,
+    extra: Record<string, string> | undefined,
+    accept: string,
+    timeoutMs: number,
+    maxBytes: number,
+    expectJson: boolean,
+  ): HttpObservation & { where: string } {
     const url = parseUrl(rawUrl);
     const where = describeUrl(url);
     if (!(timeoutMs > 0)) throw new HttpError("timeout", `no time left for ${where}`);
     if (config.calls.used >= config.calls.limit) {
-      throw new HttpError("network", `${where} not called: the ${config.calls.limit} HTTP calls of this DON execution are used up`);
+      throw new HttpError(
+        "network",
+        `${where} not called: the ${config.calls.limit} HTTP calls of this DON execution are used up`,
+      );
     }
     config.calls.take(`HTTP ${method} ${where}`);
-    const headers: Record<string, string> = { ...lowerCaseKeys(extra ?? {}), accept, "accept-encoding": "identity", "user-agent": userAgent };
+    const headers: Record<string, string> = {
+      ...lowerCaseKeys(extra ?? {}),
+      accept,
+      "accept-encoding": "identity",
+      "user-agent": userAgent,
+    };
     if (payload !== undefined) headers["content-type"] = "application/json";
     const request = {
       url: url.href,
@@ -94,7 +147,9 @@ export function createCreHttpClient(config: CreHttpConfig): SafeHttpClient {
       headers,
       body: payload === undefined ? "" : base64(payload),
       timeout: `${(timeoutMs / 1000).toFixed(3)}s`,
-      ...(config.cacheMaxAgeSeconds > 0 ? { cacheSettings: { store: true, maxAge: `${config.cacheMaxAgeSeconds}s` } } : {}),
+      ...(config.cacheMaxAgeSeconds > 0
+        ? { cacheSettings: { store: true, maxAge: `${config.cacheMaxAgeSeconds}s` } }
+        : {}),
     };
     const observe = (node: NodeRuntime<unknown>): HttpObservation => {
       try {
@@ -102,24 +157,48 @@ export function createCreHttpClient(config: CreHttpConfig): SafeHttpClient {
         return judgeReply(res.statusCode, res.headers, res.body, where, maxBytes, expectJson);
       } catch (error) {
         // For the workflow owner's logs only (never in the bundle): the platform's own error text.
-        if (!isHttpError(error)) node.log(`HTTP ${method} ${where}: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`);
+        if (!isHttpError(error))
+          node.log(`HTTP ${method} ${where}: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`);
         return capabilityFailure(error, where);
       }
     };
     const seen = config.runtime.runInNodeMode(observe, consensusIdenticalAggregation<HttpObservation>())().result();
-    if (!seen.ok) throw new HttpError(seen.kind as FailureKind, seen.message, seen.status !== 0 ? { status: seen.status } : {});
+    if (!seen.ok)
+      throw new HttpError(seen.kind as FailureKind, seen.message, seen.status !== 0 ? { status: seen.status } : {});
     return { ...seen, where };
   }
 
   const client: SafeHttpClient = {
     async postJson(url, body, options) {
       const payload = stringifyJson(body);
-      const res = send("POST", url, payload, options.headers, "application/json", options.timeoutMs, Math.min(options.maxBytes ?? config.maxReplyBytes, config.maxReplyBytes), true);
-      return { status: res.status, body: parseJsonText(res.body, res.bytes, res.where, DEFAULT_SANITIZE_LIMITS), bytes: res.bytes };
+      const res = send(
+        "POST",
+        url,
+        payload,
+        options.headers,
+        "application/json",
+        options.timeoutMs,
+        Math.min(options.maxBytes ?? config.maxReplyBytes, config.maxReplyBytes),
+        true,
+      );
+      return {
+        status: res.status,
+        body: parseJsonText(res.body, res.bytes, res.where, DEFAULT_SANITIZE_LIMITS),
+        bytes: res.bytes,
+      };
     },
     async getText(url, options) {
       const accept = "application/json, text/plain;q=0.9, */*;q=0.5";
-      return send("GET", url, undefined, options.headers, accept, options.timeoutMs, Math.min(options.maxBytes, config.maxReplyBytes), false).body;
+      return send(
+        "GET",
+        url,
+        undefined,
+        options.headers,
+        accept,
+        options.timeoutMs,
+        Math.min(options.maxBytes, config.maxReplyBytes),
+        false,
+      ).body;
     },
     fetcher: (url, options) => client.getText(url, options),
     close: async () => undefined,

@@ -11,7 +11,16 @@
  * an API key and a Node HTTP stack, and is not deterministic across nodes), and no track record (rebuilding it needs
  * log scans far beyond a DON execution's chain-read quota): every agent is unproven, as for a fresh market.
  */
-import { cre, getNetwork, hexToBase64, prepareReportRequest, TxStatus, type EVMClient, type EVMLog, type Runtime } from "@chainlink/cre-sdk";
+import {
+  cre,
+  getNetwork,
+  hexToBase64,
+  prepareReportRequest,
+  TxStatus,
+  type EVMClient,
+  type EVMLog,
+  type Runtime,
+} from "@chainlink/cre-sdk";
 import { bytesToHex, hexToBigInt, size, type Hex } from "viem";
 import { createCresolverAdapter, CRESOLVER_PROTOCOL } from "../../protocols/cresolver/adapter.js";
 import { createAdapterRegistry } from "../../protocols/adapter-registry.js";
@@ -46,15 +55,30 @@ export interface ExecutionSummary {
 const MAX_BUNDLE_IN_RESULT = 90_000;
 
 /** The pipeline's ports on a DON, for a market already read. Exported for the parity tests. */
-export function crePorts(runtime: Runtime<unknown>, config: WorkflowConfig, snapshot: MarketSnapshot, tokenURIs: readonly (string | undefined)[], calls: Budget): PipelinePorts {
-  const http = createCreHttpClient({ runtime, calls, maxReplyBytes: config.limits.maxReplyBytes, cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds });
+export function crePorts(
+  runtime: Runtime<unknown>,
+  config: WorkflowConfig,
+  snapshot: MarketSnapshot,
+  tokenURIs: readonly (string | undefined)[],
+  calls: Budget,
+): PipelinePorts {
+  const http = createCreHttpClient({
+    runtime,
+    calls,
+    maxReplyBytes: config.limits.maxReplyBytes,
+    cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
+  });
   const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
   return {
     market: { readMarket: async () => snapshot },
     directory: { agentURI: async (agentId) => byAgent.get(agentId) },
     fetcher: http.fetcher,
     adapters: createAdapterRegistry([
-      createCresolverAdapter({ http, resolveTimeoutMs: config.limits.callTimeoutMs, challengeTimeoutMs: config.limits.callTimeoutMs }),
+      createCresolverAdapter({
+        http,
+        resolveTimeoutMs: config.limits.callTimeoutMs,
+        challengeTimeoutMs: config.limits.callTimeoutMs,
+      }),
     ]),
     evaluator: createRubricEvaluator(),
   };
@@ -81,16 +105,27 @@ export function reportOf(config: WorkflowConfig, run: ResolutionRunResult): Hex 
   });
 }
 
-export async function onResolutionRequested(runtime: Runtime<WorkflowConfig>, log: EVMLog, evm: EVMClient): Promise<string> {
+export async function onResolutionRequested(
+  runtime: Runtime<WorkflowConfig>,
+  log: EVMLog,
+  evm: EVMClient,
+): Promise<string> {
   const config = runtime.config;
   const reads = createBudget(config.limits.chainReads);
   const calls = createBudget(config.limits.httpCalls);
   const emitter = bytesToHex(log.address);
-  if (emitter.toLowerCase() !== config.marketAddress.toLowerCase()) throw new Error(`log from ${emitter}, not the configured market`);
-  if (log.topics.length < 2 || bytesToHex(log.topics[0]!) !== RESOLUTION_REQUESTED_TOPIC) throw new Error("not a ResolutionRequested log");
+  if (emitter.toLowerCase() !== config.marketAddress.toLowerCase())
+    throw new Error(`log from ${emitter}, not the configured market`);
+  if (log.topics.length < 2 || bytesToHex(log.topics[0]!) !== RESOLUTION_REQUESTED_TOPIC)
+    throw new Error("not a ResolutionRequested log");
   const marketId = hexToBigInt(bytesToHex(log.topics[1]!));
   const summary = (s: Omit<ExecutionSummary, "marketId" | "httpCalls" | "chainReads">): string =>
-    JSON.stringify({ marketId: marketId.toString(), ...s, httpCalls: calls.used, chainReads: reads.used } satisfies ExecutionSummary);
+    JSON.stringify({
+      marketId: marketId.toString(),
+      ...s,
+      httpCalls: calls.used,
+      chainReads: reads.used,
+    } satisfies ExecutionSummary);
 
   const read = readMarket(runtime, evm, config, reads, marketId);
   if (read.kind === "skip") {
@@ -107,14 +142,21 @@ export async function onResolutionRequested(runtime: Runtime<WorkflowConfig>, lo
 
   const run = await runResolution(marketId, crePorts(runtime, config, read.snapshot, read.tokenURIs, calls));
   const reportHex = reportOf(config, run);
-  if (size(reportHex) > config.limits.maxReportBytes) throw new Error(`report of ${size(reportHex)} bytes exceeds ${config.limits.maxReportBytes}`);
+  if (size(reportHex) > config.limits.maxReportBytes)
+    throw new Error(`report of ${size(reportHex)} bytes exceeds ${config.limits.maxReportBytes}`);
   const signed = runtime.report(prepareReportRequest(reportHex)).result();
   const reply = evm
-    .writeReport(runtime, { receiver: config.receiverAddress, report: signed, gasConfig: { gasLimit: String(config.limits.gasLimit) } })
+    .writeReport(runtime, {
+      receiver: config.receiverAddress,
+      report: signed,
+      gasConfig: { gasLimit: String(config.limits.gasLimit) },
+    })
     .result();
   const txHash = reply.txHash !== undefined && reply.txHash.length > 0 ? bytesToHex(reply.txHash) : undefined;
   if (reply.txStatus !== TxStatus.SUCCESS) {
-    throw new Error(`writeReport failed: status ${TxStatus[reply.txStatus]}${reply.errorMessage ? ` (${reply.errorMessage.slice(0, 200)})` : ""}`);
+    throw new Error(
+      `writeReport failed: status ${TxStatus[reply.txStatus]}${reply.errorMessage ? ` (${reply.errorMessage.slice(0, 200)})` : ""}`,
+    );
   }
   runtime.log(`market ${marketId}: proposed ${run.proposal.verdict}, bundle ${run.bundleHash}`);
   return summary({
@@ -137,7 +179,9 @@ export function initWorkflow(config: WorkflowConfig) {
     topics: [{ values: [hexToBase64(RESOLUTION_REQUESTED_TOPIC)] }],
     confidence: config.confidence,
   });
-  return [cre.handler(trigger, (runtime: Runtime<WorkflowConfig>, log: EVMLog) => onResolutionRequested(runtime, log, evm))];
+  return [
+    cre.handler(trigger, (runtime: Runtime<WorkflowConfig>, log: EVMLog) => onResolutionRequested(runtime, log, evm)),
+  ];
 }
 
 export { CRESOLVER_PROTOCOL };

@@ -12,7 +12,11 @@ export interface AgentReply {
 }
 export type Agent = (path: string, body: unknown) => AgentReply;
 
-const json = (value: unknown, status = 200): AgentReply => ({ status, headers: { "content-type": "application/json" }, body: JSON.stringify(value) });
+const json = (value: unknown, status = 200): AgentReply => ({
+  status,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(value),
+});
 
 /** A CRE-protocol agent that answers `determination` with some evidence and defends it when challenged. */
 export function honestAgent(determination: boolean, confidence = 0.8, tag = "a"): Agent {
@@ -27,7 +31,12 @@ export function honestAgent(determination: boolean, confidence = 0.8, tag = "a")
     }
     if (path.endsWith("/a2a/challenge")) {
       const challenges = (body as { challenges?: unknown[] } | null)?.challenges ?? [];
-      return json({ responses: challenges.map((_, i) => `Reply ${i + 1} from ${tag}: the release table and its revision notes support the answer; methodology unchanged since 2024.`) });
+      return json({
+        responses: challenges.map(
+          (_, i) =>
+            `Reply ${i + 1} from ${tag}: the release table and its revision notes support the answer; methodology unchanged since 2024.`,
+        ),
+      });
     }
     return json({ error: "not found" }, 404);
   };
@@ -38,9 +47,15 @@ export function brokenAgent(kind: "500" | "not-json" | "bad-schema" | "huge"): A
   return (path) => {
     if (!path.endsWith("/a2a/resolve")) return json({ responses: [] });
     if (kind === "500") return json({ error: "boom" }, 500);
-    if (kind === "not-json") return { status: 200, headers: { "content-type": "text/html" }, body: "<html>nope</html>" };
+    if (kind === "not-json")
+      return { status: 200, headers: { "content-type": "text/html" }, body: "<html>nope</html>" };
     if (kind === "bad-schema") return json({ determination: "yes", confidence: 2 });
-    return json({ determination: true, confidence: 0.9, evidence: "x".repeat(40_000), sources: ["https://big.example.org/"] });
+    return json({
+      determination: true,
+      confidence: 0.9,
+      evidence: "x".repeat(40_000),
+      sources: ["https://big.example.org/"],
+    });
   };
 }
 
@@ -86,7 +101,11 @@ export function testMarket(endpoints: string[], overrides: Partial<TestMarket> =
     question: "Will the 2026 official inflation figure exceed 3%?",
     deadline: 1_767_225_600n,
     status: 2,
-    seats: endpoints.map((_, i) => ({ address: `0x${(0x1000 + i).toString(16).padStart(40, "0")}` as `0x${string}`, agentId: BigInt(i + 1), stake: 10n ** 15n })),
+    seats: endpoints.map((_, i) => ({
+      address: `0x${(0x1000 + i).toString(16).padStart(40, "0")}` as `0x${string}`,
+      agentId: BigInt(i + 1),
+      stake: 10n ** 15n,
+    })),
     tokenURIs: endpoints.map((e, i) => registrationUri(`agent ${i + 1}`, e)),
     ...overrides,
   };

@@ -30,7 +30,15 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
   const fail = { success: false, returnData: "0x" as Hex };
   if (getAddress(target) === getAddress(market.market)) {
     const call = decodeFunctionData({ abi: marketReadAbi, data });
-    if (call.functionName === "identityRegistry") return { success: true, returnData: encodeFunctionResult({ abi: marketReadAbi, functionName: "identityRegistry", result: market.identityRegistry }) };
+    if (call.functionName === "identityRegistry")
+      return {
+        success: true,
+        returnData: encodeFunctionResult({
+          abi: marketReadAbi,
+          functionName: "identityRegistry",
+          result: market.identityRegistry,
+        }),
+      };
     if (call.args[0] !== market.marketId) return fail;
     if (call.functionName === "getMarket") {
       const result = {
@@ -45,16 +53,31 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
         bundleHash: toHex(0, { size: 32 }),
         question: market.question,
       };
-      return { success: true, returnData: encodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", result }) };
+      return {
+        success: true,
+        returnData: encodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", result }),
+      };
     }
     const ws = market.seats;
-    return { success: true, returnData: encodeFunctionResult({ abi: marketReadAbi, functionName: "getWorkers", result: [ws.map((w) => w.address), ws.map((w) => w.agentId), ws.map((w) => w.stake)] }) };
+    return {
+      success: true,
+      returnData: encodeFunctionResult({
+        abi: marketReadAbi,
+        functionName: "getWorkers",
+        result: [ws.map((w) => w.address), ws.map((w) => w.agentId), ws.map((w) => w.stake)],
+      }),
+    };
   }
   if (getAddress(target) === getAddress(market.identityRegistry)) {
     const call = decodeFunctionData({ abi: identityReadAbi, data });
     const i = market.seats.findIndex((s) => s.agentId === call.args[0]);
     const uri = i < 0 ? undefined : market.tokenURIs[i];
-    return uri === undefined ? fail : { success: true, returnData: encodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", result: uri }) };
+    return uri === undefined
+      ? fail
+      : {
+          success: true,
+          returnData: encodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", result: uri }),
+        };
   }
   return fail;
 }

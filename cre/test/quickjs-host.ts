@@ -86,7 +86,12 @@ function hexToBytes(hex: string): Uint8Array {
 }
 const bytesToHex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
-function define(vm: QuickJSContext, target: QuickJSHandle, name: string, fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined): void {
+function define(
+  vm: QuickJSContext,
+  target: QuickJSHandle,
+  name: string,
+  fn: (...args: QuickJSHandle[]) => QuickJSHandle | undefined,
+): void {
   const h = vm.newFunction(name, fn);
   vm.setProp(target, name, h);
   h.dispose();
@@ -96,7 +101,11 @@ function define(vm: QuickJSContext, target: QuickJSHandle, name: string, fn: (..
  * Evaluates `bundle` in a fresh QuickJS context for one ExecuteRequest. Call inside the SDK's `test` after the
  * mocks are installed: capability calls go to the same test registry.
  */
-export async function runInQuickJS(bundle: string, config: unknown, request: { subscribe: true } | { log: InstanceType<typeof Object> }): Promise<GuestRun> {
+export async function runInQuickJS(
+  bundle: string,
+  config: unknown,
+  request: { subscribe: true } | { log: InstanceType<typeof Object> },
+): Promise<GuestRun> {
   newTestRuntime(); // registers the default consensus handler (node-mode consensus, report signing) in this test
   modulePromise ??= newQuickJSWASMModuleFromVariant(variant);
   const qjs = await modulePromise;
@@ -113,9 +122,18 @@ export async function runInQuickJS(bundle: string, config: unknown, request: { s
     request:
       "subscribe" in request
         ? { case: "subscribe", value: {} }
-        : { case: "trigger", value: create(SDK_PB.TriggerSchema, { id: 0n, payload: anyPack(EVM_PB.LogSchema, create(EVM_PB.LogSchema, request.log as never)) }) },
+        : {
+            case: "trigger",
+            value: create(SDK_PB.TriggerSchema, {
+              id: 0n,
+              payload: anyPack(EVM_PB.LogSchema, create(EVM_PB.LogSchema, request.log as never)),
+            }),
+          },
   });
-  const wasiArgs = JSON.stringify(["resolution.wasm", Buffer.from(toBinary(SDK_PB.ExecuteRequestSchema, execute)).toString("base64")]);
+  const wasiArgs = JSON.stringify([
+    "resolution.wasm",
+    Buffer.from(toBinary(SDK_PB.ExecuteRequestSchema, execute)).toString("base64"),
+  ]);
 
   const host = vm.newObject();
   define(vm, host, "callCapability", (h) => {
@@ -139,7 +157,10 @@ export async function runInQuickJS(bundle: string, config: unknown, request: { s
       if (r !== undefined) responses[id] = create(SDK_PB.CapabilityResponseSchema, { response: r });
       pending.delete(id);
     }
-    const bytes = toBinary(SDK_PB.AwaitCapabilitiesResponseSchema, create(SDK_PB.AwaitCapabilitiesResponseSchema, { responses }));
+    const bytes = toBinary(
+      SDK_PB.AwaitCapabilitiesResponseSchema,
+      create(SDK_PB.AwaitCapabilitiesResponseSchema, { responses }),
+    );
     if (bytes.length > vm.getNumber(max!)) throw new Error("response buffer too small");
     return vm.newString(bytesToHex(bytes));
   });
@@ -160,7 +181,11 @@ export async function runInQuickJS(bundle: string, config: unknown, request: { s
   define(vm, host, "utf8Encode", (h) => vm.newString(Buffer.from(vm.getString(h), "utf8").toString("hex")));
   define(vm, host, "utf8Decode", (h, fatal, ignoreBOM) => {
     try {
-      return vm.newString(new TextDecoder("utf-8", { fatal: vm.dump(fatal!) === true, ignoreBOM: vm.dump(ignoreBOM!) === true }).decode(hexToBytes(vm.getString(h))));
+      return vm.newString(
+        new TextDecoder("utf-8", { fatal: vm.dump(fatal!) === true, ignoreBOM: vm.dump(ignoreBOM!) === true }).decode(
+          hexToBytes(vm.getString(h)),
+        ),
+      );
     } catch {
       return vm.null;
     }
@@ -177,7 +202,13 @@ export async function runInQuickJS(bundle: string, config: unknown, request: { s
     return r.value;
   };
   unwrap(vm.evalCode(PRELUDE, "prelude.js"), "prelude").dispose();
-  const probe = unwrap(vm.evalCode(`["URL","setTimeout","performance","fetch","process","Buffer","require"].filter((n) => typeof globalThis[n] === "undefined")`, "probe.js"), "probe");
+  const probe = unwrap(
+    vm.evalCode(
+      `["URL","setTimeout","performance","fetch","process","Buffer","require"].filter((n) => typeof globalThis[n] === "undefined")`,
+      "probe.js",
+    ),
+    "probe",
+  );
   const missingBeforeBundle = vm.dump(probe) as string[];
   probe.dispose();
 
@@ -204,7 +235,12 @@ export async function runInQuickJS(bundle: string, config: unknown, request: { s
     out = v.case === "stringValue" ? { ok: true, value: v.value } : { ok: false, error: `unexpected value ${v.case}` };
   } else if (result.result.case === "triggerSubscriptions") {
     for (const s of result.result.value.subscriptions) {
-      subscriptions.push({ id: s.id, method: s.method, payload: s.payload === undefined ? undefined : fromBinary(EVM_PB.FilterLogTriggerRequestSchema, s.payload.value) });
+      subscriptions.push({
+        id: s.id,
+        method: s.method,
+        payload:
+          s.payload === undefined ? undefined : fromBinary(EVM_PB.FilterLogTriggerRequestSchema, s.payload.value),
+      });
     }
     out = { ok: true, value: "" };
   }

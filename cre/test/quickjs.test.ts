@@ -21,14 +21,17 @@ const agentsFor = (list: Agent[]) => new Map(list.map((a, i) => [`agent-${i + 1}
 describe("CRE workflow bundle in QuickJS", () => {
   test("the bundle imports no Node-only module and names no Node client", () => {
     expect(bundle).not.toMatch(/from\s*["']node:|require\(["']node:/);
-    for (const name of ["undici", "openai", "createRemoteJWKSet", "node:dns", "node:crypto", "randomUUID("]) expect(bundle).not.toContain(name);
+    for (const name of ["undici", "openai", "createRemoteJWKSet", "node:dns", "node:crypto", "randomUUID("])
+      expect(bundle).not.toContain(name);
   });
 
   test("subscribe phase: one EVM log trigger on the market's ResolutionRequested", async () => {
     const market = testMarket(hosts(1));
     const run = await runInQuickJS(bundle, testConfig(market), { subscribe: true });
     expect(run.result).toEqual({ ok: true, value: "" });
-    expect(run.missingBeforeBundle).toEqual(expect.arrayContaining(["URL", "setTimeout", "performance", "fetch", "process", "Buffer", "require"]));
+    expect(run.missingBeforeBundle).toEqual(
+      expect.arrayContaining(["URL", "setTimeout", "performance", "fetch", "process", "Buffer", "require"]),
+    );
     expect(run.subscriptions).toHaveLength(1);
     const sub = run.subscriptions[0]!;
     expect(sub.id).toMatch(/^evm:ChainSelector:\d+@1\.0\.0$/);
@@ -41,7 +44,12 @@ describe("CRE workflow bundle in QuickJS", () => {
 
   test("trigger phase: QuickJS writes the same report and bundle as the in-process run", async () => {
     const market = testMarket(hosts(4));
-    const agents = agentsFor([honestAgent(true, 0.9, "a"), honestAgent(false, 0.7, "b"), honestAgent(true, 0.75, "c"), brokenAgent("500")]);
+    const agents = agentsFor([
+      honestAgent(true, 0.9, "a"),
+      honestAgent(false, 0.7, "b"),
+      honestAgent(true, 0.75, "c"),
+      brokenAgent("500"),
+    ]);
     const guestLog = installMocks(market, agents);
     const run = await runInQuickJS(bundle, testConfig(market), { log: requestLog(market) });
     if (!run.result.ok) throw new Error(`${run.result.error}\n${run.logs.join("\n")}`);
@@ -57,7 +65,9 @@ describe("CRE workflow bundle in QuickJS", () => {
     // Same report bytes, same requests (the mocks were re-installed: each log saw one run).
     expect(nodeLog.reports).toHaveLength(1);
     expect(guestLog.reports[0]!.raw).toBe(nodeLog.reports[0]!.raw);
-    expect(guestLog.http.map((h) => [h.method, h.url, h.body])).toEqual(nodeLog.http.map((h) => [h.method, h.url, h.body]));
+    expect(guestLog.http.map((h) => [h.method, h.url, h.body])).toEqual(
+      nodeLog.http.map((h) => [h.method, h.url, h.body]),
+    );
     expect(guestLog.http).toHaveLength(4 + 3); // 4 asks, 3 challenges (the failed seat is not challenged)
   });
 

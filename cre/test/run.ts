@@ -36,7 +36,10 @@ export function requestLog(market: TestMarket, emitter: `0x${string}` = market.m
   } as unknown as EVMLog;
 }
 
-export async function runHandler(input: WorkflowConfigInput, log: EVMLog): Promise<{ summary: ExecutionSummary; config: WorkflowConfig }> {
+export async function runHandler(
+  input: WorkflowConfigInput,
+  log: EVMLog,
+): Promise<{ summary: ExecutionSummary; config: WorkflowConfig }> {
   const config = configSchema.parse(input);
   const runtime = newTestRuntime(undefined, {}, config);
   const [entry] = initWorkflow(config);

@@ -21,7 +21,10 @@ const agentsFor = (list: Agent[]) => new Map(list.map((a, i) => [`agent-${i + 1}
 describe("CRE workflow (SDK test runtime)", () => {
   test("resolves a panel and writes one report the receiver decodes: verdict, per-seat reports, bundle hash", async () => {
     const market = testMarket(hosts(3));
-    const log = installMocks(market, agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(false, 0.6, "c")]));
+    const log = installMocks(
+      market,
+      agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(false, 0.6, "c")]),
+    );
     const { summary } = await runHandler(testConfig(market), requestLog(market));
 
     expect(summary.status).toBe("proposed");
@@ -29,7 +32,14 @@ describe("CRE workflow (SDK test runtime)", () => {
     expect(log.chainReads).toBe(2);
     // 3 asks + 3 challenges, every one asking the DON's cache to share the reply between nodes.
     expect(summary.httpCalls).toBe(6);
-    expect(log.http.map((h) => h.url.replace(/^https:\/\/agent-\d\.example/, ""))).toEqual(["/a2a/resolve", "/a2a/resolve", "/a2a/resolve", "/a2a/challenge", "/a2a/challenge", "/a2a/challenge"]);
+    expect(log.http.map((h) => h.url.replace(/^https:\/\/agent-\d\.example/, ""))).toEqual([
+      "/a2a/resolve",
+      "/a2a/resolve",
+      "/a2a/resolve",
+      "/a2a/challenge",
+      "/a2a/challenge",
+      "/a2a/challenge",
+    ]);
     expect(log.http.every((h) => h.cached)).toBe(true);
 
     expect(log.reports).toHaveLength(1);
@@ -48,24 +58,45 @@ describe("CRE workflow (SDK test runtime)", () => {
 
   test("a failing worker is a failed seat with the Node client's words, not a failed execution", async () => {
     const market = testMarket(hosts(4));
-    const log = installMocks(market, agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.9, "b"), brokenAgent("500"), brokenAgent("not-json")]));
+    const log = installMocks(
+      market,
+      agentsFor([
+        honestAgent(true, 0.9, "a"),
+        honestAgent(true, 0.9, "b"),
+        brokenAgent("500"),
+        brokenAgent("not-json"),
+      ]),
+    );
     const { summary } = await runHandler(testConfig(market), requestLog(market));
     expect(summary.status).toBe("proposed");
     // The DON's bundle is a valid resolution bundle: failed seats carry their ask failure.
     const bundle = parseBundle(summary.bundle!);
-    expect(bundle.workers.map((w) => w.askFailure?.kind)).toEqual([undefined, undefined, "http-status", "invalid-response"]);
+    expect(bundle.workers.map((w) => w.askFailure?.kind)).toEqual([
+      undefined,
+      undefined,
+      "http-status",
+      "invalid-response",
+    ]);
     const text = JSON.stringify(bundle);
     expect(text).toContain("https://agent-3.example/a2a/resolve answered 500");
     expect(text).toContain('https://agent-4.example/a2a/resolve replied with content-type \\"text/html\\", not JSON');
     // No retry on a DON: one call per failing ask.
     expect(log.http.filter((h) => h.url.startsWith("https://agent-3.example")).length).toBe(1);
-    expect(log.reports[0]!.report.reports.map((r) => r.answer)).toEqual([ANSWER_CODE.yes, ANSWER_CODE.yes, ANSWER_CODE.failed, ANSWER_CODE.failed]);
+    expect(log.reports[0]!.report.reports.map((r) => r.answer)).toEqual([
+      ANSWER_CODE.yes,
+      ANSWER_CODE.yes,
+      ANSWER_CODE.failed,
+      ANSWER_CODE.failed,
+    ]);
   });
 
   test("an oversized reply is refused per seat at the DON's reply cap", async () => {
     const market = testMarket(hosts(3));
     installMocks(market, agentsFor([honestAgent(true), honestAgent(true), brokenAgent("huge")]));
-    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 20, maxReplyBytes: 20_480 } }), requestLog(market));
+    const { summary } = await runHandler(
+      testConfig(market, { limits: { httpCalls: 20, maxReplyBytes: 20_480 } }),
+      requestLog(market),
+    );
     expect(summary.bundle).toContain("https://agent-3.example/a2a/resolve sent more than 20480 bytes");
   });
 
@@ -91,7 +122,9 @@ describe("CRE workflow (SDK test runtime)", () => {
   test("a log from another contract is refused", async () => {
     const market = testMarket(hosts(2));
     installMocks(market, agentsFor([honestAgent(true), honestAgent(true)]));
-    await expect(runHandler(testConfig(market), requestLog(market, "0x000000000000000000000000000000000000dEaD"))).rejects.toThrow(/not the configured market/);
+    await expect(
+      runHandler(testConfig(market), requestLog(market, "0x000000000000000000000000000000000000dEaD")),
+    ).rejects.toThrow(/not the configured market/);
   });
 
   test("without quorum the proposal is a bonded Invalid verdict with every seat failed", async () => {
@@ -105,7 +138,11 @@ describe("CRE workflow (SDK test runtime)", () => {
   test("a registration file served over https is fetched through the HTTP capability and counted in the plan", async () => {
     const market = testMarket(hosts(2));
     market.tokenURIs[1] = "https://registry.example/agents/2.json";
-    const registry: Agent = () => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(buildRegistrationFile({ name: "agent 2", endpoint: "https://agent-2.example" })) });
+    const registry: Agent = () => ({
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(buildRegistrationFile({ name: "agent 2", endpoint: "https://agent-2.example" })),
+    });
     const agents = agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b")]);
     agents.set("registry.example", registry);
     const log = installMocks(market, agents);
@@ -120,16 +157,25 @@ describe("CRE workflow (SDK test runtime)", () => {
   test("the HTTP budget is a hard backstop: a call past it fails in our words without reaching the network", async () => {
     const market = testMarket(hosts(1));
     const log = installMocks(market, agentsFor([honestAgent(true)]));
-    const http = createCreHttpClient({ runtime: newTestRuntime(), calls: createBudget(1), maxReplyBytes: 20_480, cacheMaxAgeSeconds: 0 });
+    const http = createCreHttpClient({
+      runtime: newTestRuntime(),
+      calls: createBudget(1),
+      maxReplyBytes: 20_480,
+      cacheMaxAgeSeconds: 0,
+    });
     const first = await http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 });
     expect(first.status).toBe(200);
-    await expect(http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 })).rejects.toMatchObject({
+    await expect(
+      http.postJson("https://agent-1.example/a2a/resolve", { market_id: 1 }, { timeoutMs: 1_000 }),
+    ).rejects.toMatchObject({
       kind: "network",
       message: "https://agent-1.example/a2a/resolve not called: the 1 HTTP calls of this DON execution are used up",
     });
     expect(log.http).toHaveLength(1);
     expect(log.http[0]!.cached).toBe(false);
-    await expect(http.postJson("ftp://agent-1.example/x", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({ kind: "destination-refused" });
+    await expect(http.postJson("ftp://agent-1.example/x", {}, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      kind: "destination-refused",
+    });
   });
 
   test("config: limits default to the published quotas, addresses are checked, unknown keys refused", () => {
@@ -139,7 +185,9 @@ describe("CRE workflow (SDK test runtime)", () => {
     expect(c.maxPanel).toBe(2);
     expect(() => configSchema.parse({ ...testConfig(market), marketAddress: "0x123" })).toThrow();
     expect(() => configSchema.parse({ ...testConfig(market), extra: 1 })).toThrow();
-    expect(() => configSchema.parse({ ...testConfig(market), readAt: "finalized", confidence: "CONFIDENCE_LEVEL_LATEST" })).toThrow(/needs confidence/);
+    expect(() =>
+      configSchema.parse({ ...testConfig(market), readAt: "finalized", confidence: "CONFIDENCE_LEVEL_LATEST" }),
+    ).toThrow(/needs confidence/);
     expect(configSchema.parse({ ...testConfig(market), readAt: undefined }).readAt).toBe("finalized");
   });
 });

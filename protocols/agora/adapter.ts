@@ -2,7 +2,17 @@
  * The platform side of the Agora Arena Agent Protocol v1 (README.md: health check, match task with a JWT, reply,
  * status codes, the round-2 challenge, and how each maps to the resolver's answers and failures).
  */
-import type { AskRequest, CallResult, ChallengeRequest, PeerFinding, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type {
+  AskRequest,
+  CallResult,
+  ChallengeRequest,
+  PeerFinding,
+  WorkerAnswer,
+  WorkerEndpoint,
+  WorkerFailure,
+  WorkerProtocolAdapter,
+  WorkerSeat,
+} from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError, isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
@@ -10,9 +20,28 @@ import type { AgoraTokenSigner } from "./jwt.js";
 import type { AgoraEventStore, StoredAgoraEvent } from "./event-stream.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
 import { describeIssues } from "../wire-fields.js";
-import { AGORA_LIMITS, AGORA_OPTIONS, AGORA_PROTOCOL, AGORA_RULES, AGORA_VERSION, agoraHealthSchema, agoraReplySchema, type AgoraReply, type AgoraTaskWire } from "./wire.js";
+import {
+  AGORA_LIMITS,
+  AGORA_OPTIONS,
+  AGORA_PROTOCOL,
+  AGORA_RULES,
+  AGORA_VERSION,
+  agoraHealthSchema,
+  agoraReplySchema,
+  type AgoraReply,
+  type AgoraTaskWire,
+} from "./wire.js";
 
-export { AGORA_LIMITS, AGORA_OPTIONS, AGORA_PROTOCOL, AGORA_RULES, AGORA_VERSION, agoraHealthSchema, agoraReplySchema, type AgoraReply } from "./wire.js";
+export {
+  AGORA_LIMITS,
+  AGORA_OPTIONS,
+  AGORA_PROTOCOL,
+  AGORA_RULES,
+  AGORA_VERSION,
+  agoraHealthSchema,
+  agoraReplySchema,
+  type AgoraReply,
+} from "./wire.js";
 
 export interface AgoraEventSource {
   beginRound(matchId: string, agentId: string, round: number): void;
@@ -52,7 +81,12 @@ export function extractUrls(textValue: string): string[] {
     const candidate = match[0].replace(/[.,;:!?]+$/, "");
     try {
       const url = new URL(candidate);
-      if ((url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && candidate.length <= AGORA_LIMITS.maxSourceLength) out.push(candidate);
+      if (
+        (url.protocol === "http:" || url.protocol === "https:") &&
+        url.hostname !== "" &&
+        candidate.length <= AGORA_LIMITS.maxSourceLength
+      )
+        out.push(candidate);
     } catch {
       /* not a URL */
     }
@@ -64,7 +98,8 @@ function collectStrings(value: unknown, out: string[], depth = 0): void {
   if (depth > 8 || out.length > 1_000) return;
   if (typeof value === "string") out.push(value);
   else if (Array.isArray(value)) for (const v of value) collectStrings(v, out, depth + 1);
-  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) collectStrings(v, out, depth + 1);
+  else if (value !== null && typeof value === "object")
+    for (const v of Object.values(value)) collectStrings(v, out, depth + 1);
 }
 
 export function agoraSources(reply: Pick<AgoraReply, "reasoning" | "tools_used">): string[] {
@@ -80,7 +115,9 @@ export function parseAgoraReply(body: unknown, options: readonly string[], what:
   const parsed = agoraReplySchema.safeParse(body);
   if (!parsed.success) throw new InvalidReplyError(describeIssues(what, parsed.error));
   if (!options.includes(parsed.data.answer)) {
-    throw new InvalidReplyError(`${what} does not match the protocol: answer must be one of ${options.join(", ")} (got "${parsed.data.answer.slice(0, 20)}")`);
+    throw new InvalidReplyError(
+      `${what} does not match the protocol: answer must be one of ${options.join(", ")} (got "${parsed.data.answer.slice(0, 20)}")`,
+    );
   }
   return parsed.data;
 }
@@ -105,7 +142,9 @@ export function splitChallengeReplies(reasoning: string, count: number): string[
 /** Keeps a tools_used entry for the bundle only when its JSON is at most maxToolEntryChars long. */
 function boundedItem(item: unknown): unknown {
   const json = JSON.stringify(item) ?? "";
-  return json.length <= AGORA_LIMITS.maxToolEntryChars ? item : `[entry dropped: ${json.length} chars > ${AGORA_LIMITS.maxToolEntryChars}]`;
+  return json.length <= AGORA_LIMITS.maxToolEntryChars
+    ? item
+    : `[entry dropped: ${json.length} chars > ${AGORA_LIMITS.maxToolEntryChars}]`;
 }
 
 function describeAnswer(determination: boolean, confidence: number): string {
@@ -133,7 +172,10 @@ function peerBlock(peers: readonly PeerFinding[]): string {
   if (peers.length === 0) return "No other agent answered.";
   return peers
     .map((p, i) => {
-      const evidence = p.evidence.length > AGORA_LIMITS.maxPeerEvidenceChars ? `${p.evidence.slice(0, AGORA_LIMITS.maxPeerEvidenceChars)}…` : p.evidence;
+      const evidence =
+        p.evidence.length > AGORA_LIMITS.maxPeerEvidenceChars
+          ? `${p.evidence.slice(0, AGORA_LIMITS.maxPeerEvidenceChars)}…`
+          : p.evidence;
       const sources = p.sources.slice(0, 5).join(" ");
       return `Agent ${String.fromCharCode(65 + (i % 26))}${i >= 26 ? String(Math.floor(i / 26)) : ""}: ${describeAnswer(p.determination, p.confidence)}. ${evidence}${sources !== "" ? ` Sources: ${sources}` : ""}`;
     })
@@ -181,7 +223,10 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       pausedUntil.delete(key);
       return undefined;
     }
-    return { kind: "http-status", message: `agent paused after a 429 (rate limit) for ${Math.round(pauseMs / 1000)} s; not asked` };
+    return {
+      kind: "http-status",
+      message: `agent paused after a 429 (rate limit) for ${Math.round(pauseMs / 1000)} s; not asked`,
+    };
   }
 
   async function healthCheck(endpointUrl: string): Promise<WorkerFailure | undefined> {
@@ -192,7 +237,10 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       return { kind: "registration", message: "endpoint is not a URL" };
     }
     try {
-      const textBody = await config.http.getText(url, { maxBytes: AGORA_LIMITS.maxHealthBytes, timeoutMs: healthTimeoutMs });
+      const textBody = await config.http.getText(url, {
+        maxBytes: AGORA_LIMITS.maxHealthBytes,
+        timeoutMs: healthTimeoutMs,
+      });
       let parsed: unknown;
       try {
         parsed = sanitizeJson(JSON.parse(textBody));
@@ -200,7 +248,8 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
         return { kind: "invalid-response", message: "health check reply is not JSON" };
       }
       const checked = agoraHealthSchema.safeParse(parsed);
-      if (!checked.success) return { kind: "invalid-response", message: describeIssues("health check reply", checked.error) };
+      if (!checked.success)
+        return { kind: "invalid-response", message: describeIssues("health check reply", checked.error) };
       return undefined;
     } catch (error) {
       return toFailure(error);
@@ -208,7 +257,13 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
   }
 
   /** One task POST with the AAP status-code discipline; 500 (and connection-level failures) retried once. */
-  async function postTask(endpoint: WorkerEndpoint, key: string, body: Record<string, unknown>, token: string, what: string): Promise<CallResult<AgoraReply>> {
+  async function postTask(
+    endpoint: WorkerEndpoint,
+    key: string,
+    body: Record<string, unknown>,
+    token: string,
+    what: string,
+  ): Promise<CallResult<AgoraReply>> {
     let url: string;
     try {
       const u = new URL(endpoint.url);
@@ -220,7 +275,10 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
     return callWithRetry(
       async (remainingMs) => {
         try {
-          const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, headers: { authorization: `Bearer ${token}` } });
+          const res = await config.http.postJson(url, body, {
+            timeoutMs: remainingMs,
+            headers: { authorization: `Bearer ${token}` },
+          });
           return parseAgoraReply(res.body, AGORA_OPTIONS, what);
         } catch (error) {
           if (!isHttpError(error) || error.status === undefined) throw error;
@@ -229,11 +287,17 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
               throw new HttpError("timeout", `agent answered 408: round lost (timeout)`, { status: 408 });
             case 429:
               bounded(pausedUntil, key, now() + pauseMs);
-              throw new HttpError("http-status", `agent answered 429 (rate limit): paused for ${Math.round(pauseMs / 1000)} s`, { status: 429 });
+              throw new HttpError(
+                "http-status",
+                `agent answered 429 (rate limit): paused for ${Math.round(pauseMs / 1000)} s`,
+                { status: 429 },
+              );
             case 500:
               throw new HttpError("http-status", "agent answered 500 (server error)", { status: 500, retryable: true });
             case 503:
-              throw new HttpError("abstained", "agent answered 503 (unavailable): match skipped without penalty", { status: 503 });
+              throw new HttpError("abstained", "agent answered 503 (unavailable): match skipped without penalty", {
+                status: 503,
+              });
             default:
               // 401/403 keep kind "auth"; other statuses (incl. 502/504) are not retried: the spec retries 500 only.
               throw new HttpError(error.kind, error.message, { status: error.status });
@@ -244,7 +308,13 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
     );
   }
 
-  function baseBody(request: AskRequest, round: 1 | 2, opponents: number | null, description: string, extension: { challenges?: string[] }): AgoraTaskWire {
+  function baseBody(
+    request: AskRequest,
+    round: 1 | 2,
+    opponents: number | null,
+    description: string,
+    extension: { challenges?: string[] },
+  ): AgoraTaskWire {
     return {
       version: AGORA_VERSION,
       league,
@@ -301,7 +371,10 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
         if (failures >= threshold) {
           return {
             ok: false,
-            failure: { kind: health.kind, message: `paused: ${failures} consecutive failed health checks (last: ${health.message})`.slice(0, 300) },
+            failure: {
+              kind: health.kind,
+              message: `paused: ${failures} consecutive failed health checks (last: ${health.message})`.slice(0, 300),
+            },
             latencyMs: Math.round(performance.now() - started),
             attempts: 0,
           };
@@ -312,9 +385,18 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       const jwt = await token(seat, matchId);
       if (typeof jwt !== "string") return { ok: false, failure: jwt, latencyMs: 0, attempts: 0 };
       const workerCount = request.workerCount;
-      const opponents = typeof workerCount === "number" && Number.isInteger(workerCount) && workerCount >= 1 ? workerCount - 1 : (config.opponentCount ?? null);
+      const opponents =
+        typeof workerCount === "number" && Number.isInteger(workerCount) && workerCount >= 1
+          ? workerCount - 1
+          : (config.opponentCount ?? null);
       sink?.beginRound(matchId, agentId, 1);
-      const result = await postTask(endpoint, key, baseBody(request, 1, opponents, askDescription(request), {}), jwt, "task reply");
+      const result = await postTask(
+        endpoint,
+        key,
+        baseBody(request, 1, opponents, askDescription(request), {}),
+        jwt,
+        "task reply",
+      );
       if (!result.ok) return result;
       const reply = result.value;
       const answer: WorkerAnswer = {
@@ -339,7 +421,11 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       return { ok: true, value: answer, latencyMs: result.latencyMs, attempts: result.attempts };
     },
 
-    async challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
+    async challenge(
+      endpoint: WorkerEndpoint,
+      seat: WorkerSeat,
+      request: ChallengeRequest,
+    ): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const key = endpoint.url;
@@ -349,10 +435,17 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       const jwt = await token(seat, matchId);
       if (typeof jwt !== "string") return { ok: false, failure: jwt, latencyMs: 0, attempts: 0 };
       sink?.beginRound(matchId, seat.agentId.toString(), 2);
-      const body = baseBody(request.ask, 2, request.peers.length, challengeDescription(request), { challenges: [...challenges] });
+      const body = baseBody(request.ask, 2, request.peers.length, challengeDescription(request), {
+        challenges: [...challenges],
+      });
       const result = await postTask(endpoint, key, body, jwt, "challenge reply");
       if (!result.ok) return result;
-      return { ok: true, value: splitChallengeReplies(result.value.reasoning, challenges.length), latencyMs: result.latencyMs, attempts: result.attempts };
+      return {
+        ok: true,
+        value: splitChallengeReplies(result.value.reasoning, challenges.length),
+        latencyMs: result.latencyMs,
+        attempts: result.attempts,
+      };
     },
   };
 }

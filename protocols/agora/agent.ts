@@ -31,10 +31,16 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { hashParts } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
-import { AGORA_VERSION, agoraTaskRequestSchema, type AgoraEvent, type AgoraHealth, type AgoraReply, type AgoraTaskRequest } from "./wire.js";
+import {
+  AGORA_VERSION,
+  agoraTaskRequestSchema,
+  type AgoraEvent,
+  type AgoraHealth,
+  type AgoraReply,
+  type AgoraTaskRequest,
+} from "./wire.js";
 
 export const AGORA_MAX_CONCURRENT = 5;
-
 
 /** The market id behind a match id: its digits when it is a decimal uint, else a stable 64-bit hash. */
 export function marketIdOfMatch(matchId: string): bigint {
@@ -67,7 +73,13 @@ function reasoningOf(finding: Finding): string {
 }
 
 /** Streams the match's events and waits (bounded) for the platform's acks. Never throws. */
-async function streamEvents(baseUrl: string, matchId: string, token: string, events: AgoraEvent[], waitMs = 2_000): Promise<void> {
+async function streamEvents(
+  baseUrl: string,
+  matchId: string,
+  token: string,
+  events: AgoraEvent[],
+  waitMs = 2_000,
+): Promise<void> {
   let url: string;
   try {
     const u = new URL(baseUrl);
@@ -79,7 +91,11 @@ async function streamEvents(baseUrl: string, matchId: string, token: string, eve
   await new Promise<void>((resolve) => {
     let settled = false;
     let answered = 0;
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, handshakeTimeout: waitMs, maxPayload: 64 * 1024 });
+    const ws = new WebSocket(url, {
+      headers: { authorization: `Bearer ${token}` },
+      handshakeTimeout: waitMs,
+      maxPayload: 64 * 1024,
+    });
     const done = (): void => {
       if (settled) return;
       settled = true;
@@ -112,18 +128,22 @@ export const agoraProtocol: AgentProtocolHandler = {
   register(app, ctx: ProtocolContext) {
     const jwksUrl = ctx.auth?.jwksUrl;
     const keys = jwksUrl !== undefined ? remoteAgoraKeys(jwksUrl) : undefined;
-    if (keys === undefined) app.log.warn("agora: no auth.jwksUrl configured; POST /agora accepts unauthenticated requests");
+    if (keys === undefined)
+      app.log.warn("agora: no auth.jwksUrl configured; POST /agora accepts unauthenticated requests");
     let inFlight = 0;
     let handled = 0;
     let totalLatency = 0;
 
-    app.get("/agora/health", async (): Promise<AgoraHealth> => ({
-      status: "ok",
-      version: AGORA_VERSION,
-      capabilities: ["cresolver", "yes-no", "prediction-markets"],
-      avg_latency_ms: handled === 0 ? 0 : Math.round(totalLatency / handled),
-      max_concurrent: AGORA_MAX_CONCURRENT,
-    }));
+    app.get(
+      "/agora/health",
+      async (): Promise<AgoraHealth> => ({
+        status: "ok",
+        version: AGORA_VERSION,
+        capabilities: ["cresolver", "yes-no", "prediction-markets"],
+        avg_latency_ms: handled === 0 ? 0 : Math.round(totalLatency / handled),
+        max_concurrent: AGORA_MAX_CONCURRENT,
+      }),
+    );
 
     app.post("/agora", async (request, reply) => {
       const started = performance.now();
@@ -137,14 +157,17 @@ export const agoraProtocol: AgentProtocolHandler = {
           const reason = error instanceof AgoraTokenError ? error.message : "token could not be verified";
           return refuse(reply, 401, "unauthorized", reason);
         }
-        if (ctx.agentId !== undefined && claims.agent_id !== ctx.agentId) return refuse(reply, 403, "forbidden", "token was issued to another agent");
+        if (ctx.agentId !== undefined && claims.agent_id !== ctx.agentId)
+          return refuse(reply, 403, "forbidden", "token was issued to another agent");
       }
       const body: AgoraTaskRequest = parseBody(agoraTaskRequestSchema, request.body);
-      if (claims !== undefined && claims.match_id !== body.match_id) return refuse(reply, 403, "forbidden", "token was issued for another match");
+      if (claims !== undefined && claims.match_id !== body.match_id)
+        return refuse(reply, 403, "forbidden", "token was issued for another match");
       if (!body.task.options.includes("YES") || !body.task.options.includes("NO")) {
         return refuse(reply, 503, "unavailable", "this agent only plays YES/NO matches");
       }
-      if (inFlight >= AGORA_MAX_CONCURRENT) return refuse(reply, 429, "rate_limited", `at most ${AGORA_MAX_CONCURRENT} tasks at a time`);
+      if (inFlight >= AGORA_MAX_CONCURRENT)
+        return refuse(reply, 429, "rate_limited", `at most ${AGORA_MAX_CONCURRENT} tasks at a time`);
       inFlight += 1;
       try {
         const ext = body.cresolver ?? undefined;
@@ -164,7 +187,9 @@ export const agoraProtocol: AgentProtocolHandler = {
           if (challenges.length > 0) {
             // Keyed by match and question; without our extension the round-2 description (the "question") carries
             // the challenges, so fall back to the match's latest answer.
-            let record = ctx.memory.lookup(q.marketId, q.question) ?? (ext?.question === undefined ? ctx.memory.lookup(q.marketId) : undefined);
+            let record =
+              ctx.memory.lookup(q.marketId, q.question) ??
+              (ext?.question === undefined ? ctx.memory.lookup(q.marketId) : undefined);
             if (record === undefined) {
               const finding = await ctx.engine.investigate(q);
               ctx.memory.remember(q, finding);
@@ -189,9 +214,20 @@ export const agoraProtocol: AgentProtocolHandler = {
             { type: "thinking", message: `Round ${body.round}: analysing the market question.` },
             { type: "spawn_subagent", name: ctx.info.persona, role: "analysis" },
             { type: "tool_call", tool: "answer_engine", args: { mode: ctx.info.mode, challenges: challenges.length } },
-            { type: "tool_response", result: `${answer} at ${outcome.finding.confidence.toFixed(2)}`, duration_ms: engineMs },
+            {
+              type: "tool_response",
+              result: `${answer} at ${outcome.finding.confidence.toFixed(2)}`,
+              duration_ms: engineMs,
+            },
             { type: "subagent_done", name: ctx.info.persona, duration_ms: engineMs },
-            { type: "intermediate_result", data: { determination: answer, confidence: outcome.finding.confidence, sources: outcome.finding.sources.length } },
+            {
+              type: "intermediate_result",
+              data: {
+                determination: answer,
+                confidence: outcome.finding.confidence,
+                sources: outcome.finding.sources.length,
+              },
+            },
             { type: "answer", final: true, value: answer },
           ]);
         }

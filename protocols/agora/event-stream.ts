@@ -146,7 +146,10 @@ function bearer(request: FastifyRequest): string | undefined {
 }
 
 /** Mount on the daemon's fastify app: `app.register(agoraStreamPlugin, { store, verify })`. */
-export const agoraStreamPlugin: FastifyPluginAsync<AgoraStreamOptions> = async (app: FastifyInstance, options: AgoraStreamOptions) => {
+export const agoraStreamPlugin: FastifyPluginAsync<AgoraStreamOptions> = async (
+  app: FastifyInstance,
+  options: AgoraStreamOptions,
+) => {
   const maxEventBytes = options.maxEventBytes ?? 8_192;
   const maxInvalid = options.maxInvalidMessages ?? 10;
   const maxConnections = options.maxConnectionsPerAgent ?? 2;
@@ -166,16 +169,21 @@ export const agoraStreamPlugin: FastifyPluginAsync<AgoraStreamOptions> = async (
       websocket: true,
       preValidation: async (request, reply) => {
         const token = bearer(request);
-        if (token === undefined) return reply.code(401).send({ error: "unauthorized", message: "missing bearer token" });
+        if (token === undefined)
+          return reply.code(401).send({ error: "unauthorized", message: "missing bearer token" });
         let claims: VerifiedAgoraClaims;
         try {
           claims = await options.verify(token);
         } catch {
           return reply.code(401).send({ error: "unauthorized", message: "invalid match token" });
         }
-        if (claims.match_id !== request.params.matchId) return reply.code(403).send({ error: "forbidden", message: "token is for another match" });
+        if (claims.match_id !== request.params.matchId)
+          return reply.code(403).send({ error: "forbidden", message: "token is for another match" });
         const key = `${claims.match_id}\u0000${claims.agent_id}`;
-        if ((open.get(key) ?? 0) >= maxConnections) return reply.code(429).send({ error: "too_many_connections", message: "too many open streams for this match" });
+        if ((open.get(key) ?? 0) >= maxConnections)
+          return reply
+            .code(429)
+            .send({ error: "too_many_connections", message: "too many open streams for this match" });
         request.agoraClaims = claims;
       },
     },
@@ -200,7 +208,9 @@ export const agoraStreamPlugin: FastifyPluginAsync<AgoraStreamOptions> = async (
       socket.on("error", () => undefined);
       socket.on("message", (data: RawData, isBinary: boolean) => {
         if (isBinary) return reject("binary frames are not accepted");
-        const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+        const bytes = Array.isArray(data)
+          ? data.reduce((n, b) => n + b.length, 0)
+          : (data as Buffer | ArrayBuffer).byteLength;
         if (bytes > maxEventBytes) {
           socket.close(1009, "event too large");
           return;
@@ -208,14 +218,22 @@ export const agoraStreamPlugin: FastifyPluginAsync<AgoraStreamOptions> = async (
         const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as Buffer);
         let parsed: unknown;
         try {
-          parsed = sanitizeJson(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw)), { maxStringLength: 4_000, maxDepth: 8 });
+          parsed = sanitizeJson(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw)), {
+            maxStringLength: 4_000,
+            maxDepth: 8,
+          });
         } catch {
           return reject("not a UTF-8 JSON document (or nested too deep)");
         }
         const event = agoraEventSchema.safeParse(parsed);
         if (!event.success) {
           const issue = event.error.issues[0];
-          return reject(`invalid event: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema"}`.slice(0, 200));
+          return reject(
+            `invalid event: ${issue ? `${issue.path.join(".") || "(root)"}: ${issue.message}` : "schema"}`.slice(
+              0,
+              200,
+            ),
+          );
         }
         const result = options.store.append(claims.match_id, claims.agent_id, event.data);
         if (!result.stored) {

@@ -15,7 +15,15 @@
  * both checked when present and at least one required, `agent_id`/`match_id` must be strings and equal
  * the expected values when given, `iss` checked when an issuer is given.
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, SignJWT, type CryptoKey, type JWTVerifyGetKey, type KeyObject } from "jose";
+import {
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+  type CryptoKey,
+  type JWTVerifyGetKey,
+  type KeyObject,
+} from "jose";
 
 export type AgoraSigningAlg = "ES256" | "EdDSA";
 export const AGORA_ALGORITHMS: readonly AgoraSigningAlg[] = ["ES256", "EdDSA"];
@@ -75,7 +83,14 @@ export function createJoseSigner(
 /** Why a token was refused; `message` is ours (never echoes the token). */
 export class AgoraTokenError extends Error {
   constructor(
-    readonly reason: "malformed" | "signature" | "expired" | "claims" | "agent-mismatch" | "match-mismatch" | "keys-unavailable",
+    readonly reason:
+      | "malformed"
+      | "signature"
+      | "expired"
+      | "claims"
+      | "agent-mismatch"
+      | "match-mismatch"
+      | "keys-unavailable",
     message: string,
   ) {
     super(message);
@@ -122,7 +137,12 @@ export async function verifyAgoraToken(
   expected: AgoraExpectations = {},
   options: AgoraVerifyOptions = {},
 ): Promise<VerifiedAgoraClaims> {
-  if (typeof token !== "string" || token.length === 0 || token.length > 8_192 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) {
+  if (
+    typeof token !== "string" ||
+    token.length === 0 ||
+    token.length > 8_192 ||
+    !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)
+  ) {
     throw new AgoraTokenError("malformed", "token is not a compact JWS");
   }
   const getKey = typeof keys === "function" ? keys : remoteAgoraKeys(keys);
@@ -142,16 +162,23 @@ export async function verifyAgoraToken(
   }
   const agentId = payload.agent_id;
   const matchId = payload.match_id;
-  if (typeof agentId !== "string" || agentId.length === 0 || agentId.length > 200) throw new AgoraTokenError("claims", "agent_id claim missing or not a string");
-  if (typeof matchId !== "string" || matchId.length === 0 || matchId.length > 200) throw new AgoraTokenError("claims", "match_id claim missing or not a string");
+  if (typeof agentId !== "string" || agentId.length === 0 || agentId.length > 200)
+    throw new AgoraTokenError("claims", "agent_id claim missing or not a string");
+  if (typeof matchId !== "string" || matchId.length === 0 || matchId.length > 200)
+    throw new AgoraTokenError("claims", "match_id claim missing or not a string");
   const expiresAt = payload.expires_at;
   const exp = payload.exp;
-  if (expiresAt !== undefined && (typeof expiresAt !== "number" || !Number.isFinite(expiresAt))) throw new AgoraTokenError("claims", "expires_at claim is not a number");
-  if (expiresAt === undefined && exp === undefined) throw new AgoraTokenError("claims", "token has no expires_at or exp claim");
-  const effective = typeof expiresAt === "number" ? (typeof exp === "number" ? Math.min(expiresAt, exp) : expiresAt) : (exp as number);
+  if (expiresAt !== undefined && (typeof expiresAt !== "number" || !Number.isFinite(expiresAt)))
+    throw new AgoraTokenError("claims", "expires_at claim is not a number");
+  if (expiresAt === undefined && exp === undefined)
+    throw new AgoraTokenError("claims", "token has no expires_at or exp claim");
+  const effective =
+    typeof expiresAt === "number" ? (typeof exp === "number" ? Math.min(expiresAt, exp) : expiresAt) : (exp as number);
   if (nowSeconds - tolerance >= effective) throw new AgoraTokenError("expired", "token has expired");
-  if (expected.agent_id !== undefined && agentId !== expected.agent_id) throw new AgoraTokenError("agent-mismatch", "token was issued to another agent");
-  if (expected.match_id !== undefined && matchId !== expected.match_id) throw new AgoraTokenError("match-mismatch", "token was issued for another match");
+  if (expected.agent_id !== undefined && agentId !== expected.agent_id)
+    throw new AgoraTokenError("agent-mismatch", "token was issued to another agent");
+  if (expected.match_id !== undefined && matchId !== expected.match_id)
+    throw new AgoraTokenError("match-mismatch", "token was issued for another match");
   const claims: VerifiedAgoraClaims = { agent_id: agentId, match_id: matchId, expires_at: effective };
   if (typeof payload.iss === "string") claims.iss = payload.iss;
   return claims;
@@ -160,12 +187,22 @@ export async function verifyAgoraToken(
 function mapJoseError(error: unknown): AgoraTokenError {
   if (error instanceof AgoraTokenError) return error;
   if (error instanceof joseErrors.JWTExpired) return new AgoraTokenError("expired", "token has expired");
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return new AgoraTokenError("claims", `claim check failed (${error.claim})`);
-  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return new AgoraTokenError("keys-unavailable", "platform keys could not be fetched");
-  if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof joseErrors.JOSEAlgNotAllowed) {
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return new AgoraTokenError("claims", `claim check failed (${error.claim})`);
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid)
+    return new AgoraTokenError("keys-unavailable", "platform keys could not be fetched");
+  if (
+    error instanceof joseErrors.JWKSNoMatchingKey ||
+    error instanceof joseErrors.JWSSignatureVerificationFailed ||
+    error instanceof joseErrors.JOSEAlgNotAllowed
+  ) {
     return new AgoraTokenError("signature", "token signature is not valid for the platform keys");
   }
-  if (error instanceof joseErrors.JWTInvalid || error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JOSENotSupported) {
+  if (
+    error instanceof joseErrors.JWTInvalid ||
+    error instanceof joseErrors.JWSInvalid ||
+    error instanceof joseErrors.JOSENotSupported
+  ) {
     return new AgoraTokenError("malformed", "token is malformed");
   }
   // Network failures fetching the JWKS and anything else: refuse, without echoing library text.

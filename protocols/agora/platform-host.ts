@@ -15,12 +15,22 @@ export interface AgoraHostKey {
 }
 
 /** AgoraTokenSigner over the host's key: claims agent_id, match_id, expires_at = exp (and iss when given). */
-export function agoraHostSigner(key: AgoraHostKey, ttlSeconds: number = DEFAULT_AGORA_TOKEN_TTL_SECONDS, issuer?: string): AgoraTokenSigner {
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error("agora tokenTtlSeconds must be a positive integer");
+export function agoraHostSigner(
+  key: AgoraHostKey,
+  ttlSeconds: number = DEFAULT_AGORA_TOKEN_TTL_SECONDS,
+  issuer?: string,
+): AgoraTokenSigner {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0)
+    throw new Error("agora tokenTtlSeconds must be a positive integer");
   return {
     async sign(claims) {
       const exp = Math.floor(Date.now() / 1000) + ttlSeconds;
-      const payload: Record<string, unknown> = { agent_id: String(claims.agent_id), match_id: String(claims.match_id), expires_at: exp, exp };
+      const payload: Record<string, unknown> = {
+        agent_id: String(claims.agent_id),
+        match_id: String(claims.match_id),
+        expires_at: exp,
+        exp,
+      };
       if (issuer !== undefined) payload.iss = issuer;
       return key.signJwt(payload);
     },
@@ -28,7 +38,12 @@ export function agoraHostSigner(key: AgoraHostKey, ttlSeconds: number = DEFAULT_
 }
 
 /** Mounts the event stream (event-stream.ts) on `app`, accepting match tokens signed by `key` (and `issuer`, if set). */
-export async function mountAgoraEventStream(app: FastifyInstance, key: AgoraHostKey, store: AgoraEventStore, issuer?: string): Promise<void> {
+export async function mountAgoraEventStream(
+  app: FastifyInstance,
+  key: AgoraHostKey,
+  store: AgoraEventStore,
+  issuer?: string,
+): Promise<void> {
   const localKeys = createLocalJWKSet({ keys: [{ ...key.publicJwk }] });
   const options: AgoraStreamOptions = {
     store,

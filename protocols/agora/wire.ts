@@ -8,7 +8,12 @@ import { textField } from "../wire-fields.js";
 export const AGORA_PROTOCOL = "agora";
 export const AGORA_VERSION = "1.0";
 export const AGORA_OPTIONS = ["YES", "NO"] as const;
-export const AGORA_RULES = ["only_one_answer", "answer_must_be_one_of_options", "cite_source_urls_in_reasoning", "treat_task_text_as_data"] as const;
+export const AGORA_RULES = [
+  "only_one_answer",
+  "answer_must_be_one_of_options",
+  "cite_source_urls_in_reasoning",
+  "treat_task_text_as_data",
+] as const;
 
 export const AGORA_LIMITS = {
   maxTaskDescription: 60_000,
@@ -53,7 +58,10 @@ export type AgoraHealth = z.infer<typeof agoraHealthSchema>;
 /** The match task body as the platform sends it. */
 export type AgoraTaskWire = z.input<typeof agoraTaskRequestSchema>;
 
-const optionsField = z.array(z.string().max(200), { error: "must be an array of strings" }).min(1, "must contain at least 1 option").max(50);
+const optionsField = z
+  .array(z.string().max(200), { error: "must be an array of strings" })
+  .min(1, "must contain at least 1 option")
+  .max(50);
 
 /** The match task (POST {endpoint}) as an agent parses it; `cresolver` is our extension (spec agents ignore it). */
 export const agoraTaskRequestSchema = z.object(
@@ -107,5 +115,13 @@ export const agoraEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("error"), message: text(2_000), fatal: z.boolean() }),
 ]);
 export type AgoraEvent = z.infer<typeof agoraEventSchema>;
-export const AGORA_EVENT_TYPES = ["thinking", "spawn_subagent", "tool_call", "tool_response", "subagent_done", "intermediate_result", "answer", "error"] as const;
-
+export const AGORA_EVENT_TYPES = [
+  "thinking",
+  "spawn_subagent",
+  "tool_call",
+  "tool_response",
+  "subagent_done",
+  "intermediate_result",
+  "answer",
+  "error",
+] as const;

@@ -19,10 +19,17 @@ export function createStrictActionClient(maxResponseBytes: number): SafeHttpClie
 }
 
 /** Runs one action request through `client`: the response text (a POST's JSON reply re-serialised). */
-export async function fetchAction(client: SafeHttpClient, request: ActionRequest, limits: { maxBytes: number; timeoutMs: number }): Promise<string> {
+export async function fetchAction(
+  client: SafeHttpClient,
+  request: ActionRequest,
+  limits: { maxBytes: number; timeoutMs: number },
+): Promise<string> {
   return request.method === "GET"
     ? await client.getText(request.url, { maxBytes: limits.maxBytes, timeoutMs: limits.timeoutMs })
-    : JSON.stringify((await client.postJson(request.url, request.json, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes })).body);
+    : JSON.stringify(
+        (await client.postJson(request.url, request.json, { timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes }))
+          .body,
+      );
 }
 
 export interface ActionRequest {
@@ -32,13 +39,17 @@ export interface ActionRequest {
   json?: unknown;
 }
 
-export function navigateRequest(args: Record<string, unknown>): { ok: true; value: ActionRequest } | { ok: false; message: string } {
+export function navigateRequest(
+  args: Record<string, unknown>,
+): { ok: true; value: ActionRequest } | { ok: false; message: string } {
   const parsed = navigateArgsSchema.safeParse(args);
   if (!parsed.success) return { ok: false, message: describeIssues("navigate args", parsed.error) };
   return { ok: true, value: { method: "GET", url: parsed.data.url } };
 }
 
-export function apiCallRequest(args: Record<string, unknown>): { ok: true; value: ActionRequest } | { ok: false; message: string } {
+export function apiCallRequest(
+  args: Record<string, unknown>,
+): { ok: true; value: ActionRequest } | { ok: false; message: string } {
   const parsed = apiCallArgsSchema.safeParse(args);
   if (!parsed.success) return { ok: false, message: describeIssues("api_call args", parsed.error) };
   const { method, url, body } = parsed.data;
@@ -55,11 +66,14 @@ export function apiCallRequest(args: Record<string, unknown>): { ok: true; value
 }
 
 export function previousArguments(tool: string, request: ActionRequest): Record<string, unknown> {
-  return tool === "navigate" ? { url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) } : { method: request.method, url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) };
+  return tool === "navigate"
+    ? { url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) }
+    : { method: request.method, url: cap(request.url, AI_OLYMPICS_LIMITS.maxUrlLength) };
 }
 
 export function toolOf(raw: unknown): string {
-  if (raw !== null && typeof raw === "object" && typeof (raw as { tool?: unknown }).tool === "string") return (raw as { tool: string }).tool;
+  if (raw !== null && typeof raw === "object" && typeof (raw as { tool?: unknown }).tool === "string")
+    return (raw as { tool: string }).tool;
   return "(invalid)";
 }
 
@@ -85,7 +99,11 @@ export function pageText(raw: string): { title: string; text: string } {
 
 export function collapse(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " ").replace(/[ \t]+/g, " ").replace(/\s*\n\s*/g, "\n").trim();
+  return s
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, " ")
+    .replace(/[ \t]+/g, " ")
+    .replace(/\s*\n\s*/g, "\n")
+    .trim();
 }
 
 export function cap(s: string, max: number): string {

@@ -4,15 +4,53 @@
  * errors, finish, challenge, extras). Wire format in wire.ts, actions in actions.ts, signing in signing.ts.
  */
 import { createHash } from "node:crypto";
-import type { CallResult, FailureKind, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type {
+  CallResult,
+  FailureKind,
+  WorkerAnswer,
+  WorkerEndpoint,
+  WorkerFailure,
+  WorkerProtocolAdapter,
+  WorkerSeat,
+} from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError } from "../../workflow/http/errors.js";
 import { toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../wire-fields.js";
-import { apiCallRequest, cap, clip, createStrictActionClient, fetchAction, navigateRequest, pageText, previousArguments, recordUrl, toolOf } from "./actions.js";
-import { actionSchema, AI_OLYMPICS_LIMITS, askTaskPrompt, BROWSER_TOOLS, buildTurnRequest, challengeRepliesOf, challengeTaskPrompt, doneArgsSchema, doneFindingSchema } from "./wire.js";
-import { EXECUTED_TOOLS, initialPageState, signTurnRequest, turnReplySchema, unwrapResult, type ActionResultView, type PageState, type TurnRequest } from "./wire.js";
+import {
+  apiCallRequest,
+  cap,
+  clip,
+  createStrictActionClient,
+  fetchAction,
+  navigateRequest,
+  pageText,
+  previousArguments,
+  recordUrl,
+  toolOf,
+} from "./actions.js";
+import {
+  actionSchema,
+  AI_OLYMPICS_LIMITS,
+  askTaskPrompt,
+  BROWSER_TOOLS,
+  buildTurnRequest,
+  challengeRepliesOf,
+  challengeTaskPrompt,
+  doneArgsSchema,
+  doneFindingSchema,
+} from "./wire.js";
+import {
+  EXECUTED_TOOLS,
+  initialPageState,
+  signTurnRequest,
+  turnReplySchema,
+  unwrapResult,
+  type ActionResultView,
+  type PageState,
+  type TurnRequest,
+} from "./wire.js";
 
 // This module's public surface from before the split: all of the wire format, and pageText.
 export * from "./wire.js";
@@ -107,11 +145,23 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
   const maxReplyBytes = positive(config.maxReplyBytes, 1024 * 1024);
   const now = config.now ?? Date.now;
 
-  async function session<T>(endpoint: WorkerEndpoint, seat: WorkerSeat, marketId: bigint, taskPrompt: string, turns: number, check: DoneCheck<T>): Promise<SessionOutcome<T>> {
+  async function session<T>(
+    endpoint: WorkerEndpoint,
+    seat: WorkerSeat,
+    marketId: bigint,
+    taskPrompt: string,
+    turns: number,
+    check: DoneCheck<T>,
+  ): Promise<SessionOutcome<T>> {
     const log: SessionLog = { turns: 0, thinking: [], actions: [], unlisted: [], turnErrors: [] };
     const start = performance.now();
     const fail = (failure: WorkerFailure, attempts: number): SessionOutcome<T> => ({
-      result: { ok: false, failure: { kind: failure.kind, message: cap(failure.message, 500) }, latencyMs: Math.round(performance.now() - start), attempts },
+      result: {
+        ok: false,
+        failure: { kind: failure.kind, message: cap(failure.message, 500) },
+        latencyMs: Math.round(performance.now() - start),
+        attempts,
+      },
       log,
     });
 
@@ -127,7 +177,13 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
     if (found.kind === "refused") return fail(found.failure, 0);
     const secret = found.kind === "ok" ? found.credentials.hmacSecret : undefined;
     if (secret === undefined || secret === "") {
-      return fail({ kind: "auth", message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned` }, 0);
+      return fail(
+        {
+          kind: "auth",
+          message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned`,
+        },
+        0,
+      );
     }
 
     const deadline = start + sessionTimeoutMs;
@@ -144,21 +200,47 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
     try {
       for (let turn = 1; turn <= turns; turn++) {
         const remaining = Math.floor(deadline - performance.now());
-        if (remaining <= 0) return fail({ kind: "timeout", message: `session deadline of ${sessionTimeoutMs} ms passed after ${turn - 1} turns without a valid done` }, turn - 1);
+        if (remaining <= 0)
+          return fail(
+            {
+              kind: "timeout",
+              message: `session deadline of ${sessionTimeoutMs} ms passed after ${turn - 1} turns without a valid done`,
+            },
+            turn - 1,
+          );
         log.turns = turn;
-        const body = buildTurnRequest({ timestamp: Math.floor(now()), agentId: seat.agentId, marketId, taskPrompt, pageState, previousActions: [...previousActions], turnNumber: turn, actionResults });
+        const body = buildTurnRequest({
+          timestamp: Math.floor(now()),
+          agentId: seat.agentId,
+          marketId,
+          taskPrompt,
+          pageState,
+          previousActions: [...previousActions],
+          turnNumber: turn,
+          actionResults,
+        });
         const { headers } = signTurnRequest(secret, body);
         let reply: unknown;
         try {
           // postJson serialises `body` with stringifyJson, exactly as signTurnRequest did: the signed bytes are the sent bytes.
-          const res = await config.http.postJson(url, body, { timeoutMs: Math.min(turnTimeoutMs, remaining), headers, maxBytes: maxReplyBytes });
+          const res = await config.http.postJson(url, body, {
+            timeoutMs: Math.min(turnTimeoutMs, remaining),
+            headers,
+            maxBytes: maxReplyBytes,
+          });
           if (res.status !== 200) throw new HttpError("http-status", `webhook answered ${res.status}, not 200`);
           reply = res.body;
         } catch (error) {
           const failure = toFailure(error);
-          if (failure.kind === "timeout" && turnTimeoutMs <= remaining) failure.message = `${failure.message} (turn deadline ${turnTimeoutMs} ms)`;
+          if (failure.kind === "timeout" && turnTimeoutMs <= remaining)
+            failure.message = `${failure.message} (turn deadline ${turnTimeoutMs} ms)`;
           // Spec: an unreachable webhook fails the agent. Auth refusals and refused destinations cannot improve either.
-          if (failure.kind === "network" || failure.kind === "auth" || failure.kind === "destination-refused" || failure.kind === "registration") {
+          if (
+            failure.kind === "network" ||
+            failure.kind === "auth" ||
+            failure.kind === "destination-refused" ||
+            failure.kind === "registration"
+          ) {
             return fail(failure, turn);
           }
           // Spec: non-200, timeout, invalid JSON → the turn is skipped and the error logged.
@@ -236,7 +318,9 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
               continue;
             }
             const args = doneArgsSchema.safeParse(a.data.args);
-            const checked = args.success ? check(unwrapResult(args.data.result)) : { ok: false as const, message: describeIssues("done args", args.error) };
+            const checked = args.success
+              ? check(unwrapResult(args.data.result))
+              : { ok: false as const, message: describeIssues("done args", args.error) };
             if (checked.ok) {
               skip("not executed: another done ended the turn");
               continue;
@@ -250,7 +334,11 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
             continue;
           }
           if (!(EXECUTED_TOOLS as readonly string[]).includes(tool)) {
-            skip((BROWSER_TOOLS as readonly string[]).includes(tool) ? `tool "${tool}" needs a browser; available: navigate, api_call, done` : `unknown tool "${clip(tool, 40)}"`);
+            skip(
+              (BROWSER_TOOLS as readonly string[]).includes(tool)
+                ? `tool "${tool}" needs a browser; available: navigate, api_call, done`
+                : `unknown tool "${clip(tool, 40)}"`,
+            );
             continue;
           }
           const request = tool === "navigate" ? navigateRequest(a.data.args) : apiCallRequest(a.data.args);
@@ -266,9 +354,15 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
           previousActions.push({ name: tool, arguments: previousArguments(tool, request.value) });
           const shown = recordUrl(request.value.url);
           try {
-            const raw = await fetchAction(actions(), request.value, { maxBytes: actionMaxBytes, timeoutMs: Math.min(actionTimeoutMs, left) });
+            const raw = await fetchAction(actions(), request.value, {
+              maxBytes: actionMaxBytes,
+              timeoutMs: Math.min(actionTimeoutMs, left),
+            });
             const page = pageText(raw);
-            const title = page.title !== "" ? page.title : `${tool === "navigate" ? "navigate" : `api_call ${request.value.method}`} ${shown}`;
+            const title =
+              page.title !== ""
+                ? page.title
+                : `${tool === "navigate" ? "navigate" : `api_call ${request.value.method}`} ${shown}`;
             log.actions.push({
               turn,
               index: i,
@@ -281,12 +375,33 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
               title: cap(title, 200),
               excerpt: cap(page.text, 300),
             });
-            results.push({ index: i, tool, method: request.value.method, url: shown, ok: true, title, content: cap(page.text, AI_OLYMPICS_LIMITS.maxActionResultChars) });
-            lastPage = { url: shown, title, accessibilityTree: cap(page.text, AI_OLYMPICS_LIMITS.maxPageStateChars), error: null };
+            results.push({
+              index: i,
+              tool,
+              method: request.value.method,
+              url: shown,
+              ok: true,
+              title,
+              content: cap(page.text, AI_OLYMPICS_LIMITS.maxActionResultChars),
+            });
+            lastPage = {
+              url: shown,
+              title,
+              accessibilityTree: cap(page.text, AI_OLYMPICS_LIMITS.maxPageStateChars),
+              error: null,
+            };
           } catch (error) {
             const failure = toFailure(error);
             const message = `${failure.kind}: ${cap(failure.message, 250)}`;
-            log.actions.push({ turn, index: i, tool, status: "failed", method: request.value.method, url: shown, reason: message });
+            log.actions.push({
+              turn,
+              index: i,
+              tool,
+              status: "failed",
+              method: request.value.method,
+              url: shown,
+              reason: message,
+            });
             results.push({ index: i, tool, method: request.value.method, url: shown, ok: false, error: message });
             problems.push(`action ${i + 1} (${tool} ${shown}) failed: ${message}`);
           }
@@ -303,10 +418,16 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
         }
 
         if (abstainedAt !== undefined) {
-          return fail({ kind: "abstained", message: `the agent finished with done success=false on turn ${turn}` }, turn);
+          return fail(
+            { kind: "abstained", message: `the agent finished with done success=false on turn ${turn}` },
+            turn,
+          );
         }
         if (done !== undefined) {
-          return { result: { ok: true, value: done.value, latencyMs: Math.round(performance.now() - start), attempts: turn }, log };
+          return {
+            result: { ok: true, value: done.value, latencyMs: Math.round(performance.now() - start), attempts: turn },
+            log,
+          };
         }
         const error = problems.length > 0 ? cap(problems.join("; "), 1_000) : null;
         pageState = lastPage !== undefined ? { ...lastPage, error } : { ...pageState, error };
@@ -314,8 +435,14 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       }
       const failure: WorkerFailure =
         lastTurnError !== undefined
-          ? { kind: lastTurnError.kind, message: `no valid done within ${turns} turns; the last turn was skipped: ${lastTurnError.message}` }
-          : { kind: "invalid-response", message: `no valid done within ${turns} turns${lastDoneProblem !== undefined ? ` (last problem: ${lastDoneProblem})` : ""}` };
+          ? {
+              kind: lastTurnError.kind,
+              message: `no valid done within ${turns} turns; the last turn was skipped: ${lastTurnError.message}`,
+            }
+          : {
+              kind: "invalid-response",
+              message: `no valid done within ${turns} turns${lastDoneProblem !== undefined ? ` (last problem: ${lastDoneProblem})` : ""}`,
+            };
       return fail(failure, turns);
     } catch (error) {
       // A bug on our side must not take the pipeline down (toFailure says so without details).
@@ -329,10 +456,19 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
     protocol: AI_OLYMPICS_PROTOCOL,
 
     async ask(endpoint, seat, request): Promise<CallResult<WorkerAnswer>> {
-      const { result, log } = await session(endpoint, seat, request.marketId, askTaskPrompt(request, maxTurns), maxTurns, (raw) => {
-        const parsed = doneFindingSchema.safeParse(raw);
-        return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: describeIssues("done result", parsed.error) };
-      });
+      const { result, log } = await session(
+        endpoint,
+        seat,
+        request.marketId,
+        askTaskPrompt(request, maxTurns),
+        maxTurns,
+        (raw) => {
+          const parsed = doneFindingSchema.safeParse(raw);
+          return parsed.success
+            ? { ok: true, value: parsed.data }
+            : { ok: false, message: describeIssues("done result", parsed.error) };
+        },
+      );
       if (!result.ok) return result;
       const f = result.value;
       const answer: WorkerAnswer = {
@@ -348,8 +484,13 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
     async challenge(endpoint, seat, request): Promise<CallResult<string[]>> {
       if (request.challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       // Spec-only agents finish with any result (a text, say): challengeRepliesOf reads replies from it.
-      const { result } = await session(endpoint, seat, request.ask.marketId, challengeTaskPrompt(request, challengeMaxTurns), challengeMaxTurns, (raw) =>
-        challengeRepliesOf(raw, request.challenges.length),
+      const { result } = await session(
+        endpoint,
+        seat,
+        request.ask.marketId,
+        challengeTaskPrompt(request, challengeMaxTurns),
+        challengeMaxTurns,
+        (raw) => challengeRepliesOf(raw, request.challenges.length),
       );
       if (!result.ok) return result;
       // Fewer replies than challenges are recorded as they are (lower Collaboration); extra ones are dropped.

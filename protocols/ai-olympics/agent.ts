@@ -70,21 +70,29 @@ export class WebhookVerifier {
     this.maxEntries = options.replayCacheSize ?? 10_000;
   }
 
-  check(headers: Record<string, string | string[] | undefined>, body: Buffer): AuthCheck & { timestamp?: number; agentId?: string } {
+  check(
+    headers: Record<string, string | string[] | undefined>,
+    body: Buffer,
+  ): AuthCheck & { timestamp?: number; agentId?: string } {
     const signature = one(headers[SIGNATURE_HEADER]);
     const timestampText = one(headers[TIMESTAMP_HEADER]);
     const agentId = one(headers[AGENT_ID_HEADER]);
     if (signature === undefined || timestampText === undefined || agentId === undefined || agentId.trim() === "") {
-      return { ok: false, message: "missing X-AI-Olympics-Signature, X-AI-Olympics-Timestamp or X-AI-Olympics-Agent-Id header" };
+      return {
+        ok: false,
+        message: "missing X-AI-Olympics-Signature, X-AI-Olympics-Timestamp or X-AI-Olympics-Agent-Id header",
+      };
     }
-    if (!/^[0-9]{1,16}$/.test(timestampText)) return { ok: false, message: "X-AI-Olympics-Timestamp must be Unix milliseconds" };
+    if (!/^[0-9]{1,16}$/.test(timestampText))
+      return { ok: false, message: "X-AI-Olympics-Timestamp must be Unix milliseconds" };
     const timestamp = Number(timestampText);
     const now = this.now();
     if (Math.abs(now - timestamp) > this.windowMs) return { ok: false, message: "Request expired" };
     if (!/^sha256=[0-9a-fA-F]{64}$/.test(signature)) return { ok: false, message: "malformed X-AI-Olympics-Signature" };
     const expected = createHmac("sha256", this.secret).update(body).digest();
     const given = Buffer.from(signature.slice(7), "hex");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, message: "invalid signature" };
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return { ok: false, message: "invalid signature" };
     this.prune(now);
     const key = signature.slice(7).toLowerCase();
     if (this.seen.has(key)) return { ok: false, message: "replayed request (signature already used)" };
@@ -131,9 +139,17 @@ function finish(thinking: string, result: unknown, success = true): WebhookReply
 
 function findingResult(f: Finding): Record<string, unknown> {
   if (!(f.confidence >= 0 && f.confidence <= 1) || f.evidence.trim() === "" || f.sources.length === 0) {
-    throw new EngineUpstreamError("answer engine produced an answer that violates the protocol schema", "invalid-output");
+    throw new EngineUpstreamError(
+      "answer engine produced an answer that violates the protocol schema",
+      "invalid-output",
+    );
   }
-  return { determination: f.determination ? "YES" : "NO", confidence: f.confidence, evidence: f.evidence, sources: f.sources };
+  return {
+    determination: f.determination ? "YES" : "NO",
+    confidence: f.confidence,
+    evidence: f.evidence,
+    sources: f.sources,
+  };
 }
 
 export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}): AgentProtocolHandler {
@@ -143,7 +159,8 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
     requiredAuth: "hmacSecret",
     register(app: FastifyInstance, ctx: ProtocolContext) {
       const secret = ctx.auth?.hmacSecret;
-      if (secret === undefined || secret === "") throw new Error('protocol "ai-olympics" needs auth.hmacSecret (the webhook secret)');
+      if (secret === undefined || secret === "")
+        throw new Error('protocol "ai-olympics" needs auth.hmacSecret (the webhook secret)');
       const verifier = new WebhookVerifier(secret, options);
 
       // The HMAC covers the exact bytes: keep them (this plugin's scope only).
@@ -153,22 +170,40 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const auth = verifier.check(request.headers, raw);
-        if (!auth.ok) return reply.code(401).type("application/json; charset=utf-8").send({ error: "unauthorized", message: auth.message });
+        if (!auth.ok)
+          return reply
+            .code(401)
+            .type("application/json; charset=utf-8")
+            .send({ error: "unauthorized", message: auth.message });
         let json: unknown;
         try {
           json = JSON.parse(raw.toString("utf8"));
         } catch {
-          return reply.code(400).type("application/json; charset=utf-8").send({ error: "invalid_request", message: "body is not valid JSON" });
+          return reply
+            .code(400)
+            .type("application/json; charset=utf-8")
+            .send({ error: "invalid_request", message: "body is not valid JSON" });
         }
         const body = parseBody(turnRequestSchema, json);
         if (body.timestamp !== auth.timestamp) {
-          return reply.code(401).type("application/json; charset=utf-8").send({ error: "unauthorized", message: "body timestamp differs from X-AI-Olympics-Timestamp" });
+          return reply
+            .code(401)
+            .type("application/json; charset=utf-8")
+            .send({ error: "unauthorized", message: "body timestamp differs from X-AI-Olympics-Timestamp" });
         }
         if (body.agentId !== auth.agentId) {
-          return reply.code(401).type("application/json; charset=utf-8").send({ error: "unauthorized", message: "body agentId differs from X-AI-Olympics-Agent-Id" });
+          return reply
+            .code(401)
+            .type("application/json; charset=utf-8")
+            .send({ error: "unauthorized", message: "body agentId differs from X-AI-Olympics-Agent-Id" });
         }
         const task = readTaskData(body.task.taskPrompt);
-        if (task === undefined) return finish("This is not a market-resolution task I understand.", "no BEGIN_TASK_DATA block with a resolution task", false);
+        if (task === undefined)
+          return finish(
+            "This is not a market-resolution task I understand.",
+            "no BEGIN_TASK_DATA block with a resolution task",
+            false,
+          );
         const q: Question = {
           marketId: BigInt(task.marketId),
           question: task.question,
@@ -181,15 +216,29 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
           const known = ctx.memory.lookup(q.marketId, q.question);
           const finding = known !== undefined ? known.finding : await ctx.engine.investigate(q);
           const responses = await ctx.engine.defend(q, finding, challenges);
-          if (responses.length !== challenges.length || responses.some((r) => typeof r !== "string" || r.trim() === "")) {
-            throw new EngineUpstreamError("answer engine did not produce exactly one reply per challenge", "invalid-output");
+          if (
+            responses.length !== challenges.length ||
+            responses.some((r) => typeof r !== "string" || r.trim() === "")
+          ) {
+            throw new EngineUpstreamError(
+              "answer engine did not produce exactly one reply per challenge",
+              "invalid-output",
+            );
           }
-          return finish(`Answering ${challenges.length} challenge(s) to my ${finding.determination ? "YES" : "NO"} determination.`, { responses });
+          return finish(
+            `Answering ${challenges.length} challenge(s) to my ${finding.determination ? "YES" : "NO"} determination.`,
+            { responses },
+          );
         }
         const finding = await ctx.engine.investigate(q);
         const result = findingResult(finding);
         ctx.memory.remember(q, finding);
-        if (ctx.info.mode === "offline" && options.navigate !== false && body.turnNumber === 1 && finding.sources.length > 0) {
+        if (
+          ctx.info.mode === "offline" &&
+          options.navigate !== false &&
+          body.turnNumber === 1 &&
+          finding.sources.length > 0
+        ) {
           const reply: WebhookReply = {
             thinking: `Checking my first source before answering: ${finding.sources[0]}`,
             actions: [{ tool: "navigate", args: { url: finding.sources[0] } }],
@@ -197,8 +246,15 @@ export function createAiOlympicsProtocol(options: AiOlympicsProtocolOptions = {}
           };
           return reply;
         }
-        const page = body.pageState.error ? `the page check failed (${body.pageState.error.slice(0, 200)})` : body.pageState.url !== "about:blank" ? `visited ${body.pageState.url.slice(0, 200)}` : "no page visited";
-        return finish(`Answer: ${finding.determination ? "YES" : "NO"} at ${Math.round(finding.confidence * 100)}% (${page}).`, result);
+        const page = body.pageState.error
+          ? `the page check failed (${body.pageState.error.slice(0, 200)})`
+          : body.pageState.url !== "about:blank"
+            ? `visited ${body.pageState.url.slice(0, 200)}`
+            : "no page visited";
+        return finish(
+          `Answer: ${finding.determination ? "YES" : "NO"} at ${Math.round(finding.confidence * 100)}% (${page}).`,
+          result,
+        );
       };
       const route = { bodyLimit: WEBHOOK_BODY_LIMIT };
       app.post("/webhook", route, handler);

@@ -85,9 +85,24 @@ const SAMPLE_ASK: AskRequest = {
 
 const SAMPLE_CHALLENGE: ChallengeRequest = {
   ask: SAMPLE_ASK,
-  challenges: ["Another worker reached the opposite determination. What evidence would change your mind?", "Which of your sources is the weakest, and why?"],
-  own: { determination: true, confidence: 0.7, evidence: "Sample finding used by the conformance checker.", sources: ["https://www.ecb.europa.eu/"] },
-  peers: [{ determination: false, confidence: 0.6, evidence: "Sample peer finding: inflation remains above target.", sources: ["https://example.org/report"] }],
+  challenges: [
+    "Another worker reached the opposite determination. What evidence would change your mind?",
+    "Which of your sources is the weakest, and why?",
+  ],
+  own: {
+    determination: true,
+    confidence: 0.7,
+    evidence: "Sample finding used by the conformance checker.",
+    sources: ["https://www.ecb.europa.eu/"],
+  },
+  peers: [
+    {
+      determination: false,
+      confidence: 0.6,
+      evidence: "Sample peer finding: inflation remains above target.",
+      sources: ["https://example.org/report"],
+    },
+  ],
 };
 
 export interface AiOlympicsCheckerOptions {
@@ -98,7 +113,9 @@ export interface AiOlympicsCheckerOptions {
   challengeMaxTurns?: number;
 }
 
-type Send = { ok: true; status: number; body: unknown; ms: number } | { ok: false; status?: number; kind: string; message: string; ms: number };
+type Send =
+  | { ok: true; status: number; body: unknown; ms: number }
+  | { ok: false; status?: number; kind: string; message: string; ms: number };
 
 export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions = {}): ConformanceChecker {
   const now = checkerOptions.now ?? Date.now;
@@ -109,7 +126,11 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
     const findings: ConformanceFinding[] = [];
     const timings: Record<string, number> = {};
     const add = (rule: string, severity: ConformanceFinding["severity"], message: string) =>
-      findings.push({ rule: AI_OLYMPICS_RULE_PREFIX + rule, severity, message: message.length > 400 ? `${message.slice(0, 400)}…` : message });
+      findings.push({
+        rule: AI_OLYMPICS_RULE_PREFIX + rule,
+        severity,
+        message: message.length > 400 ? `${message.slice(0, 400)}…` : message,
+      });
     const timeoutMs = options.timeoutMs ?? TURN_TIMEOUT_MS;
     const secret = options.credentials?.hmacSecret;
 
@@ -124,18 +145,44 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
         const ms = Math.round(performance.now() - start);
         timings[name] = ms;
         const failure = toFailure(error);
-        return { ok: false, ...(isHttpError(error) && error.status !== undefined ? { status: error.status } : {}), kind: failure.kind, message: failure.message, ms };
+        return {
+          ok: false,
+          ...(isHttpError(error) && error.status !== undefined ? { status: error.status } : {}),
+          kind: failure.kind,
+          message: failure.message,
+          ms,
+        };
       }
     };
 
-    const turnBody = (taskPrompt: string, turn: number, pageState: PageState, previous: TurnRequest["previousActions"], timestamp = Math.floor(now())): TurnRequest =>
-      buildTurnRequest({ timestamp, agentId: 0n, marketId: SAMPLE_ASK.marketId, taskPrompt, pageState, previousActions: previous, turnNumber: turn });
+    const turnBody = (
+      taskPrompt: string,
+      turn: number,
+      pageState: PageState,
+      previous: TurnRequest["previousActions"],
+      timestamp = Math.floor(now()),
+    ): TurnRequest =>
+      buildTurnRequest({
+        timestamp,
+        agentId: 0n,
+        marketId: SAMPLE_ASK.marketId,
+        taskPrompt,
+        pageState,
+        previousActions: previous,
+        turnNumber: turn,
+      });
 
-    const sign = (key: string, body: TurnRequest) => signedHeaders(key, stringifyJson(body), body.timestamp, body.agentId);
+    const sign = (key: string, body: TurnRequest) =>
+      signedHeaders(key, stringifyJson(body), body.timestamp, body.agentId);
 
     let firstSigned: { body: TurnRequest; headers: Record<string, string> } | undefined;
 
-    async function runSession(kind: "resolve" | "challenge", key: string, taskPrompt: string, turns: number): Promise<void> {
+    async function runSession(
+      kind: "resolve" | "challenge",
+      key: string,
+      taskPrompt: string,
+      turns: number,
+    ): Promise<void> {
       let pageState = initialPageState();
       const previous: TurnRequest["previousActions"] = [];
       for (let turn = 1; turn <= turns; turn++) {
@@ -153,11 +200,20 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
           add("http.turn", "violation", `${name}: status ${res.status}, the spec expects 200`);
           return;
         }
-        if (res.ms > SLOW_MS) add("quality.latency", "warning", `${name} took ${res.ms} ms (limit ${TURN_TIMEOUT_MS} ms)`);
+        if (res.ms > SLOW_MS)
+          add("quality.latency", "warning", `${name} took ${res.ms} ms (limit ${TURN_TIMEOUT_MS} ms)`);
         const outcome = checkReply(name, kind, res.body, add);
         if (outcome.done) {
-          if (kind === "challenge" && outcome.responses !== undefined && outcome.responses !== SAMPLE_CHALLENGE.challenges.length) {
-            add("quality.responses-count", "warning", `${name}: ${outcome.responses} responses to ${SAMPLE_CHALLENGE.challenges.length} challenges`);
+          if (
+            kind === "challenge" &&
+            outcome.responses !== undefined &&
+            outcome.responses !== SAMPLE_CHALLENGE.challenges.length
+          ) {
+            add(
+              "quality.responses-count",
+              "warning",
+              `${name}: ${outcome.responses} responses to ${SAMPLE_CHALLENGE.challenges.length} challenges`,
+            );
           }
           return;
         }
@@ -175,17 +231,40 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
     }
 
     if (secret === undefined || secret === "") {
-      add("auth.credentials", "violation", "no hmacSecret given: only the refusal of unsigned and wrongly signed requests can be checked");
+      add(
+        "auth.credentials",
+        "violation",
+        "no hmacSecret given: only the refusal of unsigned and wrongly signed requests can be checked",
+      );
     } else {
       await runSession("resolve", secret, askTaskPrompt(SAMPLE_ASK, maxTurns), maxTurns);
-      await runSession("challenge", secret, challengeTaskPrompt(SAMPLE_CHALLENGE, challengeMaxTurns), challengeMaxTurns);
+      await runSession(
+        "challenge",
+        secret,
+        challengeTaskPrompt(SAMPLE_CHALLENGE, challengeMaxTurns),
+        challengeMaxTurns,
+      );
     }
 
     // --- auth refusals ---------------------------------------------------------------------------
-    const refused = async (name: string, rule: string, what: string, body: TurnRequest, headers: Record<string, string>, severity: ConformanceFinding["severity"] = "violation", note?: string) => {
+    const refused = async (
+      name: string,
+      rule: string,
+      what: string,
+      body: TurnRequest,
+      headers: Record<string, string>,
+      severity: ConformanceFinding["severity"] = "violation",
+      note?: string,
+    ) => {
       const res = await send(name, body, headers);
       if (res.ok) {
-        add(rule, severity, note === undefined ? `${what} was accepted (status ${res.status}); it must be refused` : `${what} was accepted (status ${res.status}); refusing it is recommended (${note})`);
+        add(
+          rule,
+          severity,
+          note === undefined
+            ? `${what} was accepted (status ${res.status}); it must be refused`
+            : `${what} was accepted (status ${res.status}); refusing it is recommended (${note})`,
+        );
       } else if (res.status === undefined) {
         add("http.turn", "violation", `${name}: ${res.kind}: ${res.message}`);
       } else if (res.status !== 401) {
@@ -199,15 +278,53 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
 
     const wrongKey = `${secret ?? ""}-not-the-secret`;
     const badHmac = sample();
-    await refused("auth.bad-hmac", "auth.signature", "a request with a wrong HMAC signature", badHmac, sign(wrongKey, badHmac));
+    await refused(
+      "auth.bad-hmac",
+      "auth.signature",
+      "a request with a wrong HMAC signature",
+      badHmac,
+      sign(wrongKey, badHmac),
+    );
 
     if (secret !== undefined && secret !== "") {
-      const stale = turnBody(askTaskPrompt(SAMPLE_ASK, maxTurns), 1, initialPageState(), [], Math.floor(now()) - STALE_OFFSET_MS);
-      await refused("auth.stale-timestamp", "auth.replay-window", "a correctly signed request 6 minutes old", stale, sign(secret, stale));
-      const future = turnBody(askTaskPrompt(SAMPLE_ASK, maxTurns), 1, initialPageState(), [], Math.floor(now()) + STALE_OFFSET_MS);
-      await refused("auth.future-timestamp", "auth.replay-window", "a correctly signed request 6 minutes in the future", future, sign(secret, future));
+      const stale = turnBody(
+        askTaskPrompt(SAMPLE_ASK, maxTurns),
+        1,
+        initialPageState(),
+        [],
+        Math.floor(now()) - STALE_OFFSET_MS,
+      );
+      await refused(
+        "auth.stale-timestamp",
+        "auth.replay-window",
+        "a correctly signed request 6 minutes old",
+        stale,
+        sign(secret, stale),
+      );
+      const future = turnBody(
+        askTaskPrompt(SAMPLE_ASK, maxTurns),
+        1,
+        initialPageState(),
+        [],
+        Math.floor(now()) + STALE_OFFSET_MS,
+      );
+      await refused(
+        "auth.future-timestamp",
+        "auth.replay-window",
+        "a correctly signed request 6 minutes in the future",
+        future,
+        sign(secret, future),
+      );
       if (firstSigned !== undefined) {
-        await refused("auth.replay", "auth.duplicate", "an identical copy of an earlier request", firstSigned.body, firstSigned.headers, "warning", BEYOND_SPEC_DUPLICATE);
+        await refused(
+          "auth.replay",
+          "auth.duplicate",
+          "an identical copy of an earlier request",
+          firstSigned.body,
+          firstSigned.headers,
+          "warning",
+          BEYOND_SPEC_DUPLICATE,
+        );
       }
     }
 
@@ -216,7 +333,8 @@ export function createAiOlympicsChecker(checkerOptions: AiOlympicsCheckerOptions
 }
 
 /** The duplicate rule is ours, not the spec's: its finding says so. */
-const BEYOND_SPEC_DUPLICATE = "a warning, beyond the spec: the spec requires the 5-minute timestamp window, not duplicate detection";
+const BEYOND_SPEC_DUPLICATE =
+  "a warning, beyond the spec: the spec requires the 5-minute timestamp window, not duplicate detection";
 
 export const checkAiOlympics: ConformanceChecker = createAiOlympicsChecker();
 
@@ -233,20 +351,33 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** Quality check of a source (not a wire rule): an http(s) URL without whitespace. */
 const httpUrl = (v: unknown) => typeof v === "string" && /^https?:\/\/\S+$/i.test(v) && v.length <= 2_048;
 
-function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, add: (rule: string, severity: ConformanceFinding["severity"], message: string) => void): ReplyOutcome {
+function checkReply(
+  name: string,
+  kind: "resolve" | "challenge",
+  body: unknown,
+  add: (rule: string, severity: ConformanceFinding["severity"], message: string) => void,
+): ReplyOutcome {
   const outcome: ReplyOutcome = { done: false, fatal: false, executable: [] };
   if (!isObject(body)) {
     add("response.object", "violation", `${name}: the reply is not a JSON object`);
     return { ...outcome, fatal: true };
   }
-  if (body.thinking !== undefined && body.thinking !== null && typeof body.thinking !== "string") add("response.thinking", "violation", `${name}: thinking must be a string`);
-  if (typeof body.thinking !== "string" || body.thinking.trim() === "") add("quality.thinking", "warning", `${name}: no thinking (shown to spectators)`);
-  if (!turnReplySchema.shape.done.safeParse(body.done).success) add("response.done", "violation", `${name}: done must be a boolean`);
+  if (body.thinking !== undefined && body.thinking !== null && typeof body.thinking !== "string")
+    add("response.thinking", "violation", `${name}: thinking must be a string`);
+  if (typeof body.thinking !== "string" || body.thinking.trim() === "")
+    add("quality.thinking", "warning", `${name}: no thinking (shown to spectators)`);
+  if (!turnReplySchema.shape.done.safeParse(body.done).success)
+    add("response.done", "violation", `${name}: done must be a boolean`);
   if (!Array.isArray(body.actions)) {
     add("response.actions", "violation", `${name}: actions is required and must be an array`);
     return { ...outcome, fatal: true };
   }
-  if (body.actions.length > 10) add("action.max-per-turn", "violation", `${name}: ${body.actions.length} actions (at most 10 a turn; the rest are skipped)`);
+  if (body.actions.length > 10)
+    add(
+      "action.max-per-turn",
+      "violation",
+      `${name}: ${body.actions.length} actions (at most 10 a turn; the rest are skipped)`,
+    );
   let doneResult: { result: unknown; success: unknown } | undefined;
   body.actions.slice(0, 10).forEach((action, i) => {
     const where = `${name} action ${i + 1}`;
@@ -274,10 +405,12 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
       else outcome.executable.push({ tool, args: { url: args.data.url } });
     } else if (tool === "api_call") {
       const args = apiCallArgsSchema.safeParse(action.args);
-      if (!args.success) add("action.api-call-args", "violation", `${where}: api_call needs method GET or POST and an http(s) url`);
+      if (!args.success)
+        add("action.api-call-args", "violation", `${where}: api_call needs method GET or POST and an http(s) url`);
       else outcome.executable.push({ tool, args: { method: args.data.method, url: args.data.url } });
     } else if (tool === "done") {
-      if (!doneArgsSchema.safeParse(action.args).success) add("action.done-args", "violation", `${where}: done's success must be a boolean`);
+      if (!doneArgsSchema.safeParse(action.args).success)
+        add("action.done-args", "violation", `${where}: done's success must be a boolean`);
       doneResult ??= { result: action.args.result, success: action.args.success };
     }
   });
@@ -290,7 +423,11 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
   }
   const result = unwrapResult(doneResult.result);
   if (!isObject(result)) {
-    add("done.result", "violation", `${name}: done's result must be an object with the ${kind === "resolve" ? "finding" : "responses"}`);
+    add(
+      "done.result",
+      "violation",
+      `${name}: done's result must be an object with the ${kind === "resolve" ? "finding" : "responses"}`,
+    );
     return outcome;
   }
   const schema: z.ZodType = kind === "resolve" ? doneFindingSchema : doneResponsesSchema;
@@ -299,7 +436,9 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
     const seen = new Set<string>();
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? "result");
-      const rule = ["determination", "confidence", "evidence", "sources", "responses"].includes(field) ? `done.${field}` : "done.result";
+      const rule = ["determination", "confidence", "evidence", "sources", "responses"].includes(field)
+        ? `done.${field}`
+        : "done.result";
       if (seen.has(rule)) continue;
       seen.add(rule);
       add(rule, "violation", `${name}: ${issue.path.join(".") || "result"}: ${issue.message}`);
@@ -308,10 +447,16 @@ function checkReply(name: string, kind: "resolve" | "challenge", body: unknown, 
   }
   if (kind === "resolve") {
     const f = parsed.data as z.infer<typeof doneFindingSchema>;
-    if (f.evidence.trim().length < 200) add("quality.evidence-length", "warning", `${name}: evidence has ${f.evidence.trim().length} characters (under 200)`);
+    if (f.evidence.trim().length < 200)
+      add(
+        "quality.evidence-length",
+        "warning",
+        `${name}: evidence has ${f.evidence.trim().length} characters (under 200)`,
+      );
     const bad = f.sources.filter((s) => !httpUrl(s));
     if (bad.length > 0) add("quality.source-urls", "warning", `${name}: ${bad.length} source(s) are not http(s) URLs`);
-    if (f.confidence === 0 || f.confidence === 1) add("quality.confidence-extreme", "warning", `${name}: confidence ${f.confidence}`);
+    if (f.confidence === 0 || f.confidence === 1)
+      add("quality.confidence-extreme", "warning", `${name}: confidence ${f.confidence}`);
   } else {
     outcome.responses = (parsed.data as z.infer<typeof doneResponsesSchema>).responses.length;
   }

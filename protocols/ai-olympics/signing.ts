@@ -25,7 +25,12 @@ export function signBody(secret: string, body: string | Uint8Array): string {
 }
 
 /** Headers for one signed request. `body` must be the exact text that is sent. */
-export function signedHeaders(secret: string, body: string, timestampMs: number, agentId: string): Record<string, string> {
+export function signedHeaders(
+  secret: string,
+  body: string,
+  timestampMs: number,
+  agentId: string,
+): Record<string, string> {
   return {
     [SIGNATURE_HEADER]: signBody(secret, body),
     [TIMESTAMP_HEADER]: String(timestampMs),

@@ -88,7 +88,10 @@ const nonBlank = (max: number) =>
     .refine((s) => s.trim().length > 0, { message: "must not be blank" });
 
 // Requests, as an agent parses them.
-const requestText = (max: number) => z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(max, `must be at most ${max} characters`);
+const requestText = (max: number) =>
+  z
+    .string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") })
+    .max(max, `must be at most ${max} characters`);
 
 /** A turn request as an agent parses it (violations → 400 naming the field). */
 export const turnRequestSchema = z.object(
@@ -98,8 +101,19 @@ export const turnRequestSchema = z.object(
     agentId: requestText(200).min(1, "must not be empty"),
     agentName: requestText(200).nullish(),
     competitionId: requestText(200).nullish(),
-    task: z.object({ systemPrompt: requestText(20_000), taskPrompt: requestText(200_000) }, { error: "must be an object" }),
-    pageState: z.object({ url: requestText(4_096), title: requestText(2_000), accessibilityTree: requestText(100_000), error: requestText(20_000).nullish() }, { error: "must be an object" }),
+    task: z.object(
+      { systemPrompt: requestText(20_000), taskPrompt: requestText(200_000) },
+      { error: "must be an object" },
+    ),
+    pageState: z.object(
+      {
+        url: requestText(4_096),
+        title: requestText(2_000),
+        accessibilityTree: requestText(100_000),
+        error: requestText(20_000).nullish(),
+      },
+      { error: "must be an object" },
+    ),
     previousActions: z.array(z.unknown(), { error: "must be an array" }).max(1_000),
     turnNumber: z.number({ error: "must be a number" }).int("must be an integer").min(1, "must be at least 1"),
     availableTools: z.array(z.unknown(), { error: "must be an array" }).max(100),
@@ -118,7 +132,6 @@ export const taskDataSchema = z.object({
   challenges: z.array(z.string().min(1).max(4_000)).max(10).optional(),
 });
 export type TaskData = z.infer<typeof taskDataSchema>;
-
 
 /** A turn reply. Unknown fields are ignored; `thinking` of another type is ignored too. */
 export const turnReplySchema = z.object({
@@ -147,7 +160,13 @@ export const apiCallArgsSchema = z.object({
     .transform((m) => m.toUpperCase())
     .pipe(z.enum(["GET", "POST"], { message: "must be GET or POST" })),
   url: urlArg,
-  body: z.union([z.string().max(AI_OLYMPICS_LIMITS.maxPostBodyChars), z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
+  body: z
+    .union([
+      z.string().max(AI_OLYMPICS_LIMITS.maxPostBodyChars),
+      z.record(z.string(), z.unknown()),
+      z.array(z.unknown()),
+    ])
+    .nullish(),
 });
 export const doneArgsSchema = z.object({ success: z.boolean().nullish(), result: z.unknown().optional() });
 
@@ -172,13 +191,27 @@ export const doneResponsesSchema = z.object({
   responses: z.array(z.string().max(AI_OLYMPICS_LIMITS.maxReplyLength)).max(AI_OLYMPICS_LIMITS.maxChallengeReplies),
 });
 
-const REPLY_TEXT_FIELDS = ["responses", "replies", "answers", "reply", "response", "answer", "text", "message", "evidence", "reasoning", "summary"] as const;
+const REPLY_TEXT_FIELDS = [
+  "responses",
+  "replies",
+  "answers",
+  "reply",
+  "response",
+  "answer",
+  "text",
+  "message",
+  "evidence",
+  "reasoning",
+  "summary",
+] as const;
 
 /** "1. …\n2. …" or "Challenge 1: …" numbered from 1 to `count` in order, else undefined. */
 function numberedParts(text: string, count: number): string[] | undefined {
   const marks = [...text.matchAll(/(?:^|\n)\s*(?:challenge\s*#?\s*)?(\d{1,2})\s*[.):\-–—]\s+/gi)];
   if (count < 2 || marks.length !== count || marks.some((m, i) => Number(m[1]) !== i + 1)) return undefined;
-  return marks.map((m, i) => text.slice((m.index ?? 0) + m[0].length, i + 1 < marks.length ? marks[i + 1].index : text.length).trim());
+  return marks.map((m, i) =>
+    text.slice((m.index ?? 0) + m[0].length, i + 1 < marks.length ? marks[i + 1].index : text.length).trim(),
+  );
 }
 
 /**
@@ -189,7 +222,10 @@ function numberedParts(text: string, count: number): string[] | undefined {
  * responses/replies/answers/reply/response/answer/text/message/evidence/reasoning/summary.
  * Blank or missing → a problem (the turn goes on).
  */
-export function challengeRepliesOf(result: unknown, count: number): { ok: true; value: string[] } | { ok: false; message: string } {
+export function challengeRepliesOf(
+  result: unknown,
+  count: number,
+): { ok: true; value: string[] } | { ok: false; message: string } {
   const strict = doneResponsesSchema.safeParse(result);
   if (strict.success) return { ok: true, value: strict.data.responses };
   const fromText = (text: string): { ok: true; value: string[] } | { ok: false; message: string } => {
@@ -199,15 +235,20 @@ export function challengeRepliesOf(result: unknown, count: number): { ok: true; 
   };
   if (typeof result === "string") return fromText(result);
   if (Array.isArray(result)) {
-    const texts = result.filter((r): r is string => typeof r === "string").slice(0, AI_OLYMPICS_LIMITS.maxChallengeReplies);
-    return texts.some((t) => t.trim() !== "") ? { ok: true, value: texts.map((t) => t.slice(0, AI_OLYMPICS_LIMITS.maxReplyLength)) } : { ok: false, message: "done result holds no reply text" };
+    const texts = result
+      .filter((r): r is string => typeof r === "string")
+      .slice(0, AI_OLYMPICS_LIMITS.maxChallengeReplies);
+    return texts.some((t) => t.trim() !== "")
+      ? { ok: true, value: texts.map((t) => t.slice(0, AI_OLYMPICS_LIMITS.maxReplyLength)) }
+      : { ok: false, message: "done result holds no reply text" };
   }
   if (typeof result === "object" && result !== null) {
     const record = result as Record<string, unknown>;
     for (const key of REPLY_TEXT_FIELDS) {
       const v = record[key];
       if (typeof v === "string" && v.trim() !== "") return fromText(v);
-      if (Array.isArray(v) && v.some((x) => typeof x === "string" && x.trim() !== "")) return challengeRepliesOf(v, count);
+      if (Array.isArray(v) && v.some((x) => typeof x === "string" && x.trim() !== ""))
+        return challengeRepliesOf(v, count);
     }
   }
   return { ok: false, message: "done result holds no reply text (expected {responses: [...]} or a text)" };
@@ -269,8 +310,16 @@ export function askTaskPrompt(request: AskRequest, maxTurns: number): string {
 }
 
 function peerView(p: PeerFinding): Record<string, unknown> {
-  const evidence = p.evidence.length > AI_OLYMPICS_LIMITS.maxPeerEvidenceChars ? `${p.evidence.slice(0, AI_OLYMPICS_LIMITS.maxPeerEvidenceChars)}…` : p.evidence;
-  return { determination: p.determination ? "YES" : "NO", confidence: p.confidence, evidence, sources: p.sources.slice(0, 5) };
+  const evidence =
+    p.evidence.length > AI_OLYMPICS_LIMITS.maxPeerEvidenceChars
+      ? `${p.evidence.slice(0, AI_OLYMPICS_LIMITS.maxPeerEvidenceChars)}…`
+      : p.evidence;
+  return {
+    determination: p.determination ? "YES" : "NO",
+    confidence: p.confidence,
+    evidence,
+    sources: p.sources.slice(0, 5),
+  };
 }
 
 export function challengeTaskPrompt(request: ChallengeRequest, maxTurns: number): string {
@@ -296,13 +345,26 @@ export function challengeTaskPrompt(request: ChallengeRequest, maxTurns: number)
 }
 
 export const AVAILABLE_TOOLS = [
-  { name: "navigate", description: "GET a URL; its text comes back as the next page state.", parameters: { url: { type: "string", required: true } } },
+  {
+    name: "navigate",
+    description: "GET a URL; its text comes back as the next page state.",
+    parameters: { url: { type: "string", required: true } },
+  },
   {
     name: "api_call",
-    description: "HTTP request, GET or POST only (POST bodies are JSON); the response comes back as the next page state.",
-    parameters: { method: { type: "string", enum: ["GET", "POST"], required: true }, url: { type: "string", required: true }, body: { type: "string", required: false } },
+    description:
+      "HTTP request, GET or POST only (POST bodies are JSON); the response comes back as the next page state.",
+    parameters: {
+      method: { type: "string", enum: ["GET", "POST"], required: true },
+      url: { type: "string", required: true },
+      body: { type: "string", required: false },
+    },
   },
-  { name: "done", description: "Finish the task with your result.", parameters: { success: { type: "boolean", required: true }, result: { type: "object", required: true } } },
+  {
+    name: "done",
+    description: "Finish the task with your result.",
+    parameters: { success: { type: "boolean", required: true }, result: { type: "object", required: true } },
+  },
 ];
 
 export function initialPageState(): PageState {

@@ -2,14 +2,36 @@
  * The platform side of the cresolver protocol: POST {endpoint}/a2a/resolve and /a2a/challenge (README.md).
  * Replies are parsed with wire.ts's strict schemas; market ids go out exactly (marketIdForWire).
  */
-import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type {
+  AskRequest,
+  CallResult,
+  ChallengeRequest,
+  WorkerAnswer,
+  WorkerEndpoint,
+  WorkerProtocolAdapter,
+  WorkerSeat,
+} from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../wire-fields.js";
-import { challengeReplySchema, CRESOLVER_PROTOCOL, CRESOLVER_TIMEOUTS, marketIdForWire, resolveReplySchema, type ChallengeRequestWire, type ResolveRequestWire } from "./wire.js";
+import {
+  challengeReplySchema,
+  CRESOLVER_PROTOCOL,
+  CRESOLVER_TIMEOUTS,
+  marketIdForWire,
+  resolveReplySchema,
+  type ChallengeRequestWire,
+  type ResolveRequestWire,
+} from "./wire.js";
 
-export { challengeReplySchema, CRESOLVER_LIMITS, CRESOLVER_PROTOCOL, marketIdForWire, resolveReplySchema } from "./wire.js";
+export {
+  challengeReplySchema,
+  CRESOLVER_LIMITS,
+  CRESOLVER_PROTOCOL,
+  marketIdForWire,
+  resolveReplySchema,
+} from "./wire.js";
 
 export interface CresolverAdapterConfig {
   http: SafeHttpClient;
@@ -29,7 +51,10 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
   const resolveTimeoutMs = config.resolveTimeoutMs ?? CRESOLVER_TIMEOUTS.resolveMs;
   const challengeTimeoutMs = config.challengeTimeoutMs ?? CRESOLVER_TIMEOUTS.challengeMs;
   /** Headers for one seat's endpoint: the configured ones plus its bearer token, or the refusal of a moved endpoint. */
-  function headersFor(seat: WorkerSeat, url: string): { headers?: Record<string, string>; refused?: CallResult<never> } {
+  function headersFor(
+    seat: WorkerSeat,
+    url: string,
+  ): { headers?: Record<string, string>; refused?: CallResult<never> } {
     const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
     if (found.kind === "refused") return { refused: { ok: false, failure: found.failure, latencyMs: 0, attempts: 0 } };
     const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
@@ -52,13 +77,21 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       try {
         url = joinEndpoint(endpoint.url, "a2a/resolve");
       } catch {
-        return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
+        return {
+          ok: false,
+          failure: { kind: "registration", message: "endpoint is not a URL" },
+          latencyMs: 0,
+          attempts: 0,
+        };
       }
       const { headers, refused } = headersFor(seat, url);
       if (refused !== undefined) return refused;
       return callWithRetry(
         async (remainingMs) => {
-          const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
+          const res = await config.http.postJson(url, body, {
+            timeoutMs: remainingMs,
+            ...(headers ? { headers } : {}),
+          });
           const parsed = resolveReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("resolve reply", parsed.error));
           const answer: WorkerAnswer = {
@@ -69,18 +102,30 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
           };
           return answer;
         },
-        { timeoutMs: resolveTimeoutMs, ...(config.retryDelayMs !== undefined ? { retryDelayMs: config.retryDelayMs } : {}) },
+        {
+          timeoutMs: resolveTimeoutMs,
+          ...(config.retryDelayMs !== undefined ? { retryDelayMs: config.retryDelayMs } : {}),
+        },
       );
     },
 
-    async challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
+    async challenge(
+      endpoint: WorkerEndpoint,
+      seat: WorkerSeat,
+      request: ChallengeRequest,
+    ): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       let url: string;
       try {
         url = joinEndpoint(endpoint.url, "a2a/challenge");
       } catch {
-        return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
+        return {
+          ok: false,
+          failure: { kind: "registration", message: "endpoint is not a URL" },
+          latencyMs: 0,
+          attempts: 0,
+        };
       }
       const { headers, refused } = headersFor(seat, url);
       if (refused !== undefined) return refused;
@@ -88,14 +133,24 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
         async (remainingMs) => {
           // market_id and question are additions to the spec's body: they let an agent serving several markets
           // (or market contracts sharing ids) defend the right answer. Agents following the spec ignore them.
-          const body: ChallengeRequestWire = { market_id: marketIdForWire(request.ask.marketId), question: request.ask.question, challenges };
-          const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, ...(headers ? { headers } : {}) });
+          const body: ChallengeRequestWire = {
+            market_id: marketIdForWire(request.ask.marketId),
+            question: request.ask.question,
+            challenges,
+          };
+          const res = await config.http.postJson(url, body, {
+            timeoutMs: remainingMs,
+            ...(headers ? { headers } : {}),
+          });
           const parsed = challengeReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("challenge reply", parsed.error));
           // Fewer replies than challenges is recorded as is (it lowers Collaboration); extra ones are ignored.
           return parsed.data.responses.slice(0, challenges.length);
         },
-        { timeoutMs: challengeTimeoutMs, ...(config.retryDelayMs !== undefined ? { retryDelayMs: config.retryDelayMs } : {}) },
+        {
+          timeoutMs: challengeTimeoutMs,
+          ...(config.retryDelayMs !== undefined ? { retryDelayMs: config.retryDelayMs } : {}),
+        },
       );
     },
   };

@@ -10,13 +10,28 @@ import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
 import { bearerMatches } from "../factagora/agent.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
-import { challengeRequestSchema, CRESOLVER_PROTOCOL, resolveReplySchema, resolveRequestSchema, type ResolveReply } from "./wire.js";
+import {
+  challengeRequestSchema,
+  CRESOLVER_PROTOCOL,
+  resolveReplySchema,
+  resolveRequestSchema,
+  type ResolveReply,
+} from "./wire.js";
 
 /** Our answer on the wire, checked against the schema the platform parses it with before it is sent. */
 export function toWire(finding: Finding): ResolveReply {
-  const wire = { determination: finding.determination, confidence: finding.confidence, evidence: finding.evidence, sources: finding.sources };
+  const wire = {
+    determination: finding.determination,
+    confidence: finding.confidence,
+    evidence: finding.evidence,
+    sources: finding.sources,
+  };
   const checked = resolveReplySchema.safeParse(wire);
-  if (!checked.success) throw new EngineUpstreamError("answer engine produced an answer that violates the protocol schema", "invalid-output");
+  if (!checked.success)
+    throw new EngineUpstreamError(
+      "answer engine produced an answer that violates the protocol schema",
+      "invalid-output",
+    );
   return checked.data;
 }
 
@@ -39,14 +54,23 @@ export const cresolverProtocol: AgentProtocolHandler = {
       app.addHook("onRequest", async (request, reply) => {
         if (!request.url.startsWith("/a2a/")) return;
         if (!bearerMatches(request.headers.authorization, token)) {
-          return reply.code(401).header("www-authenticate", 'Bearer realm="cresolver"').type("application/json; charset=utf-8").send({ error: "Unauthorized", message: "missing or wrong bearer token" });
+          return reply
+            .code(401)
+            .header("www-authenticate", 'Bearer realm="cresolver"')
+            .type("application/json; charset=utf-8")
+            .send({ error: "Unauthorized", message: "missing or wrong bearer token" });
         }
       });
     }
 
     app.post("/a2a/resolve", async (request) => {
       const body = parseBody(resolveRequestSchema, request.body);
-      const q: Question = { marketId: body.market_id, question: body.question, deadline: body.deadline, context: body.context };
+      const q: Question = {
+        marketId: body.market_id,
+        question: body.question,
+        deadline: body.deadline,
+        context: body.context,
+      };
       const finding = await ctx.engine.investigate(q);
       const wire = toWire(finding);
       ctx.memory.remember(q, finding);
@@ -58,8 +82,14 @@ export const cresolverProtocol: AgentProtocolHandler = {
       const record = ctx.memory.lookup(body.market_id, body.question);
       if (!record) return { responses: noRecordReplies(body.challenges, body.market_id) };
       const responses = await ctx.engine.defend(record.question, record.finding, body.challenges);
-      if (responses.length !== body.challenges.length || responses.some((r) => typeof r !== "string" || r.trim() === "")) {
-        throw new EngineUpstreamError("answer engine did not produce exactly one reply per challenge", "invalid-output");
+      if (
+        responses.length !== body.challenges.length ||
+        responses.some((r) => typeof r !== "string" || r.trim() === "")
+      ) {
+        throw new EngineUpstreamError(
+          "answer engine did not produce exactly one reply per challenge",
+          "invalid-output",
+        );
       }
       return { responses };
     });

@@ -57,7 +57,9 @@ export interface ResolveRequestWire {
 export const challengeRequestSchema = z.object(
   {
     challenges: z
-      .array(textField(CRESOLVER_LIMITS.maxChallengeChars), { error: (iss) => (iss.input === undefined ? "required" : "must be an array of strings") })
+      .array(textField(CRESOLVER_LIMITS.maxChallengeChars), {
+        error: (iss) => (iss.input === undefined ? "required" : "must be an array of strings"),
+      })
       .min(1, "must contain at least 1 challenge")
       .max(CRESOLVER_LIMITS.maxChallenges, `must contain at most ${CRESOLVER_LIMITS.maxChallenges} challenges`),
     market_id: marketIdField(false),

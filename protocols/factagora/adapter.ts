@@ -3,14 +3,39 @@
  * Validation" rule (README.md has the full mapping: endpoint, rounds, auth, deadlines and retries, NEUTRAL).
  * Wire format and validation in wire.ts, request building and reply mapping in mapping.ts (re-exported here).
  */
-import type { AskRequest, CallResult, ChallengeRequest, WorkerAnswer, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type {
+  AskRequest,
+  CallResult,
+  ChallengeRequest,
+  WorkerAnswer,
+  WorkerEndpoint,
+  WorkerFailure,
+  WorkerProtocolAdapter,
+  WorkerSeat,
+} from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { retry } from "../../workflow/util/retry.js";
 import { InvalidReplyError, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { buildRound1Request, buildRound2Request, challengeReplies, extrasOf, predictionIdFor, renderEvidence } from "./mapping.js";
-import { describeViolations, FACTAGORA_LIMITS, FACTAGORA_PROTOCOL, sourcesOf, validateFactagoraResponse, type FactagoraRequest, type FactagoraResponse, type FactagoraRuleFinding } from "./wire.js";
+import {
+  buildRound1Request,
+  buildRound2Request,
+  challengeReplies,
+  extrasOf,
+  predictionIdFor,
+  renderEvidence,
+} from "./mapping.js";
+import {
+  describeViolations,
+  FACTAGORA_LIMITS,
+  FACTAGORA_PROTOCOL,
+  sourcesOf,
+  validateFactagoraResponse,
+  type FactagoraRequest,
+  type FactagoraResponse,
+  type FactagoraRuleFinding,
+} from "./wire.js";
 
 export {
   FACTAGORA_ACTION_TYPES,
@@ -67,7 +92,9 @@ export interface FactagoraAdapterConfig {
   maxResponseBytes?: number;
 }
 
-type Round = { ok: true; reply: FactagoraResponse; warnings: FactagoraRuleFinding[] } | { ok: false; failure: WorkerFailure };
+type Round =
+  | { ok: true; reply: FactagoraResponse; warnings: FactagoraRuleFinding[] }
+  | { ok: false; failure: WorkerFailure };
 
 /** A bearer token usable as a header value (visible ASCII, no spaces): anything else is a configuration error. */
 const TOKEN_OK = /^[\x21-\x7e]+$/;
@@ -80,9 +107,17 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
   const namespace = config.predictionNamespace ?? "cresolver";
 
   /** POSTs one round with the spec's retry discipline; validates the reply. */
-  async function round(endpoint: WorkerEndpoint, seat: WorkerSeat, body: FactagoraRequest): Promise<{ result: Round; latencyMs: number; attempts: number }> {
+  async function round(
+    endpoint: WorkerEndpoint,
+    seat: WorkerSeat,
+    body: FactagoraRequest,
+  ): Promise<{ result: Round; latencyMs: number; attempts: number }> {
     const start = performance.now();
-    const done = (result: Round, attempts: number) => ({ result, latencyMs: Math.round(performance.now() - start), attempts });
+    const done = (result: Round, attempts: number) => ({
+      result,
+      latencyMs: Math.round(performance.now() - start),
+      attempts,
+    });
     let url: string;
     try {
       const u = new URL(endpoint.url);
@@ -95,10 +130,28 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
     if (found.kind === "refused") return done({ ok: false, failure: found.failure }, 0);
     const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
     if (token === undefined) {
-      return done({ ok: false, failure: { kind: "auth", message: `no factagora bearer token configured for agent ${seat.agentId.toString()}; not called` } }, 0);
+      return done(
+        {
+          ok: false,
+          failure: {
+            kind: "auth",
+            message: `no factagora bearer token configured for agent ${seat.agentId.toString()}; not called`,
+          },
+        },
+        0,
+      );
     }
     if (!TOKEN_OK.test(token)) {
-      return done({ ok: false, failure: { kind: "auth", message: `the factagora bearer token configured for agent ${seat.agentId.toString()} is not a valid header value; not called` } }, 0);
+      return done(
+        {
+          ok: false,
+          failure: {
+            kind: "auth",
+            message: `the factagora bearer token configured for agent ${seat.agentId.toString()} is not a valid header value; not called`,
+          },
+        },
+        0,
+      );
     }
     const headers = { authorization: `Bearer ${token}` };
     let attempts = 0;
@@ -106,19 +159,29 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       const reply = await retry(
         async (attempt) => {
           attempts = attempt;
-          const res = await config.http.postJson(url, body, { timeoutMs, headers, ...(config.maxResponseBytes !== undefined ? { maxBytes: config.maxResponseBytes } : {}) });
+          const res = await config.http.postJson(url, body, {
+            timeoutMs,
+            headers,
+            ...(config.maxResponseBytes !== undefined ? { maxBytes: config.maxResponseBytes } : {}),
+          });
           const checked = validateFactagoraResponse(res.body);
           if (checked.value === undefined) throw new InvalidReplyError(describeViolations(checked.violations));
           return { reply: checked.value, warnings: checked.warnings };
         },
-        { attempts: maxRetries + 1, delayMs: { baseMs: baseDelay }, retryable: (error) => isHttpError(error) && error.status === 500 },
+        {
+          attempts: maxRetries + 1,
+          delayMs: { baseMs: baseDelay },
+          retryable: (error) => isHttpError(error) && error.status === 500,
+        },
       );
       return done({ ok: true, ...reply }, attempts);
     } catch (error) {
       const failure = toFailure(error);
       if (failure.kind === "timeout") failure.message = `${failure.message} (deadline ${timeoutMs} ms)`;
-      if (failure.kind === "auth") failure.message = `${failure.message}: the agent rejected the bearer token configured for agent ${seat.agentId.toString()}`;
-      if (isHttpError(error) && error.status === 500) failure.message = `${failure.message} (${attempts} attempts; the spec retries a 500 at most ${maxRetries} times)`;
+      if (failure.kind === "auth")
+        failure.message = `${failure.message}: the agent rejected the bearer token configured for agent ${seat.agentId.toString()}`;
+      if (isHttpError(error) && error.status === 500)
+        failure.message = `${failure.message} (${attempts} attempts; the spec retries a 500 at most ${maxRetries} times)`;
       return done({ ok: false, failure }, attempts);
     }
   }
@@ -128,13 +191,20 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
 
     async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
       const predictionId = predictionIdFor(request.marketId, namespace);
-      const { result, latencyMs, attempts } = await round(endpoint, seat, buildRound1Request(request, predictionId, category));
+      const { result, latencyMs, attempts } = await round(
+        endpoint,
+        seat,
+        buildRound1Request(request, predictionId, category),
+      );
       if (!result.ok) return { ok: false, failure: result.failure, latencyMs, attempts };
       const reply = result.reply;
       if (reply.position === "NEUTRAL") {
         return {
           ok: false,
-          failure: { kind: "abstained", message: `factagora agent answered NEUTRAL (confidence ${reply.confidence}): abstention, no vote and no quorum credit` },
+          failure: {
+            kind: "abstained",
+            message: `factagora agent answered NEUTRAL (confidence ${reply.confidence}): abstention, no vote and no quorum credit`,
+          },
           latencyMs,
           attempts,
         };
@@ -149,10 +219,18 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       return { ok: true, value: answer, latencyMs, attempts };
     },
 
-    async challenge(endpoint: WorkerEndpoint, seat: WorkerSeat, request: ChallengeRequest): Promise<CallResult<string[]>> {
+    async challenge(
+      endpoint: WorkerEndpoint,
+      seat: WorkerSeat,
+      request: ChallengeRequest,
+    ): Promise<CallResult<string[]>> {
       if (request.challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const predictionId = predictionIdFor(request.ask.marketId, namespace);
-      const { result, latencyMs, attempts } = await round(endpoint, seat, buildRound2Request(request, predictionId, category));
+      const { result, latencyMs, attempts } = await round(
+        endpoint,
+        seat,
+        buildRound2Request(request, predictionId, category),
+      );
       if (!result.ok) return { ok: false, failure: result.failure, latencyMs, attempts };
       return { ok: true, value: challengeReplies(result.reply, request.challenges.length), latencyMs, attempts };
     },

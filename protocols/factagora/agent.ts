@@ -27,7 +27,14 @@ import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
 import { BadRequestError, parseBody } from "../../agents/reference/http.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
-import { FACTAGORA_PROTOCOL, predictionRequestSchema, ROUND2_MARKER, validateFactagoraResponse, type FactagoraResponse, type PredictionRequest } from "./wire.js";
+import {
+  FACTAGORA_PROTOCOL,
+  predictionRequestSchema,
+  ROUND2_MARKER,
+  validateFactagoraResponse,
+  type FactagoraResponse,
+  type PredictionRequest,
+} from "./wire.js";
 
 export const WEBHOOK_PATH = "/webhook";
 export { ROUND2_MARKER } from "./wire.js";
@@ -67,12 +74,17 @@ export function readArguments(raw: unknown): { reviewed: ReviewedArgument[]; ski
       continue;
     }
     const named = typeof e.agentName === "string" && e.agentName.trim() !== "";
-    const confidence = typeof e.confidence === "number" && e.confidence >= 0 && e.confidence <= 1 ? e.confidence : undefined;
-    reviewed.push({ agentName: named ? clip(oneLine((e.agentName as string).slice(0, 400)), 200) : "human", human: !named, position, ...(confidence !== undefined ? { confidence } : {}) });
+    const confidence =
+      typeof e.confidence === "number" && e.confidence >= 0 && e.confidence <= 1 ? e.confidence : undefined;
+    reviewed.push({
+      agentName: named ? clip(oneLine((e.agentName as string).slice(0, 400)), 200) : "human",
+      human: !named,
+      position,
+      ...(confidence !== undefined ? { confidence } : {}),
+    });
   }
   return { reviewed, skipped, unread: Math.max(0, raw.length - MAX_REVIEWED_ARGUMENTS) };
 }
-
 
 /** Our reply on the wire; checked against the spec's rules (wire.ts) before it is sent. */
 export type AgentResponse = FactagoraResponse;
@@ -129,12 +141,21 @@ function describeArguments(existing: Round2["existing"], answer: string): string
   const list = existing.reviewed;
   const count = (p: string) => list.filter((a) => a.position === p).length;
   const humans = list.filter((a) => a.human).length;
-  const extra = [humans > 0 ? `${humans} from humans` : "", existing.skipped > 0 ? `${existing.skipped} malformed skipped` : "", existing.unread > 0 ? `${existing.unread} beyond the first ${MAX_REVIEWED_ARGUMENTS} not read` : ""].filter((x) => x !== "");
+  const extra = [
+    humans > 0 ? `${humans} from humans` : "",
+    existing.skipped > 0 ? `${existing.skipped} malformed skipped` : "",
+    existing.unread > 0 ? `${existing.unread} beyond the first ${MAX_REVIEWED_ARGUMENTS} not read` : "",
+  ].filter((x) => x !== "");
   return `Reviewed ${list.length} argument(s): ${count("YES")} YES, ${count("NO")} NO, ${count("NEUTRAL")} NEUTRAL${extra.length > 0 ? ` (${extra.join("; ")})` : ""}. They add no evidence beyond what I weighed, so my position stays ${answer}.`;
 }
 
 /** A finding in the spec's response format (round 2: one agent_review action per challenge). */
-export function toAgentResponse(q: Question, finding: Finding, mode: "offline" | "llm", round2?: Round2): AgentResponse {
+export function toAgentResponse(
+  q: Question,
+  finding: Finding,
+  mode: "offline" | "llm",
+  round2?: Round2,
+): AgentResponse {
   const answer = finding.determination ? "YES" : "NO";
   const terms = finding.keyTerms.length > 0 ? finding.keyTerms : keyTerms(q.question, 6);
   const focus = humanList(terms.slice(0, 3)) || "the question";
@@ -142,23 +163,45 @@ export function toAgentResponse(q: Question, finding: Finding, mode: "offline" |
 
   const actions: AgentResponse["reactCycle"]["actions"] = [];
   if (round2) {
-    round2.challenges.forEach((c, i) => actions.push({ type: "agent_review", query: `Challenge ${i + 1}: ${quoteSnippet(c, 150)}`, result: clip(round2.replies[i] ?? "", 8_000) }));
+    round2.challenges.forEach((c, i) =>
+      actions.push({
+        type: "agent_review",
+        query: `Challenge ${i + 1}: ${quoteSnippet(c, 150)}`,
+        result: clip(round2.replies[i] ?? "", 8_000),
+      }),
+    );
     const e = round2.existing;
     if (e.reviewed.length + e.skipped + e.unread > 0) {
-      actions.push({ type: "agent_review", query: "Existing arguments of other participants", result: clip(describeArguments(e, answer), 8_000) });
+      actions.push({
+        type: "agent_review",
+        query: "Existing arguments of other participants",
+        result: clip(describeArguments(e, answer), 8_000),
+      });
     }
   }
-  const fetched = mode === "offline" ? "offline mode: listed as a starting point, not fetched" : "cited by the model, not fetched by the agent";
+  const fetched =
+    mode === "offline"
+      ? "offline mode: listed as a starting point, not fetched"
+      : "cited by the model, not fetched by the agent";
   for (const source of finding.sources) {
     if (actions.length >= 10) break;
     const host = hostOf(source);
     actions.push(
       host !== undefined
         ? { type: "web_search", query, result: `Search entry point on ${host} (${fetched})`, source }
-        : { type: "document_analysis", query: clip(oneLine(source), 300), result: `Reference cited in the analysis (${fetched})` },
+        : {
+            type: "document_analysis",
+            query: clip(oneLine(source), 300),
+            result: `Reference cited in the analysis (${fetched})`,
+          },
     );
   }
-  if (actions.length === 0) actions.push({ type: "calculation", query: `assessment of ${focus}`, result: `${answer} at ${pct(finding.confidence)}` });
+  if (actions.length === 0)
+    actions.push({
+      type: "calculation",
+      query: `assessment of ${focus}`,
+      result: `${answer} at ${pct(finding.confidence)}`,
+    });
 
   let observations = finding.observations.map(oneLine).filter((o) => o !== "");
   if (observations.length === 0) observations = sentences(finding.evidence).slice(0, 3);
@@ -168,32 +211,64 @@ export function toAgentResponse(q: Question, finding: Finding, mode: "offline" |
   const evidence: AgentResponse["reactCycle"]["evidence"] = finding.sources.slice(0, 9).map((source) => {
     const host = hostOf(source);
     return host !== undefined
-      ? { type: "link", title: `Reference: ${host}`, url: source, description: clip(`Where to verify the claims about ${focus}.`, 200) }
+      ? {
+          type: "link",
+          title: `Reference: ${host}`,
+          url: source,
+          description: clip(`Where to verify the claims about ${focus}.`, 200),
+        }
       : { type: "citation", title: clip(oneLine(source), 200), description: clip(`Reference for ${focus}.`, 200) };
   });
-  evidence.push({ type: "data", title: `Assessment: ${answer} at ${pct(finding.confidence)}`, description: clip(observations[0], 200) });
+  evidence.push({
+    type: "data",
+    title: `Assessment: ${answer} at ${pct(finding.confidence)}`,
+    description: clip(observations[0], 200),
+  });
 
   const response: AgentResponse = {
     position: answer,
     confidence: Math.round(finding.confidence * 100) / 100,
     reactCycle: {
-      initialThought: clip(`Hypothesis: the question "${quoteSnippet(q.question, 300)}" turns on ${focus}. I will weigh the base rate, current indicators and counter-evidence before deciding between YES and NO.`, 2_000),
+      initialThought: clip(
+        `Hypothesis: the question "${quoteSnippet(q.question, 300)}" turns on ${focus}. I will weigh the base rate, current indicators and counter-evidence before deciding between YES and NO.`,
+        2_000,
+      ),
       actions,
       observations,
-      synthesisThought: clip(`Conclusion: ${answer} with ${pct(finding.confidence)} confidence. ${oneLine(finding.evidence)}`, 2_000),
+      synthesisThought: clip(
+        `Conclusion: ${answer} with ${pct(finding.confidence)} confidence. ${oneLine(finding.evidence)}`,
+        2_000,
+      ),
       evidence,
     },
     reasoning: clip(`${answer} at ${pct(finding.confidence)}: ${observations[0]}`, 1_000),
     limitations:
       mode === "offline"
-        ? ["Offline reference mode: derived deterministically from the question text, not from live data.", "The sources are starting points for verification and were not fetched."]
-        : ["Produced by a language model without live retrieval; the sources were not fetched by the agent.", "Developments after the model's knowledge may change the outcome."],
+        ? [
+            "Offline reference mode: derived deterministically from the question text, not from live data.",
+            "The sources are starting points for verification and were not fetched.",
+          ]
+        : [
+            "Produced by a language model without live retrieval; the sources were not fetched by the agent.",
+            "Developments after the model's knowledge may change the outcome.",
+          ],
   };
-  if (validateFactagoraResponse(response).violations.length > 0) throw new EngineUpstreamError("answer engine produced an answer that violates the Factagora response rules", "invalid-output");
+  if (validateFactagoraResponse(response).violations.length > 0)
+    throw new EngineUpstreamError(
+      "answer engine produced an answer that violates the Factagora response rules",
+      "invalid-output",
+    );
   return response;
 }
 
-function specError(reply: FastifyReply, status: number, error: string, message: string, code: string, issues?: unknown) {
+function specError(
+  reply: FastifyReply,
+  status: number,
+  error: string,
+  message: string,
+  code: string,
+  issues?: unknown,
+) {
   return reply
     .code(status)
     .type("application/json; charset=utf-8")
@@ -206,11 +281,17 @@ export const factagoraProtocol: AgentProtocolHandler = {
   requiredAuth: "bearerToken",
   register(app, ctx: ProtocolContext) {
     const token = ctx.auth?.bearerToken;
-    if (token === undefined || token === "") throw new Error("the factagora protocol needs auth.bearerToken (the platform authenticates every request with it)");
+    if (token === undefined || token === "")
+      throw new Error(
+        "the factagora protocol needs auth.bearerToken (the platform authenticates every request with it)",
+      );
 
     app.addHook("onRequest", async (request, reply) => {
       if (!bearerMatches(request.headers.authorization, token)) {
-        return reply.code(401).type("application/json; charset=utf-8").send({ error: "Unauthorized", message: "missing or wrong bearer token" });
+        return reply
+          .code(401)
+          .type("application/json; charset=utf-8")
+          .send({ error: "Unauthorized", message: "missing or wrong bearer token" });
       }
     });
 
@@ -219,16 +300,21 @@ export const factagoraProtocol: AgentProtocolHandler = {
       try {
         body = parseBody(predictionRequestSchema, request.body);
       } catch (err) {
-        if (err instanceof BadRequestError) return specError(reply, 400, "Invalid prediction", err.message, "INVALID_PREDICTION", err.issues);
+        if (err instanceof BadRequestError)
+          return specError(reply, 400, "Invalid prediction", err.message, "INVALID_PREDICTION", err.issues);
         throw err;
       }
       const round2 = body.roundNumber >= 2;
-      const { context, challenges } = round2 ? splitRound2(body.description) : { context: body.description, challenges: [] as string[] };
+      const { context, challenges } = round2
+        ? splitRound2(body.description)
+        : { context: body.description, challenges: [] as string[] };
       const q: Question = {
         marketId: predictionKey(body.predictionId),
         question: body.title,
         deadline: Math.floor(Date.parse(body.deadline) / 1000),
-        context: body.metadata?.resolutionCriteria ? `${context}\n\nResolution criteria: ${body.metadata.resolutionCriteria}` : context,
+        context: body.metadata?.resolutionCriteria
+          ? `${context}\n\nResolution criteria: ${body.metadata.resolutionCriteria}`
+          : context,
       };
       try {
         if (!round2) {
@@ -250,9 +336,16 @@ export const factagoraProtocol: AgentProtocolHandler = {
         }
         const replies = challenges.length > 0 ? await ctx.engine.defend(asked, finding, challenges) : [];
         if (replies.length !== challenges.length || replies.some((r) => typeof r !== "string" || r.trim() === "")) {
-          throw new EngineUpstreamError("answer engine did not produce exactly one reply per challenge", "invalid-output");
+          throw new EngineUpstreamError(
+            "answer engine did not produce exactly one reply per challenge",
+            "invalid-output",
+          );
         }
-        return toAgentResponse(asked, finding, ctx.engine.mode, { challenges, replies, existing: readArguments(body.existingArguments) });
+        return toAgentResponse(asked, finding, ctx.engine.mode, {
+          challenges,
+          replies,
+          existing: readArguments(body.existingArguments),
+        });
       } catch (err) {
         if (err instanceof EngineUpstreamError) {
           request.log.warn({ kind: err.kind, msg: err.message }, "answer engine upstream failure");

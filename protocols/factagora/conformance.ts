@@ -35,11 +35,19 @@ export const SAMPLE_PREDICTION_ID = "5b0c5f4e-1d2a-5c3b-9e4f-6a7b8c9d0e1f";
 export const SAMPLE_ROUND1: FactagoraRequest = {
   predictionId: SAMPLE_PREDICTION_ID,
   title: "Will AGI be achieved by end of 2026?",
-  description: "Artificial General Intelligence (AGI) - an AI system that can perform any intellectual task that a human can...",
+  description:
+    "Artificial General Intelligence (AGI) - an AI system that can perform any intellectual task that a human can...",
   category: "tech",
   deadline: "2026-12-31T23:59:59Z",
   roundNumber: 1,
-  existingArguments: [{ agentName: "Skeptic Bot", position: "NO", confidence: 0.85, reasoning: "Historical failure rate of AGI predictions..." }],
+  existingArguments: [
+    {
+      agentName: "Skeptic Bot",
+      position: "NO",
+      confidence: 0.85,
+      reasoning: "Historical failure rate of AGI predictions...",
+    },
+  ],
 };
 
 /** The spec's "Local Testing" curl request. */
@@ -55,7 +63,12 @@ export const SAMPLE_MINIMAL: FactagoraRequest = {
 /** A round-2 challenge as the pipeline would send it for the round-1 sample. */
 export function sampleRound2(own: { determination: boolean; confidence: number }): FactagoraRequest {
   const challenge: ChallengeRequest = {
-    ask: { marketId: 0n, question: SAMPLE_ROUND1.title, deadline: Date.parse(SAMPLE_ROUND1.deadline) / 1000, context: SAMPLE_ROUND1.description },
+    ask: {
+      marketId: 0n,
+      question: SAMPLE_ROUND1.title,
+      deadline: Date.parse(SAMPLE_ROUND1.deadline) / 1000,
+      context: SAMPLE_ROUND1.description,
+    },
     own: { determination: own.determination, confidence: own.confidence, evidence: "", sources: [] },
     challenges: [
       `Some other workers reached the opposite conclusion (${own.determination ? "NO" : "YES"}). What specific evidence makes you confident in ${own.determination ? "YES" : "NO"}?`,
@@ -69,7 +82,12 @@ export function sampleRound2(own: { determination: boolean; confidence: number }
         evidence: "Historical failure rate of AGI predictions is high; compute and alignment remain open problems.",
         sources: ["https://arxiv.org/abs/2001.08361", "Metaculus community forecast"],
       },
-      { determination: true, confidence: 0.6, evidence: "Capability gains in 2025 were faster than forecast.", sources: ["https://example.org/ai-progress-2025"] },
+      {
+        determination: true,
+        confidence: 0.6,
+        evidence: "Capability gains in 2025 were faster than forecast.",
+        sources: ["https://example.org/ai-progress-2025"],
+      },
     ],
   };
   return { ...buildRound2Request(challenge, SAMPLE_PREDICTION_ID, "tech") };
@@ -99,14 +117,20 @@ export const checkFactagora: ConformanceChecker = async (options) => {
   }
   const token = options.credentials?.bearerToken;
   if (token === undefined || token === "") {
-    violation("factagora.auth.token", "no bearer token given: the spec authenticates every request with one (pass the agent's token)");
+    violation(
+      "factagora.auth.token",
+      "no bearer token given: the spec authenticates every request with one (pass the agent's token)",
+    );
     return conformanceReport(FACTAGORA_PROTOCOL, url, findings, timings);
   }
 
   async function send(name: string, body: FactagoraRequest, bearer: string | undefined): Promise<Sent> {
     const start = performance.now();
     try {
-      const res = await options.http.postJson(url, body, { timeoutMs, ...(bearer !== undefined ? { headers: { authorization: `Bearer ${bearer}` } } : {}) });
+      const res = await options.http.postJson(url, body, {
+        timeoutMs,
+        ...(bearer !== undefined ? { headers: { authorization: `Bearer ${bearer}` } } : {}),
+      });
       return { ok: true, body: res.body };
     } catch (error) {
       return { ok: false, error };
@@ -117,12 +141,18 @@ export const checkFactagora: ConformanceChecker = async (options) => {
 
   /** A request with the right token: transport errors and every rule of the reply. */
   function checkReply(name: string, sent: Sent): FactagoraResponse | undefined {
-    if (timings[name] > limit) violation("factagora.timing.deadline", `${name}: the reply took longer than ${limit / 1000} s`);
+    if (timings[name] > limit)
+      violation("factagora.timing.deadline", `${name}: the reply took longer than ${limit / 1000} s`);
     if (!sent.ok) {
       const e = sent.error;
       if (!isHttpError(e)) violation("factagora.http.transport", `${name}: the request failed`);
-      else if (e.kind === "timeout") violation("factagora.timing.deadline", `${name}: no complete reply within ${timeoutMs} ms`);
-      else if (e.kind === "auth") violation("factagora.auth.valid-token-refused", `${name}: the agent refused the correct bearer token (${e.status ?? "auth"})`);
+      else if (e.kind === "timeout")
+        violation("factagora.timing.deadline", `${name}: no complete reply within ${timeoutMs} ms`);
+      else if (e.kind === "auth")
+        violation(
+          "factagora.auth.valid-token-refused",
+          `${name}: the agent refused the correct bearer token (${e.status ?? "auth"})`,
+        );
       else if (e.kind === "http-status") violation("factagora.http.status", `${name}: ${e.message}`);
       else if (e.kind === "invalid-response") violation("factagora.response.json", `${name}: ${e.message}`);
       else violation(`factagora.http.${e.kind}`, `${name}: ${e.message}`);
@@ -136,30 +166,47 @@ export const checkFactagora: ConformanceChecker = async (options) => {
 
   async function checkRefused(name: string, bearer: string | undefined, rule: string): Promise<void> {
     const sent = await send(name, SAMPLE_ROUND1, bearer);
-    if (sent.ok) return void violation(rule, `${name}: the agent answered a request with ${bearer === undefined ? "no" : "a wrong"} bearer token instead of refusing it`);
+    if (sent.ok)
+      return void violation(
+        rule,
+        `${name}: the agent answered a request with ${bearer === undefined ? "no" : "a wrong"} bearer token instead of refusing it`,
+      );
     const e = sent.error;
     if (isHttpError(e) && e.kind === "auth") {
-      if (e.status !== 401 && e.status !== 403) warning("factagora.auth.status", `${name}: refused with ${e.status ?? "?"}; 401 expected`);
+      if (e.status !== 401 && e.status !== 403)
+        warning("factagora.auth.status", `${name}: refused with ${e.status ?? "?"}; 401 expected`);
       return;
     }
-    if (isHttpError(e) && e.status !== undefined) return void warning("factagora.auth.status", `${name}: refused with ${e.status}; 401 expected`);
+    if (isHttpError(e) && e.status !== undefined)
+      return void warning("factagora.auth.status", `${name}: refused with ${e.status}; 401 expected`);
     violation(rule, `${name}: no refusal (401) received: ${isHttpError(e) ? e.message : "request failed"}`);
   }
 
   const round1 = checkReply("round1", await send("round1", SAMPLE_ROUND1, token));
   checkReply("round1-minimal", await send("round1-minimal", SAMPLE_MINIMAL, token));
 
-  const own = round1 !== undefined && round1.position !== "NEUTRAL" ? { determination: round1.position === "YES", confidence: round1.confidence } : { determination: true, confidence: 0.5 };
+  const own =
+    round1 !== undefined && round1.position !== "NEUTRAL"
+      ? { determination: round1.position === "YES", confidence: round1.confidence }
+      : { determination: true, confidence: 0.5 };
   const r2request = sampleRound2(own);
   const round2 = checkReply("round2", await send("round2", r2request, token));
   if (round2 !== undefined) {
     const count = r2request.description.split("\n").filter((l) => /^Challenge \d+: /.test(l)).length;
-    const labelled = challengeReplies(round2, count).filter((r) => r !== "" && !r.startsWith("Round 2 position: ")).length;
+    const labelled = challengeReplies(round2, count).filter(
+      (r) => r !== "" && !r.startsWith("Round 2 position: "),
+    ).length;
     if (labelled < count) {
-      warning("factagora.round2.challenge-replies", `round2: ${labelled} of ${count} challenges answered with a labelled reply (agent_review action "Challenge N" or observation "Challenge N: …"); the rest count as unanswered`);
+      warning(
+        "factagora.round2.challenge-replies",
+        `round2: ${labelled} of ${count} challenges answered with a labelled reply (agent_review action "Challenge N" or observation "Challenge N: …"); the rest count as unanswered`,
+      );
     }
     if (!round2.reactCycle.actions.some((a) => a.type === "agent_review")) {
-      warning("factagora.quality.round2-arguments", "round2: no agent_review action: the existing arguments seem ignored (the spec's DON'T for Round 2+)");
+      warning(
+        "factagora.quality.round2-arguments",
+        "round2: no agent_review action: the existing arguments seem ignored (the spec's DON'T for Round 2+)",
+      );
     }
   }
 

@@ -25,8 +25,16 @@ const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0,
 /** The ReAct cycle as one text (the canonical `evidence`), capped at 50,000 characters. */
 export function renderEvidence(reply: FactagoraResponse): string {
   const c = reply.reactCycle;
-  const lines: string[] = [`Position: ${reply.position} (confidence ${reply.confidence}).`, `Initial thought: ${oneLine(c.initialThought)}`, "Actions:"];
-  c.actions.forEach((a, i) => lines.push(`${i + 1}. [${oneLine(a.type)}] ${oneLine(a.query)} → ${oneLine(a.result)}${a.source ? ` (${oneLine(a.source)})` : ""}`));
+  const lines: string[] = [
+    `Position: ${reply.position} (confidence ${reply.confidence}).`,
+    `Initial thought: ${oneLine(c.initialThought)}`,
+    "Actions:",
+  ];
+  c.actions.forEach((a, i) =>
+    lines.push(
+      `${i + 1}. [${oneLine(a.type)}] ${oneLine(a.query)} → ${oneLine(a.result)}${a.source ? ` (${oneLine(a.source)})` : ""}`,
+    ),
+  );
   lines.push("Observations:");
   for (const o of c.observations) lines.push(`- ${oneLine(o)}`);
   lines.push(`Synthesis: ${oneLine(c.synthesisThought)}`, "Evidence:");
@@ -37,13 +45,20 @@ export function renderEvidence(reply: FactagoraResponse): string {
     if (e.reliability !== undefined) parts.push(`reliability ${e.reliability}`);
     lines.push(parts.join(" "));
   });
-  if (reply.reasoning !== undefined && reply.reasoning.trim() !== "") lines.push(`Summary: ${oneLine(reply.reasoning)}`);
-  if (reply.limitations !== undefined && reply.limitations.length > 0) lines.push(`Limitations: ${reply.limitations.map(oneLine).join("; ")}`);
+  if (reply.reasoning !== undefined && reply.reasoning.trim() !== "")
+    lines.push(`Summary: ${oneLine(reply.reasoning)}`);
+  if (reply.limitations !== undefined && reply.limitations.length > 0)
+    lines.push(`Limitations: ${reply.limitations.map(oneLine).join("; ")}`);
   return clip(lines.join("\n"), FACTAGORA_LIMITS.maxEvidenceLength);
 }
 
 /** The reply as kept in the bundle: spec fields only, each string capped at 2,000 characters. */
-export function extrasOf(reply: FactagoraResponse, predictionId: string, roundNumber: number, warnings: readonly FactagoraRuleFinding[]): Record<string, unknown> {
+export function extrasOf(
+  reply: FactagoraResponse,
+  predictionId: string,
+  roundNumber: number,
+  warnings: readonly FactagoraRuleFinding[],
+): Record<string, unknown> {
   const s = (x: string) => clip(x, FACTAGORA_LIMITS.maxExtrasString);
   const c = reply.reactCycle;
   const extras: Record<string, unknown> = {
@@ -53,7 +68,13 @@ export function extrasOf(reply: FactagoraResponse, predictionId: string, roundNu
     position: reply.position,
     reactCycle: {
       initialThought: s(c.initialThought),
-      actions: c.actions.map((a) => ({ type: s(a.type), query: s(a.query), result: s(a.result), ...(a.source !== undefined ? { source: s(a.source) } : {}), ...(a.timestamp !== undefined ? { timestamp: s(a.timestamp) } : {}) })),
+      actions: c.actions.map((a) => ({
+        type: s(a.type),
+        query: s(a.query),
+        result: s(a.result),
+        ...(a.source !== undefined ? { source: s(a.source) } : {}),
+        ...(a.timestamp !== undefined ? { timestamp: s(a.timestamp) } : {}),
+      })),
       observations: c.observations.map(s),
       synthesisThought: s(c.synthesisThought),
       evidence: c.evidence.map((e) => ({
@@ -83,7 +104,11 @@ export const PREDICTION_ID_NAMESPACE = "3d1f7c52-6b0e-4c59-9a8e-2f4b1d6c8e07";
  */
 export function predictionIdFor(marketId: bigint, namespace = "cresolver"): string {
   const ns = Buffer.from(PREDICTION_ID_NAMESPACE.replaceAll("-", ""), "hex");
-  const bytes = createHash("sha1").update(ns).update(`${namespace}/${marketId.toString(10)}`, "utf8").digest().subarray(0, 16);
+  const bytes = createHash("sha1")
+    .update(ns)
+    .update(`${namespace}/${marketId.toString(10)}`, "utf8")
+    .digest()
+    .subarray(0, 16);
   bytes[6] = (bytes[6] & 0x0f) | 0x50;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString("hex");
@@ -132,7 +157,11 @@ function baseDescription(context: string): string {
 }
 
 /** The round-2 description: the context, the marker line, the worker's round-1 answer, the numbered challenges and how to answer them. */
-export function round2Description(context: string, own: { determination: boolean; confidence: number }, challenges: readonly string[]): string {
+export function round2Description(
+  context: string,
+  own: { determination: boolean; confidence: number },
+  challenges: readonly string[],
+): string {
   return [
     baseDescription(context),
     "",
@@ -158,7 +187,11 @@ export function buildRound1Request(request: AskRequest, predictionId: string, ca
   };
 }
 
-export function buildRound2Request(request: ChallengeRequest, predictionId: string, category: string): FactagoraRequest {
+export function buildRound2Request(
+  request: ChallengeRequest,
+  predictionId: string,
+  category: string,
+): FactagoraRequest {
   return {
     predictionId,
     title: request.ask.question,
@@ -194,6 +227,11 @@ function labelledReply(reply: FactagoraResponse, n: number): string | undefined 
 export function challengeReplies(reply: FactagoraResponse, count: number): string[] {
   const labelled = Array.from({ length: count }, (_, i) => labelledReply(reply, i + 1));
   const last = labelled.findLastIndex((r) => r !== undefined);
-  if (last < 0) return count > 0 ? [`Round 2 position: ${reply.position} (confidence ${reply.confidence}). ${reply.reactCycle.synthesisThought.trim()}`] : [];
+  if (last < 0)
+    return count > 0
+      ? [
+          `Round 2 position: ${reply.position} (confidence ${reply.confidence}). ${reply.reactCycle.synthesisThought.trim()}`,
+        ]
+      : [];
   return labelled.slice(0, last + 1).map((r) => r ?? "");
 }

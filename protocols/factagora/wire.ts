@@ -43,13 +43,21 @@ export const FACTAGORA_LIMITS = {
 
 export const FACTAGORA_POSITIONS = ["YES", "NO", "NEUTRAL"] as const;
 export type FactagoraPosition = (typeof FACTAGORA_POSITIONS)[number];
-export const FACTAGORA_ACTION_TYPES = ["web_search", "api_call", "database_query", "agent_review", "calculation", "document_analysis"] as const;
+export const FACTAGORA_ACTION_TYPES = [
+  "web_search",
+  "api_call",
+  "database_query",
+  "agent_review",
+  "calculation",
+  "document_analysis",
+] as const;
 export const FACTAGORA_EVIDENCE_TYPES = ["link", "data", "citation"] as const;
 
 /** Line that separates the market context from the round-2 challenges in the description. */
 export const ROUND2_MARKER = "=== ROUND 2: CHALLENGES FROM THE RESOLVER ===";
 /** Description sent when the market has no context (the spec requires a description). */
-export const NO_CONTEXT_DESCRIPTION = "No additional context was provided for this market; resolve the question exactly as stated in the title.";
+export const NO_CONTEXT_DESCRIPTION =
+  "No additional context was provided for this market; resolve the question exactly as stated in the title.";
 export const RESOLUTION_CRITERIA =
   "Resolves YES if the event described in the title happens by the deadline (UTC), NO otherwise. Answer YES or NO; NEUTRAL counts as an abstention (no vote).";
 
@@ -69,22 +77,33 @@ export const predictionRequestSchema = z.object(
   {
     predictionId: textField(200),
     title: textField(4_000),
-    description: z.string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") }).max(20_000, "must be at most 20000 characters"),
+    description: z
+      .string({ error: (iss) => (iss.input === undefined ? "required" : "must be a string") })
+      .max(20_000, "must be at most 20000 characters"),
     deadline: z
       .string({ error: (iss) => (iss.input === undefined ? "required" : "must be an ISO 8601 string") })
-      .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), "must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T23:59:59Z"),
-    roundNumber: z.number({ error: (iss) => (iss.input === undefined ? "required" : "must be a number") }).int("must be an integer").min(1, "must be 1..10").max(10, "must be 1..10"),
+      .refine(
+        (s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)),
+        "must be an ISO 8601 timestamp with a time zone, e.g. 2026-12-31T23:59:59Z",
+      ),
+    roundNumber: z
+      .number({ error: (iss) => (iss.input === undefined ? "required" : "must be a number") })
+      .int("must be an integer")
+      .min(1, "must be 1..10")
+      .max(10, "must be 1..10"),
     category: optionalString(100),
     // Any number of entries, each read leniently by the receiver: one bad argument must not fail the request.
     existingArguments: z.unknown().optional(),
     metadata: z
-      .object({ resolutionCriteria: optionalString(4_000), sourceLinks: z.array(z.string().max(2_048)).max(20).nullish() }, { error: "must be an object" })
+      .object(
+        { resolutionCriteria: optionalString(4_000), sourceLinks: z.array(z.string().max(2_048)).max(20).nullish() },
+        { error: "must be an object" },
+      )
       .nullish(),
   },
   { error: "must be a JSON object" },
 );
 export type PredictionRequest = z.infer<typeof predictionRequestSchema>;
-
 
 export interface FactagoraEvidence {
   type: string;
@@ -179,7 +198,8 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
 
   const confidence = body.confidence;
   if (!isNum(confidence)) bad("factagora.response.confidence", "confidence must be a number");
-  else if (confidence < 0 || confidence > 1) bad("factagora.response.confidence", "confidence must be between 0.0 and 1.0 (inclusive)");
+  else if (confidence < 0 || confidence > 1)
+    bad("factagora.response.confidence", "confidence must be between 0.0 and 1.0 (inclusive)");
   else if (Math.abs(Math.round(confidence * 100) - confidence * 100) > 1e-9) {
     warn("factagora.quality.confidence-precision", "confidence has more than 2 decimal places (2 recommended)");
   }
@@ -187,9 +207,12 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
   const cycle = body.reactCycle;
   const thought = (field: "initialThought" | "synthesisThought", v: unknown): string | undefined => {
     const rule = `factagora.response.reactCycle.${field}`;
-    if (typeof v !== "string" || v.trim() === "") return void bad(rule, `reactCycle.${field} must be a non-empty string`);
-    if (v.length < L.thoughtMin) return void bad(rule, `reactCycle.${field} must be at least ${L.thoughtMin} characters`);
-    if (v.length > L.thoughtMax) return void bad(rule, `reactCycle.${field} must be at most ${L.thoughtMax} characters`);
+    if (typeof v !== "string" || v.trim() === "")
+      return void bad(rule, `reactCycle.${field} must be a non-empty string`);
+    if (v.length < L.thoughtMin)
+      return void bad(rule, `reactCycle.${field} must be at least ${L.thoughtMin} characters`);
+    if (v.length > L.thoughtMax)
+      return void bad(rule, `reactCycle.${field} must be at most ${L.thoughtMax} characters`);
     return v;
   };
   const sized = (field: string, v: unknown, min: number, max: number, unit: string): unknown[] | undefined => {
@@ -207,7 +230,10 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
   const evidence: FactagoraEvidence[] = [];
 
   if (!isObject(cycle)) {
-    bad("factagora.response.reactCycle", "reactCycle must be an object with initialThought, actions, observations, synthesisThought and evidence");
+    bad(
+      "factagora.response.reactCycle",
+      "reactCycle must be an object with initialThought, actions, observations, synthesisThought and evidence",
+    );
   } else {
     initialThought = thought("initialThought", cycle.initialThought);
 
@@ -224,16 +250,29 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
         continue;
       }
       const action: FactagoraAction = { type: a.type as string, query: a.query as string, result: a.result as string };
-      if (!(FACTAGORA_ACTION_TYPES as readonly string[]).includes(action.type)) warn("factagora.optional.action-type", `reactCycle.actions[${i}].type is not one of the spec's action types`);
+      if (!(FACTAGORA_ACTION_TYPES as readonly string[]).includes(action.type))
+        warn("factagora.optional.action-type", `reactCycle.actions[${i}].type is not one of the spec's action types`);
       if (typeof a.source === "string") action.source = a.source;
-      else if (a.source !== undefined && a.source !== null) warn("factagora.optional.action-source", `reactCycle.actions[${i}].source must be a string; ignored`);
+      else if (a.source !== undefined && a.source !== null)
+        warn("factagora.optional.action-source", `reactCycle.actions[${i}].source must be a string; ignored`);
       if (typeof a.timestamp === "string" && !Number.isNaN(Date.parse(a.timestamp))) action.timestamp = a.timestamp;
-      else if (a.timestamp !== undefined && a.timestamp !== null) warn("factagora.optional.action-timestamp", `reactCycle.actions[${i}].timestamp must be an ISO 8601 string; ignored`);
+      else if (a.timestamp !== undefined && a.timestamp !== null)
+        warn(
+          "factagora.optional.action-timestamp",
+          `reactCycle.actions[${i}].timestamp must be an ISO 8601 string; ignored`,
+        );
       actions.push(action);
     }
 
-    const rawObservations = sized("observations", cycle.observations, L.observationsMin, L.observationsMax, "observation");
-    if (Array.isArray(cycle.observations) && cycle.observations.length === 0) warn("factagora.quality.observations-empty", "observations array is empty");
+    const rawObservations = sized(
+      "observations",
+      cycle.observations,
+      L.observationsMin,
+      L.observationsMax,
+      "observation",
+    );
+    if (Array.isArray(cycle.observations) && cycle.observations.length === 0)
+      warn("factagora.quality.observations-empty", "observations array is empty");
     for (const [i, o] of (rawObservations ?? []).entries()) {
       if (typeof o === "string") observations.push(o);
       else bad("factagora.response.reactCycle.observations.item", `reactCycle.observations[${i}] must be a string`);
@@ -257,15 +296,29 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
         continue;
       }
       const item: FactagoraEvidence = { type: e.type as string, title: e.title as string };
-      if (!(FACTAGORA_EVIDENCE_TYPES as readonly string[]).includes(item.type)) warn("factagora.optional.evidence-type", `reactCycle.evidence[${i}].type is not "link", "data" or "citation"`);
+      if (!(FACTAGORA_EVIDENCE_TYPES as readonly string[]).includes(item.type))
+        warn("factagora.optional.evidence-type", `reactCycle.evidence[${i}].type is not "link", "data" or "citation"`);
       if (typeof e.url === "string") item.url = e.url;
-      else if (e.url !== undefined && e.url !== null) warn("factagora.optional.evidence-url", `reactCycle.evidence[${i}].url must be a string; ignored`);
+      else if (e.url !== undefined && e.url !== null)
+        warn("factagora.optional.evidence-url", `reactCycle.evidence[${i}].url must be a string; ignored`);
       if (typeof e.description === "string") {
         item.description = e.description;
-        if (e.description.length > L.evidenceDescriptionMax) warn("factagora.optional.evidence-description", `reactCycle.evidence[${i}].description is longer than ${L.evidenceDescriptionMax} characters`);
-      } else if (e.description !== undefined && e.description !== null) warn("factagora.optional.evidence-description", `reactCycle.evidence[${i}].description must be a string; ignored`);
+        if (e.description.length > L.evidenceDescriptionMax)
+          warn(
+            "factagora.optional.evidence-description",
+            `reactCycle.evidence[${i}].description is longer than ${L.evidenceDescriptionMax} characters`,
+          );
+      } else if (e.description !== undefined && e.description !== null)
+        warn(
+          "factagora.optional.evidence-description",
+          `reactCycle.evidence[${i}].description must be a string; ignored`,
+        );
       if (inUnit(e.reliability)) item.reliability = e.reliability;
-      else if (e.reliability !== undefined && e.reliability !== null) warn("factagora.optional.evidence-reliability", `reactCycle.evidence[${i}].reliability must be a number in [0, 1]; ignored`);
+      else if (e.reliability !== undefined && e.reliability !== null)
+        warn(
+          "factagora.optional.evidence-reliability",
+          `reactCycle.evidence[${i}].reliability must be a number in [0, 1]; ignored`,
+        );
       evidence.push(item);
     }
   }
@@ -274,10 +327,14 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
   const out: Partial<FactagoraResponse> = {};
   if (typeof body.reasoning === "string") {
     out.reasoning = body.reasoning;
-    if (body.reasoning.length > L.reasoningMax) warn("factagora.optional.reasoning", `reasoning is longer than ${L.reasoningMax} characters`);
-  } else if (body.reasoning !== undefined && body.reasoning !== null) warn("factagora.optional.reasoning", "reasoning must be a string; ignored");
-  if (Array.isArray(body.limitations) && body.limitations.every((x) => typeof x === "string")) out.limitations = body.limitations as string[];
-  else if (body.limitations !== undefined && body.limitations !== null) warn("factagora.optional.limitations", "limitations must be an array of strings; ignored");
+    if (body.reasoning.length > L.reasoningMax)
+      warn("factagora.optional.reasoning", `reasoning is longer than ${L.reasoningMax} characters`);
+  } else if (body.reasoning !== undefined && body.reasoning !== null)
+    warn("factagora.optional.reasoning", "reasoning must be a string; ignored");
+  if (Array.isArray(body.limitations) && body.limitations.every((x) => typeof x === "string"))
+    out.limitations = body.limitations as string[];
+  else if (body.limitations !== undefined && body.limitations !== null)
+    warn("factagora.optional.limitations", "limitations must be an array of strings; ignored");
   const cb = body.confidence_breakdown;
   if (isObject(cb)) {
     const keys = ["data_quality", "source_reliability", "time_horizon"] as const;
@@ -285,26 +342,43 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
       const kept: NonNullable<FactagoraResponse["confidence_breakdown"]> = {};
       for (const k of keys) if (inUnit(cb[k])) kept[k] = cb[k];
       out.confidence_breakdown = kept;
-    } else warn("factagora.optional.confidence_breakdown", "confidence_breakdown values must be numbers in [0, 1]; ignored");
-  } else if (cb !== undefined && cb !== null) warn("factagora.optional.confidence_breakdown", "confidence_breakdown must be an object; ignored");
+    } else
+      warn("factagora.optional.confidence_breakdown", "confidence_breakdown values must be numbers in [0, 1]; ignored");
+  } else if (cb !== undefined && cb !== null)
+    warn("factagora.optional.confidence_breakdown", "confidence_breakdown must be an object; ignored");
 
   if (violations.length > 0) return { violations, warnings };
 
   // Soft quality checks of the spec (only meaningful on a valid reply).
   const conf = confidence as number;
   if (conf > L.highConfidence && !evidence.some((e) => (e.reliability ?? 0) >= L.highReliability)) {
-    warn("factagora.quality.high-confidence-evidence", `confidence > ${L.highConfidence} without high-reliability evidence (reliability ≥ ${L.highReliability})`);
+    warn(
+      "factagora.quality.high-confidence-evidence",
+      `confidence > ${L.highConfidence} without high-reliability evidence (reliability ≥ ${L.highReliability})`,
+    );
   }
-  if (evidence.length < L.fewEvidence) warn("factagora.quality.evidence-count", `fewer than ${L.fewEvidence} evidence items`);
-  if (!actions.some((a) => a.type === "web_search")) warn("factagora.quality.web-search", "no web_search actions for external claims");
+  if (evidence.length < L.fewEvidence)
+    warn("factagora.quality.evidence-count", `fewer than ${L.fewEvidence} evidence items`);
+  if (!actions.some((a) => a.type === "web_search"))
+    warn("factagora.quality.web-search", "no web_search actions for external claims");
 
   const value: FactagoraResponse = {
     position: position as FactagoraPosition,
     confidence: conf,
-    reactCycle: { initialThought: initialThought as string, actions, observations, synthesisThought: synthesisThought as string, evidence },
+    reactCycle: {
+      initialThought: initialThought as string,
+      actions,
+      observations,
+      synthesisThought: synthesisThought as string,
+      evidence,
+    },
     ...out,
   };
-  if (sourcesOf(value).length === 0) warn("factagora.sources.none", "no evidence url or action source: the answer has no sources (Source Quality scores it low)");
+  if (sourcesOf(value).length === 0)
+    warn(
+      "factagora.sources.none",
+      "no evidence url or action source: the answer has no sources (Source Quality scores it low)",
+    );
   return { violations, warnings, value };
 }
 
@@ -320,7 +394,13 @@ export function sourcesOf(reply: FactagoraResponse): string[] {
   const add = (s: string | undefined) => {
     if (s === undefined) return;
     const t = s.trim();
-    if (t === "" || t.length > FACTAGORA_LIMITS.maxSourceLength || out.includes(t) || out.length >= FACTAGORA_LIMITS.maxSources) return;
+    if (
+      t === "" ||
+      t.length > FACTAGORA_LIMITS.maxSourceLength ||
+      out.includes(t) ||
+      out.length >= FACTAGORA_LIMITS.maxSources
+    )
+      return;
     out.push(t);
   };
   for (const e of reply.reactCycle.evidence) add(e.url);

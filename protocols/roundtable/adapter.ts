@@ -3,7 +3,13 @@
  * review → /vote (README.md has the full mapping and the determination rule). The protocol's parts live in
  * sibling modules, re-exported here: wire.ts, requests.ts, determination.ts, answers.ts, challenge-mapping.ts.
  */
-import type { CallResult, WorkerEndpoint, WorkerFailure, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
+import type {
+  CallResult,
+  WorkerEndpoint,
+  WorkerFailure,
+  WorkerProtocolAdapter,
+  WorkerSeat,
+} from "../../workflow/core/types.js";
 import { sanitizeString } from "../../workflow/core/text.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
@@ -12,7 +18,13 @@ import { describeIssues } from "../wire-fields.js";
 import { AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
 import { mapChallengeReplies } from "./challenge-mapping.js";
 import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./requests.js";
-import { analysisReplySchema, challengeReplySchema, ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, voteReplySchema } from "./wire.js";
+import {
+  analysisReplySchema,
+  challengeReplySchema,
+  ROUNDTABLE_LIMITS,
+  ROUNDTABLE_PROTOCOL,
+  voteReplySchema,
+} from "./wire.js";
 
 export {
   ROUNDTABLE_PROTOCOL,
@@ -29,7 +41,15 @@ export {
 export type { Observation, AnalysisReply, ChallengeReply, VoteReply } from "./wire.js";
 export { EVIDENCE_LEVEL_WEIGHTS, readEvidence, readDetermination, answerConfidence } from "./determination.js";
 export type { EvidenceLevel, EvidenceReading, DeterminationReading } from "./determination.js";
-export { ANALYZE_CONSTRAINTS, taskId, taskContent, analyzeRequest, peerAnalysis, challengeRequestBody, voteRequestBody } from "./requests.js";
+export {
+  ANALYZE_CONSTRAINTS,
+  taskId,
+  taskContent,
+  analyzeRequest,
+  peerAnalysis,
+  challengeRequestBody,
+  voteRequestBody,
+} from "./requests.js";
 export { injectionFlags, AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
 export { mapChallengeReplies } from "./challenge-mapping.js";
 
@@ -66,19 +86,34 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
     return token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } };
   }
 
-  async function post<T>(endpoint: WorkerEndpoint, seat: WorkerSeat, path: string, body: unknown, read: (reply: unknown) => T): Promise<CallResult<T>> {
+  async function post<T>(
+    endpoint: WorkerEndpoint,
+    seat: WorkerSeat,
+    path: string,
+    body: unknown,
+    read: (reply: unknown) => T,
+  ): Promise<CallResult<T>> {
     let url: string;
     try {
       url = joinEndpoint(endpoint.url, path);
     } catch {
-      return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
+      return {
+        ok: false,
+        failure: { kind: "registration", message: "endpoint is not a URL" },
+        latencyMs: 0,
+        attempts: 0,
+      };
     }
     const { headers, refused } = headersFor(seat, url);
     if (refused !== undefined) return { ok: false, failure: refused, latencyMs: 0, attempts: 0 };
     let abstained: string | undefined;
     const result = await callWithRetry(
       async (remainingMs) => {
-        const res = await config.http.postJson(url, body, { timeoutMs: remainingMs, maxBytes, ...(headers ? { headers } : {}) });
+        const res = await config.http.postJson(url, body, {
+          timeoutMs: remainingMs,
+          maxBytes,
+          ...(headers ? { headers } : {}),
+        });
         try {
           return read(capStrings(res.body));
         } catch (error) {

@@ -27,7 +27,15 @@ import type { Finding, Question } from "../../agents/reference/engine/types.js";
 import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
-import { analyzeRequestSchema, challengeRequestSchema, ROUNDTABLE_PROTOCOL, voteRequestSchema, type AnalysisReplyWire, type ChallengeReplyWire, type VoteReplyWire } from "./wire.js";
+import {
+  analyzeRequestSchema,
+  challengeRequestSchema,
+  ROUNDTABLE_PROTOCOL,
+  voteRequestSchema,
+  type AnalysisReplyWire,
+  type ChallengeReplyWire,
+  type VoteReplyWire,
+} from "./wire.js";
 
 export const MAX_QUESTION_CHARS = 4_000;
 const MEMORY_SIZE = 1_000;
@@ -69,7 +77,9 @@ function questionFrom(taskId: string, content: string, context: Record<string, u
     marketId: marketIdOf(taskId, context),
     question: questionOf(content, context),
     ...(typeof deadline === "number" && Number.isSafeInteger(deadline) && deadline >= 0 ? { deadline } : {}),
-    ...(typeof marketContext === "string" && marketContext.trim() !== "" ? { context: marketContext.slice(0, 20_000) } : {}),
+    ...(typeof marketContext === "string" && marketContext.trim() !== ""
+      ? { context: marketContext.slice(0, 20_000) }
+      : {}),
   };
 }
 
@@ -78,7 +88,10 @@ const COUNTER = /^(counter-evidence|however|but|on the other hand|risk|uncertain
 /** The engine's finding as a round-table AgentAnalysis. */
 export function toAnalysis(name: string, mode: string, finding: Finding): AnalysisReplyWire {
   const source = (i: number): string => finding.sources[i % finding.sources.length] ?? "analysis";
-  const method = mode === "offline" ? "offline reference mode: derived from the question text, not from live data" : "from the model's analysis";
+  const method =
+    mode === "offline"
+      ? "offline reference mode: derived from the question text, not from live data"
+      : "from the model's analysis";
   const observations: AnalysisReplyWire["observations"] = [
     {
       finding: `DETERMINATION: ${yesNo(finding.determination)}`,
@@ -87,11 +100,24 @@ export function toAnalysis(name: string, mode: string, finding: Finding): Analys
       confidence: finding.confidence,
     },
     // A claim that happens to start like the tag must not read as a second (maybe contradicting) determination.
-    ...finding.observations.slice(0, 6).map((claim) => (/^\W*(?:final |overall )?determination\b/i.test(claim) ? `Note: ${claim}` : claim)).map((o, i) =>
-      COUNTER.test(o)
-        ? { finding: o, evidence: `[POSSIBLE] ${method}`, severity: "warning", confidence: Math.round((1 - finding.confidence) * 100) / 100 }
-        : { finding: o, evidence: `[INDICATED: ${source(i + 1)}] ${method}; the cited reference is where to verify it`, severity: "info", confidence: finding.confidence },
-    ),
+    ...finding.observations
+      .slice(0, 6)
+      .map((claim) => (/^\W*(?:final |overall )?determination\b/i.test(claim) ? `Note: ${claim}` : claim))
+      .map((o, i) =>
+        COUNTER.test(o)
+          ? {
+              finding: o,
+              evidence: `[POSSIBLE] ${method}`,
+              severity: "warning",
+              confidence: Math.round((1 - finding.confidence) * 100) / 100,
+            }
+          : {
+              finding: o,
+              evidence: `[INDICATED: ${source(i + 1)}] ${method}; the cited reference is where to verify it`,
+              severity: "info",
+              confidence: finding.confidence,
+            },
+      ),
   ];
   return {
     agent_name: name,
@@ -181,16 +207,22 @@ export const roundtableProtocol: AgentProtocolHandler = {
         const replies = await ctx.engine.defend(question, finding, body.resolver_challenges);
         body.resolver_challenges.forEach((point, i) => {
           const reply = replies[i] ?? "";
-          if (/\bconcede|\baccept that\b/i.test(reply)) concessions.push({ target_agent: "resolver", finding_accepted: point, reason: reply });
+          if (/\bconcede|\baccept that\b/i.test(reply))
+            concessions.push({ target_agent: "resolver", finding_accepted: point, reason: reply });
           else challenges.push({ target_agent: "resolver", finding_challenged: point, counter_evidence: reply });
         });
       }
       // The other agents: challenge those with the opposite determination, concede to those that agree.
       const opposing = peers.filter((p) => p.determination !== undefined && p.determination !== finding.determination);
       if (opposing.length > 0) {
-        const prompts = opposing.map((p) => `Other workers reached the opposite conclusion (${yesNo(!finding.determination)}): ${quoteSnippet(p.evidence || p.finding, 300)}`);
+        const prompts = opposing.map(
+          (p) =>
+            `Other workers reached the opposite conclusion (${yesNo(!finding.determination)}): ${quoteSnippet(p.evidence || p.finding, 300)}`,
+        );
         const replies = await ctx.engine.defend(question, finding, prompts);
-        opposing.forEach((p, i) => challenges.push({ target_agent: p.name, finding_challenged: p.finding, counter_evidence: replies[i] ?? "" }));
+        opposing.forEach((p, i) =>
+          challenges.push({ target_agent: p.name, finding_challenged: p.finding, counter_evidence: replies[i] ?? "" }),
+        );
       }
       for (const p of peers) {
         if (p.determination !== finding.determination) continue;
@@ -213,10 +245,21 @@ export const roundtableProtocol: AgentProtocolHandler = {
       const proposed = proposedResolution(body.synthesis.recommended_direction);
       const mine = yesNo(finding.determination);
       if (body.synthesis.recommended_direction.trim() === "") {
-        return { agent_name: ctx.info.name, approve: false, conditions: [], dissent_reason: "The synthesis recommends no direction, so there is nothing to approve." };
+        return {
+          agent_name: ctx.info.name,
+          approve: false,
+          conditions: [],
+          dissent_reason: "The synthesis recommends no direction, so there is nothing to approve.",
+        };
       }
       if (proposed === undefined) {
-        return { agent_name: ctx.info.name, approve: false, conditions: [], dissent_reason: "The synthesis does not name a single YES or NO resolution, so there is nothing I can approve." };
+        return {
+          agent_name: ctx.info.name,
+          approve: false,
+          conditions: [],
+          dissent_reason:
+            "The synthesis does not name a single YES or NO resolution, so there is nothing I can approve.",
+        };
       }
       if (proposed !== finding.determination) {
         const why = finding.observations[0] ?? finding.evidence;
@@ -228,8 +271,13 @@ export const roundtableProtocol: AgentProtocolHandler = {
         };
       }
       const terms = humanList(finding.keyTerms.slice(0, 3)) || "the question";
-      const conditions = [`The ${mine} resolution assumes no material development on ${terms} before the deadline that the panel missed.`];
-      if (finding.confidence < 0.6) conditions.push(`My own confidence is only ${pct(finding.confidence)}; the minority views should stay on record.`);
+      const conditions = [
+        `The ${mine} resolution assumes no material development on ${terms} before the deadline that the panel missed.`,
+      ];
+      if (finding.confidence < 0.6)
+        conditions.push(
+          `My own confidence is only ${pct(finding.confidence)}; the minority views should stay on record.`,
+        );
       return { agent_name: ctx.info.name, approve: true, conditions, dissent_reason: null };
     });
   },

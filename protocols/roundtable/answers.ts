@@ -14,7 +14,12 @@ import { ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, type AnalysisReply, type VoteRe
 // Reply mapping.
 
 /** Injection patterns per string field of a reply ("observations[2].evidence" → ["role-play"]). */
-export function injectionFlags(value: unknown, path = "", out: Record<string, string[]> = {}, depth = 0): Record<string, string[]> {
+export function injectionFlags(
+  value: unknown,
+  path = "",
+  out: Record<string, string[]> = {},
+  depth = 0,
+): Record<string, string[]> {
   if (depth > 8 || Object.keys(out).length >= 100) return out;
   if (typeof value === "string") {
     const hits = detectInjection(value);
@@ -39,12 +44,15 @@ export function analysisToAnswer(reply: AnalysisReply): WorkerAnswer {
   const warnings: string[] = [];
   let observations = reply.observations;
   if (observations.length > ROUNDTABLE_LIMITS.maxObservations) {
-    warnings.push(`only the first ${ROUNDTABLE_LIMITS.maxObservations} of ${observations.length} observations were read`);
+    warnings.push(
+      `only the first ${ROUNDTABLE_LIMITS.maxObservations} of ${observations.length} observations were read`,
+    );
     observations = observations.slice(0, ROUNDTABLE_LIMITS.maxObservations);
   }
   if (observations.length === 0) throw new InvalidReplyError("analysis has no observations, so no determination");
   const reading = readDetermination(observations);
-  if (reading.kind === "ambiguous") throw new InvalidReplyError(`analysis gives no readable determination: ${reading.reason}`);
+  if (reading.kind === "ambiguous")
+    throw new InvalidReplyError(`analysis gives no readable determination: ${reading.reason}`);
   if (reading.kind === "abstain") throw new AbstainedError("the agent's determination is UNDETERMINED (abstained)");
 
   const recommendations = (reply.recommendations ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems);
@@ -55,24 +63,40 @@ export function analysisToAnswer(reply: AnalysisReply): WorkerAnswer {
     const ev = readEvidence(o.evidence);
     levels[ev.level] += 1;
     for (const s of ev.sources) if (!sources.includes(s)) sources.push(s);
-    return { finding: o.finding, evidence: o.evidence, severity: o.severity, confidence: o.confidence, level: ev.level };
+    return {
+      finding: o.finding,
+      evidence: o.evidence,
+      severity: o.severity,
+      confidence: o.confidence,
+      level: ev.level,
+    };
   });
   if (levels.NONE > 0) warnings.push(`${levels.NONE} observation(s) without an evidence level tag`);
   if (sources.length === 0) warnings.push("no source cited");
 
   const paragraphs = observations.map((o) => `[${o.severity}] ${o.finding}\nEvidence: ${o.evidence}`);
   for (const r of recommendations) {
-    if (r.action !== undefined) paragraphs.push(`Recommendation${r.priority ? ` (${r.priority})` : ""}: ${r.action}${r.rationale ? ` (${r.rationale})` : ""}`);
+    if (r.action !== undefined)
+      paragraphs.push(
+        `Recommendation${r.priority ? ` (${r.priority})` : ""}: ${r.action}${r.rationale ? ` (${r.rationale})` : ""}`,
+      );
   }
   const evidence = sanitizeString(paragraphs.join("\n\n"), ROUNDTABLE_LIMITS.maxStringLength);
   if (evidence.trim() === "") throw new InvalidReplyError("analysis has no evidence text");
 
-  const injection = injectionFlags({ agent_name: reply.agent_name, domain: reply.domain, observations, recommendations });
+  const injection = injectionFlags({
+    agent_name: reply.agent_name,
+    domain: reply.domain,
+    observations,
+    recommendations,
+  });
   return {
     determination: reading.kind === "yes",
     confidence,
     evidence,
-    sources: sources.slice(0, ROUNDTABLE_LIMITS.maxSources).map((s) => sanitizeString(s, ROUNDTABLE_LIMITS.maxSourceLength)),
+    sources: sources
+      .slice(0, ROUNDTABLE_LIMITS.maxSources)
+      .map((s) => sanitizeString(s, ROUNDTABLE_LIMITS.maxSourceLength)),
     extras: {
       protocol: ROUNDTABLE_PROTOCOL,
       agentName: reply.agent_name,
@@ -97,7 +121,13 @@ export function voteToVerdict(reply: VoteReply): ReviewVerdict {
   return {
     approve: reply.approve,
     conditions,
-    ...(reply.dissent_reason !== undefined && reply.dissent_reason.trim() !== "" ? { dissentReason: reply.dissent_reason } : {}),
-    extras: { protocol: ROUNDTABLE_PROTOCOL, agentName: reply.agent_name, ...(Object.keys(injection).length > 0 ? { injection } : {}) },
+    ...(reply.dissent_reason !== undefined && reply.dissent_reason.trim() !== ""
+      ? { dissentReason: reply.dissent_reason }
+      : {}),
+    extras: {
+      protocol: ROUNDTABLE_PROTOCOL,
+      agentName: reply.agent_name,
+      ...(Object.keys(injection).length > 0 ? { injection } : {}),
+    },
   };
 }

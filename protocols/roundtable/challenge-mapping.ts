@@ -15,7 +15,11 @@ interface ReplyItem {
   key: string;
 }
 
-const normalizeKey = (s: string): string => s.replace(/\s+/g, " ").trim().replace(/^\d+[.)]\s*/, "");
+const normalizeKey = (s: string): string =>
+  s
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/^\d+[.)]\s*/, "");
 
 /**
  * Challenge replies, one per resolver challenge "as best mapped": every challenge and concession of the
@@ -30,16 +34,31 @@ const normalizeKey = (s: string): string => s.replace(/\s+/g, " ").trim().replac
  * share most terms with. Fewer items than challenges → a shorter list (as a short CRE reply); a
  * challenge left without an item before one answered directly gets "".
  */
-export function mapChallengeReplies(challenges: readonly string[], reply: { agent_name?: string; challenges?: ChallengeReply["challenges"]; concessions?: ChallengeReply["concessions"] }): string[] {
+export function mapChallengeReplies(
+  challenges: readonly string[],
+  reply: {
+    agent_name?: string;
+    challenges?: ChallengeReply["challenges"];
+    concessions?: ChallengeReply["concessions"];
+  },
+): string[] {
   const items: ReplyItem[] = [];
   const quote = (s: string) => clip(s.replace(/\s+/g, " ").trim(), 300);
   for (const c of (reply.challenges ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
     const text = `Challenge to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_challenged)}": ${c.counter_evidence}`;
-    items.push({ text, terms: new Set(contentTerms(`${c.finding_challenged} ${c.counter_evidence}`)), key: normalizeKey(c.finding_challenged) });
+    items.push({
+      text,
+      terms: new Set(contentTerms(`${c.finding_challenged} ${c.counter_evidence}`)),
+      key: normalizeKey(c.finding_challenged),
+    });
   }
   for (const c of (reply.concessions ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
     const text = `Concession to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_accepted)}": ${c.reason}`;
-    items.push({ text, terms: new Set(contentTerms(`${c.finding_accepted} ${c.reason}`)), key: normalizeKey(c.finding_accepted) });
+    items.push({
+      text,
+      terms: new Set(contentTerms(`${c.finding_accepted} ${c.reason}`)),
+      key: normalizeKey(c.finding_accepted),
+    });
   }
   const challengeTerms = challenges.map((c) => new Set(contentTerms(c)));
   const overlap = (a: Set<string>, b: Set<string>) => {

@@ -43,7 +43,8 @@ import { conformanceReport } from "../conformance-report.js";
 import type { ConformanceChecker, ConformanceFinding } from "../types.js";
 
 /** Said in every finding of a rule the spec does not make: such rules are warnings. */
-const BEYOND_SPEC = "a warning, beyond the spec: it has the platform send the key but does not require agents to check it";
+const BEYOND_SPEC =
+  "a warning, beyond the spec: it has the platform send the key but does not require agents to check it";
 
 export const SAMPLE_ASK: AskRequest = {
   marketId: 1n,
@@ -89,7 +90,13 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   const names = new Set<string>();
 
   /** POSTs a sample; returns the parsed body, or undefined after recording why there is none. */
-  async function send(name: string, phase: string, path: string, body: unknown, headers?: Record<string, string>): Promise<unknown> {
+  async function send(
+    name: string,
+    phase: string,
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<unknown> {
     let url: string;
     try {
       url = joinEndpoint(options.url, path);
@@ -99,14 +106,24 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     }
     const t0 = performance.now();
     try {
-      const res = await options.http.postJson(url, body, { timeoutMs, maxBytes: ROUNDTABLE_LIMITS.maxResponseBytes, ...(headers ? { headers } : {}) });
+      const res = await options.http.postJson(url, body, {
+        timeoutMs,
+        maxBytes: ROUNDTABLE_LIMITS.maxResponseBytes,
+        ...(headers ? { headers } : {}),
+      });
       return res.body;
     } catch (error) {
       if (!isHttpError(error)) throw error;
-      if (error.kind === "timeout") violation(`roundtable.${phase}.timeout`, `no complete reply within ${timeoutMs} ms (spec: 120 s per endpoint)`);
+      if (error.kind === "timeout")
+        violation(`roundtable.${phase}.timeout`, `no complete reply within ${timeoutMs} ms (spec: 120 s per endpoint)`);
       else if (error.kind === "too-large") violation("roundtable.limits.body-size", `${path}: reply larger than 5 MB`);
-      else if (error.kind === "invalid-response") violation(`roundtable.${phase}.json`, `${path}: expected 200 with valid JSON (${error.message})`);
-      else if (error.kind === "auth" && token !== undefined) violation("roundtable.auth.accepts-token", `${path}: the configured bearer token was refused (${error.message})`);
+      else if (error.kind === "invalid-response")
+        violation(`roundtable.${phase}.json`, `${path}: expected 200 with valid JSON (${error.message})`);
+      else if (error.kind === "auth" && token !== undefined)
+        violation(
+          "roundtable.auth.accepts-token",
+          `${path}: the configured bearer token was refused (${error.message})`,
+        );
       else violation(`roundtable.${phase}.status`, `${path}: expected 200 with JSON (${error.message})`);
       return undefined;
     } finally {
@@ -118,18 +135,26 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
 
   function commonChecks(phase: string, reply: Json): void {
     if (typeof reply.agent_name !== "string" || reply.agent_name.trim() === "") {
-      violation(`roundtable.${phase}.agent_name`, `agent_name is required and must be a non-empty string, got ${show(reply.agent_name)}`);
+      violation(
+        `roundtable.${phase}.agent_name`,
+        `agent_name is required and must be a non-empty string, got ${show(reply.agent_name)}`,
+      );
     } else names.add(reply.agent_name);
     const flags = injectionFlags(reply);
-    for (const [path, patterns] of Object.entries(flags)) warning("roundtable.injection", `${phase} ${path}: prompt-injection pattern(s) ${patterns.join(", ")}`);
+    for (const [path, patterns] of Object.entries(flags))
+      warning("roundtable.injection", `${phase} ${path}: prompt-injection pattern(s) ${patterns.join(", ")}`);
     scanLengths(phase, reply, "");
   }
   function scanLengths(phase: string, v: unknown, path: string, depth = 0): void {
     if (depth > 16) return;
     if (typeof v === "string" && v.length >= ROUNDTABLE_LIMITS.maxStringLength) {
-      warning("roundtable.limits.string-length", `${phase} ${path || "(root)"}: string reaches the 50,000-character limit and was truncated`);
+      warning(
+        "roundtable.limits.string-length",
+        `${phase} ${path || "(root)"}: string reaches the 50,000-character limit and was truncated`,
+      );
     } else if (Array.isArray(v)) for (const [i, x] of v.entries()) scanLengths(phase, x, `${path}[${i}]`, depth + 1);
-    else if (isObject(v)) for (const [k, x] of Object.entries(v)) scanLengths(phase, x, path ? `${path}.${k}` : k, depth + 1);
+    else if (isObject(v))
+      for (const [k, x] of Object.entries(v)) scanLengths(phase, x, path ? `${path}.${k}` : k, depth + 1);
   }
   const unitOk = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= 1;
 
@@ -137,44 +162,96 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   const analysis = await send("analyze", "analyze", "analyze", analyzeRequest(SAMPLE_ASK), auth);
   let own: WorkerAnswer = { determination: true, confidence: 0.5, evidence: "", sources: [] };
   if (analysis !== undefined) {
-    if (!isObject(analysis)) violation("roundtable.analyze.json", `the reply must be a JSON object (AgentAnalysis), got ${show(analysis)}`);
+    if (!isObject(analysis))
+      violation("roundtable.analyze.json", `the reply must be a JSON object (AgentAnalysis), got ${show(analysis)}`);
     else {
       commonChecks("analyze", analysis);
-      if (typeof analysis.domain !== "string") violation("roundtable.analyze.domain", `domain is required and must be a string, got ${show(analysis.domain)}`);
-      if (present(analysis.confidence) && !unitOk(analysis.confidence)) violation("roundtable.analyze.confidence", `confidence must be a number in [0, 1], got ${show(analysis.confidence)}`);
+      if (typeof analysis.domain !== "string")
+        violation("roundtable.analyze.domain", `domain is required and must be a string, got ${show(analysis.domain)}`);
+      if (present(analysis.confidence) && !unitOk(analysis.confidence))
+        violation(
+          "roundtable.analyze.confidence",
+          `confidence must be a number in [0, 1], got ${show(analysis.confidence)}`,
+        );
       if (present(analysis.recommendations)) {
-        if (!Array.isArray(analysis.recommendations)) violation("roundtable.analyze.recommendations", `recommendations must be an array of objects, got ${show(analysis.recommendations)}`);
+        if (!Array.isArray(analysis.recommendations))
+          violation(
+            "roundtable.analyze.recommendations",
+            `recommendations must be an array of objects, got ${show(analysis.recommendations)}`,
+          );
         else
           analysis.recommendations.forEach((r, i) => {
-            if (!isObject(r)) violation("roundtable.analyze.recommendations", `recommendations[${i}] must be an object`);
-            else for (const k of ["action", "rationale", "priority"]) if (present(r[k]) && typeof r[k] !== "string") violation("roundtable.analyze.recommendations", `recommendations[${i}].${k} must be a string, got ${show(r[k])}`);
+            if (!isObject(r))
+              violation("roundtable.analyze.recommendations", `recommendations[${i}] must be an object`);
+            else
+              for (const k of ["action", "rationale", "priority"])
+                if (present(r[k]) && typeof r[k] !== "string")
+                  violation(
+                    "roundtable.analyze.recommendations",
+                    `recommendations[${i}].${k} must be a string, got ${show(r[k])}`,
+                  );
           });
       }
-      if (!Array.isArray(analysis.observations)) violation("roundtable.analyze.observations", `observations is required and must be an array, got ${show(analysis.observations)}`);
+      if (!Array.isArray(analysis.observations))
+        violation(
+          "roundtable.analyze.observations",
+          `observations is required and must be an array, got ${show(analysis.observations)}`,
+        );
       else {
-        if (analysis.observations.length === 0) warning("roundtable.analyze.observations-empty", "observations is empty: no findings");
+        if (analysis.observations.length === 0)
+          warning("roundtable.analyze.observations-empty", "observations is empty: no findings");
         for (const [i, o] of (analysis.observations as unknown[]).entries()) {
           const at = `observations[${i}]`;
           if (!isObject(o)) {
             violation("roundtable.analyze.observations", `${at} must be an object`);
             continue;
           }
-          if (typeof o.finding !== "string" || o.finding.trim() === "") violation("roundtable.analyze.observation.finding", `${at}.finding is required and must be a non-empty string, got ${show(o.finding)}`);
-          if (typeof o.evidence !== "string") violation("roundtable.analyze.observation.evidence", `${at}.evidence is required and must be a string, got ${show(o.evidence)}`);
-          else if (readEvidence(o.evidence).level === "NONE") warning("roundtable.analyze.evidence-level", `${at}.evidence has no evidence level ([VERIFIED: …], [CORROBORATED: …], [INDICATED: …], [POSSIBLE])`);
+          if (typeof o.finding !== "string" || o.finding.trim() === "")
+            violation(
+              "roundtable.analyze.observation.finding",
+              `${at}.finding is required and must be a non-empty string, got ${show(o.finding)}`,
+            );
+          if (typeof o.evidence !== "string")
+            violation(
+              "roundtable.analyze.observation.evidence",
+              `${at}.evidence is required and must be a string, got ${show(o.evidence)}`,
+            );
+          else if (readEvidence(o.evidence).level === "NONE")
+            warning(
+              "roundtable.analyze.evidence-level",
+              `${at}.evidence has no evidence level ([VERIFIED: …], [CORROBORATED: …], [INDICATED: …], [POSSIBLE])`,
+            );
           if (typeof o.severity !== "string" || !(SEVERITIES as readonly string[]).includes(o.severity.toLowerCase())) {
-            violation("roundtable.analyze.observation.severity", `${at}.severity must be one of critical, warning, info; got ${show(o.severity)}`);
+            violation(
+              "roundtable.analyze.observation.severity",
+              `${at}.severity must be one of critical, warning, info; got ${show(o.severity)}`,
+            );
           } else if (!(SEVERITIES as readonly string[]).includes(o.severity)) {
-            warning("roundtable.analyze.observation.severity-case", `${at}.severity should be lower-case, got ${show(o.severity)}`);
+            warning(
+              "roundtable.analyze.observation.severity-case",
+              `${at}.severity should be lower-case, got ${show(o.severity)}`,
+            );
           }
-          if (present(o.confidence) && !unitOk(o.confidence)) violation("roundtable.analyze.observation.confidence", `${at}.confidence must be a number in [0, 1], got ${show(o.confidence)}`);
+          if (present(o.confidence) && !unitOk(o.confidence))
+            violation(
+              "roundtable.analyze.observation.confidence",
+              `${at}.confidence must be a number in [0, 1], got ${show(o.confidence)}`,
+            );
         }
-        const readable = analysis.observations.filter((o): o is { finding: string } => isObject(o) && typeof o.finding === "string");
+        const readable = analysis.observations.filter(
+          (o): o is { finding: string } => isObject(o) && typeof o.finding === "string",
+        );
         const reading = readDetermination(readable);
         if (reading.kind === "ambiguous") {
-          violation("roundtable.analyze.determination", `the constraints require one observation starting "DETERMINATION: YES|NO|UNDETERMINED": ${reading.reason}`);
+          violation(
+            "roundtable.analyze.determination",
+            `the constraints require one observation starting "DETERMINATION: YES|NO|UNDETERMINED": ${reading.reason}`,
+          );
         } else if (reading.basis === "keywords") {
-          warning("roundtable.analyze.determination-keywords", `no DETERMINATION tag; the determination (${reading.kind.toUpperCase()}) was read from keywords`);
+          warning(
+            "roundtable.analyze.determination-keywords",
+            `no DETERMINATION tag; the determination (${reading.kind.toUpperCase()}) was read from keywords`,
+          );
         }
       }
       const parsed = analysisReplySchema.safeParse(analysis);
@@ -188,9 +265,19 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   // 2. /challenge
   const challenges = challengesFor(own, { agree: 1, disagree: 1 });
   const peers = SAMPLE_PEERS;
-  const challengeReply = await send("challenge", "challenge", "challenge", challengeRequestBody({ ask: SAMPLE_ASK, challenges, own, peers }), auth);
+  const challengeReply = await send(
+    "challenge",
+    "challenge",
+    "challenge",
+    challengeRequestBody({ ask: SAMPLE_ASK, challenges, own, peers }),
+    auth,
+  );
   if (challengeReply !== undefined) {
-    if (!isObject(challengeReply)) violation("roundtable.challenge.json", `the reply must be a JSON object (AgentChallenge), got ${show(challengeReply)}`);
+    if (!isObject(challengeReply))
+      violation(
+        "roundtable.challenge.json",
+        `the reply must be a JSON object (AgentChallenge), got ${show(challengeReply)}`,
+      );
     else {
       commonChecks("challenge", challengeReply);
       const targets = new Set(["resolver", ...peers.map((_p, i) => `peer-${i + 1}`)]);
@@ -207,12 +294,24 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
             violation(`roundtable.challenge.${key}`, `${at} must be an object`);
             continue;
           }
-          for (const f of fields) if (typeof item[f] !== "string") violation(`roundtable.challenge.${key}`, `${at}.${f} is required and must be a string, got ${show(item[f])}`);
+          for (const f of fields)
+            if (typeof item[f] !== "string")
+              violation(
+                `roundtable.challenge.${key}`,
+                `${at}.${f} is required and must be a string, got ${show(item[f])}`,
+              );
           const explain = fields[2];
           if (typeof item[explain] === "string" && item[explain].trim() === "") {
-            violation(key === "challenges" ? "roundtable.challenge.counter-evidence" : "roundtable.challenge.concession-reason", `${at}.${explain} must not be empty (${key === "challenges" ? "challenges must include counter-evidence" : "concessions must explain why"})`);
+            violation(
+              key === "challenges" ? "roundtable.challenge.counter-evidence" : "roundtable.challenge.concession-reason",
+              `${at}.${explain} must not be empty (${key === "challenges" ? "challenges must include counter-evidence" : "concessions must explain why"})`,
+            );
           }
-          if (typeof item.target_agent === "string" && !targets.has(item.target_agent)) warning("roundtable.challenge.target-agent", `${at}.target_agent ${show(item.target_agent)} names no agent that was sent`);
+          if (typeof item.target_agent === "string" && !targets.has(item.target_agent))
+            warning(
+              "roundtable.challenge.target-agent",
+              `${at}.target_agent ${show(item.target_agent)} names no agent that was sent`,
+            );
         }
       };
       items("challenges", ["target_agent", "finding_challenged", "counter_evidence"]);
@@ -221,7 +320,11 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
       if (parsed.success) {
         const replies = mapChallengeReplies(challenges, parsed.data);
         const answered = replies.filter((r) => r.trim() !== "").length;
-        if (answered < challenges.length) warning("roundtable.challenge.replies", `only ${answered} of the ${challenges.length} resolver challenges got a challenge or concession`);
+        if (answered < challenges.length)
+          warning(
+            "roundtable.challenge.replies",
+            `only ${answered} of the ${challenges.length} resolver challenges got a challenge or concession`,
+          );
       }
     }
   }
@@ -231,24 +334,48 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     ask: SAMPLE_ASK,
     resolution: true,
     tally: { yesWeight: 1.4, noWeight: 0.6, margin: 0.4, yesVoters: 2, noVoters: 1 },
-    findings: [...peers, { determination: own.determination, confidence: own.confidence, evidence: "The agent's own analysis.", sources: [] }],
+    findings: [
+      ...peers,
+      {
+        determination: own.determination,
+        confidence: own.confidence,
+        evidence: "The agent's own analysis.",
+        sources: [],
+      },
+    ],
   };
   const vote = await send("vote", "vote", "vote", voteRequestBody(proposal), auth);
   if (vote !== undefined) {
-    if (!isObject(vote)) violation("roundtable.vote.json", `the reply must be a JSON object (AgentVote), got ${show(vote)}`);
+    if (!isObject(vote))
+      violation("roundtable.vote.json", `the reply must be a JSON object (AgentVote), got ${show(vote)}`);
     else {
       commonChecks("vote", vote);
-      if (typeof vote.approve !== "boolean") violation("roundtable.vote.approve", `approve is required and must be a boolean, got ${show(vote.approve)}`);
-      if (present(vote.conditions) && (!Array.isArray(vote.conditions) || vote.conditions.some((c) => typeof c !== "string"))) {
+      if (typeof vote.approve !== "boolean")
+        violation("roundtable.vote.approve", `approve is required and must be a boolean, got ${show(vote.approve)}`);
+      if (
+        present(vote.conditions) &&
+        (!Array.isArray(vote.conditions) || vote.conditions.some((c) => typeof c !== "string"))
+      ) {
         violation("roundtable.vote.conditions", `conditions must be an array of strings, got ${show(vote.conditions)}`);
       }
-      if (present(vote.dissent_reason) && typeof vote.dissent_reason !== "string") violation("roundtable.vote.dissent_reason", `dissent_reason must be a string, got ${show(vote.dissent_reason)}`);
-      else if (vote.approve === false && (typeof vote.dissent_reason !== "string" || vote.dissent_reason.trim() === "")) {
+      if (present(vote.dissent_reason) && typeof vote.dissent_reason !== "string")
+        violation(
+          "roundtable.vote.dissent_reason",
+          `dissent_reason must be a string, got ${show(vote.dissent_reason)}`,
+        );
+      else if (
+        vote.approve === false &&
+        (typeof vote.dissent_reason !== "string" || vote.dissent_reason.trim() === "")
+      ) {
         violation("roundtable.vote.dissent_reason", "dissent_reason is required when approve is false");
       }
     }
   }
-  if (names.size > 1) warning("roundtable.agent_name.consistent", `agent_name differs between endpoints: ${[...names].map(show).join(", ")}`);
+  if (names.size > 1)
+    warning(
+      "roundtable.agent_name.consistent",
+      `agent_name differs between endpoints: ${[...names].map(show).join(", ")}`,
+    );
 
   // 4. Auth: a wrong token and no token should be refused. Warnings only: the spec has the platform send the key
   // but never requires the agent to verify it.
@@ -266,10 +393,16 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
       const t0 = performance.now();
       try {
         await options.http.postJson(url, analyzeRequest(SAMPLE_ASK), { timeoutMs, ...(headers ? { headers } : {}) });
-        warning(rule, `/analyze answered 200 ${name === "bad-token" ? "with a wrong bearer token" : "without an Authorization header"}; 401 or 403 recommended (${BEYOND_SPEC})`);
+        warning(
+          rule,
+          `/analyze answered 200 ${name === "bad-token" ? "with a wrong bearer token" : "without an Authorization header"}; 401 or 403 recommended (${BEYOND_SPEC})`,
+        );
       } catch (error) {
         if (!isHttpError(error) || error.kind !== "auth") {
-          warning(rule, `/analyze ${name === "bad-token" ? "with a wrong bearer token" : "without an Authorization header"} should get 401 or 403, got: ${isHttpError(error) ? error.message : "an error"} (${BEYOND_SPEC})`);
+          warning(
+            rule,
+            `/analyze ${name === "bad-token" ? "with a wrong bearer token" : "without an Authorization header"} should get 401 or 403, got: ${isHttpError(error) ? error.message : "an error"} (${BEYOND_SPEC})`,
+          );
         }
       } finally {
         timings[name] = Math.round(performance.now() - t0);

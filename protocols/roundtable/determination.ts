@@ -62,10 +62,50 @@ export type DeterminationReading =
   | { kind: "ambiguous"; reason: string };
 
 // "DETERMINATION: YES", "Final determination - not yes", "**Determination:** NO" (markdown stripped first).
-const TAG_RE = /^(?:final |overall )?determination ?[:=\-–—] ?(?:(not|never) )?(yes|no|undetermined|abstain|neutral|unknown|undecided)\b/;
+const TAG_RE =
+  /^(?:final |overall )?determination ?[:=\-–—] ?(?:(not|never) )?(yes|no|undetermined|abstain|neutral|unknown|undecided)\b/;
 const ABSTAIN_WORDS = new Set(["undetermined", "abstain", "neutral", "unknown", "undecided"]);
-const ANCHORS = new Set(["answer", "outcome", "resolution", "determination", "verdict", "conclusion", "resolve", "resolves", "resolved", "resolving"]);
-const FILLERS = new Set(["is", "be", "should", "would", "will", "must", "to", "as", "the", "a", "clearly", "likely", "therefore", "thus", "final", "this", "market", "question", "of", "in", "favour", "favor", "with", "at", "being", "remains", "stays"]);
+const ANCHORS = new Set([
+  "answer",
+  "outcome",
+  "resolution",
+  "determination",
+  "verdict",
+  "conclusion",
+  "resolve",
+  "resolves",
+  "resolved",
+  "resolving",
+]);
+const FILLERS = new Set([
+  "is",
+  "be",
+  "should",
+  "would",
+  "will",
+  "must",
+  "to",
+  "as",
+  "the",
+  "a",
+  "clearly",
+  "likely",
+  "therefore",
+  "thus",
+  "final",
+  "this",
+  "market",
+  "question",
+  "of",
+  "in",
+  "favour",
+  "favor",
+  "with",
+  "at",
+  "being",
+  "remains",
+  "stays",
+]);
 const NEGATORS = new Set(["not", "never"]);
 const HYPOTHETICAL = new Set(["could", "might", "may", "if", "unless", "whether", "would've", "cannot"]);
 
@@ -85,7 +125,12 @@ function keywordVerdicts(finding: string): boolean[] {
   // A sentence that opens with a condition ("If the estimate is revised, the outcome is NO") states no verdict.
   const sentences = text
     .split(/[.;!?\n]+/)
-    .filter((s) => !/^\W*(?:if|unless|suppose|supposing|assuming|in case|(?:should|were|had) (?:the|a|an|it|this|that|these|those|there|they|we|its|their))\b/i.test(s));
+    .filter(
+      (s) =>
+        !/^\W*(?:if|unless|suppose|supposing|assuming|in case|(?:should|were|had) (?:the|a|an|it|this|that|these|those|there|they|we|its|their))\b/i.test(
+          s,
+        ),
+    );
   // Clauses end at commas and brackets too; ":" and "-" stay inside.
   for (const clause of sentences.flatMap((s) => s.split(/[,()[\]]+/))) {
     const raw = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
@@ -149,17 +194,21 @@ export function readDetermination(observations: ReadonlyArray<Pick<Observation, 
   });
   if (tagged.length > 0) {
     const values = new Set(tagged.map((t) => t.value));
-    if (values.size > 1) return { kind: "ambiguous", reason: `contradictory determination tags (${[...values].sort().join(", ")})` };
+    if (values.size > 1)
+      return { kind: "ambiguous", reason: `contradictory determination tags (${[...values].sort().join(", ")})` };
     const value = tagged[0].value;
     const indices = tagged.map((t) => t.index);
-    return value === "abstain" ? { kind: "abstain", basis: "tag", observations: indices } : { kind: value, basis: "tag", observations: indices };
+    return value === "abstain"
+      ? { kind: "abstain", basis: "tag", observations: indices }
+      : { kind: value, basis: "tag", observations: indices };
   }
   const yes: number[] = [];
   const no: number[] = [];
   observations.forEach((o, index) => {
     for (const v of keywordVerdicts(o.finding)) (v ? yes : no).push(index);
   });
-  if (yes.length > 0 && no.length > 0) return { kind: "ambiguous", reason: "findings state both YES and NO and no DETERMINATION tag decides" };
+  if (yes.length > 0 && no.length > 0)
+    return { kind: "ambiguous", reason: "findings state both YES and NO and no DETERMINATION tag decides" };
   if (yes.length > 0) return { kind: "yes", basis: "keywords", observations: [...new Set(yes)] };
   if (no.length > 0) return { kind: "no", basis: "keywords", observations: [...new Set(no)] };
   return { kind: "ambiguous", reason: "no DETERMINATION tag and no YES/NO verdict in the findings" };
@@ -173,7 +222,11 @@ export function readDetermination(observations: ReadonlyArray<Pick<Observation, 
  *              when every cᵢ is 0.
  * So an analysis whose evidence is all [VERIFIED] keeps its confidence, all [POSSIBLE] keeps 30 % of it.
  */
-export function answerConfidence(reply: Pick<AnalysisReply, "confidence" | "observations">): { confidence: number; strength: number; base: number } {
+export function answerConfidence(reply: Pick<AnalysisReply, "confidence" | "observations">): {
+  confidence: number;
+  strength: number;
+  base: number;
+} {
   const obs = reply.observations;
   const stated = obs.map((o) => o.confidence).filter((c): c is number => c !== undefined);
   const base = reply.confidence ?? (stated.length > 0 ? stated.reduce((a, b) => a + b, 0) / stated.length : 0.5);
@@ -189,5 +242,9 @@ export function answerConfidence(reply: Pick<AnalysisReply, "confidence" | "obse
   }
   const strength = obs.length === 0 ? EVIDENCE_LEVEL_WEIGHTS.NONE : den > 0 ? num / den : plain / obs.length;
   const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
-  return { confidence: round4(Math.min(1, Math.max(0, base * strength))), strength: round4(strength), base: round4(base) };
+  return {
+    confidence: round4(Math.min(1, Math.max(0, base * strength))),
+    strength: round4(strength),
+    base: round4(base),
+  };
 }

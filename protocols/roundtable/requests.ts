@@ -41,7 +41,9 @@ export function analyzeRequest(ask: AskRequest): Record<string, unknown> {
       question: sanitizeString(ask.question, ROUNDTABLE_LIMITS.maxContentChars),
       deadline: ask.deadline,
       deadline_iso: isoDate(ask.deadline),
-      ...(ask.context.trim() !== "" ? { market_context: sanitizeString(ask.context, ROUNDTABLE_LIMITS.maxContentChars) } : {}),
+      ...(ask.context.trim() !== ""
+        ? { market_context: sanitizeString(ask.context, ROUNDTABLE_LIMITS.maxContentChars) }
+        : {}),
       answer_format: "one observation whose finding starts with DETERMINATION: YES | NO | UNDETERMINED",
     },
     constraints: [...ANALYZE_CONSTRAINTS],
@@ -57,7 +59,9 @@ export const clip = (s: string, max: number): string => {
 
 /** A finding as a round-table AgentAnalysis, under an anonymous name. */
 export function peerAnalysis(peer: PeerFinding, name: string): Record<string, unknown> {
-  const sources = peer.sources.slice(0, ROUNDTABLE_LIMITS.maxPeerSources).map((s) => clip(s, ROUNDTABLE_LIMITS.maxPeerSourceChars));
+  const sources = peer.sources
+    .slice(0, ROUNDTABLE_LIMITS.maxPeerSources)
+    .map((s) => clip(s, ROUNDTABLE_LIMITS.maxPeerSourceChars));
   const observations: Record<string, unknown>[] = [
     {
       finding: `DETERMINATION: ${side(peer.determination)}`,
@@ -109,7 +113,10 @@ export function voteRequestBody(proposal: ReviewProposal): Record<string, unknow
       trade_offs: [
         `Reputation-weighted vote: YES ${tally.yesWeight.toFixed(2)} (${tally.yesVoters} workers) vs NO ${tally.noWeight.toFixed(2)} (${tally.noVoters} workers); margin ${pct(tally.margin)}.`,
       ],
-      minority_views: minority.map(({ f, name }) => `${name}: ${side(f.determination)} (confidence ${pct(f.confidence)}): ${clip(f.evidence, ROUNDTABLE_LIMITS.maxMinorityViewChars)}`),
+      minority_views: minority.map(
+        ({ f, name }) =>
+          `${name}: ${side(f.determination)} (confidence ${pct(f.confidence)}): ${clip(f.evidence, ROUNDTABLE_LIMITS.maxMinorityViewChars)}`,
+      ),
     },
   };
 }

@@ -29,14 +29,29 @@ interface Seat {
 
 const SEATS: readonly Seat[] = [
   { protocol: "cresolver", persona: "analyst", auth: () => ({ agent: {}, resolver: {} }) },
-  { protocol: "factagora", persona: "skeptic", auth: (s) => ({ agent: { bearerToken: s }, resolver: { bearerToken: s } }) },
-  { protocol: "roundtable", persona: "analyst", auth: (s) => ({ agent: { bearerToken: s }, resolver: { bearerToken: s } }) },
+  {
+    protocol: "factagora",
+    persona: "skeptic",
+    auth: (s) => ({ agent: { bearerToken: s }, resolver: { bearerToken: s } }),
+  },
+  {
+    protocol: "roundtable",
+    persona: "analyst",
+    auth: (s) => ({ agent: { bearerToken: s }, resolver: { bearerToken: s } }),
+  },
   { protocol: "agora", persona: "optimist", auth: (_s, jwks) => ({ agent: { jwksUrl: jwks }, resolver: {} }) },
-  { protocol: "ai-olympics", persona: "contrarian", auth: (s) => ({ agent: { hmacSecret: s }, resolver: { hmacSecret: s } }) },
+  {
+    protocol: "ai-olympics",
+    persona: "contrarian",
+    auth: (s) => ({ agent: { hmacSecret: s }, resolver: { hmacSecret: s } }),
+  },
 ];
 
 /** Starts the five agents. `jwksUrl`: where Agora agents fetch the resolver's public keys. */
-export async function startPanel(jwksUrl: string, protocols: readonly string[] = SEATS.map((s) => s.protocol)): Promise<PanelMember[]> {
+export async function startPanel(
+  jwksUrl: string,
+  protocols: readonly string[] = SEATS.map((s) => s.protocol),
+): Promise<PanelMember[]> {
   const members: PanelMember[] = [];
   try {
     for (const seat of SEATS.filter((s) => protocols.includes(s.protocol))) {
@@ -45,7 +60,14 @@ export async function startPanel(jwksUrl: string, protocols: readonly string[] =
       const name = `${seat.protocol}-${seat.persona}`;
       const agent = createReferenceAgent({ protocol: seat.protocol, persona: seat.persona, name, auth });
       const base = await agent.start({ host: "127.0.0.1", port: 0 });
-      members.push({ name, protocol: seat.protocol, persona: seat.persona, endpoint: `${base.replace(/\/$/, "")}${AGENT_HANDLERS[seat.protocol]?.endpointPath ?? ""}`, credentials: resolver, close: () => agent.close() });
+      members.push({
+        name,
+        protocol: seat.protocol,
+        persona: seat.persona,
+        endpoint: `${base.replace(/\/$/, "")}${AGENT_HANDLERS[seat.protocol]?.endpointPath ?? ""}`,
+        credentials: resolver,
+        close: () => agent.close(),
+      });
     }
   } catch (error) {
     await Promise.all(members.map((m) => m.close()));

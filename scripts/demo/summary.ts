@@ -60,7 +60,9 @@ export async function marketReport(
     rows.push({
       agent: `#${w.agentId} ${who.name}`,
       protocol: who.protocol,
-      answer: answered ? `${seat.answer.toUpperCase()} @ ${(seat.confidenceBps / 100).toFixed(0)}%` : `— ${seat?.answer === "abstained" ? "abstained" : (failure ?? "no answer")}`,
+      answer: answered
+        ? `${seat.answer.toUpperCase()} @ ${(seat.confidenceBps / 100).toFixed(0)}%`
+        : `— ${seat?.answer === "abstained" ? "abstained" : (failure ?? "no answer")}`,
       correctness: seat?.scored ? String(seat.correctness) : "—",
       scores: answered ? `${seat.resQuality}/${seat.srcQuality}/${seat.analysisDepth}` : "—",
       payout: seat ? `${formatEther(seat.reward)} + ${formatEther(seat.stakeReturned)}` : "—",
@@ -68,13 +70,31 @@ export async function marketReport(
     });
   }
   const verdict = state.statusName === "Resolved" ? (state.outcome ? "YES" : "NO") : state.statusName.toUpperCase();
-  return { marketId, question: state.question, verdict, bundleHash: state.bundleHash, bundleUrl: bundle.url, bundleFile: bundle.file, rows };
+  return {
+    marketId,
+    question: state.question,
+    verdict,
+    bundleHash: state.bundleHash,
+    bundleUrl: bundle.url,
+    bundleFile: bundle.file,
+    rows,
+  };
 }
 
 function table(rows: WorkerRow[]): string {
-  const head: WorkerRow = { agent: "agent", protocol: "protocol", answer: "answer", correctness: "correct", scores: "RQ/SQ/AD", payout: "reward + stake back (ETH)", reputation: "record after" };
+  const head: WorkerRow = {
+    agent: "agent",
+    protocol: "protocol",
+    answer: "answer",
+    correctness: "correct",
+    scores: "RQ/SQ/AD",
+    payout: "reward + stake back (ETH)",
+    reputation: "record after",
+  };
   const keys = Object.keys(head) as (keyof WorkerRow)[];
-  const width = Object.fromEntries(keys.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))])) as Record<keyof WorkerRow, number>;
+  const width = Object.fromEntries(
+    keys.map((k) => [k, Math.max(...[head, ...rows].map((r) => r[k].length))]),
+  ) as Record<keyof WorkerRow, number>;
   const line = (r: WorkerRow) => `  ${keys.map((k) => r[k].padEnd(width[k])).join("  ")}`;
   return [line(head), `  ${keys.map((k) => "-".repeat(width[k])).join("  ")}`, ...rows.map(line)].join("\n");
 }

@@ -1,5 +1,9 @@
 /** Test helpers: real agents on loopback, real HTTP. */
-import { createReferenceAgent, type ReferenceAgent, type ReferenceAgentOptions } from "../../agents/reference/server.js";
+import {
+  createReferenceAgent,
+  type ReferenceAgent,
+  type ReferenceAgentOptions,
+} from "../../agents/reference/server.js";
 
 export interface Running {
   agent: ReferenceAgent;
@@ -44,7 +48,12 @@ async function toResult(res: Response): Promise<HttpResult> {
 }
 
 /** POSTs a JSON value (or a raw string body when `raw` is given). */
-export async function post(base: string, path: string, body: unknown, init: { raw?: string; contentType?: string } = {}): Promise<HttpResult> {
+export async function post(
+  base: string,
+  path: string,
+  body: unknown,
+  init: { raw?: string; contentType?: string } = {},
+): Promise<HttpResult> {
   const res = await fetch(`${base}${path}`, {
     method: "POST",
     headers: { "content-type": init.contentType ?? "application/json" },

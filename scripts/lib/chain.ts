@@ -55,10 +55,15 @@ export async function deployTestChain(): Promise<TestChain> {
   const owner = wallets[0];
   const resolver = wallets[19];
   const resolverCtx = await connectProvider({ provider, privateKey: hardhatKey(19) });
-  if (resolverCtx.account!.address.toLowerCase() !== resolver.account!.address.toLowerCase()) throw new Error("resolver key does not match wallets[19]");
+  if (resolverCtx.account!.address.toLowerCase() !== resolver.account!.address.toLowerCase())
+    throw new Error("resolver key does not match wallets[19]");
   const identity = await viem.deployContract("IdentityRegistry");
   const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-  const market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account!.address]);
+  const market = await viem.deployContract("ResolutionMarket", [
+    identity.address,
+    reputation.address,
+    owner.account!.address,
+  ]);
 
   const send = async (wallet: WalletClient, request: Record<string, unknown>) => {
     const hash = await wallet.writeContract(request as unknown as Parameters<WalletClient["writeContract"]>[0]);
@@ -66,14 +71,35 @@ export async function deployTestChain(): Promise<TestChain> {
     if (receipt.status !== "success") throw new Error("transaction reverted");
     return receipt;
   };
-  await send(owner, { address: market.address, abi: marketAbi, functionName: "queueResolver", args: [resolver.account!.address], account: owner.account!, chain: owner.chain });
+  await send(owner, {
+    address: market.address,
+    abi: marketAbi,
+    functionName: "queueResolver",
+    args: [resolver.account!.address],
+    account: owner.account!,
+    chain: owner.chain,
+  });
   // The v2 market needs a default arbiter to create markets (queued before the first market: in force at once).
   const arbiter = await viem.deployContract("TestArbiter");
-  await send(owner, { address: market.address, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter.address], account: owner.account!, chain: owner.chain });
+  await send(owner, {
+    address: market.address,
+    abi: marketAbi,
+    functionName: "queueDefaultArbiter",
+    args: [arbiter.address],
+    account: owner.account!,
+    chain: owner.chain,
+  });
 
   const registerAgent = async (uri: string, ownerIndex: number): Promise<bigint> => {
     const w = wallets[ownerIndex];
-    const receipt = await send(w, { address: identity.address, abi: registerAbi, functionName: "register", args: [uri], account: w.account!, chain: w.chain });
+    const receipt = await send(w, {
+      address: identity.address,
+      abi: registerAbi,
+      functionName: "register",
+      args: [uri],
+      account: w.account!,
+      chain: w.chain,
+    });
     const [log] = parseEventLogs({ abi: registerAbi, logs: receipt.logs, eventName: "Registered" });
     return log.args.agentId;
   };
@@ -96,13 +122,37 @@ export async function deployTestChain(): Promise<TestChain> {
     for (const [i, uri] of tokenURIs.entries()) {
       const agentId = await registerAgent(uri, i + 1);
       const w = wallets[i + 1];
-      await send(w, { address: market.address, abi: marketAbi, functionName: "joinMarket", args: [marketId, agentId], value: parseEther("0.01"), account: w.account!, chain: w.chain });
+      await send(w, {
+        address: market.address,
+        abi: marketAbi,
+        functionName: "joinMarket",
+        args: [marketId, agentId],
+        value: parseEther("0.01"),
+        account: w.account!,
+        chain: w.chain,
+      });
     }
     await testClient.increaseTime({ seconds: 3_601 });
     await testClient.mine({ blocks: 1 });
-    await send(owner, { address: market.address, abi: marketAbi, functionName: "requestResolution", args: [marketId], account: owner.account!, chain: owner.chain });
+    await send(owner, {
+      address: market.address,
+      abi: marketAbi,
+      functionName: "requestResolution",
+      args: [marketId],
+      account: owner.account!,
+      chain: owner.chain,
+    });
     return marketId;
   };
 
-  return { publicClient, wallets, resolver, resolverCtx, identity: identity.address, market: market.address, registerAgent, frozenMarket };
+  return {
+    publicClient,
+    wallets,
+    resolver,
+    resolverCtx,
+    identity: identity.address,
+    market: market.address,
+    registerAgent,
+    frozenMarket,
+  };
 }

@@ -13,13 +13,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 
 it("npm run demo proposes and finalizes two markets with five protocols and prints a summary", () => {
   const hardhat = path.join(root, "node_modules/.bin/hardhat");
-  const r = spawnSync(process.execPath, [hardhat, "run", "scripts/demo.ts"], { cwd: root, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(process.execPath, [hardhat, "run", "scripts/demo.ts"], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout.match(/daemon job (proposed|finalized)/g)).toHaveLength(2);
   // Past the dispute window both markets are final, and each worker's correctness and reward are printed.
   expect(r.stdout.match(/resolution: (YES|NO)\n/g)).toHaveLength(2);
   expect(r.stdout).toMatch(/RQ\/SQ\/AD +reward \+ stake back/);
-  for (const protocol of ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"]) expect(r.stdout).toMatch(new RegExp(`#\\d+ ${protocol}-\\w+ +${protocol} +(YES|NO) @ \\d+% +\\d+ `));
+  for (const protocol of ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"])
+    expect(r.stdout).toMatch(new RegExp(`#\\d+ ${protocol}-\\w+ +${protocol} +(YES|NO) @ \\d+% +\\d+ `));
   // The one command that opens the explorer of the demo's markets.
   expect(r.stdout).toMatch(/explorer \(the chain lives in this process\): npm run demo:explore\n/);
   const hashes = [...r.stdout.matchAll(/bundle: (0x[0-9a-f]{64})/g)].map((m) => m[1]);

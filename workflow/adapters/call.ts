@@ -27,7 +27,10 @@ export class InvalidReplyError extends Error {
   }
 }
 
-export async function callWithRetry<T>(callOnce: (remainingMs: number) => Promise<T>, policy: RetryPolicy): Promise<CallResult<T>> {
+export async function callWithRetry<T>(
+  callOnce: (remainingMs: number) => Promise<T>,
+  policy: RetryPolicy,
+): Promise<CallResult<T>> {
   const start = performance.now();
   const deadline = start + policy.timeoutMs;
   const retryDelayMs = policy.retryDelayMs ?? 250;
@@ -45,7 +48,11 @@ export async function callWithRetry<T>(callOnce: (remainingMs: number) => Promis
         // An aborted run (shutdown, job timeout) never retries.
         // A runtime without timers (the CRE WASM runtime) cannot pause, so it never retries.
         retryable: (error) =>
-          isHttpError(error) && error.retryable && ambientSignal()?.aborted !== true && hasTimers() && deadline - performance.now() - retryDelayMs >= minBudget,
+          isHttpError(error) &&
+          error.retryable &&
+          ambientSignal()?.aborted !== true &&
+          hasTimers() &&
+          deadline - performance.now() - retryDelayMs >= minBudget,
       },
     );
     return { ok: true, value, latencyMs: Math.round(performance.now() - start), attempts };

@@ -55,7 +55,8 @@ const originSchema = z
   .refine((text) => {
     try {
       const url = new URL(text);
-      const bare = url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+      const bare =
+        url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
       return bare && (url.protocol === "https:" || url.protocol === "http:") && !/[?#]/.test(text);
     } catch {
       return false;
@@ -64,9 +65,16 @@ const originSchema = z
   .transform((text) => new URL(text).origin);
 
 const secret = z.string().min(1).max(4_096);
-export const agentCredentialsSchema = z.strictObject({ origin: originSchema, bearerToken: secret.optional(), hmacSecret: secret.optional() });
+export const agentCredentialsSchema = z.strictObject({
+  origin: originSchema,
+  bearerToken: secret.optional(),
+  hmacSecret: secret.optional(),
+});
 /** Configuration shape: `{ "<agentId>": { origin, bearerToken?, hmacSecret? } }`, agent ids as decimal strings. */
-export const credentialConfigSchema = z.record(z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "agent id must be a decimal integer"), agentCredentialsSchema);
+export const credentialConfigSchema = z.record(
+  z.string().regex(/^(0|[1-9][0-9]{0,77})$/, "agent id must be a decimal integer"),
+  agentCredentialsSchema,
+);
 export type CredentialConfig = z.infer<typeof credentialConfigSchema>;
 
 /** The failure for a credential bound to another origin. Names origins only (never paths, queries or secrets). */
@@ -91,7 +99,8 @@ export function credentialStoreOver(entries: ReadonlyMap<bigint, BoundAgentCrede
     forEndpoint(agentId, endpointUrl) {
       const found = entries.get(agentId);
       if (found === undefined) return { kind: "none" };
-      if (endpointOrigin(endpointUrl) !== found.origin) return { kind: "refused", failure: wrongOrigin(agentId, found.origin, endpointUrl) };
+      if (endpointOrigin(endpointUrl) !== found.origin)
+        return { kind: "refused", failure: wrongOrigin(agentId, found.origin, endpointUrl) };
       const { origin: _origin, ...credentials } = found;
       return { kind: "ok", credentials };
     },

@@ -16,7 +16,11 @@ export interface TxInfo {
   blockNumber: bigint;
 }
 
-export async function registerAgent(ctx: ChainContext, identity: Address, agentURI: string): Promise<TxInfo & { agentId: bigint; owner: Address }> {
+export async function registerAgent(
+  ctx: ChainContext,
+  identity: Address,
+  agentURI: string,
+): Promise<TxInfo & { agentId: bigint; owner: Address }> {
   const { hash, receipt } = await sendContractTx(ctx, {
     address: identity,
     abi: identityRegistryAbi,
@@ -26,7 +30,12 @@ export async function registerAgent(ctx: ChainContext, identity: Address, agentU
   });
   const [event] = parseEventLogs({ abi: identityRegistryAbi, eventName: "Registered", logs: receipt.logs });
   if (!event) throw new ChainError("precondition", `IdentityRegistry.register: no Registered event in ${hash}`);
-  return { txHash: hash, blockNumber: receipt.blockNumber, agentId: event.args.agentId, owner: getAddress(event.args.owner) };
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    agentId: event.args.agentId,
+    owner: getAddress(event.args.owner),
+  };
 }
 
 /** Seconds the signature stays valid (the registry accepts at most 5 minutes). */
@@ -36,22 +45,42 @@ export const AGENT_WALLET_DEADLINE_SECONDS = 240;
  * Binds `walletKey`'s address as the agent's wallet: that key signs the EIP-712
  * AgentWalletSet(agentId, newWallet, owner, deadline) message, the agent's owner (ctx's key) sends it.
  */
-export async function setAgentWallet(ctx: ChainContext, identity: Address, agentId: bigint, walletKey: Hex): Promise<TxInfo & { wallet: Address; deadline: bigint }> {
+export async function setAgentWallet(
+  ctx: ChainContext,
+  identity: Address,
+  agentId: bigint,
+  walletKey: Hex,
+): Promise<TxInfo & { wallet: Address; deadline: bigint }> {
   const { account } = requireWallet(ctx);
   const wallet = privateKeyToAccount(walletKey);
   let owner: Address;
   let authorized: boolean;
   try {
     [owner, authorized] = await Promise.all([
-      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "ownerOf", args: [agentId] }),
-      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "isAuthorizedOrOwner", args: [account.address, agentId] }),
+      ctx.publicClient.readContract({
+        address: identity,
+        abi: identityRegistryAbi,
+        functionName: "ownerOf",
+        args: [agentId],
+      }),
+      ctx.publicClient.readContract({
+        address: identity,
+        abi: identityRegistryAbi,
+        functionName: "isAuthorizedOrOwner",
+        args: [account.address, agentId],
+      }),
     ]);
   } catch (error) {
     const e = toChainError(error, "IdentityRegistry.ownerOf");
-    if (e.errorName === "ERC721NonexistentToken") throw new ChainError("precondition", `unknown agent ${agentId}: no such token in the identity registry ${identity}`);
+    if (e.errorName === "ERC721NonexistentToken")
+      throw new ChainError(
+        "precondition",
+        `unknown agent ${agentId}: no such token in the identity registry ${identity}`,
+      );
     throw e;
   }
-  if (!authorized) throw new ChainError("precondition", `${account.address} may not manage agent ${agentId} (owner ${owner})`);
+  if (!authorized)
+    throw new ChainError("precondition", `${account.address} may not manage agent ${agentId} (owner ${owner})`);
   const block = await ctx.publicClient.getBlock({ blockTag: "latest" });
   const deadline = block.timestamp + BigInt(AGENT_WALLET_DEADLINE_SECONDS);
   const signature = await wallet.signTypedData({
@@ -105,7 +134,14 @@ export function encodeMarketParams(p: MarketParamsInput) {
 }
 
 /** `createMarketWith` (explicit settings; zero values mean the defaults at creation). */
-export async function createMarket(ctx: ChainContext, market: Address, question: string, deadline: bigint, reward: bigint, params: MarketParamsInput = {}): Promise<TxInfo & { marketId: bigint }> {
+export async function createMarket(
+  ctx: ChainContext,
+  market: Address,
+  question: string,
+  deadline: bigint,
+  reward: bigint,
+  params: MarketParamsInput = {},
+): Promise<TxInfo & { marketId: bigint }> {
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
@@ -115,24 +151,48 @@ export async function createMarket(ctx: ChainContext, market: Address, question:
     label: "ResolutionMarket.createMarketWith",
   });
   const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "MarketCreated", logs: receipt.logs });
-  if (!event) throw new ChainError("precondition", `ResolutionMarket.createMarketWith: no MarketCreated event in ${hash}`);
+  if (!event)
+    throw new ChainError("precondition", `ResolutionMarket.createMarketWith: no MarketCreated event in ${hash}`);
   return { txHash: hash, blockNumber: receipt.blockNumber, marketId: event.args.marketId };
 }
 
 /** Checks status, deadline, minimum stake and agent control before sending. */
-export async function joinMarket(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, stake: bigint, fromBlock = 0n): Promise<TxInfo> {
+export async function joinMarket(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  agentId: bigint,
+  stake: bigint,
+  fromBlock = 0n,
+): Promise<TxInfo> {
   const { account } = requireWallet(ctx);
   const state = await readMarketState(ctx, market, marketId, { reputation: false });
-  if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: joining is closed`);
+  if (state.statusName !== "Open")
+    throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: joining is closed`);
   const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
-  if (now >= state.deadline) throw new ChainError("precondition", `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has passed, joining is closed`);
-  if (stake < state.config.minStake) throw new ChainError("precondition", `insufficient stake: ${formatEther(stake)} ETH is below market ${marketId}'s minimum stake ${formatEther(state.config.minStake)} ETH`);
-  if (state.workers.length >= state.config.maxWorkers) throw new ChainError("precondition", `market ${marketId} is full (${state.config.maxWorkers} seats)`);
-  if (state.workers.some((w) => w.agentId === agentId)) throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
-  if (state.workers.some((w) => w.address === getAddress(account.address))) throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
+  if (now >= state.deadline)
+    throw new ChainError(
+      "precondition",
+      `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has passed, joining is closed`,
+    );
+  if (stake < state.config.minStake)
+    throw new ChainError(
+      "precondition",
+      `insufficient stake: ${formatEther(stake)} ETH is below market ${marketId}'s minimum stake ${formatEther(state.config.minStake)} ETH`,
+    );
+  if (state.workers.length >= state.config.maxWorkers)
+    throw new ChainError("precondition", `market ${marketId} is full (${state.config.maxWorkers} seats)`);
+  if (state.workers.some((w) => w.agentId === agentId))
+    throw new ChainError("precondition", `agent ${agentId} already holds a seat in market ${marketId}`);
+  if (state.workers.some((w) => w.address === getAddress(account.address)))
+    throw new ChainError("precondition", `${account.address} already holds a seat in market ${marketId}`);
   await requireAgentControl(ctx, market, agentId, account.address);
   const admitted = await isAdmitted(ctx, market, marketId, agentId, state.config, fromBlock);
-  if (!admitted) throw new ChainError("precondition", `agent ${agentId} is not admitted to market ${marketId} (${admissionRule(state.config)})`);
+  if (!admitted)
+    throw new ChainError(
+      "precondition",
+      `agent ${agentId} is not admitted to market ${marketId} (${admissionRule(state.config)})`,
+    );
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
@@ -148,32 +208,68 @@ export async function joinMarket(ctx: ChainContext, market: Address, marketId: b
  * The market's rule for joining: the caller is the agent's owner, approved, an operator of the owner,
  * or the agent's verified wallet.
  */
-async function requireAgentControl(ctx: ChainContext, market: Address, agentId: bigint, caller: Address): Promise<void> {
-  const identity = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
-    throw toChainError(e, "ResolutionMarket.identityRegistry");
-  });
+async function requireAgentControl(
+  ctx: ChainContext,
+  market: Address,
+  agentId: bigint,
+  caller: Address,
+): Promise<void> {
+  const identity = await ctx.publicClient
+    .readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" })
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket.identityRegistry");
+    });
   let authorized: boolean;
   let wallet: Address;
   try {
     [authorized, wallet] = await Promise.all([
-      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "isAuthorizedOrOwner", args: [caller, agentId] }),
-      ctx.publicClient.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [agentId] }),
+      ctx.publicClient.readContract({
+        address: identity,
+        abi: identityRegistryAbi,
+        functionName: "isAuthorizedOrOwner",
+        args: [caller, agentId],
+      }),
+      ctx.publicClient.readContract({
+        address: identity,
+        abi: identityRegistryAbi,
+        functionName: "getAgentWallet",
+        args: [agentId],
+      }),
     ]);
   } catch (error) {
     const e = toChainError(error, "IdentityRegistry.isAuthorizedOrOwner");
-    if (e.kind === "revert") throw new ChainError("precondition", `unknown agent ${agentId}: no such agent in the identity registry ${identity}`);
+    if (e.kind === "revert")
+      throw new ChainError(
+        "precondition",
+        `unknown agent ${agentId}: no such agent in the identity registry ${identity}`,
+      );
     throw e;
   }
   if (!authorized && getAddress(wallet) !== getAddress(caller)) {
-    throw new ChainError("precondition", `${caller} does not control agent ${agentId} (not its owner, approved, operator or agent wallet)`);
+    throw new ChainError(
+      "precondition",
+      `${caller} does not control agent ${agentId} (not its owner, approved, operator or agent wallet)`,
+    );
   }
 }
 
-export async function requestResolution(ctx: ChainContext, market: Address, marketId: bigint): Promise<TxInfo & { status: string }> {
+export async function requestResolution(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<TxInfo & { status: string }> {
   const state = await readMarketState(ctx, market, marketId, { reputation: false });
-  if (state.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${state.statusName}: resolution was already requested or the market is settled`);
+  if (state.statusName !== "Open")
+    throw new ChainError(
+      "precondition",
+      `market ${marketId} is ${state.statusName}: resolution was already requested or the market is settled`,
+    );
   const now = (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
-  if (now < state.deadline) throw new ChainError("precondition", `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has not been reached`);
+  if (now < state.deadline)
+    throw new ChainError(
+      "precondition",
+      `market ${marketId}: the deadline ${new Date(Number(state.deadline) * 1000).toISOString()} has not been reached`,
+    );
   const { hash, receipt } = await sendContractTx(ctx, {
     address: market,
     abi: resolutionMarketAbi,
@@ -187,11 +283,24 @@ export async function requestResolution(ctx: ChainContext, market: Address, mark
 
 export async function withdraw(ctx: ChainContext, market: Address): Promise<TxInfo & { amount: bigint }> {
   const { account } = requireWallet(ctx);
-  const pending = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "pendingWithdrawal", args: [account.address] }).catch((e: unknown) => {
-    throw toChainError(e, "ResolutionMarket.pendingWithdrawal");
-  });
+  const pending = await ctx.publicClient
+    .readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "pendingWithdrawal",
+      args: [account.address],
+    })
+    .catch((e: unknown) => {
+      throw toChainError(e, "ResolutionMarket.pendingWithdrawal");
+    });
   if (pending === 0n) throw new ChainError("precondition", `nothing to withdraw for ${account.address}`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "withdraw", args: [], label: "ResolutionMarket.withdraw" });
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName: "withdraw",
+    args: [],
+    label: "ResolutionMarket.withdraw",
+  });
   const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "Withdrawal", logs: receipt.logs });
   return { txHash: hash, blockNumber: receipt.blockNumber, amount: event?.args.amount ?? pending };
 }
@@ -200,19 +309,28 @@ export async function withdraw(ctx: ChainContext, market: Address): Promise<TxIn
 export async function requireResolver(ctx: ChainContext, market: Address, marketId: bigint): Promise<void> {
   const { account } = requireWallet(ctx);
   const ok = await readMarket(ctx, market, "isResolverFor", [account.address, marketId]);
-  if (!ok) throw new ChainError("precondition", `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`);
+  if (!ok)
+    throw new ChainError(
+      "precondition",
+      `${account.address} is not a resolver active for market ${marketId} on ${market} (a resolver queued after the market was created must wait for its timelock)`,
+    );
 }
 
 /** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
 export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
   const { account } = requireWallet(ctx);
   const activeFrom = await readMarket(ctx, market, "resolverActiveFrom", [account.address]);
-  if (activeFrom === 0n) throw new ChainError("precondition", `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`);
+  if (activeFrom === 0n)
+    throw new ChainError(
+      "precondition",
+      `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`,
+    );
   return { activeFrom };
 }
 
 /** "open", "track record: ≥ 3 settled, correctness ≥ 70", "allow-list". */
 export function admissionRule(c: Pick<MarketConfigView, "admission" | "minSettled" | "minCorrectness">): string {
-  if (c.admission === "track-record") return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}`;
+  if (c.admission === "track-record")
+    return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}`;
   return c.admission;
 }

@@ -16,7 +16,12 @@ const SETTLEMENTS = ["pending", "payout", "refund"] as const;
 
 type BettingAbi = typeof bettingMarketAbi;
 
-function read<F extends ViewFunctionName<BettingAbi>>(ctx: ChainContext, betting: Address, functionName: F, args: ViewArgs<BettingAbi, F>): Promise<ViewResult<BettingAbi, F>> {
+function read<F extends ViewFunctionName<BettingAbi>>(
+  ctx: ChainContext,
+  betting: Address,
+  functionName: F,
+  args: ViewArgs<BettingAbi, F>,
+): Promise<ViewResult<BettingAbi, F>> {
   return readView(ctx, viewCall(betting, bettingMarketAbi, functionName, args), `BettingMarket.${functionName}`);
 }
 
@@ -32,34 +37,87 @@ export interface BetPosition {
   pool: { yes: bigint; no: bigint };
 }
 
-export async function betPosition(ctx: ChainContext, betting: Address, marketId: bigint, bettor: Address): Promise<BetPosition> {
+export async function betPosition(
+  ctx: ChainContext,
+  betting: Address,
+  marketId: bigint,
+  bettor: Address,
+): Promise<BetPosition> {
   const [[yesStake, noStake, claimed], claimable, [settlement, outcome], [yes, no]] = await Promise.all([
     read(ctx, betting, "getPosition", [marketId, bettor]),
     read(ctx, betting, "claimable", [marketId, bettor]),
     read(ctx, betting, "settlementOf", [marketId]),
     read(ctx, betting, "getPool", [marketId]),
   ]);
-  return { yesStake, noStake, claimed, claimable, settlement: SETTLEMENTS[Number(settlement)] ?? "pending", outcome, pool: { yes, no } };
+  return {
+    yesStake,
+    noStake,
+    claimed,
+    claimable,
+    settlement: SETTLEMENTS[Number(settlement)] ?? "pending",
+    outcome,
+    pool: { yes, no },
+  };
 }
 
 /** Checks the market is Open before betting; the contract checks the deadline. */
-export async function placeBet(ctx: ChainContext, betting: Address, market: Address, marketId: bigint, side: BetSide, amount: bigint): Promise<{ txHash: Hex; blockNumber: bigint; positionOnSide: bigint; poolOnSide: bigint }> {
+export async function placeBet(
+  ctx: ChainContext,
+  betting: Address,
+  market: Address,
+  marketId: bigint,
+  side: BetSide,
+  amount: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint; positionOnSide: bigint; poolOnSide: bigint }> {
   requireWallet(ctx);
   const status = await readMarketStatus(ctx, market, marketId);
-  if (status.statusName !== "Open") throw new ChainError("precondition", `market ${marketId} is ${status.statusName}: betting is closed`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: betting, abi: bettingMarketAbi, functionName: "bet", args: [marketId, SIDE_CODE[side]], value: amount, label: "BettingMarket.bet" });
+  if (status.statusName !== "Open")
+    throw new ChainError("precondition", `market ${marketId} is ${status.statusName}: betting is closed`);
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: betting,
+    abi: bettingMarketAbi,
+    functionName: "bet",
+    args: [marketId, SIDE_CODE[side]],
+    value: amount,
+    label: "BettingMarket.bet",
+  });
   const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "BetPlaced", logs: receipt.logs });
-  return { txHash: hash, blockNumber: receipt.blockNumber, positionOnSide: ev?.args.positionOnSide ?? 0n, poolOnSide: ev?.args.poolOnSide ?? 0n };
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    positionOnSide: ev?.args.positionOnSide ?? 0n,
+    poolOnSide: ev?.args.poolOnSide ?? 0n,
+  };
 }
 
 /** Claims a payout or refund; refused before sending while the market is not final or nothing is owed. */
-export async function claimBet(ctx: ChainContext, betting: Address, marketId: bigint): Promise<{ txHash: Hex; blockNumber: bigint; amount: bigint; refund: boolean }> {
+export async function claimBet(
+  ctx: ChainContext,
+  betting: Address,
+  marketId: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint; amount: bigint; refund: boolean }> {
   const { account } = requireWallet(ctx);
   const pos = await betPosition(ctx, betting, marketId, getAddress(account.address));
-  if (pos.settlement === "pending") throw new ChainError("precondition", `market ${marketId} is not final yet (a proposal or a dispute is still open): claims wait for finalization`);
+  if (pos.settlement === "pending")
+    throw new ChainError(
+      "precondition",
+      `market ${marketId} is not final yet (a proposal or a dispute is still open): claims wait for finalization`,
+    );
   if (pos.claimed) throw new ChainError("precondition", `${account.address} already claimed on market ${marketId}`);
-  if (pos.claimable === 0n) throw new ChainError("precondition", `nothing to claim on market ${marketId} for ${account.address}`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: betting, abi: bettingMarketAbi, functionName: "claim", args: [marketId], label: "BettingMarket.claim" });
+  if (pos.claimable === 0n)
+    throw new ChainError("precondition", `nothing to claim on market ${marketId} for ${account.address}`);
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: betting,
+    abi: bettingMarketAbi,
+    functionName: "claim",
+    args: [marketId],
+    label: "BettingMarket.claim",
+  });
   const [ev] = parseEventLogs({ abi: bettingMarketAbi, eventName: "Claimed", logs: receipt.logs });
-  return { txHash: hash, blockNumber: receipt.blockNumber, amount: ev?.args.amount ?? pos.claimable, refund: ev?.args.refund ?? pos.settlement === "refund" };
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    amount: ev?.args.amount ?? pos.claimable,
+    refund: ev?.args.refund ?? pos.settlement === "refund",
+  };
 }

@@ -51,7 +51,8 @@ export interface RetryOptions {
 
 const RETRY_STATUS = new Set([408, 429, 502, 503, 504]);
 const RETRY_RPC_CODES = new Set([-32005, 429, -32007]);
-const DUPLICATE_TX = /already known|known transaction|already imported|nonce too low|replacement transaction underpriced/i;
+const DUPLICATE_TX =
+  /already known|known transaction|already imported|nonce too low|replacement transaction underpriced/i;
 
 type FetchFn = typeof fetch;
 
@@ -88,14 +89,19 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
   return async (input, init) => {
     const body = parseBody(init);
     const single = Array.isArray(body) ? undefined : body;
-    const rawTx = single?.method === "eth_sendRawTransaction" && typeof single.params?.[0] === "string" ? (single.params[0] as Hex) : undefined;
+    const rawTx =
+      single?.method === "eth_sendRawTransaction" && typeof single.params?.[0] === "string"
+        ? (single.params[0] as Hex)
+        : undefined;
     let ambiguous = false;
 
     /** One attempt: a Response to hand to viem, or a TransientRpcFailure. */
     async function once(): Promise<Response> {
       let response: Response;
       try {
-        const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+        const signal = init?.signal
+          ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs);
         response = await inner(input, { ...init, signal });
       } catch (error) {
         if (init?.signal?.aborted) throw error;
@@ -125,13 +131,25 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
         parsed = undefined;
       }
       const err = parsed && !Array.isArray(parsed) ? parsed.error : undefined;
-      if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code)) throw new TransientRpcFailure(`JSON-RPC ${err.code}`);
-      if (err && rawTx !== undefined && ambiguous && typeof err.message === "string" && DUPLICATE_TX.test(err.message)) {
+      if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code))
+        throw new TransientRpcFailure(`JSON-RPC ${err.code}`);
+      if (
+        err &&
+        rawTx !== undefined &&
+        ambiguous &&
+        typeof err.message === "string" &&
+        DUPLICATE_TX.test(err.message)
+      ) {
         // An earlier attempt may have reached the node: if it has our transaction, that attempt succeeded.
         const hash = keccak256(rawTx);
         const lookup = await inner(input, {
           ...init,
-          body: JSON.stringify({ jsonrpc: "2.0", id: single?.id ?? 1, method: "eth_getTransactionByHash", params: [hash] }),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: single?.id ?? 1,
+            method: "eth_getTransactionByHash",
+            params: [hash],
+          }),
           signal: AbortSignal.timeout(timeoutMs),
         });
         const found = (await lookup.json()) as { result?: unknown };
@@ -150,10 +168,12 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
         attempts: retries + 1,
         delayMs: { baseMs: base, maxMs: cap },
         retryable: (error) => error instanceof TransientRpcFailure,
-        onRetry: ({ attempt, error, delayMs }) => options.onRetry?.({ attempt, reason: (error as TransientRpcFailure).reason, delayMs }),
+        onRetry: ({ attempt, error, delayMs }) =>
+          options.onRetry?.({ attempt, reason: (error as TransientRpcFailure).reason, delayMs }),
       });
     } catch (error) {
-      if (error instanceof TransientRpcFailure) throw new ChainError("rpc", `RPC request failed after ${retries + 1} attempts (${error.reason})`);
+      if (error instanceof TransientRpcFailure)
+        throw new ChainError("rpc", `RPC request failed after ${retries + 1} attempts (${error.reason})`);
       throw error;
     }
   };
@@ -200,7 +220,12 @@ function chainFor(chainId: number, rpcUrl: string): Chain {
   const known = [hardhat, sepolia, mainnet].find((c) => c.id === chainId);
   const rpcUrls = { default: { http: [rpcUrl] } };
   if (known) return { ...known, rpcUrls };
-  return defineChain({ id: chainId, name: `chain-${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls });
+  return defineChain({
+    id: chainId,
+    name: `chain-${chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls,
+  });
 }
 
 /** Connects to `rpcUrl`, detects the chain id, and builds the clients. */
@@ -213,11 +238,23 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
     chainId = await probe.getChainId();
   } catch (error) {
     const inner = findCause(error, (e): e is ChainError => e instanceof ChainError);
-    const detail = inner instanceof ChainError ? inner.message : error instanceof BaseError ? error.shortMessage : error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new ChainError("rpc", `cannot reach the RPC endpoint ${redactUrl(options.rpcUrl)}: ${detail}`, { cause: error });
+    const detail =
+      inner instanceof ChainError
+        ? inner.message
+        : error instanceof BaseError
+          ? error.shortMessage
+          : error instanceof Error
+            ? error.message.split("\n")[0]
+            : String(error);
+    throw new ChainError("rpc", `cannot reach the RPC endpoint ${redactUrl(options.rpcUrl)}: ${detail}`, {
+      cause: error,
+    });
   }
   if (options.expectedChainId !== undefined && options.expectedChainId !== chainId) {
-    throw new ChainError("precondition", `the RPC endpoint is on chain ${chainId}, the deployment file is for chain ${options.expectedChainId}`);
+    throw new ChainError(
+      "precondition",
+      `the RPC endpoint is on chain ${chainId}, the deployment file is for chain ${options.expectedChainId}`,
+    );
   }
   const chain = chainFor(chainId, options.rpcUrl);
   const pollingInterval = options.pollingIntervalMs ?? (LOCAL_CHAIN_IDS.has(chainId) ? 100 : 1_000);
@@ -235,9 +272,15 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
 }
 
 /** The wallet part of a context, or a precondition error naming what is missing. */
-export function requireWallet(ctx: ChainContext): { walletClient: WalletClient<Transport, Chain, Account>; account: PrivateKeyAccount } {
+export function requireWallet(ctx: ChainContext): {
+  walletClient: WalletClient<Transport, Chain, Account>;
+  account: PrivateKeyAccount;
+} {
   if (!ctx.walletClient || !ctx.account) {
-    throw new ChainError("precondition", "this command sends a transaction: give a key with --private-key or PRIVATE_KEY");
+    throw new ChainError(
+      "precondition",
+      "this command sends a transaction: give a key with --private-key or PRIVATE_KEY",
+    );
   }
   return { walletClient: ctx.walletClient, account: ctx.account };
 }
@@ -246,7 +289,11 @@ export function requireWallet(ctx: ChainContext): { walletClient: WalletClient<T
  * A context over an EIP-1193 provider (e.g. Hardhat's in-process network) instead of an RPC URL.
  * No retrying: there is no transport to fail.
  */
-export async function connectProvider(options: { provider: unknown; privateKey?: Hex; pollingIntervalMs?: number }): Promise<ChainContext> {
+export async function connectProvider(options: {
+  provider: unknown;
+  privateKey?: Hex;
+  pollingIntervalMs?: number;
+}): Promise<ChainContext> {
   const transport = custom(options.provider as EIP1193Provider, { retryCount: 0 });
   const chainId = await createPublicClient({ transport }).getChainId();
   const chain = chainFor(chainId, "http://in-process.invalid");
@@ -254,12 +301,27 @@ export async function connectProvider(options: { provider: unknown; privateKey?:
   const publicClient = createPublicClient({ chain, transport, pollingInterval }) as PublicClient<Transport, Chain>;
   const account = options.privateKey !== undefined ? privateKeyToAccount(options.privateKey) : undefined;
   const walletClient = account ? createWalletClient({ chain, transport, account, pollingInterval }) : undefined;
-  return { chainId, chain, publicClient, ...(walletClient ? { walletClient } : {}), ...(account ? { account } : {}), nonces: new NonceQueue() };
+  return {
+    chainId,
+    chain,
+    publicClient,
+    ...(walletClient ? { walletClient } : {}),
+    ...(account ? { account } : {}),
+    nonces: new NonceQueue(),
+  };
 }
 
 /** The same chain and clients with another key (its own nonce queue). */
 export function withKey(ctx: ChainContext, privateKey: Hex): ChainContext {
   const account = privateKeyToAccount(privateKey);
-  const walletClient = createWalletClient({ chain: ctx.chain, transport: custom({ request: (args: Parameters<ChainContext["publicClient"]["request"]>[0]) => ctx.publicClient.request(args) }, { retryCount: 0 }), account, pollingInterval: ctx.publicClient.pollingInterval });
+  const walletClient = createWalletClient({
+    chain: ctx.chain,
+    transport: custom(
+      { request: (args: Parameters<ChainContext["publicClient"]["request"]>[0]) => ctx.publicClient.request(args) },
+      { retryCount: 0 },
+    ),
+    account,
+    pollingInterval: ctx.publicClient.pollingInterval,
+  });
   return { ...ctx, account, walletClient, nonces: new NonceQueue() };
 }

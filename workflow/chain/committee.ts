@@ -16,16 +16,32 @@ import { VERDICT_CODE } from "../settle/reports.js";
  * A CommitteeArbiter member's vote on a disputed market (the market's own arbiter). When the votes for one verdict
  * reach the threshold the committee rules and the market is finalized with that verdict.
  */
-export async function committeeVote(ctx: ChainContext, market: Address, marketId: bigint, verdict: VerdictKind): Promise<{ txHash: Hex; blockNumber: bigint; arbiter: Address; status: string; threshold: bigint }> {
+export async function committeeVote(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  verdict: VerdictKind,
+): Promise<{ txHash: Hex; blockNumber: bigint; arbiter: Address; status: string; threshold: bigint }> {
   const { account } = requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Disputed"], "only a disputed market is voted on");
   const { arbiter } = await getMarketConfig(ctx, market, marketId);
-  const readArbiter = async <F extends ViewFunctionName<typeof committeeArbiterAbi>>(functionName: F, args: ViewArgs<typeof committeeArbiterAbi, F>): Promise<ViewResult<typeof committeeArbiterAbi, F>> => {
+  const readArbiter = async <F extends ViewFunctionName<typeof committeeArbiterAbi>>(
+    functionName: F,
+    args: ViewArgs<typeof committeeArbiterAbi, F>,
+  ): Promise<ViewResult<typeof committeeArbiterAbi, F>> => {
     try {
-      return await readView(ctx, viewCall(arbiter, committeeArbiterAbi, functionName, args), `CommitteeArbiter.${functionName}`);
+      return await readView(
+        ctx,
+        viewCall(arbiter, committeeArbiterAbi, functionName, args),
+        `CommitteeArbiter.${functionName}`,
+      );
     } catch (error) {
       const e = toChainError(error, `CommitteeArbiter.${functionName}`);
-      if (e.kind === "revert") throw new ChainError("precondition", `market ${marketId}'s arbiter ${arbiter} is not a CommitteeArbiter (${e.message})`);
+      if (e.kind === "revert")
+        throw new ChainError(
+          "precondition",
+          `market ${marketId}'s arbiter ${arbiter} is not a CommitteeArbiter (${e.message})`,
+        );
       throw e;
     }
   };
@@ -36,7 +52,13 @@ export async function committeeVote(ctx: ChainContext, market: Address, marketId
   ]);
   if (!member) throw new ChainError("precondition", `${account.address} is not a member of the committee ${arbiter}`);
   if (voted) throw new ChainError("precondition", `${account.address} already voted on market ${marketId}`);
-  const { hash, receipt } = await sendContractTx(ctx, { address: arbiter, abi: committeeArbiterAbi, functionName: "vote", args: [market, marketId, VERDICT_CODE[verdict]], label: "CommitteeArbiter.vote" });
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: arbiter,
+    abi: committeeArbiterAbi,
+    functionName: "vote",
+    args: [market, marketId, VERDICT_CODE[verdict]],
+    label: "CommitteeArbiter.vote",
+  });
   const after = await readMarketStatus(ctx, market, marketId);
   return { txHash: hash, blockNumber: receipt.blockNumber, arbiter, status: after.statusName, threshold };
 }

@@ -8,7 +8,15 @@
  * Metadata: what the KeystoneForwarder hands the receiver, `workflowId | workflowName (10 bytes) | workflowOwner`
  * followed by a 2-byte report id.
  */
-import { decodeAbiParameters, encodeAbiParameters, encodePacked, getAddress, parseAbiParameters, type Address, type Hex } from "viem";
+import {
+  decodeAbiParameters,
+  encodeAbiParameters,
+  encodePacked,
+  getAddress,
+  parseAbiParameters,
+  type Address,
+  type Hex,
+} from "viem";
 
 /** `IResolutionMarket.Verdict`. */
 export const VERDICT = { no: 0, yes: 1, invalid: 2 } as const;
@@ -41,12 +49,16 @@ export const CRE_REPORT_PARAMS = parseAbiParameters(
 );
 
 function checkReport(r: CreReport): void {
-  if (!Object.values<number>(VERDICT).includes(r.verdict)) throw new RangeError(`verdict ${r.verdict} is not 0 (no), 1 (yes) or 2 (invalid)`);
+  if (!Object.values<number>(VERDICT).includes(r.verdict))
+    throw new RangeError(`verdict ${r.verdict} is not 0 (no), 1 (yes) or 2 (invalid)`);
   r.reports.forEach((w, i) => {
-    if (!Object.values<number>(ANSWER).includes(w.answer)) throw new RangeError(`reports[${i}].answer ${w.answer} is not an Answer`);
-    if (!Number.isInteger(w.confidenceBps) || w.confidenceBps < 0 || w.confidenceBps > 0xffff) throw new RangeError(`reports[${i}].confidenceBps ${w.confidenceBps} is not a uint16`);
+    if (!Object.values<number>(ANSWER).includes(w.answer))
+      throw new RangeError(`reports[${i}].answer ${w.answer} is not an Answer`);
+    if (!Number.isInteger(w.confidenceBps) || w.confidenceBps < 0 || w.confidenceBps > 0xffff)
+      throw new RangeError(`reports[${i}].confidenceBps ${w.confidenceBps} is not a uint16`);
     for (const k of ["resQuality", "srcQuality", "analysisDepth"] as const) {
-      if (!Number.isInteger(w[k]) || w[k] < 0 || w[k] > 0xff) throw new RangeError(`reports[${i}].${k} ${w[k]} is not a uint8`);
+      if (!Number.isInteger(w[k]) || w[k] < 0 || w[k] > 0xff)
+        throw new RangeError(`reports[${i}].${k} ${w[k]} is not a uint8`);
     }
   });
 }
@@ -67,11 +79,19 @@ export function encodeCreReport(report: CreReport): Hex {
 
 /** The inverse of `encodeCreReport` (no canonicality check: the receiver does that). */
 export function decodeCreReport(data: Hex): CreReport {
-  const [chainId, market, marketId, verdict, reports, bundleHash, bundleURI] = decodeAbiParameters(CRE_REPORT_PARAMS, data);
+  const [chainId, market, marketId, verdict, reports, bundleHash, bundleURI] = decodeAbiParameters(
+    CRE_REPORT_PARAMS,
+    data,
+  );
   return { chainId, market, marketId, verdict, reports: reports.map((w) => ({ ...w })), bundleHash, bundleURI };
 }
 
 /** The metadata the KeystoneForwarder passes: `workflowId | workflowName | workflowOwner | reportId`. */
-export function encodeCreMetadata(workflowId: Hex, workflowName: Hex, workflowOwner: Address, reportId: Hex = "0x0001"): Hex {
+export function encodeCreMetadata(
+  workflowId: Hex,
+  workflowName: Hex,
+  workflowOwner: Address,
+  reportId: Hex = "0x0001",
+): Hex {
   return encodePacked(["bytes32", "bytes10", "address", "bytes2"], [workflowId, workflowName, workflowOwner, reportId]);
 }

@@ -40,7 +40,11 @@ interface JournalFile {
  * The journal in `path` for `chainId` and `deployer` (a journal of another chain or deployer is refused, not
  * mixed in). `done()` removes the file once the deployment file is written.
  */
-export function fileDeployJournal(path: string, chainId: number, deployer: Address): DeployJournal & { resumed: ContractName[]; done(): void } {
+export function fileDeployJournal(
+  path: string,
+  chainId: number,
+  deployer: Address,
+): DeployJournal & { resumed: ContractName[]; done(): void } {
   let state: JournalFile = { chainId, deployer: getAddress(deployer), contracts: {} };
   if (existsSync(path)) {
     let parsed: JournalFile;
@@ -50,7 +54,10 @@ export function fileDeployJournal(path: string, chainId: number, deployer: Addre
       throw new ChainError("precondition", `${path} is not a readable deploy journal: delete it to start over`);
     }
     if (parsed.chainId !== chainId || getAddress(parsed.deployer) !== state.deployer) {
-      throw new ChainError("precondition", `${path} records a deployment on chain ${parsed.chainId} by ${parsed.deployer}, not chain ${chainId} by ${state.deployer}: delete it or choose --out`);
+      throw new ChainError(
+        "precondition",
+        `${path} records a deployment on chain ${parsed.chainId} by ${parsed.deployer}, not chain ${chainId} by ${state.deployer}: delete it or choose --out`,
+      );
     }
     state = { ...state, contracts: parsed.contracts ?? {} };
   }

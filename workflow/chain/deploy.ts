@@ -6,15 +6,30 @@
  * On chains where the canonical ERC-8004 singletons exist (Sepolia and other testnets, mainnets)
  * they are used by default and only our markets are deployed; `ownRegistries` deploys ours.
  */
-import { encodeDeployData, getAddress, isAddress, keccak256, type Abi, type Address, type ContractConstructorArgs, type Hex } from "viem";
-import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
+import {
+  encodeDeployData,
+  getAddress,
+  isAddress,
+  keccak256,
+  type Abi,
+  type Address,
+  type ContractConstructorArgs,
+  type Hex,
+} from "viem";
+import {
+  bettingMarketAbi,
+  committeeArbiterAbi,
+  creReceiverAbi,
+  identityRegistryAbi,
+  reputationRegistryAbi,
+  resolutionMarketAbi,
+} from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import type { DeployJournal } from "./deploy-journal.js";
 import { ChainError, toChainError } from "./errors.js";
 import { getDefaults, readMarket } from "./lifecycle.js";
 import { sendContractTx } from "./writer.js";
-
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
 export const CANONICAL_REGISTRIES = {
@@ -99,10 +114,15 @@ async function hasCode(ctx: ChainContext, address: Address): Promise<boolean> {
 }
 
 /** The canonical registries when both have code on this chain, else undefined. */
-export async function detectCanonicalRegistries(ctx: ChainContext): Promise<{ identityRegistry: Address; reputationRegistry: Address; kind: "testnet" | "mainnet" } | undefined> {
+export async function detectCanonicalRegistries(
+  ctx: ChainContext,
+): Promise<{ identityRegistry: Address; reputationRegistry: Address; kind: "testnet" | "mainnet" } | undefined> {
   for (const kind of ["testnet", "mainnet"] as const) {
     const set = CANONICAL_REGISTRIES[kind];
-    const [identity, reputation] = await Promise.all([hasCode(ctx, set.identityRegistry), hasCode(ctx, set.reputationRegistry)]);
+    const [identity, reputation] = await Promise.all([
+      hasCode(ctx, set.identityRegistry),
+      hasCode(ctx, set.reputationRegistry),
+    ]);
     if (identity && reputation) return { ...set, kind };
   }
   return undefined;
@@ -118,8 +138,18 @@ function creationInput(name: ContractName, abi: Abi, args: readonly unknown[]): 
  * Deploys `name` with `args` (typed by the constructor of `abi`): estimate (decoded constructor reverts) →
  * nonce-serialised send → receipt. The implementation hands viem a plain `Abi` (see reads.ts).
  */
-export function deployContract<const A extends Abi>(ctx: ChainContext, name: ContractName, abi: A, args: ContractConstructorArgs<A>): Promise<DeployedContract>;
-export async function deployContract(ctx: ChainContext, name: ContractName, abi: Abi, args: readonly unknown[]): Promise<DeployedContract> {
+export function deployContract<const A extends Abi>(
+  ctx: ChainContext,
+  name: ContractName,
+  abi: A,
+  args: ContractConstructorArgs<A>,
+): Promise<DeployedContract>;
+export async function deployContract(
+  ctx: ChainContext,
+  name: ContractName,
+  abi: Abi,
+  args: readonly unknown[],
+): Promise<DeployedContract> {
   const { walletClient, account } = requireWallet(ctx);
   const { bytecode } = loadArtifact(name);
   const data = encodeDeployData({ abi, bytecode, args });
@@ -144,9 +174,19 @@ export async function deployContract(ctx: ChainContext, name: ContractName, abi:
   const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash }).catch((e: unknown) => {
     throw toChainError(e, `${label} (waiting for ${hash})`);
   });
-  if (receipt.status !== "success" || !receipt.contractAddress) throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
-  const constructorArgs = JSON.parse(JSON.stringify(args, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v))) as unknown[];
-  return { address: getAddress(receipt.contractAddress), blockNumber: Number(receipt.blockNumber), txHash: hash, gasUsed: receipt.gasUsed.toString(), constructorArgs, source: "deployed" };
+  if (receipt.status !== "success" || !receipt.contractAddress)
+    throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
+  const constructorArgs = JSON.parse(
+    JSON.stringify(args, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
+  ) as unknown[];
+  return {
+    address: getAddress(receipt.contractAddress),
+    blockNumber: Number(receipt.blockNumber),
+    txHash: hash,
+    gasUsed: receipt.gasUsed.toString(),
+    constructorArgs,
+    source: "deployed",
+  };
 }
 
 /**
@@ -158,7 +198,11 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   const { account } = requireWallet(ctx);
   const progress = options.onProgress ?? (() => undefined);
   const stepDone = options.afterStep ?? (() => undefined);
-  const deploy = async <const A extends Abi>(name: ContractName, abi: A, args: ContractConstructorArgs<A>): Promise<DeployedContract> => {
+  const deploy = async <const A extends Abi>(
+    name: ContractName,
+    abi: A,
+    args: ContractConstructorArgs<A>,
+  ): Promise<DeployedContract> => {
     const input = creationInput(name, abi, args);
     const recorded = options.journal?.get(name);
     let contract: DeployedContract;
@@ -178,9 +222,18 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   if (given && (options.identityRegistry === undefined || options.reputationRegistry === undefined)) {
     throw new ChainError("precondition", "give both --identity and --reputation, or neither");
   }
-  if (given && options.ownRegistries) throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
-  if (options.arbiter !== undefined && options.committee !== undefined) throw new ChainError("precondition", "give an arbiter or a committee, not both");
-  for (const a of [options.identityRegistry, options.reputationRegistry, options.forwarder, options.arbiter, ...(options.resolvers ?? []), ...(options.committee?.members ?? [])]) {
+  if (given && options.ownRegistries)
+    throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
+  if (options.arbiter !== undefined && options.committee !== undefined)
+    throw new ChainError("precondition", "give an arbiter or a committee, not both");
+  for (const a of [
+    options.identityRegistry,
+    options.reputationRegistry,
+    options.forwarder,
+    options.arbiter,
+    ...(options.resolvers ?? []),
+    ...(options.committee?.members ?? []),
+  ]) {
     if (a !== undefined && !isAddress(a)) throw new ChainError("precondition", `not an address: ${a}`);
   }
 
@@ -189,8 +242,12 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   let registries: Deployment["registries"];
   if (given) {
     const [i, r] = [getAddress(options.identityRegistry as Address), getAddress(options.reputationRegistry as Address)];
-    for (const [label, a] of [["identity registry", i], ["reputation registry", r]] as const) {
-      if (!(await hasCode(ctx, a))) throw new ChainError("precondition", `no contract at the ${label} address ${a} on chain ${ctx.chainId}`);
+    for (const [label, a] of [
+      ["identity registry", i],
+      ["reputation registry", r],
+    ] as const) {
+      if (!(await hasCode(ctx, a)))
+        throw new ChainError("precondition", `no contract at the ${label} address ${a} on chain ${ctx.chainId}`);
     }
     identity = { address: i, source: "existing" };
     reputation = { address: r, source: "existing" };
@@ -210,18 +267,42 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     }
   }
 
-  const market = await deploy("ResolutionMarket", resolutionMarketAbi, [identity.address, reputation.address, account.address]);
-  const contracts: Deployment["contracts"] = { IdentityRegistry: identity, ReputationRegistry: reputation, ResolutionMarket: market };
+  const market = await deploy("ResolutionMarket", resolutionMarketAbi, [
+    identity.address,
+    reputation.address,
+    account.address,
+  ]);
+  const contracts: Deployment["contracts"] = {
+    IdentityRegistry: identity,
+    ReputationRegistry: reputation,
+    ResolutionMarket: market,
+  };
 
   if (options.betting ?? true) {
     contracts.BettingMarket = await deploy("BettingMarket", bettingMarketAbi, [market.address]);
   }
-  const resolvers = [...new Set((options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) => getAddress(a)))];
+  const resolvers = [
+    ...new Set(
+      (options.resolvers && options.resolvers.length > 0 ? options.resolvers : [account.address]).map((a) =>
+        getAddress(a),
+      ),
+    ),
+  ];
   if (options.forwarder !== undefined) {
     // The workflow settings are the constructor's (in force at once); later changes wait the receiver's 2-day timelock.
     const wf = options.creWorkflow ?? {};
-    const workflowConfig = { workflowIds: wf.ids ?? [], workflowOwner: wf.owner ?? "0x0000000000000000000000000000000000000000", workflowName: wf.name ?? "0x00000000000000000000", allowAnyWorkflow: wf.allowAny ?? false };
-    const receiver = await deploy("CREReceiver", creReceiverAbi, [market.address, getAddress(options.forwarder), account.address, workflowConfig]);
+    const workflowConfig = {
+      workflowIds: wf.ids ?? [],
+      workflowOwner: wf.owner ?? "0x0000000000000000000000000000000000000000",
+      workflowName: wf.name ?? "0x00000000000000000000",
+      allowAnyWorkflow: wf.allowAny ?? false,
+    };
+    const receiver = await deploy("CREReceiver", creReceiverAbi, [
+      market.address,
+      getAddress(options.forwarder),
+      account.address,
+      workflowConfig,
+    ]);
     contracts.CREReceiver = { ...receiver, forwarder: getAddress(options.forwarder) };
     resolvers.push(receiver.address);
   }
@@ -232,26 +313,47 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     const activeFrom = await readMarket(ctx, market.address, "resolverActiveFrom", [resolver]);
     if (activeFrom === 0n) {
       progress(`queueing resolver ${resolver}`);
-      await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueResolver", args: [resolver], label: "ResolutionMarket.queueResolver" });
+      await sendContractTx(ctx, {
+        address: market.address,
+        abi: resolutionMarketAbi,
+        functionName: "queueResolver",
+        args: [resolver],
+        label: "ResolutionMarket.queueResolver",
+      });
     }
     stepDone(`queueResolver ${resolver}`);
   }
   let arbiter: Address;
   if (options.arbiter !== undefined) {
     arbiter = getAddress(options.arbiter);
-    if (!(await hasCode(ctx, arbiter))) throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
+    if (!(await hasCode(ctx, arbiter)))
+      throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
   } else {
     const members = [...new Set((options.committee?.members ?? [account.address]).map((a) => getAddress(a)))];
     const threshold = options.committee?.threshold ?? 1;
-    if (threshold < 1 || threshold > members.length) throw new ChainError("precondition", `committee threshold ${threshold} must be from 1 to ${members.length} (its members)`);
+    if (threshold < 1 || threshold > members.length)
+      throw new ChainError(
+        "precondition",
+        `committee threshold ${threshold} must be from 1 to ${members.length} (its members)`,
+      );
     progress(`CommitteeArbiter: ${threshold} of ${members.length}`);
-    const committee = await deploy("CommitteeArbiter", committeeArbiterAbi, [members, BigInt(threshold), [market.address]]);
+    const committee = await deploy("CommitteeArbiter", committeeArbiterAbi, [
+      members,
+      BigInt(threshold),
+      [market.address],
+    ]);
     contracts.CommitteeArbiter = { ...committee, members, threshold };
     arbiter = committee.address;
   }
   if (getAddress((await getDefaults(ctx, market.address)).arbiter) !== getAddress(arbiter)) {
     progress(`setting the default arbiter ${arbiter}`);
-    await sendContractTx(ctx, { address: market.address, abi: resolutionMarketAbi, functionName: "queueDefaultArbiter", args: [arbiter], label: "ResolutionMarket.queueDefaultArbiter" });
+    await sendContractTx(ctx, {
+      address: market.address,
+      abi: resolutionMarketAbi,
+      functionName: "queueDefaultArbiter",
+      args: [arbiter],
+      label: "ResolutionMarket.queueDefaultArbiter",
+    });
   }
   stepDone("queueDefaultArbiter");
   return {

@@ -5,14 +5,16 @@
  * OpenZeppelin errors they inherit), because an error raised by a registry bubbles up unchanged
  * through the market that called it.
  */
+import { BaseError, ContractFunctionRevertedError, decodeErrorResult, type Abi, type Hex } from "viem";
 import {
-  BaseError,
-  ContractFunctionRevertedError,
-  decodeErrorResult,
-  type Abi,
-  type Hex,
-} from "viem";
-import { bettingMarketAbi, committeeArbiterAbi, creReceiverAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi, umaArbiterAbi } from "./abis.js";
+  bettingMarketAbi,
+  committeeArbiterAbi,
+  creReceiverAbi,
+  identityRegistryAbi,
+  reputationRegistryAbi,
+  resolutionMarketAbi,
+  umaArbiterAbi,
+} from "./abis.js";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -30,7 +32,11 @@ export class ChainError extends Error {
   readonly errorName?: string;
   /** Decoded arguments by name (bigints kept). */
   readonly args?: Record<string, unknown>;
-  constructor(kind: ChainErrorKind, message: string, details: { errorName?: string; args?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    kind: ChainErrorKind,
+    message: string,
+    details: { errorName?: string; args?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "ChainError";
     this.kind = kind;
@@ -39,7 +45,15 @@ export class ChainError extends Error {
   }
 }
 
-const ALL_ABIS: readonly Abi[] = [resolutionMarketAbi, identityRegistryAbi, reputationRegistryAbi, bettingMarketAbi, creReceiverAbi, committeeArbiterAbi, umaArbiterAbi];
+const ALL_ABIS: readonly Abi[] = [
+  resolutionMarketAbi,
+  identityRegistryAbi,
+  reputationRegistryAbi,
+  bettingMarketAbi,
+  creReceiverAbi,
+  committeeArbiterAbi,
+  umaArbiterAbi,
+];
 
 function signatureOf(item: AbiError): string {
   return `${item.name}(${item.inputs.map((i) => i.type).join(",")})`;
@@ -49,7 +63,8 @@ function signatureOf(item: AbiError): string {
 export const allErrorsAbi: readonly AbiError[] = (() => {
   const seen = new Map<string, AbiError>();
   for (const abi of ALL_ABIS) {
-    for (const item of abi) if (item.type === "error" && !seen.has(signatureOf(item))) seen.set(signatureOf(item), item);
+    for (const item of abi)
+      if (item.type === "error" && !seen.has(signatureOf(item))) seen.set(signatureOf(item), item);
   }
   return [...seen.values()];
 })();
@@ -61,7 +76,16 @@ export function withAllErrors<const A extends Abi>(abi: A): A {
 }
 
 /** IResolutionMarket.Status names (v2 appends Proposed and Disputed), for readable WrongStatus errors. */
-export const STATUS_NAMES = ["None", "Open", "ResolutionRequested", "Resolved", "Invalid", "Cancelled", "Proposed", "Disputed"] as const;
+export const STATUS_NAMES = [
+  "None",
+  "Open",
+  "ResolutionRequested",
+  "Resolved",
+  "Invalid",
+  "Cancelled",
+  "Proposed",
+  "Disputed",
+] as const;
 
 function formatValue(name: string, value: unknown): string {
   if (typeof value === "bigint") return value.toString();
@@ -114,7 +138,9 @@ function shortMessage(error: unknown): string {
 export function toChainError(error: unknown, what: string): ChainError {
   if (error instanceof ChainError) return error;
   if (error instanceof BaseError) {
-    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+    const reverted = error.walk(
+      (e) => e instanceof ContractFunctionRevertedError,
+    ) as ContractFunctionRevertedError | null;
     let errorName = reverted?.data?.errorName;
     let args: readonly unknown[] | undefined = reverted?.data?.args as readonly unknown[] | undefined;
     let reason = reverted?.reason;
@@ -136,7 +162,9 @@ export function toChainError(error: unknown, what: string): ChainError {
               /* keep undecoded */
             }
           } else {
-            return new ChainError("revert", `${what} reverted with an unknown error (selector ${data.slice(0, 10)})`, { cause: error });
+            return new ChainError("revert", `${what} reverted with an unknown error (selector ${data.slice(0, 10)})`, {
+              cause: error,
+            });
           }
         }
       }
@@ -144,10 +172,18 @@ export function toChainError(error: unknown, what: string): ChainError {
     if (errorName === "Error" && args?.length === 1) reason = String(args[0]);
     if (errorName !== undefined && errorName !== "Error") {
       const named = namedArgs(errorName, args);
-      return new ChainError("revert", `${what} reverted: ${formatRevert(errorName, named)}`, { errorName, args: named, cause: error });
+      return new ChainError("revert", `${what} reverted: ${formatRevert(errorName, named)}`, {
+        errorName,
+        args: named,
+        cause: error,
+      });
     }
     if (reason !== undefined) {
-      return new ChainError("revert", `${what} reverted: ${reason}`, { errorName: "Error", args: { message: reason }, cause: error });
+      return new ChainError("revert", `${what} reverted: ${reason}`, {
+        errorName: "Error",
+        args: { message: reason },
+        cause: error,
+      });
     }
     if (reverted !== null || /revert/i.test(error.shortMessage)) {
       return new ChainError("revert", `${what} reverted without a reason`, { cause: error });

@@ -32,8 +32,19 @@ export const FEEDBACK_SEAT_MIN_GAS = 700_000n;
 type MarketAbi = typeof resolutionMarketAbi;
 
 /** A ResolutionMarket view, typed by the generated ABI (a wrong name or argument does not compile). */
-export function readMarket<F extends ViewFunctionName<MarketAbi>>(ctx: ChainContext, market: Address, functionName: F, args: ViewArgs<MarketAbi, F>, blockNumber?: bigint): Promise<ViewResult<MarketAbi, F>> {
-  return readView(ctx, viewCall(market, resolutionMarketAbi, functionName, args), `ResolutionMarket.${functionName}`, blockNumber);
+export function readMarket<F extends ViewFunctionName<MarketAbi>>(
+  ctx: ChainContext,
+  market: Address,
+  functionName: F,
+  args: ViewArgs<MarketAbi, F>,
+  blockNumber?: bigint,
+): Promise<ViewResult<MarketAbi, F>> {
+  return readView(
+    ctx,
+    viewCall(market, resolutionMarketAbi, functionName, args),
+    `ResolutionMarket.${functionName}`,
+    blockNumber,
+  );
 }
 
 export interface MarketConfigView {
@@ -101,29 +112,59 @@ export function shapeProposal(p: RawProposal): ProposalView | undefined {
     bond: BigInt(p.bond),
     bundleHash: p.bundleHash,
     bundleURI: p.bundleURI,
-    ...(p.disputer !== zeroAddress ? { dispute: { disputer: getAddress(p.disputer), claimed: VERDICT_NAMES[Number(p.claimed)] ?? "invalid", disputedAt: BigInt(p.disputedAt) } } : {}),
+    ...(p.disputer !== zeroAddress
+      ? {
+          dispute: {
+            disputer: getAddress(p.disputer),
+            claimed: VERDICT_NAMES[Number(p.claimed)] ?? "invalid",
+            disputedAt: BigInt(p.disputedAt),
+          },
+        }
+      : {}),
   };
 }
 
 /** The proposal of a market, or undefined before one. */
-export async function getProposal(ctx: ChainContext, market: Address, marketId: bigint, blockNumber?: bigint): Promise<ProposalView | undefined> {
+export async function getProposal(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  blockNumber?: bigint,
+): Promise<ProposalView | undefined> {
   return shapeProposal(await readMarket(ctx, market, "getProposal", [marketId], blockNumber));
 }
 
 /** The reports posted with the proposal, seat order (from its `ResolutionProposed` event); empty before one. */
-export async function getReports(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<WorkerReport[]> {
+export async function getReports(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  fromBlock = 0n,
+): Promise<WorkerReport[]> {
   const logs = await readLogs(ctx, market, "ResolutionProposed", { fromBlock }, { marketId });
   return (logs.at(-1)?.args.reports ?? []).map(decodeReport);
 }
 
 /** The allow-list a market was created with (its `MarketConfigured` event). */
-export async function getAllowedAgents(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint[]> {
+export async function getAllowedAgents(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  fromBlock = 0n,
+): Promise<bigint[]> {
   const logs = await readLogs(ctx, market, "MarketConfigured", { fromBlock }, { marketId });
   return [...(logs.at(-1)?.args.allowedAgents ?? [])];
 }
 
 /** Whether `agentId` passes the market's admission rule now (the contract's rule, evaluated from its views). */
-export async function isAdmitted(ctx: ChainContext, market: Address, marketId: bigint, agentId: bigint, config?: MarketConfigView, fromBlock = 0n): Promise<boolean> {
+export async function isAdmitted(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  agentId: bigint,
+  config?: MarketConfigView,
+  fromBlock = 0n,
+): Promise<boolean> {
   const c = config ?? (await getMarketConfig(ctx, market, marketId));
   if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId, fromBlock)).includes(agentId);
   if (c.admission === "track-record") {
@@ -143,7 +184,13 @@ export interface ReputationView {
 
 export async function getReputation(ctx: ChainContext, market: Address, agentId: bigint): Promise<ReputationView> {
   const r = await readMarket(ctx, market, "getReputation", [agentId]);
-  return { settled: BigInt(r.settled), correctness: Number(r.correctness), resQuality: Number(r.resQuality), srcQuality: Number(r.srcQuality), analysisDepth: Number(r.analysisDepth) };
+  return {
+    settled: BigInt(r.settled),
+    correctness: Number(r.correctness),
+    resQuality: Number(r.resQuality),
+    srcQuality: Number(r.srcQuality),
+    analysisDepth: Number(r.analysisDepth),
+  };
 }
 
 /** One seat's settlement (WorkerSettled). */
@@ -195,13 +242,25 @@ function seatResults(logs: readonly Log[]): SeatResult[] {
 }
 
 /** The final per-seat results of a market (its WorkerSettled events, seat order); empty before finalization. */
-export async function getSeatResults(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<SeatResult[]> {
+export async function getSeatResults(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  fromBlock = 0n,
+): Promise<SeatResult[]> {
   return seatResults(await readLogs(ctx, market, "WorkerSettled", { fromBlock }, { marketId }));
 }
 
-export async function requireStatus(ctx: ChainContext, market: Address, marketId: bigint, wanted: readonly string[], hint: string): Promise<string> {
+export async function requireStatus(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  wanted: readonly string[],
+  hint: string,
+): Promise<string> {
   const s = await readMarketStatus(ctx, market, marketId);
-  if (!wanted.includes(s.statusName)) throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
+  if (!wanted.includes(s.statusName))
+    throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ${wanted.join(" or ")}: ${hint}`);
   return s.statusName;
 }
 
@@ -219,17 +278,28 @@ function explainWindow(error: unknown, label: string): never {
     CancelWindowOpen: `the cancel window runs until ${at("endsAt")}: a resolver may still propose until then`,
     ArbitrationNotExpired: `the arbiter has until ${at("expiresAt")} to rule`,
   };
-  if (e.errorName !== undefined && text[e.errorName] !== undefined) throw new ChainError("precondition", `${label}: ${text[e.errorName]}`, { errorName: e.errorName, args: a, cause: e });
+  if (e.errorName !== undefined && text[e.errorName] !== undefined)
+    throw new ChainError("precondition", `${label}: ${text[e.errorName]}`, {
+      errorName: e.errorName,
+      args: a,
+      cause: e,
+    });
   throw e;
 }
 
 /** Gas for writes that write ERC-8004 records for up to `seats` seats (finalize, publishFeedback). */
 async function feedbackGas(ctx: ChainContext, label: string, seats: number): Promise<(estimate: bigint) => bigint> {
   const ceiling = await txGasCeiling(ctx);
-  return (estimate) => cappedGas(label, estimate, withHeadroom(estimate) + (seats > 0 ? FEEDBACK_SEAT_MIN_GAS : 0n), ceiling);
+  return (estimate) =>
+    cappedGas(label, estimate, withHeadroom(estimate) + (seats > 0 ? FEEDBACK_SEAT_MIN_GAS : 0n), ceiling);
 }
 
-async function feedbackPending(ctx: ChainContext, market: Address, marketId: bigint, blockNumber?: bigint): Promise<bigint> {
+async function feedbackPending(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  blockNumber?: bigint,
+): Promise<bigint> {
   const [, pending] = await readMarket(ctx, market, "feedbackStatus", [marketId], blockNumber);
   return pending;
 }
@@ -237,12 +307,25 @@ async function feedbackPending(ctx: ChainContext, market: Address, marketId: big
 /** Anyone, after an undisputed proposal's window: the market's final state, rewards and inline records. */
 export async function finalize(ctx: ChainContext, market: Address, marketId: bigint): Promise<FinalizeResult> {
   requireWallet(ctx);
-  await requireStatus(ctx, market, marketId, ["Proposed"], "only an undisputed proposal is finalized (a disputed one waits for its arbiter)");
+  await requireStatus(
+    ctx,
+    market,
+    marketId,
+    ["Proposed"],
+    "only an undisputed proposal is finalized (a disputed one waits for its arbiter)",
+  );
   const workerCount = Number((await readMarket(ctx, market, "getMarket", [marketId])).workerCount);
   const label = "ResolutionMarket.finalize";
   let sent;
   try {
-    sent = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "finalize", args: [marketId], label, gas: await feedbackGas(ctx, label, Math.min(workerCount, INLINE_FEEDBACK_SEATS)) });
+    sent = await sendContractTx(ctx, {
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "finalize",
+      args: [marketId],
+      label,
+      gas: await feedbackGas(ctx, label, Math.min(workerCount, INLINE_FEEDBACK_SEATS)),
+    });
   } catch (error) {
     explainWindow(error, label);
   }
@@ -262,31 +345,69 @@ export async function finalize(ctx: ChainContext, market: Address, marketId: big
 }
 
 /** Anyone, during the window, with the proposal's bond: escalates to the market's arbiter. */
-export async function dispute(ctx: ChainContext, market: Address, marketId: bigint, claimed: VerdictKind): Promise<{ txHash: Hex; blockNumber: bigint; bond: bigint; arbiter: Address; proposed: VerdictKind }> {
+export async function dispute(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  claimed: VerdictKind,
+): Promise<{ txHash: Hex; blockNumber: bigint; bond: bigint; arbiter: Address; proposed: VerdictKind }> {
   requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Proposed"], "only a proposal in its dispute window can be disputed");
   const proposal = await getProposal(ctx, market, marketId);
   if (proposal === undefined) throw new ChainError("precondition", `market ${marketId} has no proposal`);
-  if (proposal.verdict === claimed) throw new ChainError("precondition", `market ${marketId}: the proposal already says ${claimed}; a dispute claims another verdict`);
+  if (proposal.verdict === claimed)
+    throw new ChainError(
+      "precondition",
+      `market ${marketId}: the proposal already says ${claimed}; a dispute claims another verdict`,
+    );
   const label = "ResolutionMarket.dispute";
   let sent;
   try {
-    sent = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "dispute", args: [marketId, VERDICT_CODE[claimed]], value: proposal.bond, label });
+    sent = await sendContractTx(ctx, {
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "dispute",
+      args: [marketId, VERDICT_CODE[claimed]],
+      value: proposal.bond,
+      label,
+    });
   } catch (error) {
     explainWindow(error, label);
   }
   const config = await getMarketConfig(ctx, market, marketId);
-  return { txHash: sent.hash, blockNumber: sent.receipt.blockNumber, bond: proposal.bond, arbiter: config.arbiter, proposed: proposal.verdict };
+  return {
+    txHash: sent.hash,
+    blockNumber: sent.receipt.blockNumber,
+    bond: proposal.bond,
+    arbiter: config.arbiter,
+    proposed: proposal.verdict,
+  };
 }
 
 /** Step 1 of cancelling a market nobody proposed on (after the grace period). Returns when step 2 is possible. */
-export async function requestCancel(ctx: ChainContext, market: Address, marketId: bigint): Promise<{ txHash: Hex; blockNumber: bigint; cancellableAt: bigint }> {
+export async function requestCancel(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint; cancellableAt: bigint }> {
   requireWallet(ctx);
-  await requireStatus(ctx, market, marketId, ["ResolutionRequested"], "only a market waiting for a proposal can be cancelled");
+  await requireStatus(
+    ctx,
+    market,
+    marketId,
+    ["ResolutionRequested"],
+    "only a market waiting for a proposal can be cancelled",
+  );
   const label = "ResolutionMarket.requestCancel";
   let sent;
   try {
-    sent = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "requestCancel", args: [marketId], label });
+    sent = await sendContractTx(ctx, {
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "requestCancel",
+      args: [marketId],
+      label,
+    });
   } catch (error) {
     explainWindow(error, label);
   }
@@ -295,28 +416,59 @@ export async function requestCancel(ctx: ChainContext, market: Address, marketId
 }
 
 /** Step 2: full refunds, once the cancel window is over and still nobody proposed. */
-export async function cancelStale(ctx: ChainContext, market: Address, marketId: bigint): Promise<{ txHash: Hex; blockNumber: bigint }> {
+export async function cancelStale(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint }> {
   requireWallet(ctx);
-  await requireStatus(ctx, market, marketId, ["ResolutionRequested"], "only a market waiting for a proposal can be cancelled");
+  await requireStatus(
+    ctx,
+    market,
+    marketId,
+    ["ResolutionRequested"],
+    "only a market waiting for a proposal can be cancelled",
+  );
   const label = "ResolutionMarket.cancelStale";
   try {
-    const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "cancelStale", args: [marketId], label });
+    const { hash, receipt } = await sendContractTx(ctx, {
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "cancelStale",
+      args: [marketId],
+      label,
+    });
     return { txHash: hash, blockNumber: receipt.blockNumber };
   } catch (error) {
     const e = toChainError(error, label);
-    if (e.errorName === "CancelNotRequested") throw new ChainError("precondition", `${label}: cancellation of market ${marketId} was not requested yet (run it once to request, again when due)`, { cause: e });
+    if (e.errorName === "CancelNotRequested")
+      throw new ChainError(
+        "precondition",
+        `${label}: cancellation of market ${marketId} was not requested yet (run it once to request, again when due)`,
+        { cause: e },
+      );
     explainWindow(e, label);
   }
 }
 
 /** Cancel state of a market waiting for a proposal: when step 2 becomes possible (0 = not requested). */
-export async function cancelRequestedAt(ctx: ChainContext, market: Address, marketId: bigint, fromBlock = 0n): Promise<bigint> {
+export async function cancelRequestedAt(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  fromBlock = 0n,
+): Promise<bigint> {
   const logs = await readLogs(ctx, market, "CancelRequested", { fromBlock }, { marketId });
   return logs.at(-1)?.args.cancellableAt ?? 0n;
 }
 
 /** Writes pending ERC-8004 feedback of a finalized market for up to `maxSeats` seats. */
-export async function publishFeedback(ctx: ChainContext, market: Address, marketId: bigint, maxSeats: number): Promise<{ txHash: Hex; blockNumber: bigint; gasUsed: bigint; published: bigint; pending: bigint }> {
+export async function publishFeedback(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  maxSeats: number,
+): Promise<{ txHash: Hex; blockNumber: bigint; gasUsed: bigint; published: bigint; pending: bigint }> {
   requireWallet(ctx);
   const before = await feedbackPending(ctx, market, marketId);
   if (before === 0n) throw new ChainError("precondition", `market ${marketId} has no pending feedback to publish`);
@@ -330,17 +482,40 @@ export async function publishFeedback(ctx: ChainContext, market: Address, market
     gas: await feedbackGas(ctx, label, Math.min(maxSeats, Number(before))),
   });
   const pending = await feedbackPending(ctx, market, marketId, receipt.blockNumber);
-  return { txHash: hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, published: result ?? before - pending, pending };
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    gasUsed: receipt.gasUsed,
+    published: result ?? before - pending,
+    pending,
+  };
 }
 
 /** Retries the refused ERC-8004 records of one seat (0-based, in join order). */
-export async function retryFeedback(ctx: ChainContext, market: Address, marketId: bigint, seat: number): Promise<{ txHash: Hex; blockNumber: bigint; written: bigint; stillPending: bigint }> {
+export async function retryFeedback(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  seat: number,
+): Promise<{ txHash: Hex; blockNumber: bigint; written: bigint; stillPending: bigint }> {
   requireWallet(ctx);
   const [correctness, quality] = await readMarket(ctx, market, "pendingFeedback", [marketId, BigInt(seat)]);
-  if (!correctness && !quality) throw new ChainError("precondition", `market ${marketId} seat ${seat} has no refused records to retry`);
+  if (!correctness && !quality)
+    throw new ChainError("precondition", `market ${marketId} seat ${seat} has no refused records to retry`);
   const label = "ResolutionMarket.retryFeedback";
-  const { hash, receipt } = await sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "retryFeedback", args: [marketId, BigInt(seat)], label, gas: await feedbackGas(ctx, label, 1) });
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: market,
+    abi: resolutionMarketAbi,
+    functionName: "retryFeedback",
+    args: [marketId, BigInt(seat)],
+    label,
+    gas: await feedbackGas(ctx, label, 1),
+  });
   const [ev] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "FeedbackRetried", logs: receipt.logs });
-  return { txHash: hash, blockNumber: receipt.blockNumber, written: ev?.args.written ?? 0n, stillPending: ev?.args.stillPending ?? 0n };
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    written: ev?.args.written ?? 0n,
+    stillPending: ev?.args.stillPending ?? 0n,
+  };
 }
-

@@ -32,7 +32,11 @@ export async function listMarkets(ctx: ChainContext, market: Address, fromBlock 
   const created = await readLogs(ctx, market, "MarketCreated", { fromBlock, toBlock: block });
   const ids = created.map((l) => l.args.marketId);
   if (ids.length === 0) return [];
-  const { results } = await readMany(ctx, ids.map((id) => viewCall(market, resolutionMarketAbi, "getMarket", [id])), block);
+  const { results } = await readMany(
+    ctx,
+    ids.map((id) => viewCall(market, resolutionMarketAbi, "getMarket", [id])),
+    block,
+  );
   return ids.map((marketId, i) => {
     const r = results[i];
     if (r?.status !== "success") throw toChainError(r?.error, `ResolutionMarket.getMarket(${marketId})`);
@@ -61,7 +65,12 @@ export interface AgentSummary {
 }
 
 /** Agents registered in `identity` and agents that joined markets of `market`, both since `fromBlock`, by id. */
-export async function listAgents(ctx: ChainContext, identity: Address, market: Address, fromBlock = 0n): Promise<AgentSummary[]> {
+export async function listAgents(
+  ctx: ChainContext,
+  identity: Address,
+  market: Address,
+  fromBlock = 0n,
+): Promise<AgentSummary[]> {
   const [registered, joined] = await Promise.all([
     readContractLogs(ctx, identity, identityRegistryAbi, "Registered", { fromBlock }),
     readLogs(ctx, market, "WorkerJoined", { fromBlock }),
@@ -102,7 +111,13 @@ export interface AgentDetails {
 }
 
 /** One agent: registration, the market's record, ERC-8004 summary from this market, and its answers in finalized markets. */
-export async function agentDetails(ctx: ChainContext, identity: Address, market: Address, agentId: bigint, fromBlock = 0n): Promise<AgentDetails> {
+export async function agentDetails(
+  ctx: ChainContext,
+  identity: Address,
+  market: Address,
+  agentId: bigint,
+  fromBlock = 0n,
+): Promise<AgentDetails> {
   const label = (view: string) => `IdentityRegistry.${view}(${agentId})`;
   const owner = await readView(ctx, viewCall(identity, identityRegistryAbi, "ownerOf", [agentId]), label("ownerOf"));
   const [agentWallet, agentURI, reputation, history] = await Promise.all([
@@ -114,7 +129,12 @@ export async function agentDetails(ctx: ChainContext, identity: Address, market:
   let erc8004: AgentDetails["erc8004"] = null;
   try {
     const registry = await readMarket(ctx, market, "reputationRegistry", []);
-    const [count, value, decimals] = await ctx.publicClient.readContract({ address: registry, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, [market], "", ""] });
+    const [count, value, decimals] = await ctx.publicClient.readContract({
+      address: registry,
+      abi: reputationRegistryAbi,
+      functionName: "getSummary",
+      args: [agentId, [market], "", ""],
+    });
     erc8004 = { count, value, decimals: Number(decimals) };
   } catch {
     /* a registry without getSummary: no summary */
@@ -125,7 +145,14 @@ export async function agentDetails(ctx: ChainContext, identity: Address, market:
     if (seat === undefined) continue;
     const answered = seat.answer === "yes" || seat.answer === "no";
     const correct = m.final === "invalid" || !answered ? null : (seat.answer === "yes") === m.final;
-    trackRecord.push({ marketId: BigInt(m.key.split(":")[2] ?? "0"), answer: seat.answer, confidenceBps: seat.confidenceBps, final: m.final, correct, disputed: m.disputed });
+    trackRecord.push({
+      marketId: BigInt(m.key.split(":")[2] ?? "0"),
+      answer: seat.answer,
+      confidenceBps: seat.confidenceBps,
+      final: m.final,
+      correct,
+      disputed: m.disputed,
+    });
   }
   return { agentId, owner, agentWallet, agentURI, reputation, erc8004, trackRecord };
 }
@@ -140,15 +167,32 @@ export interface Owed {
 }
 
 /** What `account` can collect now: the market's pending withdrawal and every claimable bet. */
-export async function owedTo(ctx: ChainContext, market: Address, betting: Address | undefined, account: Address, fromBlock = 0n): Promise<Owed> {
+export async function owedTo(
+  ctx: ChainContext,
+  market: Address,
+  betting: Address | undefined,
+  account: Address,
+  fromBlock = 0n,
+): Promise<Owed> {
   const marketOwed = await readMarket(ctx, market, "pendingWithdrawal", [account]);
   const bets: Owed["bets"] = [];
   if (betting !== undefined) {
     // Bets are claimed per market: every market the account bet on, then what each pays now.
-    const placed = await readContractLogs(ctx, betting, bettingMarketAbi, "BetPlaced", { fromBlock }, { bettor: account });
+    const placed = await readContractLogs(
+      ctx,
+      betting,
+      bettingMarketAbi,
+      "BetPlaced",
+      { fromBlock },
+      { bettor: account },
+    );
     const ids = [...new Set(placed.map((l) => l.args.marketId))];
     const block = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
-    const { results } = await readMany(ctx, ids.map((id) => viewCall(betting, bettingMarketAbi, "claimable", [id, account])), block);
+    const { results } = await readMany(
+      ctx,
+      ids.map((id) => viewCall(betting, bettingMarketAbi, "claimable", [id, account])),
+      block,
+    );
     ids.forEach((marketId, i) => {
       const r = results[i];
       if (r?.status === "success" && r.result > 0n) bets.push({ marketId, amount: r.result });

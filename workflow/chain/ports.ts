@@ -41,12 +41,15 @@ export interface ChainPorts {
 
 export function createChainPorts(config: ChainPortsConfig): ChainPorts {
   const { ctx, marketAddress: market } = config;
-  let identity: Promise<Address> | undefined = config.identityRegistry !== undefined ? Promise.resolve(config.identityRegistry) : undefined;
+  let identity: Promise<Address> | undefined =
+    config.identityRegistry !== undefined ? Promise.resolve(config.identityRegistry) : undefined;
   const identityAddress = (): Promise<Address> => {
-    identity ??= ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" }).catch((e: unknown) => {
-      identity = undefined; // let a later call try again
-      throw toChainError(e, "ResolutionMarket.identityRegistry");
-    });
+    identity ??= ctx.publicClient
+      .readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" })
+      .catch((e: unknown) => {
+        identity = undefined; // let a later call try again
+        throw toChainError(e, "ResolutionMarket.identityRegistry");
+      });
     return identity;
   };
 
@@ -73,7 +76,12 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
     async agentURI(agentId) {
       const registry = await identityAddress();
       try {
-        return await ctx.publicClient.readContract({ address: registry, abi: identityRegistryAbi, functionName: "tokenURI", args: [agentId] });
+        return await ctx.publicClient.readContract({
+          address: registry,
+          abi: identityRegistryAbi,
+          functionName: "tokenURI",
+          args: [agentId],
+        });
       } catch (error) {
         // A revert (unknown agent, not a registry) is the agent's problem; transport errors propagate.
         if (toChainError(error, "IdentityRegistry.tokenURI").kind === "revert") return undefined;
@@ -85,7 +93,12 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
   const reputation: ReputationSource = {
     async pastReputation(seat): Promise<PastReputation> {
       const r = await getReputation(ctx, market, seat.agentId);
-      return { count: Number(r.settled), resQuality: r.resQuality, srcQuality: r.srcQuality, analysisDepth: r.analysisDepth };
+      return {
+        count: Number(r.settled),
+        resQuality: r.resQuality,
+        srcQuality: r.srcQuality,
+        analysisDepth: r.analysisDepth,
+      };
     },
   };
 

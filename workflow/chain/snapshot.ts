@@ -37,19 +37,33 @@ export function readMode(ctx: ChainContext): Promise<ReadMode> {
 export type ReadResult<T = unknown> = { status: "success"; result: T } | { status: "failure"; error: unknown };
 
 /** The result of each call of `C`, in order, typed by the call's ABI and function. */
-export type ReadResults<C extends readonly ViewCall[]> = { -readonly [K in keyof C]: C[K] extends ViewCall<infer A, infer F> ? ReadResult<ViewResult<A, F>> : ReadResult };
+export type ReadResults<C extends readonly ViewCall[]> = {
+  -readonly [K in keyof C]: C[K] extends ViewCall<infer A, infer F> ? ReadResult<ViewResult<A, F>> : ReadResult;
+};
 
 /** Each call re-checked against its own ABI, so a plain object literal with a misspelled name or wrong args fails too. */
 type CheckedCalls<C extends readonly ViewCall[]> = {
-  [K in keyof C]: C[K] extends { abi: infer A extends Abi; functionName: infer F } ? (F extends ViewFunctionName<A> ? ViewCall<A, F> : ViewCall<A, ViewFunctionName<A>>) : C[K];
+  [K in keyof C]: C[K] extends { abi: infer A extends Abi; functionName: infer F }
+    ? F extends ViewFunctionName<A>
+      ? ViewCall<A, F>
+      : ViewCall<A, ViewFunctionName<A>>
+    : C[K];
 };
 
 /**
  * Runs `calls` (built with `viewCall`) at `blockNumber` through multicall3 when available, else in parallel. Never
  * throws for a failed call. Typed by each call's ABI; the implementation hands viem plain `Abi`s (see reads.ts).
  */
-export function readMany<const C extends readonly ViewCall[]>(ctx: ChainContext, calls: C & CheckedCalls<C>, blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResults<C> }>;
-export async function readMany(ctx: ChainContext, calls: readonly ViewCall[], blockNumber: bigint): Promise<{ mode: ReadMode; results: ReadResult[] }> {
+export function readMany<const C extends readonly ViewCall[]>(
+  ctx: ChainContext,
+  calls: C & CheckedCalls<C>,
+  blockNumber: bigint,
+): Promise<{ mode: ReadMode; results: ReadResults<C> }>;
+export async function readMany(
+  ctx: ChainContext,
+  calls: readonly ViewCall[],
+  blockNumber: bigint,
+): Promise<{ mode: ReadMode; results: ReadResult[] }> {
   const mode = await readMode(ctx);
   if (calls.length === 0) return { mode, results: [] };
   if (mode === "multicall3") {
@@ -65,19 +79,18 @@ export async function readMany(ctx: ChainContext, calls: readonly ViewCall[], bl
       });
     return {
       mode,
-      results: results.map((r): ReadResult =>
-        r.status === "success" ? { status: "success", result: r.result } : { status: "failure", error: r.error },
+      results: results.map(
+        (r): ReadResult =>
+          r.status === "success" ? { status: "success", result: r.result } : { status: "failure", error: r.error },
       ),
     };
   }
   const results = await Promise.all(
     calls.map((c) =>
-      ctx.publicClient
-        .readContract({ ...c, abi: withAllErrors(c.abi), blockNumber })
-        .then(
-          (result): ReadResult => ({ status: "success", result }),
-          (error: unknown): ReadResult => ({ status: "failure", error }),
-        ),
+      ctx.publicClient.readContract({ ...c, abi: withAllErrors(c.abi), blockNumber }).then(
+        (result): ReadResult => ({ status: "success", result }),
+        (error: unknown): ReadResult => ({ status: "failure", error }),
+      ),
     ),
   );
   return { mode, results };
@@ -150,10 +163,17 @@ export interface ReadMarketOptions {
  * Reads market `marketId` at one block. Throws a precondition ChainError naming the problem when
  * `market` has no code or the market does not exist.
  */
-export async function readMarketState(ctx: ChainContext, market: Address, marketId: bigint, options: ReadMarketOptions = {}): Promise<MarketState> {
-  const blockNumber = options.blockNumber ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
-    throw toChainError(e, "eth_blockNumber");
-  }));
+export async function readMarketState(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  options: ReadMarketOptions = {},
+): Promise<MarketState> {
+  const blockNumber =
+    options.blockNumber ??
+    (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
+      throw toChainError(e, "eth_blockNumber");
+    }));
   const abi = resolutionMarketAbi;
   const { mode, results } = await readMany(
     ctx,
@@ -168,21 +188,35 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
   );
   if (results[0].status === "failure") {
     const code = await ctx.publicClient.getCode({ address: market, blockNumber }).catch(() => undefined);
-    if (code === undefined || code === "0x") throw new ChainError("precondition", `no contract at market address ${market} on chain ${ctx.chainId}`);
+    if (code === undefined || code === "0x")
+      throw new ChainError("precondition", `no contract at market address ${market} on chain ${ctx.chainId}`);
     const e = toChainError(results[0].error, "ResolutionMarket.getMarket");
-    if (e.errorName === "MarketNotFound") throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
+    if (e.errorName === "MarketNotFound")
+      throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
     throw e;
   }
   const info = unwrap(results[0], "ResolutionMarket.getMarket");
-  if (Number(info.status) === 0) throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
+  if (Number(info.status) === 0)
+    throw new ChainError("precondition", `unknown market ${marketId}: no such market at ${market}`);
   const [addresses, agentIds, stakes] = unwrap(results[1], "ResolutionMarket.getWorkers");
   const config = shapeConfig(unwrap(results[2], "ResolutionMarket.getMarketConfig"));
   const proposal = shapeProposal(unwrap(results[3], "ResolutionMarket.getProposal"));
   const [, feedbackPending] = unwrap(results[4], "ResolutionMarket.feedbackStatus");
-  if (addresses.length !== info.workerCount || agentIds.length !== addresses.length || stakes.length !== addresses.length) {
-    throw new ChainError("precondition", `market ${marketId}: worker arrays disagree with workerCount ${info.workerCount}`);
+  if (
+    addresses.length !== info.workerCount ||
+    agentIds.length !== addresses.length ||
+    stakes.length !== addresses.length
+  ) {
+    throw new ChainError(
+      "precondition",
+      `market ${marketId}: worker arrays disagree with workerCount ${info.workerCount}`,
+    );
   }
-  const workers: WorkerState[] = addresses.map((address, i) => ({ address: getAddress(address), agentId: agentIds[i], stake: stakes[i] }));
+  const workers: WorkerState[] = addresses.map((address, i) => ({
+    address: getAddress(address),
+    agentId: agentIds[i],
+    stake: stakes[i],
+  }));
 
   if ((options.reputation ?? true) && workers.length > 0) {
     const rep = await readMany(
@@ -192,7 +226,13 @@ export async function readMarketState(ctx: ChainContext, market: Address, market
     );
     rep.results.forEach((r, i) => {
       const v = unwrap(r, "ResolutionMarket.getReputation");
-      workers[i].reputation = { settled: BigInt(v.settled), correctness: Number(v.correctness), resQuality: Number(v.resQuality), srcQuality: Number(v.srcQuality), analysisDepth: Number(v.analysisDepth) };
+      workers[i].reputation = {
+        settled: BigInt(v.settled),
+        correctness: Number(v.correctness),
+        resQuality: Number(v.resQuality),
+        srcQuality: Number(v.srcQuality),
+        analysisDepth: Number(v.analysisDepth),
+      };
     });
   }
 
@@ -233,10 +273,19 @@ export interface MarketStatusView {
  * which need nothing else. When the call fails (unknown id, no contract) the full snapshot is read
  * instead, so the error names the problem exactly as `readMarketState` does.
  */
-export async function readMarketStatus(ctx: ChainContext, market: Address, marketId: bigint): Promise<MarketStatusView> {
+export async function readMarketStatus(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<MarketStatusView> {
   let info: MarketInfoResult;
   try {
-    info = await ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName: "getMarket", args: [marketId] });
+    info = await ctx.publicClient.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "getMarket",
+      args: [marketId],
+    });
   } catch {
     const state = await readMarketState(ctx, market, marketId, { reputation: false });
     return { status: state.status, statusName: state.statusName, bundleHash: state.bundleHash };

@@ -21,15 +21,36 @@ export type TrackRecordOptions = Pick<LogRange, "fromBlock" | "chunkBlocks">;
 const STATUS_RESOLVED = 3;
 
 /** The track record's logs: `readLogs` over [from, to] in `chunk`-block requests. */
-const logsOf = <E extends ContractEventName<typeof resolutionMarketAbi>>(ctx: ChainContext, market: Address, eventName: E, from: bigint, to: bigint, chunk: bigint, args?: ContractEventArgs<typeof resolutionMarketAbi, E>) =>
-  readLogs(ctx, market, eventName, { fromBlock: from, toBlock: to, chunkBlocks: chunk }, args);
+const logsOf = <E extends ContractEventName<typeof resolutionMarketAbi>>(
+  ctx: ChainContext,
+  market: Address,
+  eventName: E,
+  from: bigint,
+  to: bigint,
+  chunk: bigint,
+  args?: ContractEventArgs<typeof resolutionMarketAbi, E>,
+) => readLogs(ctx, market, eventName, { fromBlock: from, toBlock: to, chunkBlocks: chunk }, args);
 
-const order = (a: Log<bigint, number, false>, b: Log<bigint, number, false>) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1);
+const order = (a: Log<bigint, number, false>, b: Log<bigint, number, false>) =>
+  a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1;
 
 /** The block in which `marketId`'s resolution was requested (undefined when it was not). */
-export async function resolutionRequestedBlock(ctx: ChainContext, market: Address, marketId: bigint, options: TrackRecordOptions = {}): Promise<bigint | undefined> {
+export async function resolutionRequestedBlock(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  options: TrackRecordOptions = {},
+): Promise<bigint | undefined> {
   const latest = await ctx.publicClient.getBlockNumber({ cacheTime: 0 });
-  const logs = await logsOf(ctx, market, "ResolutionRequested", options.fromBlock ?? 0n, latest, options.chunkBlocks ?? 10_000n, { marketId });
+  const logs = await logsOf(
+    ctx,
+    market,
+    "ResolutionRequested",
+    options.fromBlock ?? 0n,
+    latest,
+    options.chunkBlocks ?? 10_000n,
+    { marketId },
+  );
   return logs[0]?.blockNumber ?? undefined;
 }
 
@@ -37,7 +58,11 @@ export async function resolutionRequestedBlock(ctx: ChainContext, market: Addres
  * Finalized markets up to `toBlock` (default: latest), oldest first, excluding `excludeMarketId`.
  * Each seat's agent id comes from `WorkerSettled` (emitted in seat order at finalization), else from `getWorkers`.
  */
-export async function readTrackRecord(ctx: ChainContext, market: Address, options: TrackRecordOptions & { toBlock?: bigint; excludeMarketId?: bigint } = {}): Promise<HistoryMarket[]> {
+export async function readTrackRecord(
+  ctx: ChainContext,
+  market: Address,
+  options: TrackRecordOptions & { toBlock?: bigint; excludeMarketId?: bigint } = {},
+): Promise<HistoryMarket[]> {
   const from = options.fromBlock ?? 0n;
   const chunk = options.chunkBlocks ?? 10_000n;
   const to = options.toBlock ?? (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }));
@@ -73,7 +98,12 @@ export async function readTrackRecord(ctx: ChainContext, market: Address, option
       confidenceBps: Number(r.confidenceBps),
     }));
     const status = Number(log.args.status);
-    out.push({ key: key(id), final: status === STATUS_RESOLVED ? (log.args.outcome) : "invalid", disputed: log.args.disputed, answers });
+    out.push({
+      key: key(id),
+      final: status === STATUS_RESOLVED ? log.args.outcome : "invalid",
+      disputed: log.args.disputed,
+      answers,
+    });
   }
   return out;
 }
@@ -82,7 +112,16 @@ export async function readTrackRecord(ctx: ChainContext, market: Address, option
  * The track record a proposal on `marketId` uses: markets finalized at or before the block that requested its
  * resolution (latest when it was not requested), the market itself excluded.
  */
-export async function trackRecordFor(ctx: ChainContext, market: Address, marketId: bigint, options: TrackRecordOptions = {}): Promise<HistoryMarket[]> {
+export async function trackRecordFor(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  options: TrackRecordOptions = {},
+): Promise<HistoryMarket[]> {
   const requested = await resolutionRequestedBlock(ctx, market, marketId, options);
-  return readTrackRecord(ctx, market, { ...options, ...(requested !== undefined ? { toBlock: requested } : {}), excludeMarketId: marketId });
+  return readTrackRecord(ctx, market, {
+    ...options,
+    ...(requested !== undefined ? { toBlock: requested } : {}),
+    excludeMarketId: marketId,
+  });
 }

@@ -12,7 +12,16 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { encodeDeployData, getAddress, parseAbi, stringToHex, zeroAddress, type Abi, type Address, type Hex } from "viem";
+import {
+  encodeDeployData,
+  getAddress,
+  parseAbi,
+  stringToHex,
+  zeroAddress,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
 import { umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { deployContract, type DeployedContract } from "./deploy.js";
@@ -33,10 +42,22 @@ export type UmaContractName = keyof typeof UMA_ARTIFACTS;
 
 /** Typed views of the functions we call (checked against the artifacts' ABIs in test/ts/contracts/uma.test.ts). */
 export const umaAbis = {
-  finder: parseAbi(["function changeImplementationAddress(bytes32 interfaceName, address implementationAddress)", "function getImplementationAddress(bytes32 interfaceName) view returns (address)"]),
-  store: parseAbi(["function setFinalFee(address currency, (uint256 rawValue) newFinalFee)", "function computeFinalFee(address currency) view returns ((uint256 rawValue))"]),
-  identifierWhitelist: parseAbi(["function addSupportedIdentifier(bytes32 identifier)", "function isIdentifierSupported(bytes32 identifier) view returns (bool)"]),
-  addressWhitelist: parseAbi(["function addToWhitelist(address newElement)", "function isOnWhitelist(address elementToCheck) view returns (bool)"]),
+  finder: parseAbi([
+    "function changeImplementationAddress(bytes32 interfaceName, address implementationAddress)",
+    "function getImplementationAddress(bytes32 interfaceName) view returns (address)",
+  ]),
+  store: parseAbi([
+    "function setFinalFee(address currency, (uint256 rawValue) newFinalFee)",
+    "function computeFinalFee(address currency) view returns ((uint256 rawValue))",
+  ]),
+  identifierWhitelist: parseAbi([
+    "function addSupportedIdentifier(bytes32 identifier)",
+    "function isIdentifierSupported(bytes32 identifier) view returns (bool)",
+  ]),
+  addressWhitelist: parseAbi([
+    "function addToWhitelist(address newElement)",
+    "function isOnWhitelist(address elementToCheck) view returns (bool)",
+  ]),
   currency: parseAbi([
     "function allocateTo(address ownerAddress, uint256 value)",
     "function approve(address spender, uint256 amount) returns (bool)",
@@ -97,8 +118,13 @@ export function loadUmaArtifact(name: UmaContractName): { abi: Abi; bytecode: He
   } catch {
     throw new ChainError("precondition", `@uma/core is not installed (needed for UMA's ${name}): run \`npm install\``);
   }
-  const parsed = JSON.parse(readFileSync(file, "utf8")) as { abi: Abi; bytecode: Hex; linkReferences?: Record<string, unknown> };
-  if (parsed.linkReferences && Object.keys(parsed.linkReferences).length > 0) throw new ChainError("precondition", `UMA artifact ${name} needs library linking`);
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as {
+    abi: Abi;
+    bytecode: Hex;
+    linkReferences?: Record<string, unknown>;
+  };
+  if (parsed.linkReferences && Object.keys(parsed.linkReferences).length > 0)
+    throw new ChainError("precondition", `UMA artifact ${name} needs library linking`);
   return { abi: parsed.abi, bytecode: parsed.bytecode };
 }
 
@@ -115,14 +141,22 @@ async function deployUma(ctx: ChainContext, name: UmaContractName, args: readonl
       (nonce) => walletClient.sendTransaction({ account, chain: ctx.chain, data, gas: gas + gas / 5n, nonce }),
     );
     const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== "success" || !receipt.contractAddress) throw new ChainError("revert", `${label} reverted in ${hash}`);
+    if (receipt.status !== "success" || !receipt.contractAddress)
+      throw new ChainError("revert", `${label} reverted in ${hash}`);
     return getAddress(receipt.contractAddress);
   } catch (error) {
     throw error instanceof ChainError ? error : toChainError(error, label);
   }
 }
 
-function tx<const A extends Abi, F extends WriteFunctionName<A>>(ctx: ChainContext, address: Address, abi: A, functionName: F, args: WriteArgs<A, F>, label: string) {
+function tx<const A extends Abi, F extends WriteFunctionName<A>>(
+  ctx: ChainContext,
+  address: Address,
+  abi: A,
+  functionName: F,
+  args: WriteArgs<A, F>,
+  label: string,
+) {
   return sendContractTx(ctx, { address, abi, functionName, args, label });
 }
 
@@ -133,11 +167,29 @@ export async function deployUmaStack(ctx: ChainContext, options: DeployUmaOption
   const store = await deployUma(ctx, "Store", [{ rawValue: 0n }, { rawValue: 0n }, zeroAddress]);
   const identifierWhitelist = await deployUma(ctx, "IdentifierWhitelist", []);
   const addressWhitelist = await deployUma(ctx, "AddressWhitelist", []);
-  const currency = await deployUma(ctx, "TestnetERC20", [options.currencyName ?? "Test Bond", options.currencySymbol ?? "TBOND", options.currencyDecimals ?? 18]);
+  const currency = await deployUma(ctx, "TestnetERC20", [
+    options.currencyName ?? "Test Bond",
+    options.currencySymbol ?? "TBOND",
+    options.currencyDecimals ?? 18,
+  ]);
   const mockOracle = await deployUma(ctx, "MockOracleAncillary", [finder, zeroAddress]);
 
-  await tx(ctx, identifierWhitelist, umaAbis.identifierWhitelist, "addSupportedIdentifier", [ASSERT_TRUTH], "UMA IdentifierWhitelist.addSupportedIdentifier");
-  await tx(ctx, addressWhitelist, umaAbis.addressWhitelist, "addToWhitelist", [currency], "UMA AddressWhitelist.addToWhitelist");
+  await tx(
+    ctx,
+    identifierWhitelist,
+    umaAbis.identifierWhitelist,
+    "addSupportedIdentifier",
+    [ASSERT_TRUTH],
+    "UMA IdentifierWhitelist.addSupportedIdentifier",
+  );
+  await tx(
+    ctx,
+    addressWhitelist,
+    umaAbis.addressWhitelist,
+    "addToWhitelist",
+    [currency],
+    "UMA AddressWhitelist.addToWhitelist",
+  );
   await tx(ctx, store, umaAbis.store, "setFinalFee", [currency, { rawValue: finalFee }], "UMA Store.setFinalFee");
   const register: [string, Address][] = [
     ["Store", store],
@@ -146,55 +198,131 @@ export async function deployUmaStack(ctx: ChainContext, options: DeployUmaOption
     ["Oracle", mockOracle],
   ];
   for (const [name, address] of register) {
-    await tx(ctx, finder, umaAbis.finder, "changeImplementationAddress", [stringToHex(name, { size: 32 }), address], `UMA Finder.changeImplementationAddress(${name})`);
+    await tx(
+      ctx,
+      finder,
+      umaAbis.finder,
+      "changeImplementationAddress",
+      [stringToHex(name, { size: 32 }), address],
+      `UMA Finder.changeImplementationAddress(${name})`,
+    );
   }
   // OOv3 caches the oracle, identifier and currency at construction: deploy it last.
-  const optimisticOracle = await deployUma(ctx, "OptimisticOracleV3", [finder, currency, options.defaultLiveness ?? 7200n]);
+  const optimisticOracle = await deployUma(ctx, "OptimisticOracleV3", [
+    finder,
+    currency,
+    options.defaultLiveness ?? 7200n,
+  ]);
   return { finder, store, identifierWhitelist, addressWhitelist, currency, mockOracle, optimisticOracle, finalFee };
 }
 
 /** Mints test currency to `to` (TestnetERC20.allocateTo, open to anyone). */
-export async function mintCurrency(ctx: ChainContext, uma: Pick<UmaStack, "currency">, to: Address, amount: bigint): Promise<void> {
+export async function mintCurrency(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "currency">,
+  to: Address,
+  amount: bigint,
+): Promise<void> {
   await tx(ctx, uma.currency, umaAbis.currency, "allocateTo", [to, amount], "UMA TestnetERC20.allocateTo");
 }
 
 /** Approves `spender` (e.g. an UmaArbiter before `dispute`, or OOv3 before countering) for `amount`. */
-export async function approveCurrency(ctx: ChainContext, uma: Pick<UmaStack, "currency">, spender: Address, amount: bigint): Promise<void> {
+export async function approveCurrency(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "currency">,
+  spender: Address,
+  amount: bigint,
+): Promise<void> {
   await tx(ctx, uma.currency, umaAbis.currency, "approve", [spender, amount], "UMA currency approve");
 }
 
-export async function currencyBalance(ctx: ChainContext, uma: Pick<UmaStack, "currency">, account: Address): Promise<bigint> {
-  return ctx.publicClient.readContract({ address: uma.currency, abi: umaAbis.currency, functionName: "balanceOf", args: [account] });
+export async function currencyBalance(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "currency">,
+  account: Address,
+): Promise<bigint> {
+  return ctx.publicClient.readContract({
+    address: uma.currency,
+    abi: umaAbis.currency,
+    functionName: "balanceOf",
+    args: [account],
+  });
 }
 
 export async function getAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle">, assertionId: Hex) {
-  return ctx.publicClient.readContract({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "getAssertion", args: [assertionId] });
+  return ctx.publicClient.readContract({
+    address: uma.optimisticOracle,
+    abi: umaAbis.optimisticOracle,
+    functionName: "getAssertion",
+    args: [assertionId],
+  });
 }
 
 /**
  * Counters an assertion on OOv3 (escalates it to the DVM): approves the assertion's bond from `ctx`'s
  * account and disputes with `disputer` (default: that account) as the recipient if the DVM rejects the claim.
  */
-export async function disputeAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "currency">, assertionId: Hex, disputer?: Address): Promise<void> {
+export async function disputeAssertion(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "optimisticOracle" | "currency">,
+  assertionId: Hex,
+  disputer?: Address,
+): Promise<void> {
   const { account } = requireWallet(ctx);
   const assertion = await getAssertion(ctx, uma, assertionId);
   if (assertion.asserter === zeroAddress) throw new ChainError("precondition", `no OOv3 assertion ${assertionId}`);
-  if (assertion.disputer !== zeroAddress) throw new ChainError("precondition", `OOv3 assertion ${assertionId} is already disputed by ${assertion.disputer}`);
+  if (assertion.disputer !== zeroAddress)
+    throw new ChainError("precondition", `OOv3 assertion ${assertionId} is already disputed by ${assertion.disputer}`);
   await approveCurrency(ctx, uma, uma.optimisticOracle, assertion.bond);
-  await tx(ctx, uma.optimisticOracle, umaAbis.optimisticOracle, "disputeAssertion", [assertionId, disputer ?? account.address], "OOv3.disputeAssertion");
+  await tx(
+    ctx,
+    uma.optimisticOracle,
+    umaAbis.optimisticOracle,
+    "disputeAssertion",
+    [assertionId, disputer ?? account.address],
+    "OOv3.disputeAssertion",
+  );
 }
 
 /** The mock DVM's vote on a disputed assertion: `truthful` = the claim was true. */
-export async function pushMockPrice(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "mockOracle">, assertionId: Hex, truthful: boolean): Promise<void> {
+export async function pushMockPrice(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "optimisticOracle" | "mockOracle">,
+  assertionId: Hex,
+  truthful: boolean,
+): Promise<void> {
   const assertion = await getAssertion(ctx, uma, assertionId);
-  if (assertion.disputer === zeroAddress) throw new ChainError("precondition", `OOv3 assertion ${assertionId} is not disputed: nothing for the DVM to vote on`);
-  const ancillary = await ctx.publicClient.readContract({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "stampAssertion", args: [assertionId] });
-  await tx(ctx, uma.mockOracle, umaAbis.mockOracle, "pushPrice", [assertion.identifier, BigInt(assertion.assertionTime), ancillary, truthful ? DVM_TRUE : 0n], "UMA MockOracleAncillary.pushPrice");
+  if (assertion.disputer === zeroAddress)
+    throw new ChainError(
+      "precondition",
+      `OOv3 assertion ${assertionId} is not disputed: nothing for the DVM to vote on`,
+    );
+  const ancillary = await ctx.publicClient.readContract({
+    address: uma.optimisticOracle,
+    abi: umaAbis.optimisticOracle,
+    functionName: "stampAssertion",
+    args: [assertionId],
+  });
+  await tx(
+    ctx,
+    uma.mockOracle,
+    umaAbis.mockOracle,
+    "pushPrice",
+    [assertion.identifier, BigInt(assertion.assertionTime), ancillary, truthful ? DVM_TRUE : 0n],
+    "UMA MockOracleAncillary.pushPrice",
+  );
 }
 
 /** Settles an assertion (after liveness, or once the DVM answered); OOv3 then calls the UmaArbiter back. */
 export async function settleAssertion(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle">, assertionId: Hex) {
-  return tx(ctx, uma.optimisticOracle, umaAbis.optimisticOracle, "settleAssertion", [assertionId], "OOv3.settleAssertion");
+  return tx(
+    ctx,
+    uma.optimisticOracle,
+    umaAbis.optimisticOracle,
+    "settleAssertion",
+    [assertionId],
+    "OOv3.settleAssertion",
+  );
 }
 
 export interface UmaArbiterOptions {
@@ -207,12 +335,32 @@ export interface UmaArbiterOptions {
 }
 
 /** Deploys our UmaArbiter against `uma`'s OOv3 and currency (needs `npx hardhat build`). */
-export async function deployUmaArbiter(ctx: ChainContext, uma: Pick<UmaStack, "optimisticOracle" | "currency">, options: UmaArbiterOptions): Promise<DeployedContract> {
-  return deployContract(ctx, "UmaArbiter", umaArbiterAbi, [uma.optimisticOracle, uma.currency, options.bond ?? 0n, BigInt(options.liveness ?? 7200), options.markets.map((m) => getAddress(m))]);
+export async function deployUmaArbiter(
+  ctx: ChainContext,
+  uma: Pick<UmaStack, "optimisticOracle" | "currency">,
+  options: UmaArbiterOptions,
+): Promise<DeployedContract> {
+  return deployContract(ctx, "UmaArbiter", umaArbiterAbi, [
+    uma.optimisticOracle,
+    uma.currency,
+    options.bond ?? 0n,
+    BigInt(options.liveness ?? 7200),
+    options.markets.map((m) => getAddress(m)),
+  ]);
 }
 
 /** The OOv3 assertion of a market's dispute, or undefined when the arbiter has none for it. */
-export async function assertionIdOf(ctx: ChainContext, arbiter: Address, market: Address, marketId: bigint): Promise<Hex | undefined> {
-  const id = await ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "assertionIdOf", args: [market, marketId] });
+export async function assertionIdOf(
+  ctx: ChainContext,
+  arbiter: Address,
+  market: Address,
+  marketId: bigint,
+): Promise<Hex | undefined> {
+  const id = await ctx.publicClient.readContract({
+    address: arbiter,
+    abi: umaArbiterAbi,
+    functionName: "assertionIdOf",
+    args: [market, marketId],
+  });
   return /^0x0+$/.test(id) ? undefined : id;
 }

@@ -20,8 +20,16 @@ import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "./gas.js";
 
 /** State-changing functions of `A` (what a transaction can call). */
 export type WriteFunctionName<A extends Abi> = ContractFunctionName<A, "nonpayable" | "payable">;
-export type WriteArgs<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionArgs<A, "nonpayable" | "payable", F>;
-export type WriteReturn<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionReturnType<A, "nonpayable" | "payable", F>;
+export type WriteArgs<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionArgs<
+  A,
+  "nonpayable" | "payable",
+  F
+>;
+export type WriteReturn<A extends Abi, F extends WriteFunctionName<A>> = ContractFunctionReturnType<
+  A,
+  "nonpayable" | "payable",
+  F
+>;
 
 /** One write, typed by its ABI: a misspelled function or a wrong argument does not compile. */
 export interface ContractWrite<A extends Abi, F extends WriteFunctionName<A>> {
@@ -48,7 +56,10 @@ export interface WriteResult<R = unknown> {
  * the ABI; the implementation hands viem the ABI as a plain `Abi` (its conditional types do not resolve for a generic
  * one) and `result` is what viem decoded with that same ABI.
  */
-export function sendContractTx<const A extends Abi, F extends WriteFunctionName<A>>(ctx: ChainContext, write: ContractWrite<A, F>): Promise<WriteResult<WriteReturn<A, F>>>;
+export function sendContractTx<const A extends Abi, F extends WriteFunctionName<A>>(
+  ctx: ChainContext,
+  write: ContractWrite<A, F>,
+): Promise<WriteResult<WriteReturn<A, F>>>;
 export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi, string>): Promise<WriteResult> {
   const { walletClient, account } = requireWallet(ctx);
   const label = write.label ?? write.functionName;
@@ -58,7 +69,10 @@ export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi
       throw toChainError(e, "eth_getBalance");
     });
     if (balance < write.value) {
-      throw new ChainError("precondition", `${label}: insufficient funds, ${account.address} holds ${formatEther(balance)} ETH and this needs ${formatEther(write.value)} ETH plus gas`);
+      throw new ChainError(
+        "precondition",
+        `${label}: insufficient funds, ${account.address} holds ${formatEther(balance)} ETH and this needs ${formatEther(write.value)} ETH plus gas`,
+      );
     }
   }
   let simulated: { result: unknown };
@@ -79,7 +93,12 @@ export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi
   try {
     if (typeof write.gas === "bigint") gas = write.gas;
     else {
-      const estimate = await ctx.publicClient.estimateGas({ account, to: write.address, data, ...(write.value !== undefined ? { value: write.value } : {}) });
+      const estimate = await ctx.publicClient.estimateGas({
+        account,
+        to: write.address,
+        data,
+        ...(write.value !== undefined ? { value: write.value } : {}),
+      });
       gas = write.gas ? write.gas(estimate) : cappedGas(label, estimate, withHeadroom(estimate), PROTOCOL_TX_GAS_CAP);
     }
   } catch (error) {

@@ -120,12 +120,18 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
   const c = { ...DEFAULT_ACCURACY_CONFIG, ...(config ?? {}) };
   const num = (v: number, lo: number, hi: number, name: string, int = false): number => {
     if (typeof v !== "number" || !Number.isFinite(v) || v < lo || v > hi || (int && !Number.isInteger(v))) {
-      throw new RangeError(`accuracy config ${name} must be ${int ? "an integer" : "a number"} in [${lo}, ${hi}], got ${v}`);
+      throw new RangeError(
+        `accuracy config ${name} must be ${int ? "an integer" : "a number"} in [${lo}, ${hi}], got ${v}`,
+      );
     }
     return v;
   };
   const bins = [...c.confidenceBins];
-  if (bins.length === 0 || bins[0] !== 5000 || bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= bins[i - 1]))) {
+  if (
+    bins.length === 0 ||
+    bins[0] !== 5000 ||
+    bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= bins[i - 1]))
+  ) {
     throw new RangeError("accuracy config confidenceBins must be ascending integers in [5000, 10000] starting at 5000");
   }
   return {
@@ -173,7 +179,12 @@ function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] 
   }
   return [...shared.keys()]
     .sort((x, y) => x - y)
-    .map((key) => ({ a: Math.floor(key / agentCount), b: key % agentCount, shared: shared.get(key)!, agree: agree.get(key) ?? 0 }));
+    .map((key) => ({
+      a: Math.floor(key / agentCount),
+      b: key % agentCount,
+      shared: shared.get(key)!,
+      agree: agree.get(key) ?? 0,
+    }));
 }
 
 /** Union-find over agent indices; the root is the smallest index (= smallest id, indices are id-sorted). */
@@ -202,7 +213,12 @@ export const SPECTRAL_ITERATIONS = 100;
  * its sign chosen so that most voters (a clone group once) are better than chance. Unlike a start from the
  * majority, this separates a lone accurate agent from a majority that is often wrong together.
  */
-function spectralStart(pairs: readonly PairStats[], agentCount: number, group: readonly number[], count: readonly number[]): number[] {
+function spectralStart(
+  pairs: readonly PairStats[],
+  agentCount: number,
+  group: readonly number[],
+  count: readonly number[],
+): number[] {
   const nbrs: { j: number; w: number; a: number }[][] = Array.from({ length: agentCount }, () => []);
   for (const { a, b, shared, agree } of pairs) {
     if (group[a] === group[b]) continue; // clones agree by construction: no information on accuracy
@@ -242,7 +258,11 @@ function spectralStart(pairs: readonly PairStats[], agentCount: number, group: r
  * Estimates the accuracy of `agents` (default: every agent in `history`) from `history` (finalized markets,
  * oldest first, the current market excluded by the caller). See the module doc for the model.
  */
-export function estimateAccuracy(history: readonly HistoryMarket[], agents?: readonly bigint[], config?: Partial<AccuracyConfig>): AccuracyEstimate {
+export function estimateAccuracy(
+  history: readonly HistoryMarket[],
+  agents?: readonly bigint[],
+  config?: Partial<AccuracyConfig>,
+): AccuracyEstimate {
   const cfg = resolveAccuracyConfig(config);
   const recent = history.slice(Math.max(0, history.length - cfg.maxMarkets));
 
@@ -263,7 +283,9 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
       const i = index.get(a.agentId)!;
       if (seen.has(i)) continue;
       seen.add(i);
-      const bps = Number.isFinite(a.confidenceBps) ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps))) : 5_000;
+      const bps = Number.isFinite(a.confidenceBps)
+        ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps)))
+        : 5_000;
       vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps });
     }
     // Agent order, not log order, inside a market: float sums then do not depend on how answers were listed.
@@ -399,7 +421,15 @@ export function estimateAccuracy(history: readonly HistoryMarket[], agents?: rea
  * variance for both, and the vote's shrinkage then stops trusting either estimate alone.
  * Cost O(Σ_m k_m² + k³), k = requested agents (≤ the seat cap).
  */
-function logOddsCovariance(votes: readonly Vote[][], voteWeight: readonly number[][], known: readonly (number | undefined)[], q: readonly number[], p: readonly number[], agentsIdx: readonly number[], priorStrength: number): number[][] {
+function logOddsCovariance(
+  votes: readonly Vote[][],
+  voteWeight: readonly number[][],
+  known: readonly (number | undefined)[],
+  q: readonly number[],
+  p: readonly number[],
+  agentsIdx: readonly number[],
+  priorStrength: number,
+): number[][] {
   const k = agentsIdx.length;
   const pos = new Map(agentsIdx.map((a, i) => [a, i]));
   const info = Array.from({ length: k }, () => new Array<number>(k).fill(0));

@@ -29,7 +29,9 @@ function valuesOf(d: DimensionScores | DimensionValues): DimensionValues {
   const out = {} as DimensionValues;
   for (const key of Object.keys(d) as Dimension[]) {
     const v = (d as Record<string, unknown>)[key];
-    out[key] = clampScore(typeof v === "number" ? v : typeof v === "object" && v !== null ? Number((v as { score: unknown }).score) : NaN);
+    out[key] = clampScore(
+      typeof v === "number" ? v : typeof v === "object" && v !== null ? Number((v as { score: unknown }).score) : NaN,
+    );
   }
   return out;
 }

@@ -39,9 +39,20 @@ const verdictKind = z.enum(["no", "yes", "invalid"]);
 
 const failure = z.strictObject({ kind: z.enum(FAILURE_KINDS), message: z.string() });
 
-const evaluatorIdentity = z.strictObject({ kind: z.enum(["rubric", "llm"]), model: z.string(), promptVersion: z.string(), seed: z.number() });
+const evaluatorIdentity = z.strictObject({
+  kind: z.enum(["rubric", "llm"]),
+  model: z.string(),
+  promptVersion: z.string(),
+  seed: z.number(),
+});
 
-const workerReport = z.strictObject({ answer: answerKind, confidenceBps: bps, resQuality: score, srcQuality: score, analysisDepth: score });
+const workerReport = z.strictObject({
+  answer: answerKind,
+  confidenceBps: bps,
+  resQuality: score,
+  srcQuality: score,
+  analysisDepth: score,
+});
 
 const dimensionScores = z.strictObject(
   Object.fromEntries(DIMENSIONS.map((d) => [d, z.strictObject({ score, explanation: z.string() })])) as Record<
@@ -115,7 +126,13 @@ const decision = z.strictObject({
   logOdds: z.number(),
   thresholdBps: bps,
   quorum: z.strictObject({ n: count, required: count, answered: count }),
-  bloc: z.strictObject({ voters: count, yes: count, no: count, side: z.enum(["yes", "no"]).nullable(), weight: z.number() }),
+  bloc: z.strictObject({
+    voters: count,
+    yes: count,
+    no: count,
+    side: z.enum(["yes", "no"]).nullable(),
+    weight: z.number(),
+  }),
   rewardWeights: z.array(decimal).max(MAX_BUNDLE_SEATS).optional(),
 });
 
@@ -182,7 +199,9 @@ export const bundleDocumentSchema = z.strictObject({
   decision: decision.optional(),
   estimates: estimates.optional(),
   voteConfig: voteConfig.optional(),
-  review: z.strictObject({ advisory: z.literal(true), asked: count, approve: count, dissent: count, failed: count }).optional(),
+  review: z
+    .strictObject({ advisory: z.literal(true), asked: count, approve: count, dissent: count, failed: count })
+    .optional(),
   extra: z.unknown().optional(),
 });
 export type BundleDocument = z.infer<typeof bundleDocumentSchema>;
@@ -199,7 +218,10 @@ export const daemonInvalidDocumentSchema = z.strictObject({
 export type DaemonInvalidDocument = z.infer<typeof daemonInvalidDocumentSchema>;
 
 /** Anything a resolver stores and serves under /bundles/<hash>.json. */
-export const storedBundleDocumentSchema = z.discriminatedUnion("schema", [bundleDocumentSchema, daemonInvalidDocumentSchema]);
+export const storedBundleDocumentSchema = z.discriminatedUnion("schema", [
+  bundleDocumentSchema,
+  daemonInvalidDocumentSchema,
+]);
 export type StoredBundleDocument = z.infer<typeof storedBundleDocumentSchema>;
 
 /** A bundle text that is not a valid document; the message is one line. */

@@ -27,7 +27,16 @@ import { keccak256, stringToBytes } from "viem";
 import type { BundleDocument, BundleWorker } from "./bundle-schema.js";
 import type { QuorumStatus } from "./quorum.js";
 import { sanitizeString } from "./text.js";
-import { type AnsweredWorkerRecord, DIMENSIONS, type EvaluationResult, type Hex, isAnswered, type MarketSnapshot, type WorkerFailure, type WorkerRecord } from "./types.js";
+import {
+  type AnsweredWorkerRecord,
+  DIMENSIONS,
+  type EvaluationResult,
+  type Hex,
+  isAnswered,
+  type MarketSnapshot,
+  type WorkerFailure,
+  type WorkerRecord,
+} from "./types.js";
 import type { VerdictDecision } from "./vote.js";
 
 export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
@@ -56,13 +65,16 @@ export function canonicalJson(value: unknown): string {
         stack.add(v);
         try {
           if (Array.isArray(v)) {
-            return `[${v.map((item, i) => {
-              if (item === undefined) throw new TypeError(`canonicalJson: undefined at ${path}[${i}]`);
-              return enc(item, `${path}[${i}]`);
-            }).join(",")}]`;
+            return `[${v
+              .map((item, i) => {
+                if (item === undefined) throw new TypeError(`canonicalJson: undefined at ${path}[${i}]`);
+                return enc(item, `${path}[${i}]`);
+              })
+              .join(",")}]`;
           }
           const proto = Object.getPrototypeOf(v);
-          if (proto !== Object.prototype && proto !== null) throw new TypeError(`canonicalJson: non-plain object at ${path}`);
+          if (proto !== Object.prototype && proto !== null)
+            throw new TypeError(`canonicalJson: non-plain object at ${path}`);
           const keys = Object.keys(v).sort();
           const parts: string[] = [];
           for (const k of keys) {
@@ -106,7 +118,8 @@ export function sanitizeJsonValue(v: unknown, depth = 0): unknown {
       return v.toString(10);
     case "object": {
       if (depth >= MAX_EXTRAS_DEPTH) return "[truncated: too deep]";
-      if (Array.isArray(v)) return v.slice(0, MAX_ARRAY_ITEMS).map((x) => (x === undefined ? null : sanitizeJsonValue(x, depth + 1)));
+      if (Array.isArray(v))
+        return v.slice(0, MAX_ARRAY_ITEMS).map((x) => (x === undefined ? null : sanitizeJsonValue(x, depth + 1)));
       const proto = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) return null;
       const out: Record<string, unknown> = {};
@@ -173,9 +186,15 @@ export function buildBundle(input: BundleInput): Bundle {
       address: r.seat.address,
       agentId: dec(r.seat.agentId),
       stake: dec(r.seat.stake),
-      endpoint: r.endpoint ? { url: sanitizeString(r.endpoint.url, 2_048), protocol: sanitizeString(r.endpoint.protocol, 100) } : undefined,
+      endpoint: r.endpoint
+        ? { url: sanitizeString(r.endpoint.url, 2_048), protocol: sanitizeString(r.endpoint.protocol, 100) }
+        : undefined,
       ...(r.answer === undefined
-        ? { status: "no-answer" as const, discoveryFailure: failureDoc(r.discoveryFailure), askFailure: failureDoc(r.askFailure) }
+        ? {
+            status: "no-answer" as const,
+            discoveryFailure: failureDoc(r.discoveryFailure),
+            askFailure: failureDoc(r.askFailure),
+          }
         : answeredDoc(r)),
       evaluation: ev
         ? {
@@ -214,9 +233,14 @@ export function buildBundle(input: BundleInput): Bundle {
     quorum: { n: quorum.n, required: quorum.required, answered: quorum.answered, reached: quorum.reached },
     evaluator: evaluation ? { ...evaluation.evaluator } : undefined,
     fallbackEvaluator: evaluation?.fallbackEvaluator ? { ...evaluation.fallbackEvaluator } : undefined,
-    evaluationFallbackReason: evaluation?.fallbackReason !== undefined ? sanitizeString(evaluation.fallbackReason, 1_000) : undefined,
+    evaluationFallbackReason:
+      evaluation?.fallbackReason !== undefined ? sanitizeString(evaluation.fallbackReason, 1_000) : undefined,
     workers,
-    outcome: decision ? { ...decision.outcome } : quorum.reached ? undefined : { kind: "no-quorum", answered: quorum.answered, required: quorum.required },
+    outcome: decision
+      ? { ...decision.outcome }
+      : quorum.reached
+        ? undefined
+        : { kind: "no-quorum", answered: quorum.answered, required: quorum.required },
     decision: decision
       ? {
           verdict: decision.verdict,
@@ -247,7 +271,12 @@ export function buildBundle(input: BundleInput): Bundle {
           history: { ...decision.history },
         }
       : undefined,
-    voteConfig: decision ? { ...decision.config, accuracy: { ...decision.config.accuracy, confidenceBins: [...decision.config.accuracy.confidenceBins] } } : undefined,
+    voteConfig: decision
+      ? {
+          ...decision.config,
+          accuracy: { ...decision.config.accuracy, confidenceBins: [...decision.config.accuracy.confidenceBins] },
+        }
+      : undefined,
     review: reviewSummary(records),
     extra: input.extra !== undefined ? sanitizeJsonValue(input.extra) : undefined,
   };
@@ -264,7 +293,9 @@ function answeredDoc(r: AnsweredWorkerRecord) {
       determination: a.determination === true,
       confidence: Number.isFinite(a.confidence) ? Math.min(1, Math.max(0, a.confidence)) : 0,
       evidence: sanitizeString(String(a.evidence ?? "")),
-      sources: (Array.isArray(a.sources) ? a.sources : []).slice(0, MAX_SOURCES).map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
+      sources: (Array.isArray(a.sources) ? a.sources : [])
+        .slice(0, MAX_SOURCES)
+        .map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
       extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
     },
     challenges: r.challenges?.map((c) => sanitizeString(c)),
@@ -273,8 +304,11 @@ function answeredDoc(r: AnsweredWorkerRecord) {
     review: r.review
       ? {
           approve: r.review.approve === true,
-          conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : []).slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
-          dissentReason: r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
+          conditions: (Array.isArray(r.review.conditions) ? r.review.conditions : [])
+            .slice(0, MAX_ARRAY_ITEMS)
+            .map((c) => sanitizeString(String(c))),
+          dissentReason:
+            r.review.dissentReason !== undefined ? sanitizeString(String(r.review.dissentReason)) : undefined,
           extras: r.review.extras !== undefined ? sanitizeJsonValue(r.review.extras) : undefined,
         }
       : undefined,
@@ -282,9 +316,12 @@ function answeredDoc(r: AnsweredWorkerRecord) {
   } satisfies Partial<BundleWorker>;
 }
 
-function dimensionsDoc(dimensions: EvaluationResult["evaluations"][number]["dimensions"]): NonNullable<BundleWorker["evaluation"]>["dimensions"] {
+function dimensionsDoc(
+  dimensions: EvaluationResult["evaluations"][number]["dimensions"],
+): NonNullable<BundleWorker["evaluation"]>["dimensions"] {
   const out = {} as NonNullable<BundleWorker["evaluation"]>["dimensions"];
   // Every dimension, in the fixed order (canonical JSON sorts keys anyway).
-  for (const k of DIMENSIONS) out[k] = { score: dimensions[k].score, explanation: sanitizeString(dimensions[k].explanation, 2_000) };
+  for (const k of DIMENSIONS)
+    out[k] = { score: dimensions[k].score, explanation: sanitizeString(dimensions[k].explanation, 2_000) };
   return out;
 }

@@ -101,7 +101,9 @@ export function generateChallenges(
   _market: Pick<MarketSnapshot, "question">,
   answeredWorkers: ReadonlyArray<Pick<WorkerRecord, "seat" | "answer">>,
 ): Map<Address, string[]> {
-  const answered = answeredWorkers.filter((w): w is Pick<WorkerRecord, "seat"> & { answer: WorkerAnswer } => w.answer !== undefined);
+  const answered = answeredWorkers.filter(
+    (w): w is Pick<WorkerRecord, "seat"> & { answer: WorkerAnswer } => w.answer !== undefined,
+  );
   let yes = 0;
   let no = 0;
   for (const w of answered) {

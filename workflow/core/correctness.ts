@@ -71,7 +71,10 @@ export function confidenceToBps(confidence: number): number {
  * its evaluation (0 when it was not evaluated); an "abstained" failure → abstained; anything else → failed.
  * Scores and confidence are 0 unless the seat answered, as the contract requires.
  */
-export function reportFromRecord(record: Pick<AnsweredWorkerRecord, "answer"> | Pick<FailedWorkerRecord, "answer" | "askFailure">, evaluation?: Pick<WorkerEvaluation, "aggregate">): WorkerReport {
+export function reportFromRecord(
+  record: Pick<AnsweredWorkerRecord, "answer"> | Pick<FailedWorkerRecord, "answer" | "askFailure">,
+  evaluation?: Pick<WorkerEvaluation, "aggregate">,
+): WorkerReport {
   if (record.answer !== undefined) {
     const a = record.answer;
     const agg = evaluation?.aggregate;

@@ -14,7 +14,12 @@ export function peerFindings(records: readonly WorkerRecord[], self: Address): P
     .filter((r) => r.seat.address.toLowerCase() !== me)
     .map((r): PeerFinding => {
       const a = r.answer;
-      return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
+      return {
+        determination: a.determination,
+        confidence: a.confidence,
+        evidence: a.evidence,
+        sources: [...a.sources],
+      };
     })
     .map((finding) => ({ finding, key: canonicalJson(finding) }))
     .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))

@@ -40,28 +40,115 @@ export function normalizeForAnalysis(value: string, maxChars: number = MAX_STRIN
  * covered but punctuation/spacing between words is.
  */
 const INJECTION_PATTERNS: ReadonlyArray<{ name: string; re: RegExp }> = [
-  { name: "override-instructions", re: /\b(ignore|disregard|forget|override|bypass)\b(?: \w+){0,5} (instructions?|prompts?|directives?|system|programming)\b/ },
-  { name: "override-everything", re: /\b(ignore|disregard|forget)\b (everything|all|anything) ?(said |written |stated )?(above|before|previous|prior|earlier)\b/ },
-  { name: "previous-instructions", re: /\b(previous|prior|above|earlier|preceding|original|system) (instructions?|prompts?)\b/ },
+  {
+    name: "override-instructions",
+    re: /\b(ignore|disregard|forget|override|bypass)\b(?: \w+){0,5} (instructions?|prompts?|directives?|system|programming)\b/,
+  },
+  {
+    name: "override-everything",
+    re: /\b(ignore|disregard|forget)\b (everything|all|anything) ?(said |written |stated )?(above|before|previous|prior|earlier)\b/,
+  },
+  {
+    name: "previous-instructions",
+    re: /\b(previous|prior|above|earlier|preceding|original|system) (instructions?|prompts?)\b/,
+  },
   // "score 100", "rating of 100", "score: 100/100" — but not "a score of 100 points" (sports markets).
-  { name: "score-demand", re: /\b(score|scores|scoring|rating|grade|marks?)\b (of |= |to |at |is |as |should be |must be )?(100|hundred|perfect|maximum|max|full marks?|10 10)\b(?! (points?|pts|runs?|goals?|yards?|percent|basis|bps|kilo|km|miles?|meters?|metres?|users?|people|votes?|seats?))/ },
-  { name: "score-imperative", re: /\b(score|rate|grade|mark|rank)\b (this|me|it|my|us|our|these|every|each)\b(?: \w+){0,4} (100|hundred|perfect|maximum|highest|max|top|full)\b/ },
-  { name: "award-demand", re: /\b(give|assign|award|output|return)\b(?: \w+){0,4} (scores?|ratings?|grades?|marks)\b(?: \w+){0,2} (100|hundred|perfect|maximum|max|full)\b|\b(give|assign|award)\b(?: \w+){0,3} (perfect|maximum|max|full|top|highest) (scores?|ratings?|grades?|marks)\b/ },
-  { name: "role-play", re: /\byou are (now )?(a |an |the |my )?(\w+ ){0,2}(ai|assistant|evaluator|grader|scorer|language model|llm|chatbot)\b/ },
+  {
+    name: "score-demand",
+    re: /\b(score|scores|scoring|rating|grade|marks?)\b (of |= |to |at |is |as |should be |must be )?(100|hundred|perfect|maximum|max|full marks?|10 10)\b(?! (points?|pts|runs?|goals?|yards?|percent|basis|bps|kilo|km|miles?|meters?|metres?|users?|people|votes?|seats?))/,
+  },
+  {
+    name: "score-imperative",
+    re: /\b(score|rate|grade|mark|rank)\b (this|me|it|my|us|our|these|every|each)\b(?: \w+){0,4} (100|hundred|perfect|maximum|highest|max|top|full)\b/,
+  },
+  {
+    name: "award-demand",
+    re: /\b(give|assign|award|output|return)\b(?: \w+){0,4} (scores?|ratings?|grades?|marks)\b(?: \w+){0,2} (100|hundred|perfect|maximum|max|full)\b|\b(give|assign|award)\b(?: \w+){0,3} (perfect|maximum|max|full|top|highest) (scores?|ratings?|grades?|marks)\b/,
+  },
+  {
+    name: "role-play",
+    re: /\byou are (now )?(a |an |the |my )?(\w+ ){0,2}(ai|assistant|evaluator|grader|scorer|language model|llm|chatbot)\b/,
+  },
   { name: "role-marker", re: /(^| )(system|assistant|developer) (prompt|message|instructions?|override|mode)\b/ },
-  { name: "new-instructions", re: /\b(new|updated|real|actual|hidden|secret|additional) (instructions?|prompts?|task for you)\b/ },
-  { name: "evaluator-address", re: /\b(dear|attention|note to|hey|to the) (the )?(evaluator|grader|scorer|reviewer|ai|llm|model|assistant)\b|\b(evaluator|grader|scorer|llm|ai model|language model) (must|should|shall|will|needs to|is required)\b/ },
+  {
+    name: "new-instructions",
+    re: /\b(new|updated|real|actual|hidden|secret|additional) (instructions?|prompts?|task for you)\b/,
+  },
+  {
+    name: "evaluator-address",
+    re: /\b(dear|attention|note to|hey|to the) (the )?(evaluator|grader|scorer|reviewer|ai|llm|model|assistant)\b|\b(evaluator|grader|scorer|llm|ai model|language model) (must|should|shall|will|needs to|is required)\b/,
+  },
   { name: "jailbreak", re: /\b(jailbreak|do anything now|developer mode|prompt injection)\b/ },
   { name: "raw-role-tag", re: /<\|?\/?(system|assistant|user|im_start|im_end)\|?>|\[\/?(inst|sys)\]/ },
 ];
 
 // Latin look-alikes (Cyrillic, Greek, IPA, small capitals) that NFKC leaves alone: "іgnore" (Cyrillic і).
 const CONFUSABLES: Readonly<Record<string, string>> = {
-  "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x",
-  "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ү": "y", "ɡ": "g", "ɩ": "i", "ɪ": "i",
-  "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w",
-  "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ғ": "f", "ʜ": "h", "ᴊ": "j", "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p",
-  "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ı": "i", "ȷ": "j",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  з: "3",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  ѕ: "s",
+  і: "i",
+  ї: "i",
+  ј: "j",
+  ԁ: "d",
+  ԛ: "q",
+  ԝ: "w",
+  һ: "h",
+  ӏ: "l",
+  ү: "y",
+  ɡ: "g",
+  ɩ: "i",
+  ɪ: "i",
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  γ: "y",
+  ω: "w",
+  ᴀ: "a",
+  ʙ: "b",
+  ᴄ: "c",
+  ᴅ: "d",
+  ᴇ: "e",
+  ғ: "f",
+  ʜ: "h",
+  ᴊ: "j",
+  ᴋ: "k",
+  ʟ: "l",
+  ᴍ: "m",
+  ɴ: "n",
+  ᴏ: "o",
+  ᴘ: "p",
+  ʀ: "r",
+  ꜱ: "s",
+  ᴛ: "t",
+  ᴜ: "u",
+  ᴠ: "v",
+  ᴡ: "w",
+  ʏ: "y",
+  ᴢ: "z",
+  ı: "i",
+  ȷ: "j",
 };
 const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLES).join("")}]`, "gu");
 
@@ -123,9 +210,15 @@ export interface CleanedText {
  * non-decreasing count, so empty text is the floor: injected text never scores above the same
  * answer without it, wherever the injection sits and whatever separates its parts.
  */
-export function cleanForScoring(text: string, maxChars: number = MAX_STRING_CHARS, ignore: ReadonlySet<string> = NO_PATTERNS): CleanedText {
+export function cleanForScoring(
+  text: string,
+  maxChars: number = MAX_STRING_CHARS,
+  ignore: ReadonlySet<string> = NO_PATTERNS,
+): CleanedText {
   const normalized = normalizeForAnalysis(text, maxChars);
-  const paragraphs = splitParagraphs(normalized).map(splitSentences).filter((p) => p.length > 0);
+  const paragraphs = splitParagraphs(normalized)
+    .map(splitSentences)
+    .filter((p) => p.length > 0);
   const found = new Set<string>();
   for (const sentences of paragraphs) {
     for (const sentence of sentences) for (const f of detectInjection(sentence)) found.add(f);

@@ -157,7 +157,9 @@ export interface WorkerProtocolAdapter {
  */
 export type WorkerRecord = FailedWorkerRecord | AnsweredWorkerRecord;
 /** What the discover stage hands to ask: an endpoint, or why there is none. */
-export type DiscoveredWorkerRecord = { seat: WorkerSeat; endpoint: WorkerEndpoint } | { seat: WorkerSeat; discoveryFailure: WorkerFailure };
+export type DiscoveredWorkerRecord =
+  | { seat: WorkerSeat; endpoint: WorkerEndpoint }
+  | { seat: WorkerSeat; discoveryFailure: WorkerFailure };
 
 /** No usable answer: discovery failed (no endpoint), the ask failed, or the worker abstained. */
 export interface FailedWorkerRecord {

@@ -32,7 +32,14 @@
  * `unprovenAccuracy` below the threshold never to resolve on unproven agents alone. See docs/TRUTH.md.
  */
 import { bundleHash, canonicalJson } from "./bundle.js";
-import { calibratedAccuracy, estimateAccuracy, logit, type AccuracyConfig, type AccuracyEstimate, type AgentAccuracy } from "./accuracy.js";
+import {
+  calibratedAccuracy,
+  estimateAccuracy,
+  logit,
+  type AccuracyConfig,
+  type AccuracyEstimate,
+  type AgentAccuracy,
+} from "./accuracy.js";
 import { rewardWeights } from "./correctness.js";
 import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
@@ -137,9 +144,12 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
   const thresholdBps = c.thresholdBps ?? DEFAULT_THRESHOLD_BPS;
   const minHistory = c.minHistory ?? DEFAULT_MIN_HISTORY;
   const unprovenAccuracy = c.unprovenAccuracy ?? accuracy.priorAccuracy;
-  if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000) throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
-  if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9) throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
-  if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99)) throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
+  if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000)
+    throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
+  if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9)
+    throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
+  if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99))
+    throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
   const shrinkage = c.shrinkage ?? true;
   if (typeof shrinkage !== "boolean") throw new RangeError(`shrinkage must be a boolean, got ${String(shrinkage)}`);
   return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, accuracy };
@@ -161,7 +171,11 @@ export interface Shrinkage {
  * spread of the estimates is no larger than their noise (τ² ≈ 0) the agents are treated alike and the vote
  * becomes a head count at their common accuracy. Needs ≥ 2 proven groups on the panel (else undefined).
  */
-export function shrinkageOf(estimate: AccuracyEstimate, agentIds: readonly bigint[], minHistory: number): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
+export function shrinkageOf(
+  estimate: AccuracyEstimate,
+  agentIds: readonly bigint[],
+  minHistory: number,
+): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
   const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
   const groups = new Set<bigint>();
   const idx: number[] = [];
@@ -206,7 +220,8 @@ export function historyDigest(history: readonly HistoryMarket[]): { markets: num
  */
 export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput): VerdictDecision {
   const { agentIds, reports } = input;
-  if (agentIds.length !== reports.length) throw new RangeError(`${agentIds.length} agent ids for ${reports.length} reports`);
+  if (agentIds.length !== reports.length)
+    throw new RangeError(`${agentIds.length} agent ids for ${reports.length} reports`);
   const estimate = estimateAccuracy(input.history, agentIds, config?.accuracy);
   const cfg = resolveVerdictConfig(config, estimate.config);
   const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
@@ -239,8 +254,10 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
 
   // Clone groups voting here count once: their weights are shared.
   const present = new Map<bigint, number>();
-  for (const v of voters) if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
-  for (const v of voters) if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / present.get(v.cloneGroup)!);
+  for (const v of voters)
+    if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
+  for (const v of voters)
+    if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / present.get(v.cloneGroup)!);
 
   const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
   let yesWeight = 0;
@@ -269,7 +286,13 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const logOdds = q6(yesWeight - noWeight);
   const posterior = q6(sigmoid(Math.abs(logOdds)));
   const total = yesWeight + noWeight;
-  const tally: Tally = { yesWeight, noWeight, margin: total > 0 ? Math.abs(yesWeight - noWeight) / total : 0, yesVoters, noVoters };
+  const tally: Tally = {
+    yesWeight,
+    noWeight,
+    margin: total > 0 ? Math.abs(yesWeight - noWeight) / total : 0,
+    yesVoters,
+    noVoters,
+  };
 
   const answered = yesVoters + noVoters;
   const quorum = { n: reports.length, required: requiredQuorum(reports.length), answered };
@@ -297,7 +320,9 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     quorum,
     voters,
     bloc,
-    ...(shrink !== undefined ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } } : {}),
+    ...(shrink !== undefined
+      ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } }
+      : {}),
     reports: reports.map((r) => ({ ...r })),
     rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
     estimate,

@@ -10,9 +10,7 @@ export { createLlmEvaluator, parseLlmOutput, type LlmEvaluatorOptions } from "./
 export { PROMPT_VERSION, buildPrompt } from "./prompt.js";
 export { RUBRIC_IDENTITY, RUBRIC_VERSION, createRubricEvaluator, rubricEvaluate, scoreWorker } from "./rubric.js";
 
-export type EvaluatorConfig =
-  | { kind: "rubric" }
-  | ({ kind: "llm" } & Omit<LlmEvaluatorOptions, "fallback">);
+export type EvaluatorConfig = { kind: "rubric" } | ({ kind: "llm" } & Omit<LlmEvaluatorOptions, "fallback">);
 
 export function createEvaluator(config: EvaluatorConfig = { kind: "rubric" }): Evaluator {
   const rubric = createRubricEvaluator();

@@ -65,7 +65,11 @@ interface Failed {
 function carriesInjection(input: EvaluationInput, w: AnsweredWorkerRecord): boolean {
   const a = w.answer;
   const exempt = marketPatterns(input.market);
-  const texts = [a.evidence, ...(Array.isArray(a.sources) ? a.sources : []), ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : [])];
+  const texts = [
+    a.evidence,
+    ...(Array.isArray(a.sources) ? a.sources : []),
+    ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : []),
+  ];
   return texts.some((t) => typeof t === "string" && cleanForScoring(t, undefined, exempt).injected);
 }
 
@@ -80,14 +84,25 @@ function capInjected(input: EvaluationInput, w: AnsweredWorkerRecord, scores: Di
   const out = {} as DimensionScores;
   for (const d of DIMENSIONS) {
     const cap = rubric[d].score;
-    out[d] = scores[d].score <= cap ? scores[d] : { score: cap, explanation: sanitizeString(`${scores[d].explanation} (capped at the rubric's ${cap}: instruction-like text in the worker's text)`, 600) };
+    out[d] =
+      scores[d].score <= cap
+        ? scores[d]
+        : {
+            score: cap,
+            explanation: sanitizeString(
+              `${scores[d].explanation} (capped at the rubric's ${cap}: instruction-like text in the worker's text)`,
+              600,
+            ),
+          };
   }
   return out;
 }
 
 /** Every dimension at 0: what a worker whose own text broke its evaluation gets (never the lenient rubric). */
 export function floorScores(explanation: string): DimensionScores {
-  return Object.fromEntries(DIMENSIONS.map((d) => [d, { score: 0, explanation: sanitizeString(explanation, 600) }])) as DimensionScores;
+  return Object.fromEntries(
+    DIMENSIONS.map((d) => [d, { score: 0, explanation: sanitizeString(explanation, 600) }]),
+  ) as DimensionScores;
 }
 
 export interface LlmEvaluatorOptions {
@@ -112,8 +127,16 @@ export interface LlmEvaluatorOptions {
   warn?: (message: string) => void;
 }
 
-const scoreSchema = z.object({ score: z.number().refine(Number.isFinite, "score must be finite"), explanation: z.string() });
-export const llmOutputSchema = z.object(Object.fromEntries(DIMENSIONS.map((d) => [d, scoreSchema])) as Record<(typeof DIMENSIONS)[number], typeof scoreSchema>);
+const scoreSchema = z.object({
+  score: z.number().refine(Number.isFinite, "score must be finite"),
+  explanation: z.string(),
+});
+export const llmOutputSchema = z.object(
+  Object.fromEntries(DIMENSIONS.map((d) => [d, scoreSchema])) as Record<
+    (typeof DIMENSIONS)[number],
+    typeof scoreSchema
+  >,
+);
 
 /** Validates and normalizes one model reply (the message content). Throws with a short reason. */
 export function parseLlmOutput(content: string): DimensionScores {
@@ -126,7 +149,9 @@ export function parseLlmOutput(content: string): DimensionScores {
   const parsed = llmOutputSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`out-of-schema output: ${issue ? `${issue.path.join(".") || "(root)"} ${issue.message}` : "invalid"}`);
+    throw new Error(
+      `out-of-schema output: ${issue ? `${issue.path.join(".") || "(root)"} ${issue.message}` : "invalid"}`,
+    );
   }
   const out = {} as DimensionScores;
   for (const d of DIMENSIONS) {
@@ -173,11 +198,14 @@ function causeChain(err: unknown): string {
   return parts.join(": ") || "unknown";
 }
 
-
 /** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
 function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
   return async (input, init) => {
-    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher, redirect: "manual" })) as unknown as Response;
+    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher,
+      redirect: "manual",
+    })) as unknown as Response;
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limit) {
       await res.body?.cancel().catch(() => undefined);
@@ -206,16 +234,19 @@ function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
 
 function intOption(value: number | undefined, fallback: number, lo: number, hi: number, name: string): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`createLlmEvaluator: ${name} must be an integer in [${lo}, ${hi}]`);
+  if (!Number.isInteger(v) || v < lo || v > hi)
+    throw new RangeError(`createLlmEvaluator: ${name} must be an integer in [${lo}, ${hi}]`);
   return v;
 }
 
 export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
   const { baseURL, apiKey, model, fallback } = options;
-  if (typeof baseURL !== "string" || !/^https?:\/\//i.test(baseURL)) throw new TypeError("createLlmEvaluator: baseURL must be an http(s) URL");
+  if (typeof baseURL !== "string" || !/^https?:\/\//i.test(baseURL))
+    throw new TypeError("createLlmEvaluator: baseURL must be an http(s) URL");
   if (typeof model !== "string" || model.length === 0) throw new TypeError("createLlmEvaluator: model is required");
   if (typeof apiKey !== "string") throw new TypeError("createLlmEvaluator: apiKey must be a string");
-  if (!fallback || typeof fallback.evaluate !== "function") throw new TypeError("createLlmEvaluator: fallback evaluator is required");
+  if (!fallback || typeof fallback.evaluate !== "function")
+    throw new TypeError("createLlmEvaluator: fallback evaluator is required");
   const timeoutMs = intOption(options.timeoutMs, 60_000, 1, 600_000, "timeoutMs");
   const maxRetries = intOption(options.maxRetries, 2, 0, 10, "maxRetries");
   const concurrency = intOption(options.concurrency, 4, 1, 64, "concurrency");
@@ -263,8 +294,10 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
       const message = choice?.message;
       if (!message) throw new AttemptError("malformed output: no choices", false);
-      if (typeof message.refusal === "string" && message.refusal.length > 0) throw new AttemptError("model refused", false);
-      if (choice?.finish_reason === "content_filter") throw new AttemptError("output blocked by the content filter", false);
+      if (typeof message.refusal === "string" && message.refusal.length > 0)
+        throw new AttemptError("model refused", false);
+      if (choice?.finish_reason === "content_filter")
+        throw new AttemptError("output blocked by the content filter", false);
       if (choice?.finish_reason === "length") throw new AttemptError("truncated output (finish_reason length)", false);
       if (typeof message.content !== "string") throw new AttemptError("malformed output: no content", false);
       content = message.content;
@@ -275,7 +308,8 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       if (err instanceof ResponseTooLargeError || cause instanceof ResponseTooLargeError) {
         throw new AttemptError((cause instanceof ResponseTooLargeError ? cause : (err as Error)).message, false);
       }
-      if (err instanceof OpenAI.APIConnectionTimeoutError) throw new AttemptError(`timeout after ${timeoutMs} ms`, true, "service");
+      if (err instanceof OpenAI.APIConnectionTimeoutError)
+        throw new AttemptError(`timeout after ${timeoutMs} ms`, true, "service");
       if (err instanceof OpenAI.APIError && typeof err.status === "number") {
         const s = err.status;
         const code = typeof err.code === "string" && /^[a-z0-9_.-]{1,60}$/i.test(err.code) ? ` (${err.code})` : "";
@@ -283,9 +317,15 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
         const blame: FailureBlame = s === 400 || s === 413 || s === 422 ? "worker" : "service";
         throw new AttemptError(`HTTP ${s}${code}`, s === 408 || s === 409 || s === 429 || s >= 500, blame);
       }
-      if (err instanceof OpenAI.APIConnectionError) throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true, "service");
-      if (err instanceof SyntaxError) throw new AttemptError("malformed output: response is not JSON", false, "service");
-      throw new AttemptError(`request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`, false, "service");
+      if (err instanceof OpenAI.APIConnectionError)
+        throw new AttemptError(`connection error: ${redact(causeChain(err), apiKey)}`, true, "service");
+      if (err instanceof SyntaxError)
+        throw new AttemptError("malformed output: response is not JSON", false, "service");
+      throw new AttemptError(
+        `request failed: ${redact(err instanceof Error ? err.message : String(err), apiKey)}`,
+        false,
+        "service",
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -296,9 +336,14 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
     }
   }
 
-  async function evaluateWorker(input: EvaluationInput, worker: AnsweredWorkerRecord, panel: { answered: number; yes: number; no: number }): Promise<DimensionScores | Failed> {
+  async function evaluateWorker(
+    input: EvaluationInput,
+    worker: AnsweredWorkerRecord,
+    panel: { answered: number; yes: number; no: number },
+  ): Promise<DimensionScores | Failed> {
     const { system, user } = buildPrompt(input.market, worker, panel);
-    const asAttemptError = (err: unknown) => (err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service"));
+    const asAttemptError = (err: unknown) =>
+      err instanceof AttemptError ? err : new AttemptError(redact(String(err), apiKey), false, "service");
     try {
       return await retry(
         async () => {
@@ -308,7 +353,11 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
             throw asAttemptError(err);
           }
         },
-        { attempts: maxRetries + 1, delayMs: { baseMs: baseDelay, maxMs: maxDelay }, retryable: (err) => asAttemptError(err).retryable },
+        {
+          attempts: maxRetries + 1,
+          delayMs: { baseMs: baseDelay, maxMs: maxDelay },
+          retryable: (err) => asAttemptError(err).retryable,
+        },
       );
     } catch (err) {
       const e = asAttemptError(err);
@@ -341,7 +390,8 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       // of "its own" text (then the cause is the model or the market text, not one worker). Then every
       // worker not blamed for its own failure is scored by the fallback, loudly, so no panel mixes
       // evaluators. A service failure elsewhere never lifts a worker's own blame.
-      const allFailed = answered.length >= 2 && failures.length === answered.length && failures.every((f) => f.blame === "worker");
+      const allFailed =
+        answered.length >= 2 && failures.length === answered.length && failures.every((f) => f.blame === "worker");
       const global = allFailed || failures.some((f) => f.blame === "service");
       const blamed = (r: DimensionScores | Failed): r is Failed => "error" in r && r.blame === "worker" && !allFailed;
 
@@ -369,17 +419,33 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
         const r = results[i];
         const address: Address = w.seat.address;
         if (blamed(r)) {
-          const dimensions = floorScores(`LLM evaluation failed because of this worker's text (${r.error}): scored at the floor`);
-          return { address, dimensions, aggregate: aggregateScores(dimensions), fallbackReason: `llm evaluation failed (counted against the worker): ${r.error}` };
+          const dimensions = floorScores(
+            `LLM evaluation failed because of this worker's text (${r.error}): scored at the floor`,
+          );
+          return {
+            address,
+            dimensions,
+            aggregate: aggregateScores(dimensions),
+            fallbackReason: `llm evaluation failed (counted against the worker): ${r.error}`,
+          };
         }
         if (!global && !("error" in r)) {
           const dimensions = capInjected(input, w, r);
           return { address, dimensions, aggregate: aggregateScores(dimensions) };
         }
-        const fb = fallbackByAddr.get(address.toLowerCase()) ?? rubricEvaluate({ market: input.market, workers: input.workers }).evaluations.find((e) => e.address.toLowerCase() === address.toLowerCase());
+        const fb =
+          fallbackByAddr.get(address.toLowerCase()) ??
+          rubricEvaluate({ market: input.market, workers: input.workers }).evaluations.find(
+            (e) => e.address.toLowerCase() === address.toLowerCase(),
+          );
         if (!fb) throw new Error("fallback produced no evaluation");
         const own = "error" in r ? `llm evaluation failed: ${r.error}` : "llm evaluation discarded";
-        return { address, dimensions: fb.dimensions, aggregate: fb.aggregate, fallbackReason: `${own}; global fallback for the panel${fallbackNote}` };
+        return {
+          address,
+          dimensions: fb.dimensions,
+          aggregate: fb.aggregate,
+          fallbackReason: `${own}; global fallback for the panel${fallbackNote}`,
+        };
       });
 
       const result: EvaluationResult = { evaluator: { ...identity }, evaluations };

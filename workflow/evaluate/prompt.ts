@@ -43,18 +43,23 @@ function cap(value: unknown, max: number): string {
 
 /** JSON-encodes data so that it contains no `<`, `>` or `&` characters and no line separators. */
 export function encodeData(data: unknown): string {
-  return JSON.stringify(data, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(data, null, 2).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 const DIMENSION_GUIDE: Record<(typeof DIMENSIONS)[number], string> = {
-  resolutionQuality: "determination plausibility given the evidence and the panel, and calibration of the stated confidence",
+  resolutionQuality:
+    "determination plausibility given the evidence and the panel, and calibration of the stated confidence",
   sourceQuality: "diversity, reliability and relevance of the cited sources; zero or unverifiable sources score low",
   analysisDepth: "thoroughness, nuance and level of detail of the evidence",
   reasoningClarity: "structure, logical flow and coherence of the evidence",
   evidenceStrength: "factual backing and verifiability of the claims",
   biasAwareness: "acknowledgement of uncertainty and treatment of counterarguments",
   timeliness: "recency of the sources and use of data current at the market deadline",
-  collaboration: "quality and engagement of the replies to the challenges; missing, short or off-topic replies score low",
+  collaboration:
+    "quality and engagement of the replies to the challenges; missing, short or off-topic replies score low",
 };
 
 export function systemPrompt(): string {
@@ -102,7 +107,8 @@ function isoDate(deadline: number): string {
 
 export function buildPrompt(
   market: Pick<MarketSnapshot, "question" | "deadline" | "context">,
-  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies"> & Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
+  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies"> &
+    Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
   panel: PromptPanel,
 ): BuiltPrompt {
   const a = worker.answer;
@@ -111,7 +117,9 @@ export function buildPrompt(
   const protocol = protocolOf({ answer: a, endpoint: worker.endpoint });
   const view = answerView(a, protocol);
   const challenges = (worker.challenges ?? []).slice(0, PROMPT_CAPS.replies);
-  const replies = (Array.isArray(worker.challengeReplies) ? worker.challengeReplies : []).map((r) => (typeof r === "string" ? replyView(r, protocol) : r));
+  const replies = (Array.isArray(worker.challengeReplies) ? worker.challengeReplies : []).map((r) =>
+    typeof r === "string" ? replyView(r, protocol) : r,
+  );
   const data = {
     market: {
       question: cap(market.question, PROMPT_CAPS.question),

@@ -42,7 +42,14 @@
  *   market's own question/context trips are not held against workers: see core/text.ts marketPatterns).
  */
 import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { cleanForScoring, contentTerms, marketPatterns, sanitizeString, words, type CleanedText } from "../core/text.js";
+import {
+  cleanForScoring,
+  contentTerms,
+  marketPatterns,
+  sanitizeString,
+  words,
+  type CleanedText,
+} from "../core/text.js";
 import { sourceStats } from "./sources.js";
 import { answerView, protocolOf, replyView } from "./view.js";
 import type {
@@ -70,12 +77,105 @@ export { checkSource, sourceStats, type SourceCheck, type SourceStats } from "./
 
 // ---------------------------------------------------------------- text features
 
-const HEDGES = ["may", "might", "could", "likely", "unlikely", "possibly", "probably", "perhaps", "uncertain", "uncertainty", "suggests", "appears", "estimate", "estimated", "approximately", "roughly", "assume", "assuming", "probability", "risk", "risks", "caveat"];
-const COUNTER = ["however", "although", "though", "whereas", "nevertheless", "nonetheless", "on the other hand", "counterargument", "on the contrary", "despite", "but", "conversely", "alternatively", "bear case", "downside", "limitation", "limitations"];
-const CONNECTIVES = ["because", "therefore", "thus", "hence", "since", "consequently", "as a result", "first", "second", "third", "finally", "moreover", "furthermore", "in addition", "which means", "given that", "so that", "in conclusion", "overall"];
-const ATTRIBUTION = ["according to", "reported", "reports", "data from", "published", "announced", "statement", "filing", "official", "survey", "study", "dataset", "press release", "source"];
-const RECENCY = ["as of", "latest", "recent", "recently", "currently", "this week", "this month", "this year", "today", "updated", "to date", "so far", "year to date", "last week", "last month"];
-const MONTHS = "(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|jun(e)?|jul(y)?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)";
+const HEDGES = [
+  "may",
+  "might",
+  "could",
+  "likely",
+  "unlikely",
+  "possibly",
+  "probably",
+  "perhaps",
+  "uncertain",
+  "uncertainty",
+  "suggests",
+  "appears",
+  "estimate",
+  "estimated",
+  "approximately",
+  "roughly",
+  "assume",
+  "assuming",
+  "probability",
+  "risk",
+  "risks",
+  "caveat",
+];
+const COUNTER = [
+  "however",
+  "although",
+  "though",
+  "whereas",
+  "nevertheless",
+  "nonetheless",
+  "on the other hand",
+  "counterargument",
+  "on the contrary",
+  "despite",
+  "but",
+  "conversely",
+  "alternatively",
+  "bear case",
+  "downside",
+  "limitation",
+  "limitations",
+];
+const CONNECTIVES = [
+  "because",
+  "therefore",
+  "thus",
+  "hence",
+  "since",
+  "consequently",
+  "as a result",
+  "first",
+  "second",
+  "third",
+  "finally",
+  "moreover",
+  "furthermore",
+  "in addition",
+  "which means",
+  "given that",
+  "so that",
+  "in conclusion",
+  "overall",
+];
+const ATTRIBUTION = [
+  "according to",
+  "reported",
+  "reports",
+  "data from",
+  "published",
+  "announced",
+  "statement",
+  "filing",
+  "official",
+  "survey",
+  "study",
+  "dataset",
+  "press release",
+  "source",
+];
+const RECENCY = [
+  "as of",
+  "latest",
+  "recent",
+  "recently",
+  "currently",
+  "this week",
+  "this month",
+  "this year",
+  "today",
+  "updated",
+  "to date",
+  "so far",
+  "year to date",
+  "last week",
+  "last month",
+];
+const MONTHS =
+  "(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|jun(e)?|jul(y)?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)";
 const DATE_RES = [
   /\b(19|20)\d{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?\b/g,
   new RegExp(`\\b${MONTHS}\\.? \\d{1,2}(st|nd|rd|th)?,? (19|20)\\d{2}\\b`, "g"),
@@ -146,7 +246,9 @@ export function textFeatures(cleaned: CleanedText): TextFeatures {
 const frac = (x: number, cap: number): number => Math.min(Math.max(x, 0), cap) / cap;
 
 function injectionNote(removed: number, flags: string[]): string {
-  return flags.length > 0 ? `; FLAG instruction-like text, not scored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})` : "";
+  return flags.length > 0
+    ? `; FLAG instruction-like text, not scored (${removed} sentence${removed === 1 ? "" : "s"}: ${flags.join(", ")})`
+    : "";
 }
 
 export interface PanelSummary {
@@ -163,7 +265,8 @@ function deadlineYear(deadline: number): number | undefined {
 /** Scores one answering worker. Pure and deterministic. */
 export function scoreWorker(
   market: Pick<MarketSnapshot, "question" | "deadline"> & Partial<Pick<MarketSnapshot, "context">>,
-  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> & Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
+  worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> &
+    Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
   panel: PanelSummary,
 ): DimensionScores {
   const answer = worker.answer;
@@ -175,7 +278,10 @@ export function scoreWorker(
   const src = sourceStats(view.sources, exempt);
   const f = textFeatures(raw.injected ? raw : cleanForScoring(view.text, undefined, exempt));
   const note = injectionNote(f.removedSentences, f.flags);
-  const conf = typeof answer.confidence === "number" && Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
+  const conf =
+    typeof answer.confidence === "number" && Number.isFinite(answer.confidence)
+      ? Math.min(1, Math.max(0, answer.confidence))
+      : 0;
   const scores = {} as DimensionScores;
   const put = (k: Dimension, value: number, explanation: string): void => {
     // Snap to 1e-6 first so floating-point noise (0.9² = 0.8100000000000001) cannot flip a .5 rounding.
@@ -191,7 +297,10 @@ export function scoreWorker(
     const value =
       src.total === 0
         ? 0
-        : 40 * frac(src.plausible, 5) + 30 * frac(src.domains, 4) + 20 * (src.plausible > 0 ? src.https / src.plausible : 0) + 10 * (src.plausible / src.total);
+        : 40 * frac(src.plausible, 5) +
+          30 * frac(src.domains, 4) +
+          20 * (src.plausible > 0 ? src.https / src.plausible : 0) +
+          10 * (src.plausible / src.total);
     put(
       "sourceQuality",
       value,
@@ -206,7 +315,10 @@ export function scoreWorker(
   // Analysis depth
   put(
     "analysisDepth",
-    50 * frac(f.distinctWords, 150) + 20 * frac(f.wellFormedSentences, 8) + 15 * frac(f.distinctNumbers, 5) + 15 * frac(f.hedges + f.counter, 4),
+    50 * frac(f.distinctWords, 150) +
+      20 * frac(f.wellFormedSentences, 8) +
+      15 * frac(f.distinctNumbers, 5) +
+      15 * frac(f.hedges + f.counter, 4),
     `${f.distinctWords} distinct words, ${f.wellFormedSentences} well-formed sentences, ` +
       `${f.distinctNumbers} distinct numbers, ${f.hedges + f.counter} nuance markers${note}`,
   );
@@ -221,7 +333,11 @@ export function scoreWorker(
   // Evidence strength
   put(
     "evidenceStrength",
-    30 * frac(f.distinctNumbers, 6) + 30 * frac(src.plausible, 4) + 15 * frac(f.years.length + f.dates, 3) + 15 * frac(f.attributions, 3) + 10 * frac(f.distinctWords, 100),
+    30 * frac(f.distinctNumbers, 6) +
+      30 * frac(src.plausible, 4) +
+      15 * frac(f.years.length + f.dates, 3) +
+      15 * frac(f.attributions, 3) +
+      10 * frac(f.distinctWords, 100),
     `${f.distinctNumbers} distinct figures, ${src.plausible} verifiable source(s), ${f.years.length + f.dates} dated references, ` +
       `${f.attributions} attribution markers${note}`,
   );
@@ -243,14 +359,22 @@ export function scoreWorker(
     const y = deadlineYear(market.deadline);
     const sourceYears: number[] = [];
     // Only plausible sources date anything (a rejected "source" is free text, e.g. an injection).
-    for (const s of src.accepted) for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
+    for (const s of src.accepted)
+      for (const m of String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []) sourceYears.push(Number(m));
     const allYears = [...f.years, ...sourceYears];
     let yearPts = 0;
     if (y !== undefined) {
       if (allYears.some((v) => v >= y - 1 && v <= y + 1)) yearPts = 40;
       else if (allYears.some((v) => v >= y - 3 && v <= y - 2)) yearPts = 20;
     }
-    const recentSources = y === undefined ? 0 : new Set(src.accepted.filter((s) => (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1))).size;
+    const recentSources =
+      y === undefined
+        ? 0
+        : new Set(
+            src.accepted.filter((s) =>
+              (String(s).match(/(?<!\d)(19|20)\d{2}(?!\d)/g) ?? []).some((m) => Math.abs(Number(m) - y) <= 1),
+            ),
+          ).size;
     put(
       "timeliness",
       yearPts + 25 * frac(f.dates, 2) + 20 * frac(f.recency, 2) + 15 * frac(recentSources, 2),
@@ -345,7 +469,16 @@ export function scoreWorker(
 
   // Fixed key order (the bundle sorts keys anyway).
   const ordered = {} as DimensionScores;
-  for (const k of ["resolutionQuality", "sourceQuality", "analysisDepth", "reasoningClarity", "evidenceStrength", "biasAwareness", "timeliness", "collaboration"] as const) {
+  for (const k of [
+    "resolutionQuality",
+    "sourceQuality",
+    "analysisDepth",
+    "reasoningClarity",
+    "evidenceStrength",
+    "biasAwareness",
+    "timeliness",
+    "collaboration",
+  ] as const) {
     ordered[k] = scores[k];
   }
   return ordered;

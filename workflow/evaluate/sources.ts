@@ -15,7 +15,19 @@ export interface SourceCheck {
   reason?: string;
 }
 
-const RESERVED_SUFFIXES = [".localhost", ".local", ".internal", ".lan", ".home.arpa", ".test", ".invalid", ".example", ".onion", ".corp", ".intranet"];
+const RESERVED_SUFFIXES = [
+  ".localhost",
+  ".local",
+  ".internal",
+  ".lan",
+  ".home.arpa",
+  ".test",
+  ".invalid",
+  ".example",
+  ".onion",
+  ".corp",
+  ".intranet",
+];
 const RESERVED_HOSTS = new Set(["localhost", "example.com", "example.org", "example.net"]);
 const SECOND_LEVEL = new Set(["co", "com", "org", "net", "gov", "ac", "edu", "or", "ne", "go", "gob", "nic"]);
 
@@ -44,12 +56,20 @@ export function checkSource(raw: string, seen: Set<string>, ignore?: ReadonlySet
   if (url.username || url.password) return bad("credentials in URL");
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
   if (host.startsWith("[") || /^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return bad("IP literal");
-  if (RESERVED_HOSTS.has(host) || RESERVED_SUFFIXES.some((x) => host.endsWith(x)) || [...RESERVED_HOSTS].some((h) => host.endsWith(`.${h}`))) {
+  if (
+    RESERVED_HOSTS.has(host) ||
+    RESERVED_SUFFIXES.some((x) => host.endsWith(x)) ||
+    [...RESERVED_HOSTS].some((h) => host.endsWith(`.${h}`))
+  ) {
     return bad("local or reserved host");
   }
   const labels = host.split(".");
   const tld = labels[labels.length - 1];
-  if (labels.length < 2 || labels.some((l) => l.length === 0 || l.length > 63) || !/^([a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(tld)) {
+  if (
+    labels.length < 2 ||
+    labels.some((l) => l.length === 0 || l.length > 63) ||
+    !/^([a-z]{2,63}|xn--[a-z0-9-]{1,59})$/.test(tld)
+  ) {
     return bad("implausible hostname");
   }
   const key = sourceKey(s);

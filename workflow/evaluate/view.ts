@@ -26,7 +26,10 @@ export interface AnswerView {
 }
 
 /** The protocol that carried an answer: the endpoint's, else what the adapter wrote into the extras. */
-export function protocolOf(record: { endpoint?: WorkerEndpoint | undefined; answer?: WorkerAnswer | undefined }): string {
+export function protocolOf(record: {
+  endpoint?: WorkerEndpoint | undefined;
+  answer?: WorkerAnswer | undefined;
+}): string {
   const p = record.endpoint?.protocol;
   if (typeof p === "string" && p !== "") return p.toLowerCase();
   const extras = record.answer?.extras;
@@ -40,13 +43,23 @@ export function sourceKey(raw: string): string {
   const s = String(raw).trim();
   try {
     const url = new URL(s);
-    return url.hostname.toLowerCase().replace(/\.$/, "").replace(/^www\./, "") + url.pathname.replace(/\/+$/, "") + url.search;
+    return (
+      url.hostname
+        .toLowerCase()
+        .replace(/\.$/, "")
+        .replace(/^www\./, "") +
+      url.pathname.replace(/\/+$/, "") +
+      url.search
+    );
   } catch {
     return s;
   }
 }
 
-const line = (re: RegExp, to = "") => (s: string) => s.replace(re, to);
+const line =
+  (re: RegExp, to = "") =>
+  (s: string) =>
+    s.replace(re, to);
 
 /** Per protocol: line rewrites that undo our adapter's rendering (see the adapters' evidence mapping). */
 const LABELS: Record<string, Array<(s: string) => string>> = {
@@ -74,7 +87,8 @@ const LABELS: Record<string, Array<(s: string) => string>> = {
  * ("Sources:", "-", "1."), or a bare restatement of the determination ("DETERMINATION: YES", the
  * round-table way to state it), which every protocol carries in its own field.
  */
-const EMPTY_LINE = /^\s*((sources?|references?|links?|citations?)\s*:?|[-*•]|\d+[.)]|(determination|verdict|answer|position|resolution)\s*:\s*(yes|no)\.?)?\s*$/i;
+const EMPTY_LINE =
+  /^\s*((sources?|references?|links?|citations?)\s*:?|[-*•]|\d+[.)]|(determination|verdict|answer|position|resolution)\s*:\s*(yes|no)\.?)?\s*$/i;
 
 export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, protocol = "cresolver"): AnswerView {
   const evidence = typeof answer.evidence === "string" ? answer.evidence : "";
@@ -93,7 +107,12 @@ export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, p
   const rules = LABELS[protocol] ?? [];
   const text = evidence
     .split("\n")
-    .map((l) => rules.reduce((acc, rule) => rule(acc.trim()), l).replace(URL_RE, (u) => u.match(URL_TAIL)?.[0] ?? "").replace(/\(\s*\)/g, ""))
+    .map((l) =>
+      rules
+        .reduce((acc, rule) => rule(acc.trim()), l)
+        .replace(URL_RE, (u) => u.match(URL_TAIL)?.[0] ?? "")
+        .replace(/\(\s*\)/g, ""),
+    )
     .filter((l) => !EMPTY_LINE.test(l) || l.trim() === "")
     .join("\n")
     .replace(/\n\s*\n(\s*\n)+/g, "\n\n")

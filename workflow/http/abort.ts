@@ -16,7 +16,9 @@ interface SignalStore {
  */
 function createStore(): SignalStore {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const hooks = proc?.getBuiltinModule?.("node:async_hooks") as { AsyncLocalStorage: new () => SignalStore } | undefined;
+  const hooks = proc?.getBuiltinModule?.("node:async_hooks") as
+    | { AsyncLocalStorage: new () => SignalStore }
+    | undefined;
   if (hooks !== undefined) return new hooks.AsyncLocalStorage();
   return { run: (_store, fn) => fn(), getStore: () => undefined };
 }

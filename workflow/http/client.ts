@@ -23,7 +23,16 @@ import { Agent, request } from "undici";
 import { HttpError, describeUrl, isHttpError } from "./errors.js";
 import { assertAddressAllowed, checkUrlHost, type DestinationPolicy } from "./guard.js";
 import { DEFAULT_SANITIZE_LIMITS, stringifyJson } from "./json.js";
-import { clipHeader, decodeUtf8, isJsonContentType, lowerCaseKeys, parseJsonReply, parseUrl, statusError, tooLarge } from "./reply.js";
+import {
+  clipHeader,
+  decodeUtf8,
+  isJsonContentType,
+  lowerCaseKeys,
+  parseJsonReply,
+  parseUrl,
+  statusError,
+  tooLarge,
+} from "./reply.js";
 import { joinAmbient } from "./abort.js";
 import type { SafeHttpClient } from "./types.js";
 import { causes, findCause } from "../util/cause.js";
@@ -59,7 +68,10 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
 export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClient {
-  const policy: DestinationPolicy = { allowLoopback: config.allowLoopback === true, allowPrivate: config.allowPrivate === true };
+  const policy: DestinationPolicy = {
+    allowLoopback: config.allowLoopback === true,
+    allowPrivate: config.allowPrivate === true,
+  };
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const limits = {
     maxStringLength: config.maxStringLength ?? DEFAULT_SANITIZE_LIMITS.maxStringLength,
@@ -116,7 +128,8 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
         signal,
         // Unless configured shorter, undici's own (coarse-grained) timers are only a backstop behind
         // the deadline, so a hanging server always fails the same way (reproducible bundle text).
-        headersTimeout: config.headersTimeoutMs !== undefined ? Math.min(config.headersTimeoutMs, timeoutMs) : timeoutMs + 1_000,
+        headersTimeout:
+          config.headersTimeoutMs !== undefined ? Math.min(config.headersTimeoutMs, timeoutMs) : timeoutMs + 1_000,
         bodyTimeout: config.bodyTimeoutMs !== undefined ? Math.min(config.bodyTimeoutMs, timeoutMs) : timeoutMs + 1_000,
       });
       const status = response.statusCode;
@@ -130,7 +143,10 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
       const contentType = headerValue(response.headers["content-type"]) ?? "";
       if (expectJson && !isJsonContentType(contentType)) {
         body.destroy(); // decided on the headers: the body is never read
-        throw new HttpError("invalid-response", `${where} replied with content-type "${clipHeader(contentType)}", not JSON`);
+        throw new HttpError(
+          "invalid-response",
+          `${where} replied with content-type "${clipHeader(contentType)}", not JSON`,
+        );
       }
       const encoding = headerValue(response.headers["content-encoding"]);
       if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
@@ -164,11 +180,35 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     async postJson(url, body, options) {
       const payload = stringifyJson(body);
       const maxBytes = options.maxBytes ?? maxResponseBytes;
-      const res = await send("POST", url, payload, options.headers, "application/json", options.timeoutMs, maxBytes, options.signal, true);
-      return { status: res.status, body: parseJsonReply(res.bytes, describeUrl(res.url), limits), bytes: res.bytes.length };
+      const res = await send(
+        "POST",
+        url,
+        payload,
+        options.headers,
+        "application/json",
+        options.timeoutMs,
+        maxBytes,
+        options.signal,
+        true,
+      );
+      return {
+        status: res.status,
+        body: parseJsonReply(res.bytes, describeUrl(res.url), limits),
+        bytes: res.bytes.length,
+      };
     },
     async getText(url, options) {
-      const res = await send("GET", url, undefined, options.headers, "application/json, text/plain;q=0.9, */*;q=0.5", options.timeoutMs, options.maxBytes, options.signal, false);
+      const res = await send(
+        "GET",
+        url,
+        undefined,
+        options.headers,
+        "application/json, text/plain;q=0.9, */*;q=0.5",
+        options.timeoutMs,
+        options.maxBytes,
+        options.signal,
+        false,
+      );
       return decodeUtf8(res.bytes, describeUrl(res.url));
     },
     fetcher: (url, options) => client.getText(url, options),
@@ -285,4 +325,3 @@ function errorCode(error: unknown): string | undefined {
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
-

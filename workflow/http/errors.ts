@@ -14,7 +14,11 @@ export class HttpError extends Error {
   readonly retryable: boolean;
   readonly status?: number;
 
-  constructor(kind: FailureKind, message: string, options: { retryable?: boolean; status?: number; cause?: unknown } = {}) {
+  constructor(
+    kind: FailureKind,
+    message: string,
+    options: { retryable?: boolean; status?: number; cause?: unknown } = {},
+  ) {
     super(clip(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "HttpError";
     this.kind = kind;
@@ -40,7 +44,10 @@ export function isHttpError(value: unknown): value is HttpError {
 }
 
 function clip(text: string): string {
-  const clean = (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text).replace(/[\u0000-\u001f\u007f]/g, "?");
+  const clean = (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text).replace(
+    /[\u0000-\u001f\u007f]/g,
+    "?",
+  );
   return clean;
 }
 

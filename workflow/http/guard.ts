@@ -57,7 +57,7 @@ const V4_RULES: V4Rule[] = [
 function classifyV4(n: number): AddressClass {
   for (const [base, prefix, cls] of V4_RULES) {
     const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-    if (((n & mask) >>> 0) === base) return cls;
+    if ((n & mask) >>> 0 === base) return cls;
   }
   return "public";
 }

@@ -64,6 +64,8 @@ export function stringifyJson(value: unknown): string {
   while (plain.includes(`__bigint_${n}_`)) n++;
   const tag = `__bigint_${n}_`;
   // Same value as `plain` with tagged bigints, so it serialises too.
-  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `${tag}${v.toString()}` : v)) as string;
+  const text = JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "bigint" ? `${tag}${v.toString()}` : v,
+  ) as string;
   return text.replace(new RegExp(`"${tag}(-?\\d+)"`, "g"), "$1");
 }

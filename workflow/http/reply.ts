@@ -24,12 +24,17 @@ export function parseUrl(rawUrl: string): URL {
 
 export function statusError(status: number, where: string): HttpError {
   if (status >= 300 && status <= 399) {
-    return new HttpError("http-status", `${where} answered ${status} (redirect); redirects are not followed`, { status });
+    return new HttpError("http-status", `${where} answered ${status} (redirect); redirects are not followed`, {
+      status,
+    });
   }
   if (status === 401 || status === 403 || status === 407) {
     return new HttpError("auth", `${where} refused authorization (${status})`, { status });
   }
-  return new HttpError("http-status", `${where} answered ${status}`, { status, retryable: status >= 500 && status <= 599 });
+  return new HttpError("http-status", `${where} answered ${status}`, {
+    status,
+    retryable: status >= 500 && status <= 599,
+  });
 }
 
 export function tooLarge(where: string, maxBytes: number): HttpError {
@@ -41,7 +46,13 @@ export function isJsonContentType(contentType: string): boolean {
   if (mediaType !== "application/json" && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType ?? "")) return false;
   for (const param of params) {
     const [name, value] = param.split("=").map((s) => s.trim());
-    if (name === "charset" && value !== undefined && value.replaceAll('"', "") !== "utf-8" && value.replaceAll('"', "") !== "utf8") return false;
+    if (
+      name === "charset" &&
+      value !== undefined &&
+      value.replaceAll('"', "") !== "utf-8" &&
+      value.replaceAll('"', "") !== "utf8"
+    )
+      return false;
   }
   return true;
 }
@@ -61,7 +72,6 @@ export function clipHeader(text: string): string {
 export function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
-
 
 /** UTF-8 → JSON → sanitized copy (NULs removed, strings capped, depth bounded). Throws HttpError invalid-response. */
 export function parseJsonReply(bytes: Uint8Array, where: string, limits: SanitizeLimits): unknown {

@@ -10,6 +10,7 @@ export async function readStage(reader: MarketReader, marketId: bigint): Promise
   } catch (error) {
     throw new PipelineError("read", `market ${marketId} could not be read`, error);
   }
-  if (market.marketId !== marketId) throw new PipelineError("read", `reader returned market ${market.marketId} for ${marketId}`);
+  if (market.marketId !== marketId)
+    throw new PipelineError("read", `reader returned market ${market.marketId} for ${marketId}`);
   return market;
 }

@@ -8,7 +8,12 @@
 import type { DiscoveredWorkerRecord, MarketSnapshot, WorkerFailure, WorkerSeat } from "../core/types.js";
 import { isHttpError } from "../http/errors.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
-import { decodeAgentUri, isRegistrationError, pickWorkerEndpoint, type DecodeAgentUriOptions } from "../registration/index.js";
+import {
+  decodeAgentUri,
+  isRegistrationError,
+  pickWorkerEndpoint,
+  type DecodeAgentUriOptions,
+} from "../registration/index.js";
 import { errorName, PipelineError } from "./errors.js";
 import { findCause } from "../util/cause.js";
 
@@ -37,7 +42,13 @@ async function discoverOne(
     throw new PipelineError("discover", `tokenURI(${seat.agentId}) could not be read (${errorName(error)})`, error);
   }
   if (uri === undefined) {
-    return { seat, discoveryFailure: { kind: "registration", message: `agent ${seat.agentId} has no tokenURI in the identity registry` } };
+    return {
+      seat,
+      discoveryFailure: {
+        kind: "registration",
+        message: `agent ${seat.agentId} has no tokenURI in the identity registry`,
+      },
+    };
   }
   try {
     const file = await decodeAgentUri(uri, options);

@@ -7,8 +7,19 @@ import type { AdapterRegistry } from "../../protocols/types.js";
 import type { AskRequest, DiscoveredWorkerRecord, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
-export async function askStage(market: MarketSnapshot, records: readonly DiscoveredWorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
-  const request: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
+export async function askStage(
+  market: MarketSnapshot,
+  records: readonly DiscoveredWorkerRecord[],
+  adapters: AdapterRegistry,
+  onProgress?: ProgressListener,
+): Promise<WorkerRecord[]> {
+  const request: AskRequest = {
+    marketId: market.marketId,
+    question: market.question,
+    deadline: market.deadline,
+    context: market.context,
+    workerCount: market.workers.length,
+  };
   return callWorkers(
     "ask",
     records,
@@ -17,7 +28,15 @@ export async function askStage(market: MarketSnapshot, records: readonly Discove
       const { endpoint } = record;
       const adapter = adapters.get(endpoint.protocol);
       if (adapter === undefined) {
-        return { skip: { ...record, askFailure: { kind: "unsupported-protocol", message: `no adapter for protocol "${endpoint.protocol.slice(0, 60)}"` } } };
+        return {
+          skip: {
+            ...record,
+            askFailure: {
+              kind: "unsupported-protocol",
+              message: `no adapter for protocol "${endpoint.protocol.slice(0, 60)}"`,
+            },
+          },
+        };
       }
       return {
         adapter,

@@ -9,9 +9,23 @@ import { peerFindings } from "../core/peers.js";
 import { type AskRequest, isAnswered, type MarketSnapshot, type WorkerRecord } from "../core/types.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
-export async function challengeStage(market: MarketSnapshot, records: readonly WorkerRecord[], adapters: AdapterRegistry, onProgress?: ProgressListener): Promise<WorkerRecord[]> {
-  const byAddress = generateChallenges(market, records.filter((r) => r.answer !== undefined));
-  const ask: AskRequest = { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context, workerCount: market.workers.length };
+export async function challengeStage(
+  market: MarketSnapshot,
+  records: readonly WorkerRecord[],
+  adapters: AdapterRegistry,
+  onProgress?: ProgressListener,
+): Promise<WorkerRecord[]> {
+  const byAddress = generateChallenges(
+    market,
+    records.filter((r) => r.answer !== undefined),
+  );
+  const ask: AskRequest = {
+    marketId: market.marketId,
+    question: market.question,
+    deadline: market.deadline,
+    context: market.context,
+    workerCount: market.workers.length,
+  };
   return callWorkers(
     "challenge",
     records,
@@ -20,10 +34,19 @@ export async function challengeStage(market: MarketSnapshot, records: readonly W
       if (challenges === undefined || !isAnswered(record)) return { skip: { ...record } };
       const { endpoint, answer } = record;
       const adapter = adapters.get(endpoint.protocol);
-      if (adapter === undefined) return { skip: { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } } };
+      if (adapter === undefined)
+        return {
+          skip: { ...record, challenges, challengeFailure: { kind: "unsupported-protocol", message: "no adapter" } },
+        };
       return {
         adapter,
-        invoke: () => adapter.challenge(endpoint, record.seat, { ask, challenges, own: answer, peers: peerFindings(records, record.seat.address) }),
+        invoke: () =>
+          adapter.challenge(endpoint, record.seat, {
+            ask,
+            challenges,
+            own: answer,
+            peers: peerFindings(records, record.seat.address),
+          }),
         apply: (result) =>
           result.ok
             ? { ...record, challenges, challengeReplies: result.value, challengeLatencyMs: result.latencyMs }

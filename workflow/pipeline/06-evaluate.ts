@@ -24,8 +24,15 @@ export async function evaluateStage(
       // Loud (issue 13 item 9): the whole panel is scored by the fallback; the reason also lands in the bundle.
       // (No stderr in the CRE runtime: there the reason in the bundle is the only trace.)
       const stderr = (globalThis as { process?: { stderr?: { write(text: string): unknown } } }).process?.stderr;
-      stderr?.write(`cresolver: WARNING: ${reason}; every worker scored by ${result.evaluator.kind}/${result.evaluator.model}\n`);
-      return { evaluator: { ...evaluator.identity }, evaluations: result.evaluations, fallbackReason: reason, fallbackEvaluator: { ...result.evaluator } };
+      stderr?.write(
+        `cresolver: WARNING: ${reason}; every worker scored by ${result.evaluator.kind}/${result.evaluator.model}\n`,
+      );
+      return {
+        evaluator: { ...evaluator.identity },
+        evaluations: result.evaluations,
+        fallbackReason: reason,
+        fallbackEvaluator: { ...result.evaluator },
+      };
     } catch (again) {
       throw new PipelineError("evaluate", `${reason}; fallback failed too (${errorName(again)})`, again);
     }

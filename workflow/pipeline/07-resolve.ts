@@ -6,7 +6,14 @@
  */
 import { reportFromRecord } from "../core/correctness.js";
 import type { QuorumStatus } from "../core/quorum.js";
-import type { EvaluationResult, HistoryMarket, MarketSnapshot, WorkerEvaluation, WorkerRecord, WorkerReport } from "../core/types.js";
+import type {
+  EvaluationResult,
+  HistoryMarket,
+  MarketSnapshot,
+  WorkerEvaluation,
+  WorkerRecord,
+  WorkerReport,
+} from "../core/types.js";
 import { decideVerdict, type VerdictDecision } from "../core/vote.js";
 import type { ResolutionConfig, TrackRecordSource } from "../ports.js";
 import { PipelineError } from "./errors.js";
@@ -17,7 +24,10 @@ export function marketKey(market: Pick<MarketSnapshot, "chainId" | "marketAddres
 }
 
 /** The track record for `market` (empty without a source), the market itself left out. */
-export async function readTrackRecord(market: MarketSnapshot, source: TrackRecordSource | undefined): Promise<HistoryMarket[]> {
+export async function readTrackRecord(
+  market: MarketSnapshot,
+  source: TrackRecordSource | undefined,
+): Promise<HistoryMarket[]> {
   if (source === undefined) return [];
   let history: HistoryMarket[];
   try {
@@ -33,7 +43,8 @@ export async function readTrackRecord(market: MarketSnapshot, source: TrackRecor
 /** One WorkerReport per seat (seat order), scores from the evaluation matched by address. */
 export function reportsOf(records: readonly WorkerRecord[], evaluation: EvaluationResult | undefined): WorkerReport[] {
   const byAddr = new Map<string, WorkerEvaluation>();
-  for (const e of evaluation?.evaluations ?? []) if (!byAddr.has(e.address.toLowerCase())) byAddr.set(e.address.toLowerCase(), e);
+  for (const e of evaluation?.evaluations ?? [])
+    if (!byAddr.has(e.address.toLowerCase())) byAddr.set(e.address.toLowerCase(), e);
   return records.map((r) => reportFromRecord(r, byAddr.get(r.seat.address.toLowerCase())));
 }
 
@@ -47,5 +58,8 @@ export async function resolveStage(
 ): Promise<VerdictDecision> {
   // Without quorum the verdict is invalid whatever the record says: do not read it.
   const history = quorum.reached ? await readTrackRecord(market, trackRecord) : [];
-  return decideVerdict({ agentIds: records.map((r) => r.seat.agentId), reports: reportsOf(records, evaluation), history }, config.vote);
+  return decideVerdict(
+    { agentIds: records.map((r) => r.seat.agentId), reports: reportsOf(records, evaluation), history },
+    config.vote,
+  );
 }

@@ -12,19 +12,35 @@
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
 import { canonicalJson } from "../core/bundle.js";
-import { isAnswered, type MarketSnapshot, type PeerFinding, type ReviewProposal, type ReviewVerdict, type WorkerRecord } from "../core/types.js";
+import {
+  isAnswered,
+  type MarketSnapshot,
+  type PeerFinding,
+  type ReviewProposal,
+  type ReviewVerdict,
+  type WorkerRecord,
+} from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 
 /** The proposal every reviewer sees (identical for all), or undefined when the market did not resolve. */
-export function reviewProposal(market: MarketSnapshot, records: readonly WorkerRecord[], decision: VerdictDecision | undefined): ReviewProposal | undefined {
+export function reviewProposal(
+  market: MarketSnapshot,
+  records: readonly WorkerRecord[],
+  decision: VerdictDecision | undefined,
+): ReviewProposal | undefined {
   if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
   const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
   const findings = records
     .filter(isAnswered)
     .map((r): PeerFinding => {
       const a = r.answer;
-      return { determination: a.determination, confidence: a.confidence, evidence: a.evidence, sources: [...a.sources] };
+      return {
+        determination: a.determination,
+        confidence: a.confidence,
+        evidence: a.evidence,
+        sources: [...a.sources],
+      };
     })
     .map((finding) => ({ finding, key: canonicalJson(finding) }))
     .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))

@@ -29,9 +29,21 @@ export function bundleStage(
   config: ResolutionConfig = {},
 ): BundleStageResult {
   const extra = config.bundleExtra !== undefined ? { extra: config.bundleExtra } : {};
-  const bundle = buildBundle({ market, records, quorum, ...(evaluation !== undefined ? { evaluation } : {}), ...(decision !== undefined ? { decision } : {}), ...extra });
+  const bundle = buildBundle({
+    market,
+    records,
+    quorum,
+    ...(evaluation !== undefined ? { evaluation } : {}),
+    ...(decision !== undefined ? { decision } : {}),
+    ...extra,
+  });
   if (decision === undefined) return { bundle };
-  const proposal: VerdictProposal = { marketId: market.marketId, verdict: decision.verdict, reports: decision.reports.map((r) => ({ ...r })), bundleHash: bundle.hash };
+  const proposal: VerdictProposal = {
+    marketId: market.marketId,
+    verdict: decision.verdict,
+    reports: decision.reports.map((r) => ({ ...r })),
+    bundleHash: bundle.hash,
+  };
   if (decision.verdict === "invalid" || decision.rewardWeights === null) return { bundle, proposal };
   const plan: SettlementPlan = {
     marketId: market.marketId,

@@ -24,7 +24,14 @@ export interface AwaitedWorker {
 export type ProgressEvent =
   | { type: "waiting"; stage: WorkerCallStage; at: number; workers: AwaitedWorker[] }
   | { type: "worker-done"; stage: WorkerCallStage; seat: number; agentId: bigint; latencyMs: number }
-  | { type: "worker-failed"; stage: WorkerCallStage; seat: number; agentId: bigint; latencyMs: number; failure: WorkerFailure }
+  | {
+      type: "worker-failed";
+      stage: WorkerCallStage;
+      seat: number;
+      agentId: bigint;
+      latencyMs: number;
+      failure: WorkerFailure;
+    }
   /** At the end of the run: every worker that failed at some stage, and why. */
   | { type: "summary"; failed: StageFailure[] };
 
@@ -57,7 +64,8 @@ export function stageFailures(records: readonly WorkerRecord[]): StageFailure[] 
       ["review", r.reviewFailure],
     ];
     for (const [stage, failure] of found) {
-      if (failure !== undefined && failure.kind !== "abstained") out.push({ seat, agentId: r.seat.agentId, stage, failure });
+      if (failure !== undefined && failure.kind !== "abstained")
+        out.push({ seat, agentId: r.seat.agentId, stage, failure });
     }
   });
   return out;
@@ -73,11 +81,19 @@ export function emit(listener: ProgressListener | undefined, event: ProgressEven
 }
 
 /** The call, with a thrown error turned into the seat's failure (no details: they may come from the worker). */
-async function guarded<T>(adapter: WorkerProtocolAdapter, invoke: () => Promise<CallResult<T>>): Promise<CallResult<T>> {
+async function guarded<T>(
+  adapter: WorkerProtocolAdapter,
+  invoke: () => Promise<CallResult<T>>,
+): Promise<CallResult<T>> {
   try {
     return await invoke();
   } catch (error) {
-    return { ok: false, failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` }, latencyMs: 0, attempts: 0 };
+    return {
+      ok: false,
+      failure: { kind: "network", message: `adapter ${adapter.protocol} failed (${errorName(error)})` },
+      latencyMs: 0,
+      attempts: 0,
+    };
   }
 }
 
@@ -94,7 +110,12 @@ export async function callWorkers<R extends { seat: WorkerSeat }, T>(
   plans.forEach((p, seat) => {
     if ("skip" in p) return;
     const deadlineMs = p.adapter.deadlines?.[stage];
-    workers.push({ seat, agentId: records[seat].seat.agentId, protocol: p.adapter.protocol, ...(deadlineMs !== undefined ? { deadlineAt: now + deadlineMs } : {}) });
+    workers.push({
+      seat,
+      agentId: records[seat].seat.agentId,
+      protocol: p.adapter.protocol,
+      ...(deadlineMs !== undefined ? { deadlineAt: now + deadlineMs } : {}),
+    });
   });
   if (workers.length > 0) emit(onProgress, { type: "waiting", stage, at: now, workers });
   return Promise.all(
@@ -117,13 +138,18 @@ export async function callWorkers<R extends { seat: WorkerSeat }, T>(
 export function describeProgress(event: ProgressEvent): string {
   if (event.type === "waiting") {
     const whom = event.workers
-      .map((w) => `seat ${w.seat} (agent ${w.agentId}, ${w.protocol}) until ${w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : "its adapter's deadline"}`)
+      .map(
+        (w) =>
+          `seat ${w.seat} (agent ${w.agentId}, ${w.protocol}) until ${w.deadlineAt !== undefined ? new Date(w.deadlineAt).toISOString() : "its adapter's deadline"}`,
+      )
       .join(", ");
     return `${event.stage}: waiting on ${event.workers.length} worker(s): ${whom}`;
   }
   if (event.type === "summary") {
     if (event.failed.length === 0) return "every worker answered";
-    const lines = event.failed.map((f) => `  seat ${f.seat} (agent ${f.agentId}) ${f.stage}: ${f.failure.kind}: ${f.failure.message}`);
+    const lines = event.failed.map(
+      (f) => `  seat ${f.seat} (agent ${f.agentId}) ${f.stage}: ${f.failure.kind}: ${f.failure.message}`,
+    );
     return [`${event.failed.length} worker failure(s):`, ...lines].join("\n");
   }
   const who = `seat ${event.seat} (agent ${event.agentId})`;

@@ -21,7 +21,8 @@ export function recordBytes(record: WorkerRecord): number {
 }
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) + CLIPPED : s);
-const clipFailure = (f: WorkerFailure | undefined, max: number) => (f === undefined ? undefined : { ...f, message: clip(f.message, max) });
+const clipFailure = (f: WorkerFailure | undefined, max: number) =>
+  f === undefined ? undefined : { ...f, message: clip(f.message, max) };
 
 function clipStrings(r: WorkerRecord, max: number): WorkerRecord {
   const failureMax = Math.min(max, 1000);
@@ -36,12 +37,20 @@ function clipStrings(r: WorkerRecord, max: number): WorkerRecord {
   const { extras: _extras, ...answer } = r.answer;
   const out: AnsweredWorkerRecord = {
     ...r,
-    answer: { ...answer, evidence: clip(answer.evidence, max), sources: answer.sources.slice(0, MAX_SOURCES).map((s) => clip(s, Math.min(max, 2048))) },
+    answer: {
+      ...answer,
+      evidence: clip(answer.evidence, max),
+      sources: answer.sources.slice(0, MAX_SOURCES).map((s) => clip(s, Math.min(max, 2048))),
+    },
   };
   if (r.challengeReplies !== undefined) out.challengeReplies = r.challengeReplies.map((s) => clip(s, max));
   if (r.review !== undefined) {
     const { extras: _extras, ...review } = r.review;
-    out.review = { ...review, conditions: review.conditions.slice(0, MAX_SOURCES).map((c) => clip(c, max)), ...(review.dissentReason !== undefined ? { dissentReason: clip(review.dissentReason, max) } : {}) };
+    out.review = {
+      ...review,
+      conditions: review.conditions.slice(0, MAX_SOURCES).map((c) => clip(c, max)),
+      ...(review.dissentReason !== undefined ? { dissentReason: clip(review.dissentReason, max) } : {}),
+    };
   }
   for (const k of ["challengeFailure", "reviewFailure"] as const) {
     const f = clipFailure(r[k], failureMax);
@@ -62,6 +71,9 @@ export function capWorkerShare(record: WorkerRecord, maxBytes: number = WORKER_S
   return out;
 }
 
-export function capWorkerShares(records: readonly WorkerRecord[], maxBytes: number = WORKER_SHARE_BYTES): WorkerRecord[] {
+export function capWorkerShares(
+  records: readonly WorkerRecord[],
+  maxBytes: number = WORKER_SHARE_BYTES,
+): WorkerRecord[] {
   return records.map((r) => capWorkerShare(r, maxBytes));
 }

@@ -2,7 +2,16 @@
  * Infrastructure failures that stop a run (market unreadable, evaluator and fallback both broken).
  * Worker misbehaviour never becomes one of these: it is recorded per worker instead.
  */
-export type StageName = "read" | "discover" | "ask" | "quorum" | "challenge" | "evaluate" | "resolve" | "review" | "bundle";
+export type StageName =
+  | "read"
+  | "discover"
+  | "ask"
+  | "quorum"
+  | "challenge"
+  | "evaluate"
+  | "resolve"
+  | "review"
+  | "bundle";
 
 export class PipelineError extends Error {
   readonly stage: StageName;

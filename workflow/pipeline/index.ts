@@ -5,4 +5,11 @@ export type { AwaitedWorker, ProgressEvent, ProgressListener, StageFailure, Work
 export { PipelineError, RunAbortedError } from "./errors.js";
 export type { StageName } from "./errors.js";
 export { capWorkerShare, MAX_BUNDLE_BYTES, WORKER_SHARE_BYTES } from "./cap.js";
-export type { PipelinePorts, ResolutionConfig, MarketReader, AgentDirectory, ReputationSource, TrackRecordSource } from "../ports.js";
+export type {
+  PipelinePorts,
+  ResolutionConfig,
+  MarketReader,
+  AgentDirectory,
+  ReputationSource,
+  TrackRecordSource,
+} from "../ports.js";

@@ -14,7 +14,15 @@
  */
 import type { Bundle } from "../core/bundle.js";
 import type { QuorumStatus } from "../core/quorum.js";
-import type { EvaluationResult, FailureKind, Hex, MarketSnapshot, ResolutionOutcome, VerdictProposal, WorkerRecord } from "../core/types.js";
+import type {
+  EvaluationResult,
+  FailureKind,
+  Hex,
+  MarketSnapshot,
+  ResolutionOutcome,
+  VerdictProposal,
+  WorkerRecord,
+} from "../core/types.js";
 import type { VerdictDecision } from "../core/vote.js";
 import { withAbortSignal } from "../http/abort.js";
 import type { PipelinePorts, ResolutionConfig } from "../ports.js";
@@ -94,9 +102,25 @@ export function failedWorkers(records: readonly WorkerRecord[]): FailedWorker[] 
   return out;
 }
 
-export async function runResolution(marketId: bigint, ports: PipelinePorts, config: ResolutionConfig = {}, options: RunOptions = {}): Promise<ResolutionRunResult> {
+export async function runResolution(
+  marketId: bigint,
+  ports: PipelinePorts,
+  config: ResolutionConfig = {},
+  options: RunOptions = {},
+): Promise<ResolutionRunResult> {
   const { signal, onProgress } = options;
-  const timings: StageTimings = { read: 0, discover: 0, ask: 0, quorum: 0, challenge: 0, evaluate: 0, resolve: 0, review: 0, bundle: 0, total: 0 };
+  const timings: StageTimings = {
+    read: 0,
+    discover: 0,
+    ask: 0,
+    quorum: 0,
+    challenge: 0,
+    evaluate: 0,
+    resolve: 0,
+    review: 0,
+    bundle: 0,
+    total: 0,
+  };
   const start = performance.now();
   const timed = async <T>(stage: Exclude<keyof StageTimings, "total">, fn: () => Promise<T> | T): Promise<T> => {
     if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason);
@@ -116,15 +140,28 @@ export async function runResolution(marketId: bigint, ports: PipelinePorts, conf
 
   let evaluation: EvaluationResult | undefined;
   if (quorum.reached) {
-    records = capWorkerShares(await timed("challenge", () => challengeStage(market, records, ports.adapters, onProgress)));
-    evaluation = await timed("evaluate", () => evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator));
+    records = capWorkerShares(
+      await timed("challenge", () => challengeStage(market, records, ports.adapters, onProgress)),
+    );
+    evaluation = await timed("evaluate", () =>
+      evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator),
+    );
   }
-  const decision = await timed("resolve", () => resolveStage(market, records, quorum, evaluation, ports.trackRecord, config));
-  records = capWorkerShares(await timed("review", () => reviewStage(market, records, decision, ports.adapters, onProgress)));
+  const decision = await timed("resolve", () =>
+    resolveStage(market, records, quorum, evaluation, ports.trackRecord, config),
+  );
+  records = capWorkerShares(
+    await timed("review", () => reviewStage(market, records, decision, ports.adapters, onProgress)),
+  );
   emit(onProgress, { type: "summary", failed: stageFailures(records) });
   const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
   timings.total = performance.now() - start;
-  const proposal: VerdictProposal = sealed.proposal ?? { marketId, verdict: decision.verdict, reports: decision.reports, bundleHash: sealed.bundle.hash };
+  const proposal: VerdictProposal = sealed.proposal ?? {
+    marketId,
+    verdict: decision.verdict,
+    reports: decision.reports,
+    bundleHash: sealed.bundle.hash,
+  };
 
   return {
     marketId,

@@ -351,7 +351,10 @@ async function fetchText(
   // Re-checked here so a fetcher that forgot the limit still cannot hand us an oversized file.
   const size = Buffer.byteLength(body, "utf8");
   if (size > limits.maxBytes) {
-    throw new RegistrationError("too-large", `document at "${describeUrlText(url)}" is ${size} bytes, over ${limits.maxBytes}`);
+    throw new RegistrationError(
+      "too-large",
+      `document at "${describeUrlText(url)}" is ${size} bytes, over ${limits.maxBytes}`,
+    );
   }
   return body;
 }
@@ -365,7 +368,9 @@ function toFetchError(error: unknown, url: string): RegistrationError {
       cause: error,
     });
   }
-  return new RegistrationError("fetch-failed", `fetching "${describeUrlText(url)}" failed: ${detail}`, { cause: error });
+  return new RegistrationError("fetch-failed", `fetching "${describeUrlText(url)}" failed: ${detail}`, {
+    cause: error,
+  });
 }
 
 function describe(error: unknown): string {

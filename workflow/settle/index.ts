@@ -50,7 +50,15 @@ export interface ProposalInput {
 }
 
 export type SettleResult =
-  | { status: "proposed"; txHash: Hex; blockNumber: bigint; gasUsed: bigint; bond: bigint; disputeEndsAt: bigint; attempts: number }
+  | {
+      status: "proposed";
+      txHash: Hex;
+      blockNumber: bigint;
+      gasUsed: bigint;
+      bond: bigint;
+      disputeEndsAt: bigint;
+      attempts: number;
+    }
   /**
    * The market is no longer ResolutionRequested (the one spelling of "already settled/proposed"): nothing sent.
    * `ours`: the standing proposal is this key's (e.g. an earlier attempt whose receipt was lost landed after all).
@@ -124,7 +132,8 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
   const backoff = options.backoffMs ?? 2_000;
   const sleep = options.sleep ?? abortableSleep;
   const uriFor = (input: ProposalInput) =>
-    input.bundleURI ?? (typeof options.bundleURI === "function" ? options.bundleURI(input.marketId) : (options.bundleURI ?? ""));
+    input.bundleURI ??
+    (typeof options.bundleURI === "function" ? options.bundleURI(input.marketId) : (options.bundleURI ?? ""));
 
   /** undefined = ResolutionRequested; a result = already settled; throws for a market not yet requested. */
   async function statusGate(marketId: bigint): Promise<SettleResult | undefined> {
@@ -132,24 +141,41 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
     if (s.status === RESOLUTION_REQUESTED) return undefined;
     if (s.status > RESOLUTION_REQUESTED) {
       const p = await getProposal(ctx, market, marketId).catch(() => undefined);
-      const who = p !== undefined ? { proposer: p.proposer, ours: ctx.account !== undefined && getAddress(ctx.account.address) === p.proposer } : {};
-      return { status: "already-settled", marketStatus: s.statusName, reason: `market ${marketId} is already ${s.statusName}`, ...who };
+      const who =
+        p !== undefined
+          ? { proposer: p.proposer, ours: ctx.account !== undefined && getAddress(ctx.account.address) === p.proposer }
+          : {};
+      return {
+        status: "already-settled",
+        marketStatus: s.statusName,
+        reason: `market ${marketId} is already ${s.statusName}`,
+        ...who,
+      };
     }
-    throw new ChainError("precondition", `market ${marketId} is ${s.statusName}, not ResolutionRequested: request resolution first`);
+    throw new ChainError(
+      "precondition",
+      `market ${marketId} is ${s.statusName}, not ResolutionRequested: request resolution first`,
+    );
   }
 
   async function readConfig(marketId: bigint): Promise<ProposeConfig> {
     const read = <T>(functionName: string, args: readonly unknown[]) =>
-      ctx.publicClient.readContract({ address: market, abi: resolutionMarketAbi, functionName, args } as never).catch((e: unknown) => {
-        throw toChainError(e, `ResolutionMarket.${functionName}`);
-      }) as Promise<T>;
+      ctx.publicClient
+        .readContract({ address: market, abi: resolutionMarketAbi, functionName, args } as never)
+        .catch((e: unknown) => {
+          throw toChainError(e, `ResolutionMarket.${functionName}`);
+        }) as Promise<T>;
     const [config, info, isResolver] = await Promise.all([
       read<{ bond: bigint }>("getMarketConfig", [marketId]),
       read<{ workerCount: number }>("getMarket", [marketId]),
       ctx.account ? read<boolean>("isResolverFor", [ctx.account.address, marketId]) : Promise.resolve(false),
     ]);
     if (!ctx.account) throw new ChainError("precondition", "proposing needs the resolver's key");
-    if (!isResolver) throw new ChainError("precondition", `${ctx.account.address} is not a resolver active for market ${marketId} on ${market} (a resolver added after the market was created must wait for its timelock)`);
+    if (!isResolver)
+      throw new ChainError(
+        "precondition",
+        `${ctx.account.address} is not a resolver active for market ${marketId} on ${market} (a resolver added after the market was created must wait for its timelock)`,
+      );
     return { bond: BigInt(config.bond), workerCount: Number(info.workerCount) };
   }
 
@@ -161,7 +187,11 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
     if (problem !== undefined) throw new ChainError("precondition", `market ${input.marketId}: ${problem}`);
     const uri = uriFor(input);
     const uriBytes = Buffer.byteLength(uri, "utf8");
-    if (uriBytes > MAX_BUNDLE_URI_BYTES) throw new ChainError("precondition", `bundle URI is ${uriBytes} bytes, the market accepts at most ${MAX_BUNDLE_URI_BYTES}`);
+    if (uriBytes > MAX_BUNDLE_URI_BYTES)
+      throw new ChainError(
+        "precondition",
+        `bundle URI is ${uriBytes} bytes, the market accepts at most ${MAX_BUNDLE_URI_BYTES}`,
+      );
     const ceiling = await txGasCeiling(ctx);
     await options.beforeSend?.({ ...input, bundleURI: uri, bond });
     const label = "ResolutionMarket.proposeResolution";
@@ -174,8 +204,20 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
       label,
       gas: (estimate) => cappedGas(label, estimate, withHeadroom(estimate), ceiling),
     });
-    const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "ResolutionProposed" as never, logs: receipt.logs }) as unknown as { args: { disputeEndsAt: bigint } }[];
-    return { status: "proposed", txHash: hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed, bond, disputeEndsAt: event ? BigInt(event.args.disputeEndsAt) : 0n, attempts: attempt };
+    const [event] = parseEventLogs({
+      abi: resolutionMarketAbi,
+      eventName: "ResolutionProposed" as never,
+      logs: receipt.logs,
+    }) as unknown as { args: { disputeEndsAt: bigint } }[];
+    return {
+      status: "proposed",
+      txHash: hash,
+      blockNumber: receipt.blockNumber,
+      gasUsed: receipt.gasUsed,
+      bond,
+      disputeEndsAt: event ? BigInt(event.args.disputeEndsAt) : 0n,
+      attempts: attempt,
+    };
   }
 
   return {
@@ -200,7 +242,8 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
             delayMs: { baseMs: backoff },
             retryable: isRetryable,
             sleep,
-            onRetry: ({ attempt, error, delayMs }) => options.onRetry?.({ marketId: input.marketId, attempt, error: firstLine(error), delayMs }),
+            onRetry: ({ attempt, error, delayMs }) =>
+              options.onRetry?.({ marketId: input.marketId, attempt, error: firstLine(error), delayMs }),
           },
         );
       } catch (last) {

@@ -22,11 +22,29 @@ export interface WorkerReportTuple {
 }
 
 export function encodeReport(r: WorkerReport): WorkerReportTuple {
-  return { answer: ANSWER_CODE[r.answer], confidenceBps: r.confidenceBps, resQuality: r.resQuality, srcQuality: r.srcQuality, analysisDepth: r.analysisDepth };
+  return {
+    answer: ANSWER_CODE[r.answer],
+    confidenceBps: r.confidenceBps,
+    resQuality: r.resQuality,
+    srcQuality: r.srcQuality,
+    analysisDepth: r.analysisDepth,
+  };
 }
 
-export function decodeReport(t: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }): WorkerReport {
-  return { answer: ANSWER_NAMES[t.answer] ?? "failed", confidenceBps: Number(t.confidenceBps), resQuality: Number(t.resQuality), srcQuality: Number(t.srcQuality), analysisDepth: Number(t.analysisDepth) };
+export function decodeReport(t: {
+  answer: number;
+  confidenceBps: number;
+  resQuality: number;
+  srcQuality: number;
+  analysisDepth: number;
+}): WorkerReport {
+  return {
+    answer: ANSWER_NAMES[t.answer] ?? "failed",
+    confidenceBps: Number(t.confidenceBps),
+    resQuality: Number(t.resQuality),
+    srcQuality: Number(t.srcQuality),
+    analysisDepth: Number(t.analysisDepth),
+  };
 }
 
 const isInt = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
@@ -35,18 +53,26 @@ const isInt = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >=
  * Why the contract would refuse these reports (`ReportsLengthMismatch`, `InvalidReport(i)`, `NoAnswerForVerdict`), or
  * undefined when it would accept them. Mirrors the contract's checks.
  */
-export function reportProblem(verdict: VerdictKind, reports: readonly WorkerReport[], workerCount: number): string | undefined {
-  if (reports.length !== workerCount) return `${reports.length} reports for ${workerCount} seats (one per seat, in seat order)`;
+export function reportProblem(
+  verdict: VerdictKind,
+  reports: readonly WorkerReport[],
+  workerCount: number,
+): string | undefined {
+  if (reports.length !== workerCount)
+    return `${reports.length} reports for ${workerCount} seats (one per seat, in seat order)`;
   for (const [i, r] of reports.entries()) {
     if (!(r.answer in ANSWER_CODE)) return `report ${i}: unknown answer "${String(r.answer)}"`;
     const answered = r.answer === "yes" || r.answer === "no";
     if (answered) {
-      if (!isInt(r.confidenceBps, 5000, 10000)) return `report ${i}: confidenceBps ${r.confidenceBps} is outside 5000..10000`;
-      for (const s of [r.resQuality, r.srcQuality, r.analysisDepth]) if (!isInt(s, 0, 100)) return `report ${i}: score ${s} is outside 0..100`;
+      if (!isInt(r.confidenceBps, 5000, 10000))
+        return `report ${i}: confidenceBps ${r.confidenceBps} is outside 5000..10000`;
+      for (const s of [r.resQuality, r.srcQuality, r.analysisDepth])
+        if (!isInt(s, 0, 100)) return `report ${i}: score ${s} is outside 0..100`;
     } else if (r.confidenceBps !== 0 || r.resQuality !== 0 || r.srcQuality !== 0 || r.analysisDepth !== 0) {
       return `report ${i}: a ${r.answer} seat carries no confidence or scores`;
     }
   }
-  if (verdict !== "invalid" && !reports.some((r) => r.answer === "yes" || r.answer === "no")) return `a ${verdict} verdict needs at least one yes/no answer`;
+  if (verdict !== "invalid" && !reports.some((r) => r.answer === "yes" || r.answer === "no"))
+    return `a ${verdict} verdict needs at least one yes/no answer`;
   return undefined;
 }

@@ -15,7 +15,11 @@ export function* causes(error: unknown, maxDepth = 8): Iterable<unknown> {
 }
 
 /** The first of `error` and its causes that matches `predicate`, or undefined. */
-export function findCause<T>(error: unknown, predicate: (value: unknown) => value is T, maxDepth?: number): T | undefined;
+export function findCause<T>(
+  error: unknown,
+  predicate: (value: unknown) => value is T,
+  maxDepth?: number,
+): T | undefined;
 export function findCause(error: unknown, predicate: (value: unknown) => boolean, maxDepth?: number): unknown;
 export function findCause(error: unknown, predicate: (value: unknown) => boolean, maxDepth = 8): unknown {
   for (const value of causes(error, maxDepth)) if (predicate(value)) return value;

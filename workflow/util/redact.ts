@@ -22,7 +22,8 @@ const MIN_SECRET_CHARS = 4;
 const MIN_HEX_DIGITS = 16;
 
 /** Key names whose values are secrets (objects, `name=value` text). */
-export const SECRET_KEY = /secret|token|passw(or)?d|authori[sz]ation|api[_-]?key|private[_-]?(key|jwk)|^key$|^d$|cookie|signature/i;
+export const SECRET_KEY =
+  /secret|token|passw(or)?d|authori[sz]ation|api[_-]?key|private[_-]?(key|jwk)|^key$|^d$|cookie|signature/i;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -39,7 +40,8 @@ export function redactSecrets(text: string, secrets: readonly string[], options:
     if (typeof secret !== "string" || secret.replace(/^0x/i, "").length < minChars) continue;
     out = out.split(secret).join(REDACTED);
     const hex = secret.replace(/^0x/i, "");
-    if (hex.length >= MIN_HEX_DIGITS && /^[0-9a-f]+$/i.test(hex)) out = out.replace(new RegExp(escapeRegExp(hex), "gi"), REDACTED);
+    if (hex.length >= MIN_HEX_DIGITS && /^[0-9a-f]+$/i.test(hex))
+      out = out.replace(new RegExp(escapeRegExp(hex), "gi"), REDACTED);
   }
   return out;
 }
@@ -51,7 +53,10 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
     .replace(/\bbearer\s+(?!\[redacted\])[^\s"',]+/gi, `Bearer ${REDACTED}`)
     .replace(/\b(authorization)(["']?\s*[:=]\s*["']?)(?!bearer\b)(?!\[redacted\])[^\s"',}]+/gi, `$1$2${REDACTED}`)
     .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "[jwt]")
-    .replace(/(private[_ ]?key|api[_-]?key|secret|token|password)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, `$1$2${REDACTED}`);
+    .replace(
+      /(private[_ ]?key|api[_-]?key|secret|token|password)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
+      `$1$2${REDACTED}`,
+    );
 }
 
 /** An RPC or endpoint URL without credentials, path or query (providers put API keys there). */
@@ -72,11 +77,27 @@ export function redactObject(value: unknown, secrets: readonly string[] = [], de
   if (depth <= 0) return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactObject(item, secrets, depth - 1));
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key] = SECRET_KEY.test(key) ? REDACTED : redactObject(item, secrets, depth - 1);
+  for (const [key, item] of Object.entries(value))
+    out[key] = SECRET_KEY.test(key) ? REDACTED : redactObject(item, secrets, depth - 1);
   return out;
 }
 
-const SECRET_LOG_KEYS = ["apiToken", "rpcUrl", "privateKey", "private_jwk", "privateJwk", "apiKey", "api_key", "token", "secret", "password", "authorization", "Authorization", "key", "d"];
+const SECRET_LOG_KEYS = [
+  "apiToken",
+  "rpcUrl",
+  "privateKey",
+  "private_jwk",
+  "privateJwk",
+  "apiKey",
+  "api_key",
+  "token",
+  "secret",
+  "password",
+  "authorization",
+  "Authorization",
+  "key",
+  "d",
+];
 
 /** pino `redact.paths`: secret-named keys at the top level and one level down, and request headers. */
 export const LOG_REDACT_PATHS: readonly string[] = [

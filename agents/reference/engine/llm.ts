@@ -54,7 +54,10 @@ const FINDING_JSON_SCHEMA = {
   properties: {
     determination: { type: "boolean", description: "true if the question resolves YES, false if NO" },
     confidence: { type: "number", minimum: 0, maximum: 1, description: "probability that the determination is right" },
-    evidence: { type: "string", description: "several sentences: key facts, reasoning, counter-arguments, uncertainty, dates" },
+    evidence: {
+      type: "string",
+      description: "several sentences: key facts, reasoning, counter-arguments, uncertainty, dates",
+    },
     sources: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 10, description: "URLs or references" },
   },
   required: ["determination", "confidence", "evidence", "sources"],
@@ -69,7 +72,13 @@ function defenceJsonSchema(n: number) {
   return {
     type: "object",
     properties: {
-      responses: { type: "array", items: { type: "string" }, minItems: n, maxItems: n, description: "one reply per challenge, in order" },
+      responses: {
+        type: "array",
+        items: { type: "string" },
+        minItems: n,
+        maxItems: n,
+        description: "one reply per challenge, in order",
+      },
     },
     required: ["responses"],
     additionalProperties: false,
@@ -84,7 +93,9 @@ const END = "END_MARKET_DATA";
  * underscores are written as the JSON escape \u005f, which decodes to the same text.
  */
 export function encodeData(value: unknown): string {
-  return JSON.stringify(value, null, 2).replaceAll(BEGIN, "BEGIN\\u005fMARKET\\u005fDATA").replaceAll(END, "END\\u005fMARKET\\u005fDATA");
+  return JSON.stringify(value, null, 2)
+    .replaceAll(BEGIN, "BEGIN\\u005fMARKET\\u005fDATA")
+    .replaceAll(END, "END\\u005fMARKET\\u005fDATA");
 }
 
 /** Latest instant printed as a date: 9999-12-31T23:59:59.999Z (later deadlines are treated as unknown). */
@@ -111,7 +122,12 @@ function investigatePrompt(q: Question): string {
   return [
     "Investigate the prediction-market question in the data below and decide whether it resolves YES (determination true) or NO (false).",
     BEGIN,
-    encodeData({ market_id: q.marketId.toString(), question: q.question, deadline: isoOrNull(q.deadline), context: q.context ?? "" }),
+    encodeData({
+      market_id: q.marketId.toString(),
+      question: q.question,
+      deadline: isoOrNull(q.deadline),
+      context: q.context ?? "",
+    }),
     END,
     "Return JSON: determination (boolean); confidence (number in [0, 1]); evidence (several sentences covering the key facts, " +
       "your reasoning, the strongest counter-arguments, what you are unsure of, and the dates your information refers to); " +
@@ -126,7 +142,12 @@ function defendPrompt(q: Question, finding: Finding, challenges: string[]): stri
     BEGIN,
     encodeData({
       market: { market_id: q.marketId.toString(), question: q.question, deadline: isoOrNull(q.deadline) },
-      your_answer: { determination: finding.determination, confidence: finding.confidence, evidence: finding.evidence, sources: finding.sources },
+      your_answer: {
+        determination: finding.determination,
+        confidence: finding.confidence,
+        evidence: finding.evidence,
+        sources: finding.sources,
+      },
       challenges,
     }),
     END,
@@ -198,7 +219,14 @@ export class LlmEngine implements AnswerEngine {
     const cached = this.findings.get(key);
     if (cached) return cached;
     return this.once(`finding\u0000${key}`, async () => {
-      const out = await this.complete(systemPrompt(this.p), investigatePrompt(q), "market_finding", FINDING_JSON_SCHEMA, FindingOutput, this.resolveTimeoutMs);
+      const out = await this.complete(
+        systemPrompt(this.p),
+        investigatePrompt(q),
+        "market_finding",
+        FINDING_JSON_SCHEMA,
+        FindingOutput,
+        this.resolveTimeoutMs,
+      );
       const finding: Finding = {
         determination: out.determination,
         confidence: out.confidence,
@@ -267,8 +295,10 @@ export class LlmEngine implements AnswerEngine {
     const choice = completion?.choices?.[0];
     const message = choice?.message;
     if (!message) throw new EngineUpstreamError("LLM reply has no message", "invalid-output");
-    if (message.refusal) throw new EngineUpstreamError(`LLM refused: ${this.sanitize(message.refusal)}`, "invalid-output");
-    if (choice.finish_reason === "length") throw new EngineUpstreamError("LLM output was truncated (finish_reason length)", "invalid-output");
+    if (message.refusal)
+      throw new EngineUpstreamError(`LLM refused: ${this.sanitize(message.refusal)}`, "invalid-output");
+    if (choice.finish_reason === "length")
+      throw new EngineUpstreamError("LLM output was truncated (finish_reason length)", "invalid-output");
     const content = typeof message.content === "string" ? message.content : "";
     if (content.trim() === "") throw new EngineUpstreamError("LLM reply is empty", "invalid-output");
     let parsed: unknown;
@@ -281,7 +311,10 @@ export class LlmEngine implements AnswerEngine {
     if (!result.success) {
       const first = result.error.issues[0];
       const where = first && first.path.length > 0 ? first.path.join(".") : "(root)";
-      throw new EngineUpstreamError(`LLM output does not match the ${name} schema: ${where}: ${first?.message ?? "invalid"}`, "invalid-output");
+      throw new EngineUpstreamError(
+        `LLM output does not match the ${name} schema: ${where}: ${first?.message ?? "invalid"}`,
+        "invalid-output",
+      );
     }
     return result.data;
   }
@@ -290,7 +323,10 @@ export class LlmEngine implements AnswerEngine {
     if (err instanceof OpenAI.APIConnectionTimeoutError) return "LLM endpoint timed out";
     if (err instanceof OpenAI.APIConnectionError) return "LLM endpoint unreachable";
     if (err instanceof OpenAI.APIError) {
-      const detail = typeof err.error === "object" && err.error !== null && "message" in err.error ? String((err.error as { message: unknown }).message) : "";
+      const detail =
+        typeof err.error === "object" && err.error !== null && "message" in err.error
+          ? String((err.error as { message: unknown }).message)
+          : "";
       return `LLM endpoint returned HTTP ${err.status ?? "error"}${detail ? `: ${this.sanitize(detail)}` : ""}`;
     }
     return "LLM call failed";

@@ -8,7 +8,15 @@
  */
 import type { AnswerEngine, Finding, PersonaName, Question } from "./types.js";
 import { getPersona, WEAK_SIGNAL, type BaseSignal, type Persona } from "./personas.js";
-import { hashParts, humanList, keyTerms, normalizeQuestion, OFFLINE_HASH_VERSION, quoteSnippet, yearsIn } from "./text.js";
+import {
+  hashParts,
+  humanList,
+  keyTerms,
+  normalizeQuestion,
+  OFFLINE_HASH_VERSION,
+  quoteSnippet,
+  yearsIn,
+} from "./text.js";
 
 /** Well-known reference sites and their search URL shapes. Order is irrelevant (sources are hash-ordered). */
 const REFERENCE_DOMAINS: ReadonlyArray<{ id: string; url: (q: string) => string }> = [
@@ -52,8 +60,10 @@ function isoDate(unixSeconds: number): string | undefined {
 function buildSources(terms: string[], normalized: string, persona: PersonaName, count: number): string[] {
   const words = terms.length > 0 ? terms.slice(0, 4) : normalized.split(" ").filter(Boolean).slice(0, 4);
   const query = words.length > 0 ? words.map(encodeURIComponent).join("+") : "prediction+market";
-  const ranked = REFERENCE_DOMAINS.map((d) => ({ d, rank: hashParts(OFFLINE_HASH_VERSION, "source", persona, normalized, d.id).readUInt32BE(0) }))
-    .sort((a, b) => a.rank - b.rank || a.d.id.localeCompare(b.d.id));
+  const ranked = REFERENCE_DOMAINS.map((d) => ({
+    d,
+    rank: hashParts(OFFLINE_HASH_VERSION, "source", persona, normalized, d.id).readUInt32BE(0),
+  })).sort((a, b) => a.rank - b.rank || a.d.id.localeCompare(b.d.id));
   return ranked.slice(0, count).map(({ d }) => d.url(query));
 }
 
@@ -114,11 +124,25 @@ function analyse(q: Question, persona: Persona): Analysis {
 
   const header = `Question examined: "${quoteSnippet(q.question)}". Determination: ${answer} with ${pct(decision.confidence)} confidence. Key terms: ${terms.length > 0 ? terms.join(", ") : "none extracted"}.`;
   const observations = [baseRate, indicators, counter];
-  const evidence = [header, ...observations.map((o, i) => `${i + 1}. ${o}`), personaNote, uncertainty, timing, disclosure].join("\n");
+  const evidence = [
+    header,
+    ...observations.map((o, i) => `${i + 1}. ${o}`),
+    personaNote,
+    uncertainty,
+    timing,
+    disclosure,
+  ].join("\n");
   const sources = buildSources(terms, normalized, persona.name, 2 + (h[3] % 3));
 
   return {
-    finding: { determination: decision.determination, confidence: decision.confidence, evidence, sources, observations, keyTerms: terms },
+    finding: {
+      determination: decision.determination,
+      confidence: decision.confidence,
+      evidence,
+      sources,
+      observations,
+      keyTerms: terms,
+    },
   };
 }
 
@@ -144,7 +168,8 @@ type ChallengeKind = "disagreement" | "reversal" | "weakness" | "sources" | "gen
 function classifyChallenge(text: string): ChallengeKind {
   const s = text.toLowerCase();
   if (/opposite|disagree|other workers|contrary|different conclusion|majority/.test(s)) return "disagreement";
-  if (/reverse|change your|change (?:the|my|your)|what would|overconfiden|too confident|confidence/.test(s)) return "reversal";
+  if (/reverse|change your|change (?:the|my|your)|what would|overconfiden|too confident|confidence/.test(s))
+    return "reversal";
   if (/weak|flaw|limitation|assumption|blind spot/.test(s)) return "weakness";
   if (/source|evidence|data|cite|citation|verify|proof/.test(s)) return "sources";
   return "general";
@@ -164,9 +189,19 @@ function defendOne(q: Question, finding: Finding, persona: Persona, challenge: s
   const firstSource = finding.sources[0] ?? "the cited references";
 
   const opener = holds
-    ? pick([`On ${about}: I maintain ${answer}.`, `Regarding ${about}, my determination of ${answer} stands.`, `On ${about}, I hold my position (${answer}).`], h[0])
+    ? pick(
+        [
+          `On ${about}: I maintain ${answer}.`,
+          `Regarding ${about}, my determination of ${answer} stands.`,
+          `On ${about}, I hold my position (${answer}).`,
+        ],
+        h[0],
+      )
     : pick(
-        [`On ${about}: this is a fair challenge and I concede part of it, while keeping ${answer}.`, `Regarding ${about}, I accept that my case for ${answer} is thinner than I would like.`],
+        [
+          `On ${about}: this is a fair challenge and I concede part of it, while keeping ${answer}.`,
+          `Regarding ${about}, I accept that my case for ${answer} is thinner than I would like.`,
+        ],
         h[0],
       );
 

@@ -58,9 +58,17 @@ export const PERSONA_TABLE: Record<PersonaName, Persona> = {
       "speculative, answer NO. Keep your confidence modest unless the evidence is overwhelming.",
     decide: (s) => {
       if (s.yes && s.strength < WEAK_SIGNAL) {
-        return { determination: false, confidence: round2(0.52 + 0.2 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)), departed: true };
+        return {
+          determination: false,
+          confidence: round2(0.52 + 0.2 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)),
+          departed: true,
+        };
       }
-      return { determination: s.yes, confidence: round2(s.yes ? 0.5 + 0.3 * s.strength : 0.6 + 0.3 * s.strength), departed: false };
+      return {
+        determination: s.yes,
+        confidence: round2(s.yes ? 0.5 + 0.3 * s.strength : 0.6 + 0.3 * s.strength),
+        departed: false,
+      };
     },
     defends: (d) => !d.determination,
   },
@@ -72,7 +80,11 @@ export const PERSONA_TABLE: Record<PersonaName, Persona> = {
       "it is defensible, but say plainly how uncertain you are.",
     decide: (s) => {
       if (s.personaByte < CONTRARIAN_THRESHOLD) {
-        return { determination: !s.yes, confidence: round2(0.5 + 0.1 * (s.personaByte / CONTRARIAN_THRESHOLD)), departed: true };
+        return {
+          determination: !s.yes,
+          confidence: round2(0.5 + 0.1 * (s.personaByte / CONTRARIAN_THRESHOLD)),
+          departed: true,
+        };
       }
       return { determination: s.yes, confidence: round2(0.6 + 0.25 * s.strength), departed: false };
     },
@@ -86,9 +98,17 @@ export const PERSONA_TABLE: Record<PersonaName, Persona> = {
       "answer YES.",
     decide: (s) => {
       if (!s.yes && s.strength < WEAK_SIGNAL) {
-        return { determination: true, confidence: round2(0.55 + 0.15 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)), departed: true };
+        return {
+          determination: true,
+          confidence: round2(0.55 + 0.15 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)),
+          departed: true,
+        };
       }
-      return { determination: s.yes, confidence: round2(s.yes ? 0.65 + 0.3 * s.strength : 0.5 + 0.3 * s.strength), departed: false };
+      return {
+        determination: s.yes,
+        confidence: round2(s.yes ? 0.65 + 0.3 * s.strength : 0.5 + 0.3 * s.strength),
+        departed: false,
+      };
     },
     defends: () => true,
   },

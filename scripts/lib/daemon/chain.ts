@@ -19,7 +19,10 @@ import { marketAbi, VERDICT } from "./job.js";
 
 export { marketAbi, STATUS, VERDICT } from "./job.js";
 
-const arbiterAbi = parseAbi(["function rule(address market, uint256 marketId, uint8 verdict)", "function disputes() view returns (uint256)"]);
+const arbiterAbi = parseAbi([
+  "function rule(address market, uint256 marketId, uint8 verdict)",
+  "function disputes() view returns (uint256)",
+]);
 const registerAbi = parseAbi([
   "function register(string agentURI) returns (uint256 agentId)",
   "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
@@ -46,7 +49,11 @@ export interface TestChain {
   requestedMarkets(questions: string[], workersPerMarket?: number): Promise<bigint[]>;
   getMarket(id: bigint): Promise<{ status: number; bundleHash: Hex; outcome: boolean; question: string }>;
   /** Every ResolutionProposed / MarketFinalized log of the market contract, counted per market id. */
-  settlementLogs(): Promise<{ proposed: Map<bigint, number>; resolved: Map<bigint, number>; invalidated: Map<bigint, number> }>;
+  settlementLogs(): Promise<{
+    proposed: Map<bigint, number>;
+    resolved: Map<bigint, number>;
+    invalidated: Map<bigint, number>;
+  }>;
   /** Moves the chain's clock forward (one block mined). */
   advance(seconds: number): Promise<void>;
   /** The test arbiter every market of this chain uses. */
@@ -62,7 +69,8 @@ export interface TestChain {
 }
 
 export async function startTestChain(): Promise<TestChain> {
-  const { server, rpcUrl, publicClient, testClient, chainId, chain, accounts, wallet, send, deploy } = await serveLocalChain(50);
+  const { server, rpcUrl, publicClient, testClient, chainId, chain, accounts, wallet, send, deploy } =
+    await serveLocalChain(50);
 
   const owner = accounts[0];
   const identity = await deploy("erc8004/IdentityRegistry.sol/IdentityRegistry.json", []);
@@ -73,16 +81,27 @@ export async function startTestChain(): Promise<TestChain> {
   const deployMarketAt = async (): Promise<Address> => {
     const m = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
     // Before the first market exists, queued resolvers and the default arbiter are active at once (bootstrap).
-    for (const r of resolvers) await send(owner, { address: m, abi: marketAbi, functionName: "queueResolver", args: [r] });
+    for (const r of resolvers)
+      await send(owner, { address: m, abi: marketAbi, functionName: "queueResolver", args: [r] });
     await send(owner, { address: m, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
     // Room for 12 seats (feedback past the 10th inline seat); other defaults as deployed.
-    await send(owner, { address: m, abi: marketAbi, functionName: "setDefaults", args: [parseEther("0.001"), 12, 3 * 86_400, 86_400, parseEther("0.01")] });
+    await send(owner, {
+      address: m,
+      abi: marketAbi,
+      functionName: "setDefaults",
+      args: [parseEther("0.001"), 12, 3 * 86_400, 86_400, parseEther("0.01")],
+    });
     return m;
   };
 
   const workers: { address: Address; agentId: bigint }[] = [];
   for (const w of accounts.slice(1, 13)) {
-    const receipt = await send(w, { address: identity, abi: registerAbi, functionName: "register", args: ["ipfs://test-agent"] });
+    const receipt = await send(w, {
+      address: identity,
+      abi: registerAbi,
+      functionName: "register",
+      args: ["ipfs://test-agent"],
+    });
     const [log] = parseEventLogs({ abi: registerAbi, logs: receipt.logs, eventName: "Registered" });
     workers.push({ address: w, agentId: log.args.agentId });
   }
@@ -102,7 +121,13 @@ export async function startTestChain(): Promise<TestChain> {
         const [log] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "MarketCreated" });
         const id = log.args.marketId;
         for (const w of workers.slice(0, workersPerMarket)) {
-          await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
+          await send(w.address, {
+            address: market,
+            abi: marketAbi,
+            functionName: "joinMarket",
+            args: [id, w.agentId],
+            value: STAKE,
+          });
         }
         ids.push(id);
       }
@@ -117,7 +142,15 @@ export async function startTestChain(): Promise<TestChain> {
         try {
           const w = wallet(owner);
           for (const id of ids) {
-            await w.writeContract({ address: market, abi: marketAbi, functionName: "requestResolution", args: [id], account: owner, chain, gas: 200_000n } as never);
+            await w.writeContract({
+              address: market,
+              abi: marketAbi,
+              functionName: "requestResolution",
+              args: [id],
+              account: owner,
+              chain,
+              gas: 200_000n,
+            } as never);
           }
           await testClient.mine({ blocks: 1 });
         } finally {
@@ -135,7 +168,12 @@ export async function startTestChain(): Promise<TestChain> {
     };
 
     const getMarket = async (id: bigint) => {
-      const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as {
+      const m = (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "getMarket",
+        args: [id],
+      })) as {
         status: number;
         bundleHash: Hex;
         outcome: boolean;
@@ -145,7 +183,12 @@ export async function startTestChain(): Promise<TestChain> {
     };
 
     const settlementLogs = async () => {
-      const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
+      const logs = await publicClient.getContractEvents({
+        address: market,
+        abi: marketAbi,
+        fromBlock: 0n,
+        toBlock: "latest",
+      });
       const proposed = new Map<bigint, number>();
       const resolved = new Map<bigint, number>();
       const invalidated = new Map<bigint, number>();
@@ -159,8 +202,19 @@ export async function startTestChain(): Promise<TestChain> {
       return { proposed, resolved, invalidated };
     };
     const dispute = async (id: bigint, claimed: keyof typeof VERDICT, from: Address) => {
-      const config = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarketConfig", args: [id] })) as { bond: bigint };
-      await send(from, { address: market, abi: marketAbi, functionName: "dispute", args: [id, VERDICT[claimed]], value: config.bond });
+      const config = (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "getMarketConfig",
+        args: [id],
+      })) as { bond: bigint };
+      await send(from, {
+        address: market,
+        abi: marketAbi,
+        functionName: "dispute",
+        args: [id, VERDICT[claimed]],
+        value: config.bond,
+      });
     };
 
     return {
@@ -185,7 +239,12 @@ export async function startTestChain(): Promise<TestChain> {
       dispute,
       arbiter,
       rule: async (id, verdict) => {
-        await send(owner, { address: arbiter, abi: arbiterAbi, functionName: "rule", args: [market, id, VERDICT[verdict]] });
+        await send(owner, {
+          address: arbiter,
+          abi: arbiterAbi,
+          functionName: "rule",
+          args: [market, id, VERDICT[verdict]],
+        });
       },
       advance: async (seconds) => {
         await testClient.increaseTime({ seconds });
@@ -202,7 +261,12 @@ export async function startTestChain(): Promise<TestChain> {
 }
 
 /** Polls `cond` until it returns a truthy value (bounded; no timing assertions). */
-export async function waitFor<T>(cond: () => T | Promise<T>, what: string, timeoutMs = 30_000, intervalMs = 25): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  cond: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 30_000,
+  intervalMs = 25,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

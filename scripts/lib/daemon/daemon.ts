@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPublicClient, http, type Address, type PublicClient } from "viem";
 import { hardhat } from "viem/chains";
-import { createLogger, startDaemon, type DaemonConfigInput, type DaemonHandle, type MarketSeams } from "../../../daemon/index.js";
+import {
+  createLogger,
+  startDaemon,
+  type DaemonConfigInput,
+  type DaemonHandle,
+  type MarketSeams,
+} from "../../../daemon/index.js";
 import type { TestChain } from "./chain.js";
 import { createChainJob, type ChainJobOptions } from "./job.js";
 
@@ -15,7 +21,11 @@ export function tempDbPath(name = "daemon"): string {
 }
 
 export function rpcClient(rpcUrl: string): PublicClient {
-  return createPublicClient({ chain: hardhat, transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }), pollingInterval: 50 }) as PublicClient;
+  return createPublicClient({
+    chain: hardhat,
+    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }),
+    pollingInterval: 50,
+  }) as PublicClient;
 }
 
 export interface TestDaemon {
@@ -42,7 +52,11 @@ export async function startTestDaemon(
   const wallet = chain.wallet(opts.resolver ?? chain.resolvers[0]);
   // The job talks to the same RPC endpoint as the daemon (through the proxy when there is one).
   const { createWalletClient } = await import("viem");
-  const jobWallet = createWalletClient({ chain: wallet.chain, account: wallet.account!, transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) });
+  const jobWallet = createWalletClient({
+    chain: wallet.chain,
+    account: wallet.account!,
+    transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }),
+  });
   const job = createChainJob({ publicClient, wallet: jobWallet, market: chain.market, ...opts.hooks });
   const handle = await startDaemon(
     {
@@ -66,7 +80,11 @@ export async function startTestDaemon(
     {
       publicClient,
       seams: { ...job, ...opts.override },
-      logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
+      logger: createLogger({
+        level: process.env.DAEMON_TEST_LOG ?? "silent",
+        pretty: false,
+        destination: process.stderr,
+      }),
     },
   );
   return { handle, job, dbPath };

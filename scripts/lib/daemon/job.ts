@@ -7,15 +7,7 @@
  * "[verdict:no]" answers no, "[fail:N]" throws on attempts 1..N, "[slow:MS]" waits MS (abortable).
  * No hardhat import here: the child-process daemon uses this file too.
  */
-import {
-  keccak256,
-  parseAbi,
-  stringToBytes,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type WalletClient,
-} from "viem";
+import { keccak256, parseAbi, stringToBytes, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
 import type { MarketSeams, RunOutcome } from "../../../daemon/index.js";
 import { readMarketOnChain } from "../../../daemon/chain.js";
 
@@ -48,7 +40,16 @@ export const marketAbi = parseAbi([
   "error MarketNotFound(uint256 marketId)",
 ]);
 
-export const STATUS = { None: 0, Open: 1, ResolutionRequested: 2, Resolved: 3, Invalid: 4, Cancelled: 5, Proposed: 6, Disputed: 7 } as const;
+export const STATUS = {
+  None: 0,
+  Open: 1,
+  ResolutionRequested: 2,
+  Resolved: 3,
+  Invalid: 4,
+  Cancelled: 5,
+  Proposed: 6,
+  Disputed: 7,
+} as const;
 export const VERDICT = { no: 0, yes: 1, invalid: 2 } as const;
 
 export interface ChainJobOptions {
@@ -98,10 +99,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    }, { once: true });
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -122,7 +127,14 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
   const { publicClient, market } = o;
 
   const question = async (marketId: bigint) =>
-    ((await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [marketId] })) as { question: string }).question;
+    (
+      (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "getMarket",
+        args: [marketId],
+      })) as { question: string }
+    ).question;
 
   /** Sends a simulated request; returns the hash at once and a receipt promise (re-polling through dropped connections). */
   const send = async (request: unknown): Promise<{ hash: Hex; mined: Promise<void> }> => {
@@ -142,7 +154,16 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
     return { hash, mined };
   };
   const call = async (functionName: string, args: readonly unknown[], value?: bigint, gas?: bigint): Promise<Hex> => {
-    const { request } = await publicClient.simulateContract({ address: market, abi: marketAbi, functionName, args, account, chain: o.wallet.chain, ...(value !== undefined ? { value } : {}), ...(gas !== undefined ? { gas } : {}) } as never);
+    const { request } = await publicClient.simulateContract({
+      address: market,
+      abi: marketAbi,
+      functionName,
+      args,
+      account,
+      chain: o.wallet.chain,
+      ...(value !== undefined ? { value } : {}),
+      ...(gas !== undefined ? { gas } : {}),
+    } as never);
     const { hash, mined } = await send(request);
     await mined;
     return hash;
@@ -156,28 +177,72 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
     if (slow) await sleep(Number(slow[1]), signal);
     const fail = /\[fail:(\d+)\]/.exec(q);
     if (fail && attempt <= Number(fail[1])) throw new Error(`evaluator crashed on attempt ${attempt}`);
-    const [workers] = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getWorkers", args: [marketId] })) as [Address[], bigint[], bigint[]];
+    const [workers] = (await publicClient.readContract({
+      address: market,
+      abi: marketAbi,
+      functionName: "getWorkers",
+      args: [marketId],
+    })) as [Address[], bigint[], bigint[]];
     const chainId = await publicClient.getChainId();
     signal.throwIfAborted();
     const failed = { answer: 0, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 };
     if (q.includes("[no-quorum]")) {
-      const b = testBundle({ schema: "test-bundle", chainId, market, marketId, question: q, verdict: "invalid", reason: "no-quorum", attempt });
-      return { verdict: "invalid", reason: "no-quorum", retry: true, bundle: b.json, bundleHash: b.hash, payload: { reports: workers.map(() => failed) } };
+      const b = testBundle({
+        schema: "test-bundle",
+        chainId,
+        market,
+        marketId,
+        question: q,
+        verdict: "invalid",
+        reason: "no-quorum",
+        attempt,
+      });
+      return {
+        verdict: "invalid",
+        reason: "no-quorum",
+        retry: true,
+        bundle: b.json,
+        bundleHash: b.hash,
+        payload: { reports: workers.map(() => failed) },
+      };
     }
     const verdict = q.includes("[no-margin]") ? "invalid" : q.includes("[verdict:no]") ? "no" : "yes";
     const answer = q.includes("[verdict:no]") ? 2 : 3;
-    const reports = workers.map(() => ({ answer, confidenceBps: 8000, resQuality: 80, srcQuality: 70, analysisDepth: 60 }));
+    const reports = workers.map(() => ({
+      answer,
+      confidenceBps: 8000,
+      resQuality: 80,
+      srcQuality: 70,
+      analysisDepth: 60,
+    }));
     const b = testBundle({ schema: "test-bundle", chainId, market, marketId, question: q, verdict, workers });
-    return { verdict, ...(verdict === "invalid" ? { reason: "no-margin" } : {}), bundle: b.json, bundleHash: b.hash, payload: { reports } };
+    return {
+      verdict,
+      ...(verdict === "invalid" ? { reason: "no-margin" } : {}),
+      bundle: b.json,
+      bundleHash: b.hash,
+      payload: { reports },
+    };
   };
 
   const propose: MarketSeams["propose"] = async (marketId, input, hooks) => {
     const m = await readMarketOnChain(publicClient, market, marketId);
     if (m.status !== "requested") return { kind: "not-requested" };
-    const [workers] = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getWorkers", args: [marketId] })) as [Address[], bigint[], bigint[]];
+    const [workers] = (await publicClient.readContract({
+      address: market,
+      abi: marketAbi,
+      functionName: "getWorkers",
+      args: [marketId],
+    })) as [Address[], bigint[], bigint[]];
     const reports =
-      (input.payload as { reports?: unknown[] } | null)?.reports ?? workers.map(() => ({ answer: 0, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
-    const config = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarketConfig", args: [marketId] })) as { bond: bigint };
+      (input.payload as { reports?: unknown[] } | null)?.reports ??
+      workers.map(() => ({ answer: 0, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+    const config = (await publicClient.readContract({
+      address: market,
+      abi: marketAbi,
+      functionName: "getMarketConfig",
+      args: [marketId],
+    })) as { bond: bigint };
     await o.beforeWrite?.(marketId);
     let request: unknown;
     try {
@@ -192,7 +257,8 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
         gas: 6_000_000n,
       } as never));
     } catch (err) {
-      if ((await readMarketOnChain(publicClient, market, marketId)).status !== "requested") return { kind: "not-requested" };
+      if ((await readMarketOnChain(publicClient, market, marketId)).status !== "requested")
+        return { kind: "not-requested" };
       throw err;
     }
     const { hash, mined } = await send(request);
@@ -221,16 +287,36 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
         bump(stats.finalizes, marketId);
         return { txHash };
       } catch (err) {
-        if ((await readMarketOnChain(publicClient, market, marketId)).status !== "proposed" || String(err).includes("DisputeWindowOpen")) return { kind: "not-needed" };
+        if (
+          (await readMarketOnChain(publicClient, market, marketId)).status !== "proposed" ||
+          String(err).includes("DisputeWindowOpen")
+        )
+          return { kind: "not-needed" };
         throw err;
       }
     },
     publishFeedback: async (marketId) => {
-      const status = async () => ((await publicClient.readContract({ address: market, abi: marketAbi, functionName: "feedbackStatus", args: [marketId] })) as readonly [bigint, bigint])[1];
+      const status = async () =>
+        (
+          (await publicClient.readContract({
+            address: market,
+            abi: marketAbi,
+            functionName: "feedbackStatus",
+            args: [marketId],
+          })) as readonly [bigint, bigint]
+        )[1];
       const before = await status();
       if (before === 0n) return { published: 0, pending: 0 };
       // Explicit gas: an estimate can be just enough for a batch that writes nothing.
-      const { request } = await publicClient.simulateContract({ address: market, abi: marketAbi, functionName: "publishFeedback", args: [marketId, 10n], account, chain: o.wallet.chain, gas: 12_000_000n } as never);
+      const { request } = await publicClient.simulateContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "publishFeedback",
+        args: [marketId, 10n],
+        account,
+        chain: o.wallet.chain,
+        gas: 12_000_000n,
+      } as never);
       const { hash, mined } = await send(request);
       await mined;
       bump(stats.feedbackBatches, marketId);

@@ -5,11 +5,25 @@
  */
 import { readFileSync } from "node:fs";
 import { network } from "hardhat";
-import { createPublicClient, createTestClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type TestClient, type WalletClient } from "viem";
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TestClient,
+  type WalletClient,
+} from "viem";
 import { hardhat } from "viem/chains";
 
 function artifact(path: string): { abi: Abi; bytecode: Hex } {
-  return JSON.parse(readFileSync(new URL(`../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as { abi: Abi; bytecode: Hex };
+  return JSON.parse(readFileSync(new URL(`../../../artifacts/contracts/${path}`, import.meta.url), "utf8")) as {
+    abi: Abi;
+    bytecode: Hex;
+  };
 }
 
 export interface ContractCall {
@@ -42,7 +56,13 @@ export async function serveLocalChain(pollingInterval: number) {
   /** Deploys `artifacts/contracts/<path>` from accounts[0]. */
   const deploy = async (path: string, args: readonly unknown[]): Promise<Address> => {
     const a = artifact(path);
-    const hash = await wallet(accounts[0]).deployContract({ abi: a.abi, bytecode: a.bytecode, args, account: accounts[0], chain } as never);
+    const hash = await wallet(accounts[0]).deployContract({
+      abi: a.abi,
+      bytecode: a.bytecode,
+      args,
+      account: accounts[0],
+      chain,
+    } as never);
     return (await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })).contractAddress!;
   };
   return { server, rpcUrl, transport, publicClient, testClient, chainId, chain, accounts, wallet, send, deploy };

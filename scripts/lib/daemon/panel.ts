@@ -5,15 +5,7 @@
  * joined and requested through real transactions. The resolver is Hardhat account 19 (its key is given to
  * the daemon as a hex private key, like in production).
  */
-import {
-  parseAbi,
-  parseEther,
-  parseEventLogs,
-  type Address,
-  type Hex,
-  type PublicClient,
-  type TestClient,
-} from "viem";
+import { parseAbi, parseEther, parseEventLogs, type Address, type Hex, type PublicClient, type TestClient } from "viem";
 import { serveLocalChain } from "./local-chain.js";
 import { reputationRegistryAbi } from "../../../workflow/chain/abis.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
@@ -50,7 +42,9 @@ export interface PanelChain {
   /** Account 19, added as a resolver of the market. */
   resolverKey: Hex;
   /** Registers an agent owned by accounts[ownerIndex] with a placeholder URI; `setEndpoint` points it at a server later. */
-  registerAgent(ownerIndex: number): Promise<PanelWorker & { setEndpoint(endpoint: string, protocol: string): Promise<void> }>;
+  registerAgent(
+    ownerIndex: number,
+  ): Promise<PanelWorker & { setEndpoint(endpoint: string, protocol: string): Promise<void> }>;
   /** Creates a market (1 ETH pool, deadline +1 h) and seats the given agents (stake 0.01 ETH each). */
   openMarket(question: string, workers: PanelWorker[]): Promise<bigint>;
   /** Moves the chain's clock forward (one block mined). */
@@ -92,23 +86,43 @@ export async function startPanelChain(): Promise<PanelChain> {
     resolverKey,
     async registerAgent(ownerIndex) {
       const from = accounts[ownerIndex];
-      const receipt = await send(from, { address: identity, abi: identityAbi, functionName: "register", args: ["ipfs://pending"] });
+      const receipt = await send(from, {
+        address: identity,
+        abi: identityAbi,
+        functionName: "register",
+        args: ["ipfs://pending"],
+      });
       const [log] = parseEventLogs({ abi: identityAbi, logs: receipt.logs, eventName: "Registered" });
       const agentId = log.args.agentId;
       return {
         address: from,
         agentId,
         async setEndpoint(endpoint, protocol) {
-          const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `${protocol} worker ${agentId}`, endpoint, protocol }));
+          const uri = encodeRegistrationDataUri(
+            buildRegistrationFile({ name: `${protocol} worker ${agentId}`, endpoint, protocol }),
+          );
           await send(from, { address: identity, abi: identityAbi, functionName: "setAgentURI", args: [agentId, uri] });
         },
       };
     },
     async openMarket(question, workers) {
       const block = await publicClient.getBlock();
-      const receipt = await send(owner, { address: market, abi: marketAbi, functionName: "createMarket", args: [question, block.timestamp + 3_600n], value: POOL });
+      const receipt = await send(owner, {
+        address: market,
+        abi: marketAbi,
+        functionName: "createMarket",
+        args: [question, block.timestamp + 3_600n],
+        value: POOL,
+      });
       const [log] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "MarketCreated" });
-      for (const w of workers) await send(w.address, { address: market, abi: marketAbi, functionName: "joinMarket", args: [log.args.marketId, w.agentId], value: STAKE });
+      for (const w of workers)
+        await send(w.address, {
+          address: market,
+          abi: marketAbi,
+          functionName: "joinMarket",
+          args: [log.args.marketId, w.agentId],
+          value: STAKE,
+        });
       return log.args.marketId;
     },
     async advance(seconds) {
@@ -118,29 +132,75 @@ export async function startPanelChain(): Promise<PanelChain> {
     async requestResolution(marketId) {
       await testClient.increaseTime({ seconds: 3_601 });
       await testClient.mine({ blocks: 1 });
-      const r = await send(owner, { address: market, abi: marketAbi, functionName: "requestResolution", args: [marketId] });
+      const r = await send(owner, {
+        address: market,
+        abi: marketAbi,
+        functionName: "requestResolution",
+        args: [marketId],
+      });
       return r.blockNumber;
     },
     async getMarket(id) {
-      const m = (await publicClient.readContract({ address: market, abi: marketAbi, functionName: "getMarket", args: [id] })) as { status: number; bundleHash: Hex; outcome: boolean };
+      const m = (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "getMarket",
+        args: [id],
+      })) as { status: number; bundleHash: Hex; outcome: boolean };
       return { status: m.status, bundleHash: m.bundleHash, outcome: m.outcome };
     },
-    pendingWithdrawal: (account) => publicClient.readContract({ address: market, abi: marketAbi, functionName: "pendingWithdrawal", args: [account] }) as Promise<bigint>,
+    pendingWithdrawal: (account) =>
+      publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "pendingWithdrawal",
+        args: [account],
+      }) as Promise<bigint>,
     async settlements(marketId) {
-      const logs = await publicClient.getContractEvents({ address: market, abi: marketAbi, fromBlock: 0n, toBlock: "latest" });
+      const logs = await publicClient.getContractEvents({
+        address: market,
+        abi: marketAbi,
+        fromBlock: 0n,
+        toBlock: "latest",
+      });
       const mine = logs.filter((l) => (l.args as { marketId?: bigint }).marketId === marketId);
       return {
-        resolved: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 3).length,
-        invalidated: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 4).length,
+        resolved: mine.filter((l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 3)
+          .length,
+        invalidated: mine.filter(
+          (l) => l.eventName === "MarketFinalized" && (l.args as { status?: number }).status === 4,
+        ).length,
       };
     },
     async workerSettlements(marketId) {
-      const logs = await publicClient.getContractEvents({ address: market, abi: settledAbi, eventName: "WorkerSettled", args: { marketId }, fromBlock: 0n, toBlock: "latest" });
-      return new Map(logs.map((l) => [l.args.agentId!, { payout: l.args.result!.reward, stake: l.args.result!.stakeReturned, worker: l.args.worker! }]));
+      const logs = await publicClient.getContractEvents({
+        address: market,
+        abi: settledAbi,
+        eventName: "WorkerSettled",
+        args: { marketId },
+        fromBlock: 0n,
+        toBlock: "latest",
+      });
+      return new Map(
+        logs.map((l) => [
+          l.args.agentId!,
+          { payout: l.args.result!.reward, stake: l.args.result!.stakeReturned, worker: l.args.worker! },
+        ]),
+      );
     },
     async feedback(agentId) {
-      const all = await publicClient.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "readAllFeedback", args: [agentId, [market], "", "", false] });
-      const [count] = await publicClient.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "getSummary", args: [agentId, [market], "", ""] });
+      const all = await publicClient.readContract({
+        address: reputation,
+        abi: reputationRegistryAbi,
+        functionName: "readAllFeedback",
+        args: [agentId, [market], "", "", false],
+      });
+      const [count] = await publicClient.readContract({
+        address: reputation,
+        abi: reputationRegistryAbi,
+        functionName: "getSummary",
+        args: [agentId, [market], "", ""],
+      });
       return { tag1s: all[4], values: all[2], count };
     },
     close: () => server.close(),

@@ -12,7 +12,11 @@ import { get, startAgent, stopAll } from "../../../scripts/lib/agents.js";
 afterAll(stopAll);
 
 async function postWith(base: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -24,7 +28,12 @@ describe("A2A agent card (GET /.well-known/agent.json)", () => {
     ["ai-olympics", "/webhook"],
   ] as const) {
     it(`${protocol}: served at the origin and under the endpoint, with the A2A card fields; url = the endpoint`, async () => {
-      const auth = protocol === "factagora" || protocol === "roundtable" ? { bearerToken: "t-0123456789" } : protocol === "ai-olympics" ? { hmacSecret: "s-0123456789" } : undefined;
+      const auth =
+        protocol === "factagora" || protocol === "roundtable"
+          ? { bearerToken: "t-0123456789" }
+          : protocol === "ai-olympics"
+            ? { hmacSecret: "s-0123456789" }
+            : undefined;
       const { url } = await startAgent({ protocol, name: `card-${protocol}`, ...(auth ? { auth } : {}) });
       for (const where of [...new Set(["", path])]) {
         for (const file of ["agent.json", "agent-card.json"]) {
@@ -32,11 +41,25 @@ describe("A2A agent card (GET /.well-known/agent.json)", () => {
           expect(res.status, `${where}/.well-known/${file}`).toBe(200);
           expect(res.contentType).toMatch(/application\/json/);
           const card = res.json;
-          expect(card).toMatchObject({ name: `card-${protocol}`, url: `${url}${path}`, version: expect.any(String), protocolVersion: expect.any(String) });
+          expect(card).toMatchObject({
+            name: `card-${protocol}`,
+            url: `${url}${path}`,
+            version: expect.any(String),
+            protocolVersion: expect.any(String),
+          });
           expect(card.description).toMatch(/prediction-market/);
-          expect(card.capabilities).toEqual({ streaming: false, pushNotifications: false, stateTransitionHistory: false });
+          expect(card.capabilities).toEqual({
+            streaming: false,
+            pushNotifications: false,
+            stateTransitionHistory: false,
+          });
           expect(card.skills.map((s: { id: string }) => s.id)).toEqual(["resolve-market", "defend-answer"]);
-          for (const skill of card.skills) expect(skill).toMatchObject({ name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
+          for (const skill of card.skills)
+            expect(skill).toMatchObject({
+              name: expect.any(String),
+              description: expect.any(String),
+              tags: expect.any(Array),
+            });
         }
       }
     });
@@ -59,7 +82,12 @@ describe("A2A agent card (GET /.well-known/agent.json)", () => {
         if (req.url === "/a2a/resolve") {
           const body = JSON.parse(req.bodyText) as { question?: unknown };
           if (typeof body.question !== "string") return sendJson(res, 400, { error: "question" });
-          return sendJson(res, 200, { determination: true, confidence: 0.7, evidence: "Evidence text.", sources: ["https://a.example/x"] });
+          return sendJson(res, 200, {
+            determination: true,
+            confidence: 0.7,
+            evidence: "Evidence text.",
+            sources: ["https://a.example/x"],
+          });
         }
         if (req.url === "/a2a/challenge") return sendJson(res, 200, { responses: ["one", "two", "three"] });
         res.writeHead(404).end();
@@ -91,16 +119,32 @@ describe("CRE side: memory by market and question, optional platform auth", () =
     expect(rb.status).toBe(200);
 
     // Naming the question picks that answer even though another one for market 1 came later.
-    const ca = await postWith(url, "/a2a/challenge", { market_id: 1, question: a.question, challenges: ["What would change your mind?"] });
-    const cb = await postWith(url, "/a2a/challenge", { market_id: 1, question: b.question, challenges: ["What would change your mind?"] });
+    const ca = await postWith(url, "/a2a/challenge", {
+      market_id: 1,
+      question: a.question,
+      challenges: ["What would change your mind?"],
+    });
+    const cb = await postWith(url, "/a2a/challenge", {
+      market_id: 1,
+      question: b.question,
+      challenges: ["What would change your mind?"],
+    });
     expect(ca.status).toBe(200);
     expect(cb.status).toBe(200);
     expect(ca.json.responses).not.toEqual(cb.json.responses);
-    const direct = await postWith(url, "/a2a/challenge", { market_id: 1, question: a.question, challenges: ["What would change your mind?"] });
+    const direct = await postWith(url, "/a2a/challenge", {
+      market_id: 1,
+      question: a.question,
+      challenges: ["What would change your mind?"],
+    });
     expect(direct.json.responses).toEqual(ca.json.responses);
 
     // An unknown question for a known id is not answered with another question's record.
-    const other = await postWith(url, "/a2a/challenge", { market_id: 1, question: "Some question never asked?", challenges: ["Why?"] });
+    const other = await postWith(url, "/a2a/challenge", {
+      market_id: 1,
+      question: "Some question never asked?",
+      challenges: ["Why?"],
+    });
     expect((other.json.responses as string[])[0]).toMatch(/no determination on record for market 1/);
     // market_id alone still works (the latest answer for that id), as before.
     expect((await postWith(url, "/a2a/challenge", { market_id: 1, challenges: ["Why?"] })).status).toBe(200);
@@ -114,7 +158,16 @@ describe("CRE side: memory by market and question, optional platform auth", () =
     expect((await postWith(url, "/a2a/resolve", body, { authorization: "Bearer wrong-token" })).status).toBe(401);
     expect((await postWith(url, "/a2a/challenge", { challenges: ["x"] })).status).toBe(401);
     expect((await postWith(url, "/a2a/resolve", body, { authorization: `Bearer ${token}` })).status).toBe(200);
-    expect((await postWith(url, "/a2a/challenge", { market_id: 7, challenges: ["Why?"] }, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(
+      (
+        await postWith(
+          url,
+          "/a2a/challenge",
+          { market_id: 7, challenges: ["Why?"] },
+          { authorization: `Bearer ${token}` },
+        )
+      ).status,
+    ).toBe(200);
     expect((await get(url, "/health")).status).toBe(200);
     expect((await get(url, "/.well-known/agent.json")).status).toBe(200);
 
@@ -129,6 +182,9 @@ describe("CRE side: memory by market and question, optional platform auth", () =
 
   it("without a token configured the routes stay open (the spec has no auth)", async () => {
     const { url } = await startAgent({ protocol: "cresolver" });
-    expect((await postWith(url, "/a2a/resolve", { market_id: 8, question: "Will it rain in Paris on 14 July 2026?" })).status).toBe(200);
+    expect(
+      (await postWith(url, "/a2a/resolve", { market_id: 8, question: "Will it rain in Paris on 14 July 2026?" }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -21,7 +21,9 @@ const REFERENCE_HOSTS = new Set([
   "ourworldindata.org",
 ]);
 
-function expectAnswerShape(a: unknown): asserts a is { determination: boolean; confidence: number; evidence: string; sources: string[] } {
+function expectAnswerShape(
+  a: unknown,
+): asserts a is { determination: boolean; confidence: number; evidence: string; sources: string[] } {
   expect(a).toBeTypeOf("object");
   const x = a as Record<string, unknown>;
   expect(Object.keys(x).sort()).toEqual(["confidence", "determination", "evidence", "sources"]);
@@ -40,7 +42,13 @@ describe("health", () => {
     const res = await get(url, "/health");
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
-    expect(res.json).toEqual({ status: "ok", name: "agent-s", protocol: "cresolver", mode: "offline", persona: "skeptic" });
+    expect(res.json).toEqual({
+      status: "ok",
+      name: "agent-s",
+      protocol: "cresolver",
+      mode: "offline",
+      persona: "skeptic",
+    });
   });
 
   it("binds to 127.0.0.1 by default and names itself after the persona", async () => {
@@ -80,7 +88,10 @@ describe("POST /a2a/resolve", () => {
 
   it("without a deadline, refers to the years the question mentions", async () => {
     const { url } = await startAgent();
-    const res = await post(url, "/a2a/resolve", { market_id: 1, question: "Will SpaceX land humans on Mars before 2030?" });
+    const res = await post(url, "/a2a/resolve", {
+      market_id: 1,
+      question: "Will SpaceX land humans on Mars before 2030?",
+    });
     expect(res.status).toBe(200);
     expect(res.json.evidence).toContain("2030");
   });
@@ -89,8 +100,17 @@ describe("POST /a2a/resolve", () => {
     const { url } = await startAgent();
     const q = QUESTIONS[3];
     const a = await post(url, "/a2a/resolve", { market_id: 42, question: q });
-    const b = await post(url, "/a2a/resolve", { market_id: "42", question: q, context: null, extra: { anything: true } });
-    const big = await post(url, "/a2a/resolve", { market_id: ((1n << 256n) - 1n).toString(), question: q, context: "some context" });
+    const b = await post(url, "/a2a/resolve", {
+      market_id: "42",
+      question: q,
+      context: null,
+      extra: { anything: true },
+    });
+    const big = await post(url, "/a2a/resolve", {
+      market_id: ((1n << 256n) - 1n).toString(),
+      question: q,
+      context: "some context",
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     expect(big.status).toBe(200);
@@ -102,7 +122,8 @@ describe("POST /a2a/resolve", () => {
     const sample = QUESTIONS.slice(10, 20);
     const first = await startAgent({ persona: "contrarian" });
     const before = [];
-    for (const question of sample) before.push((await post(first.url, "/a2a/resolve", { market_id: 7, question })).json);
+    for (const question of sample)
+      before.push((await post(first.url, "/a2a/resolve", { market_id: 7, question })).json);
     await stopAgent(first.agent);
 
     const second = await startAgent({ persona: "contrarian" });
@@ -113,7 +134,10 @@ describe("POST /a2a/resolve", () => {
       expect((await post(second.url, "/a2a/resolve", { market_id: 900 + i, question })).json).toEqual(before[i]);
     }
     // normalisation: case, punctuation and spacing do not change the determination or confidence
-    const spelled = await post(second.url, "/a2a/resolve", { market_id: 7, question: `  ${sample[0].toUpperCase().replace("?", "")}  !!` });
+    const spelled = await post(second.url, "/a2a/resolve", {
+      market_id: 7,
+      question: `  ${sample[0].toUpperCase().replace("?", "")}  !!`,
+    });
     expect(spelled.json.determination).toBe(before[0].determination);
     expect(spelled.json.confidence).toBe(before[0].confidence);
     expect(spelled.json.sources).toEqual(before[0].sources);
@@ -158,7 +182,9 @@ describe("personas", () => {
   it("a 3-persona panel agrees on most of 50 questions but not on all; each persona has its own rule", async () => {
     const answers = await panelAnswers();
     const n = QUESTIONS.length;
-    const unanimous3 = QUESTIONS.filter((_, i) => answers.analyst[i] === answers.skeptic[i] && answers.skeptic[i] === answers.contrarian[i]).length;
+    const unanimous3 = QUESTIONS.filter(
+      (_, i) => answers.analyst[i] === answers.skeptic[i] && answers.skeptic[i] === answers.contrarian[i],
+    ).length;
     expect(unanimous3).toBeGreaterThan(n / 2);
     expect(unanimous3).toBeLessThan(n);
 
@@ -220,7 +246,10 @@ describe("POST /a2a/challenge", () => {
     expect(byId.json.responses[0].toLowerCase()).toContain("bitcoin");
     const latest = await post(url, "/a2a/challenge", { challenges: ["Why are you confident?"] });
     expect(latest.json.responses[0].toLowerCase()).toContain("brazil");
-    const unknown = await post(url, "/a2a/challenge", { market_id: 99, challenges: ["a", "Why so sure about inflation?"] });
+    const unknown = await post(url, "/a2a/challenge", {
+      market_id: 99,
+      challenges: ["a", "Why so sure about inflation?"],
+    });
     expect(unknown.status).toBe(200);
     expect(unknown.json.responses).toHaveLength(2);
     expect(unknown.json.responses[1]).toMatch(/no determination on record for market 99/);
@@ -254,26 +283,91 @@ describe("bad requests", () => {
     ["missing question", "/a2a/resolve", { market_id: 1 }, /^question: required/],
     ["question of the wrong type", "/a2a/resolve", { market_id: 1, question: 5 }, /^question: must be a string/],
     ["blank question", "/a2a/resolve", { market_id: 1, question: "   " }, /^question: must not be empty/],
-    ["question over 4,000 chars", "/a2a/resolve", { market_id: 1, question: "x".repeat(4_001) }, /^question: must be at most 4000/],
-    ["context over 20,000 chars", "/a2a/resolve", { market_id: 1, question: q, context: "c".repeat(20_001) }, /^context: must be at most 20000/],
-    ["context of the wrong type", "/a2a/resolve", { market_id: 1, question: q, context: ["x"] }, /^context: must be a string/],
+    [
+      "question over 4,000 chars",
+      "/a2a/resolve",
+      { market_id: 1, question: "x".repeat(4_001) },
+      /^question: must be at most 4000/,
+    ],
+    [
+      "context over 20,000 chars",
+      "/a2a/resolve",
+      { market_id: 1, question: q, context: "c".repeat(20_001) },
+      /^context: must be at most 20000/,
+    ],
+    [
+      "context of the wrong type",
+      "/a2a/resolve",
+      { market_id: 1, question: q, context: ["x"] },
+      /^context: must be a string/,
+    ],
     ["missing market_id", "/a2a/resolve", { question: q }, /^market_id: required/],
-    ["negative market_id", "/a2a/resolve", { market_id: -1, question: q }, /^market_id: must be a non-negative integer/],
-    ["fractional market_id", "/a2a/resolve", { market_id: 1.5, question: q }, /^market_id: must be a non-negative integer/],
+    [
+      "negative market_id",
+      "/a2a/resolve",
+      { market_id: -1, question: q },
+      /^market_id: must be a non-negative integer/,
+    ],
+    [
+      "fractional market_id",
+      "/a2a/resolve",
+      { market_id: 1.5, question: q },
+      /^market_id: must be a non-negative integer/,
+    ],
     ["unsafe numeric market_id", "/a2a/resolve", { market_id: 2 ** 53, question: q }, /^market_id: .*decimal string/],
-    ["non-decimal string market_id", "/a2a/resolve", { market_id: "0x10", question: q }, /^market_id: must be a decimal string/],
-    ["market_id above uint256", "/a2a/resolve", { market_id: (1n << 256n).toString(), question: q }, /^market_id: must be a decimal string/],
-    ["boolean market_id", "/a2a/resolve", { market_id: true, question: q }, /^market_id: must be a non-negative integer/],
-    ["deadline of the wrong type", "/a2a/resolve", { market_id: 1, question: q, deadline: "tomorrow" }, /^deadline: must be a number/],
-    ["negative deadline", "/a2a/resolve", { market_id: 1, question: q, deadline: -5 }, /^deadline: must not be negative/],
+    [
+      "non-decimal string market_id",
+      "/a2a/resolve",
+      { market_id: "0x10", question: q },
+      /^market_id: must be a decimal string/,
+    ],
+    [
+      "market_id above uint256",
+      "/a2a/resolve",
+      { market_id: (1n << 256n).toString(), question: q },
+      /^market_id: must be a decimal string/,
+    ],
+    [
+      "boolean market_id",
+      "/a2a/resolve",
+      { market_id: true, question: q },
+      /^market_id: must be a non-negative integer/,
+    ],
+    [
+      "deadline of the wrong type",
+      "/a2a/resolve",
+      { market_id: 1, question: q, deadline: "tomorrow" },
+      /^deadline: must be a number/,
+    ],
+    [
+      "negative deadline",
+      "/a2a/resolve",
+      { market_id: 1, question: q, deadline: -5 },
+      /^deadline: must not be negative/,
+    ],
     ["array body", "/a2a/resolve", [q], /^body: must be a JSON object/],
     ["missing challenges", "/a2a/challenge", {}, /^challenges: required/],
     ["challenges not an array", "/a2a/challenge", { challenges: "why?" }, /^challenges: must be an array/],
     ["no challenges", "/a2a/challenge", { challenges: [] }, /^challenges: must contain at least 1/],
-    ["too many challenges", "/a2a/challenge", { challenges: Array.from({ length: 11 }, (_, i) => `challenge ${i}`) }, /^challenges: must contain at most 10/],
+    [
+      "too many challenges",
+      "/a2a/challenge",
+      { challenges: Array.from({ length: 11 }, (_, i) => `challenge ${i}`) },
+      /^challenges: must contain at most 10/,
+    ],
     ["a challenge of the wrong type", "/a2a/challenge", { challenges: ["ok", 3] }, /^challenges\.1: must be a string/],
-    ["a challenge over 4,000 chars", "/a2a/challenge", { challenges: ["y".repeat(4_001)] }, /^challenges\.0: must be at most 4000/],
-    ["a bad optional market_id", "/a2a/challenge", { challenges: ["why?"], market_id: "abc" }, /^market_id: must be a decimal string/],
+    [
+      "a challenge over 4,000 chars",
+      "/a2a/challenge",
+      { challenges: ["y".repeat(4_001)] },
+      /^challenges\.0: must be at most 4000/,
+    ],
+    [
+      "a bad optional market_id",
+      "/a2a/challenge",
+      { challenges: ["why?"], market_id: "abc" },
+      /^market_id: must be a decimal string/,
+    ],
   ];
 
   it.each(bad)("%s → 400 naming the field", async (_name, path, body, message) => {
@@ -314,5 +408,3 @@ describe("bad requests", () => {
     expect((await post(url, "/a2a/resolve", { market_id: 1, question: q })).status).toBe(200);
   });
 });
-
-

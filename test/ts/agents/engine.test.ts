@@ -19,7 +19,10 @@ describe("text helpers", () => {
 
 describe("offline engine", () => {
   it("fills the protocol-independent Finding (observations and key terms for other protocols)", async () => {
-    const f = await createOfflineEngine({ persona: "optimist" }).investigate({ marketId: 1n, question: "Will Apple release a foldable iPhone in 2026?" });
+    const f = await createOfflineEngine({ persona: "optimist" }).investigate({
+      marketId: 1n,
+      question: "Will Apple release a foldable iPhone in 2026?",
+    });
     expect(f.keyTerms).toEqual(["apple", "release", "foldable", "iphone", "2026"]);
     expect(f.observations).toHaveLength(3);
     expect(f.evidence).toContain(f.observations[0]);
@@ -39,7 +42,11 @@ describe("LLM prompt data", () => {
     expect(JSON.parse(encoded)).toEqual(value);
   });
   it("keys the cache by market and normalised question", () => {
-    expect(findingKey({ marketId: 5n, question: "Will it rain?" })).toBe(findingKey({ marketId: 5n, question: "will it RAIN" }));
-    expect(findingKey({ marketId: 5n, question: "Will it rain?" })).not.toBe(findingKey({ marketId: 6n, question: "Will it rain?" }));
+    expect(findingKey({ marketId: 5n, question: "Will it rain?" })).toBe(
+      findingKey({ marketId: 5n, question: "will it RAIN" }),
+    );
+    expect(findingKey({ marketId: 5n, question: "Will it rain?" })).not.toBe(
+      findingKey({ marketId: 6n, question: "Will it rain?" }),
+    );
   });
 });

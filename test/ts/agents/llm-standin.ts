@@ -38,7 +38,9 @@ export function completion(content: string, finishReason = "stop") {
     created: 1_700_000_000,
     model: "standin-model",
     system_fingerprint: "fp_standin",
-    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: finishReason }],
+    choices: [
+      { index: 0, message: { role: "assistant", content, refusal: null }, logprobs: null, finish_reason: finishReason },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
   };
 }
@@ -58,15 +60,24 @@ export async function startStandIn(): Promise<StandIn> {
     } catch {
       body = text;
     }
-    const recorded: RecordedRequest = { method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, body };
+    const recorded: RecordedRequest = {
+      method: req.method ?? "",
+      url: req.url ?? "",
+      authorization: req.headers.authorization,
+      body,
+    };
     state.requests.push(recorded);
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ error: { message: "not found" } }));
       return;
     }
     const r = state.reply(recorded);
     if ("content" in r) {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(completion(r.content, r.finishReason)));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(completion(r.content, r.finishReason)));
     } else {
       res.writeHead(r.status, { "content-type": "application/json" }).end(JSON.stringify(r.json));
     }

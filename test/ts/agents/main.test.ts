@@ -12,7 +12,11 @@ const TSX = fileURLToPath(new URL("../../../node_modules/tsx/dist/cli.mjs", impo
 function run(args: string[]) {
   const env = { ...process.env };
   delete env.CRESOLVER_AGENT_MODEL;
-  return spawn(process.execPath, [TSX, "agents/reference/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, [TSX, "agents/reference/main.ts", ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 describe("agents/reference/main.ts", () => {
@@ -26,8 +30,15 @@ describe("agents/reference/main.ts", () => {
       const [url] = (await once(lines, "line")) as [string];
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const health = await get(url, "/health");
-      expect(health.json).toMatchObject({ status: "ok", protocol: "cresolver", mode: "offline", persona: "contrarian" });
-      expect((await post(url, "/a2a/resolve", { market_id: 1, question: "Will it rain in Paris in 2026?" })).status).toBe(200);
+      expect(health.json).toMatchObject({
+        status: "ok",
+        protocol: "cresolver",
+        mode: "offline",
+        persona: "contrarian",
+      });
+      expect(
+        (await post(url, "/a2a/resolve", { market_id: 1, question: "Will it rain in Paris in 2026?" })).status,
+      ).toBe(200);
     } finally {
       child.kill("SIGTERM");
     }

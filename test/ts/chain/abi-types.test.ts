@@ -29,13 +29,24 @@ function typedReads(ctx: ChainContext, market: Address): void {
   // @ts-expect-error claimable takes (marketId, bettor)
   void readView(ctx, viewCall(market, bettingMarketAbi, "claimable", [market, 1n]), "BettingMarket.claimable");
 
-  expectTypeOf(readMarket(ctx, market, "getWorkers", [1n])).resolves.toEqualTypeOf<readonly [readonly Address[], readonly bigint[], readonly bigint[]]>();
+  expectTypeOf(readMarket(ctx, market, "getWorkers", [1n])).resolves.toEqualTypeOf<
+    readonly [readonly Address[], readonly bigint[], readonly bigint[]]
+  >();
   expectTypeOf(readMarket(ctx, market, "resolverActiveFrom", [market])).resolves.toEqualTypeOf<bigint>();
-  expectTypeOf(readMarket(ctx, market, "getMarket", [1n])).resolves.toHaveProperty("bundleHash").toEqualTypeOf<Hex>();
+  expectTypeOf(readMarket(ctx, market, "getMarket", [1n]))
+    .resolves.toHaveProperty("bundleHash")
+    .toEqualTypeOf<Hex>();
 }
 
 function typedMulticall(ctx: ChainContext, market: Address): void {
-  const read = readMany(ctx, [viewCall(market, resolutionMarketAbi, "feedbackStatus", [1n]), viewCall(market, bettingMarketAbi, "claimable", [1n, market])], 0n);
+  const read = readMany(
+    ctx,
+    [
+      viewCall(market, resolutionMarketAbi, "feedbackStatus", [1n]),
+      viewCall(market, bettingMarketAbi, "claimable", [1n, market]),
+    ],
+    0n,
+  );
   type Results = Awaited<typeof read>["results"];
   // @ts-expect-error a plain call object is checked against its ABI too (misspelled name)
   void readMany(ctx, [{ address: market, abi: resolutionMarketAbi, functionName: "getMarkt", args: [1n] }], 0n);
@@ -55,7 +66,11 @@ function typedWrites(ctx: ChainContext, market: Address): void {
   // @ts-expect-error the ResolutionMarket constructor takes (identity, reputation, owner)
   void deployContract(ctx, "ResolutionMarket", resolutionMarketAbi, [market]);
 
-  expectTypeOf(sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "publishFeedback", args: [1n, 2n] })).resolves.toHaveProperty("result").toEqualTypeOf<bigint>();
+  expectTypeOf(
+    sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "publishFeedback", args: [1n, 2n] }),
+  )
+    .resolves.toHaveProperty("result")
+    .toEqualTypeOf<bigint>();
 }
 
 function typedLogs(ctx: ChainContext, market: Address): void {
@@ -63,7 +78,10 @@ function typedLogs(ctx: ChainContext, market: Address): void {
   void readLogs(ctx, market, "MarketFinalised");
   // @ts-expect-error marketId filters on a uint256
   void readLogs(ctx, market, "WorkerSettled", {}, { marketId: "1" });
-  expectTypeOf(readContractLogs(ctx, market, bettingMarketAbi, "BetPlaced")).resolves.items.toHaveProperty("args").toHaveProperty("positionOnSide").toEqualTypeOf<bigint>();
+  expectTypeOf(readContractLogs(ctx, market, bettingMarketAbi, "BetPlaced"))
+    .resolves.items.toHaveProperty("args")
+    .toHaveProperty("positionOnSide")
+    .toEqualTypeOf<bigint>();
 }
 
 describe("ABI-typed chain layer", () => {

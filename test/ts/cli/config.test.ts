@@ -1,6 +1,17 @@
 /** Pure input parsing of the CLI. */
 import { describe, expect, it } from "vitest";
-import { networkNameFor, parseAddress, parseAgentUri, parseDeadline, parseDuration, parseEth, parsePrivateKey, parseRpcUrl, parseUint, referenceTime } from "../../../cli/config.js";
+import {
+  networkNameFor,
+  parseAddress,
+  parseAgentUri,
+  parseDeadline,
+  parseDuration,
+  parseEth,
+  parsePrivateKey,
+  parseRpcUrl,
+  parseUint,
+  referenceTime,
+} from "../../../cli/config.js";
 import { redactUrl } from "../../../workflow/chain/clients.js";
 import { formatRevert } from "../../../workflow/chain/errors.js";
 
@@ -18,7 +29,8 @@ describe("parseDeadline", () => {
   it("refuses the past, now, and anything else", () => {
     expect(() => parseDeadline("1800000000", NOW)).toThrow(/is not in the future \(now 2027-01-15T08:00:00.000Z\)/);
     expect(() => parseDeadline("2020-01-01", NOW)).toThrow(/2020-01-01T00:00:00.000Z is not in the future/);
-    for (const bad of ["", "+10", "10m", "+-5m", "+1w", "soon", "2027-13-45", "1e9"]) expect(() => parseDeadline(bad, NOW), bad).toThrow(/--deadline must be/);
+    for (const bad of ["", "+10", "10m", "+-5m", "+1w", "soon", "2027-13-45", "1e9"])
+      expect(() => parseDeadline(bad, NOW), bad).toThrow(/--deadline must be/);
   });
 });
 
@@ -46,7 +58,8 @@ describe("relative deadlines (issue 13 item 8)", () => {
     expect(parseDuration("600", "--w")).toBe(600);
     expect(parseDuration("10m", "--w")).toBe(600);
     expect(parseDuration("1d", "--w")).toBe(86_400);
-    for (const bad of ["", "+10m", "10w", "-5", "1.5h"]) expect(() => parseDuration(bad, "--w"), bad).toThrow(/--w must be a duration/);
+    for (const bad of ["", "+10m", "10w", "-5", "1.5h"])
+      expect(() => parseDuration(bad, "--w"), bad).toThrow(/--w must be a duration/);
   });
 });
 
@@ -57,7 +70,9 @@ describe("values", () => {
     expect(() => parseUint((2n ** 256n).toString(), "id")).toThrow(/larger than a uint256/);
     expect(parseEth("0.001", "--stake")).toBe(10n ** 15n);
     expect(() => parseEth("0.0000000000000000001", "--stake")).toThrow(/amount in ETH/);
-    expect(parseAddress("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", "--x")).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    expect(parseAddress("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", "--x")).toBe(
+      "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    );
     expect(() => parseAddress("0xF39fd6e51aad88f6f4ce6ab8827279cfffb92266", "--x")).toThrow(/checksummed/);
     expect(parseRpcUrl(undefined)).toBe("http://127.0.0.1:8545");
     expect(() => parseRpcUrl("ws://x")).toThrow(/http\(s\) URL/);

@@ -46,15 +46,21 @@ describe("deploy resumes after a failure", () => {
       }),
     ).rejects.toThrow(/injected/);
     expect(steps).toEqual(["IdentityRegistry", "ReputationRegistry", "ResolutionMarket"]);
-    const partial = JSON.parse(readFileSync(`${out}.partial`, "utf8")) as { contracts: Record<string, { contract: { address: Address } }> };
+    const partial = JSON.parse(readFileSync(`${out}.partial`, "utf8")) as {
+      contracts: Record<string, { contract: { address: Address } }>;
+    };
     expect(Object.keys(partial.contracts)).toEqual(["IdentityRegistry", "ReputationRegistry", "ResolutionMarket"]);
     const nonceBefore = await ctx.publicClient.getTransactionCount({ address: ctx.account!.address });
 
-    const r = await cli(["deploy", "--own-registries", "--out", out], { cwd: dir, env: { RPC_URL: node.url, PRIVATE_KEY: hardhatKey(0) } });
+    const r = await cli(["deploy", "--own-registries", "--out", out], {
+      cwd: dir,
+      env: { RPC_URL: node.url, PRIVATE_KEY: hardhatKey(0) },
+    });
     expect(r.code, r.stderr).toBe(0);
     const json = r.json as { resumed: string[]; contracts: Record<string, { address: Address }>; arbiter: Address };
     expect(json.resumed).toEqual(["IdentityRegistry", "ReputationRegistry", "ResolutionMarket"]);
-    for (const name of json.resumed) expect(json.contracts[name]!.address).toBe(partial.contracts[name]!.contract.address);
+    for (const name of json.resumed)
+      expect(json.contracts[name]!.address).toBe(partial.contracts[name]!.contract.address);
     // Only the rest was sent: BettingMarket, CommitteeArbiter, queueResolver, queueDefaultArbiter.
     expect(await ctx.publicClient.getTransactionCount({ address: ctx.account!.address })).toBe(nonceBefore + 4);
     const market = json.contracts.ResolutionMarket!.address;
@@ -66,9 +72,14 @@ describe("deploy resumes after a failure", () => {
 
   it("refuses a journal of another deployer instead of mixing it in", async () => {
     const out = join(dir, "other.json");
-    writeFileSync(`${out}.partial`, JSON.stringify({ chainId: 31337, deployer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", contracts: {} }));
+    writeFileSync(
+      `${out}.partial`,
+      JSON.stringify({ chainId: 31337, deployer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", contracts: {} }),
+    );
     const r = await cli(["deploy", "--out", out], { cwd: dir, env: { RPC_URL: node.url, PRIVATE_KEY: hardhatKey(0) } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: .*other\.json\.partial records a deployment on chain 31337 by 0x7099.*delete it or choose --out\n$/);
+    expect(r.stderr).toMatch(
+      /^error: .*other\.json\.partial records a deployment on chain 31337 by 0x7099.*delete it or choose --out\n$/,
+    );
   });
 });

@@ -61,29 +61,75 @@ describe("cresolver on a local hardhat node", () => {
 
   it("deploy writes deployments/localhost.json with our registries and the markets", async () => {
     const out = await ok(["deploy"], { cwd: dir, env: env(deployerKey) });
-    expect(out).toMatchObject({ network: "localhost", chainId: 31337, registries: "own", deployer: addr(deployerKey), file: join(dir, "deployments/localhost.json") });
-    const file = JSON.parse(readFileSync(join(dir, "deployments/localhost.json"), "utf8")) as { contracts: Record<string, { address: Address; blockNumber: number }> };
+    expect(out).toMatchObject({
+      network: "localhost",
+      chainId: 31337,
+      registries: "own",
+      deployer: addr(deployerKey),
+      file: join(dir, "deployments/localhost.json"),
+    });
+    const file = JSON.parse(readFileSync(join(dir, "deployments/localhost.json"), "utf8")) as {
+      contracts: Record<string, { address: Address; blockNumber: number }>;
+    };
     for (const name of ["IdentityRegistry", "ReputationRegistry", "ResolutionMarket", "BettingMarket"]) {
       expect(file.contracts[name].blockNumber).toBeGreaterThan(0);
     }
-    expect(readFileSync(join(dir, "deployments/localhost.json"), "utf8").toLowerCase()).not.toContain(deployerKey.slice(2));
+    expect(readFileSync(join(dir, "deployments/localhost.json"), "utf8").toLowerCase()).not.toContain(
+      deployerKey.slice(2),
+    );
     market = file.contracts.ResolutionMarket.address;
     identity = file.contracts.IdentityRegistry.address;
     reputation = file.contracts.ReputationRegistry.address;
   });
 
   it("registers two agents with data: URIs, creates a market, and both join", async () => {
-    const a1 = await ok(["agent", "register", "--name", "Worker one", "--endpoint", agentUrls[0]!, "--protocol", "cresolver", "--description", "e2e"], { cwd: dir, env: env(worker1Key) });
-    const a2 = await ok(["agent", "register", "--name", "Worker two", "--endpoint", agentUrls[1]!], { cwd: dir, env: env(worker2Key) });
+    const a1 = await ok(
+      [
+        "agent",
+        "register",
+        "--name",
+        "Worker one",
+        "--endpoint",
+        agentUrls[0]!,
+        "--protocol",
+        "cresolver",
+        "--description",
+        "e2e",
+      ],
+      { cwd: dir, env: env(worker1Key) },
+    );
+    const a2 = await ok(["agent", "register", "--name", "Worker two", "--endpoint", agentUrls[1]!], {
+      cwd: dir,
+      env: env(worker2Key),
+    });
     agent1 = a1.agentId as string;
     agent2 = a2.agentId as string;
     expect(agent1).toBe("0");
     expect(agent2).toBe("1");
-    const uri = await client.readContract({ address: identity, abi: identityRegistryAbi, functionName: "tokenURI", args: [0n] });
+    const uri = await client.readContract({
+      address: identity,
+      abi: identityRegistryAbi,
+      functionName: "tokenURI",
+      args: [0n],
+    });
     expect(uri).toBe(a1.agentURI);
     expect(uri.startsWith("data:application/json")).toBe(true);
 
-    const created = await ok(["market", "create", "--question", "Will the e2e test pass?", "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
+    const created = await ok(
+      [
+        "market",
+        "create",
+        "--question",
+        "Will the e2e test pass?",
+        "--deadline",
+        "+10m",
+        "--reward",
+        "1",
+        "--dispute-window",
+        "10m",
+      ],
+      { cwd: dir, env: env(creatorKey) },
+    );
     marketId = created.marketId as string;
     expect(marketId).toBe("1");
     await ok(["market", "join", marketId, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
@@ -95,7 +141,12 @@ describe("cresolver on a local hardhat node", () => {
     const requested = await ok(["market", "request-resolution", marketId], { cwd: dir, env: env(creatorKey) });
     expect(requested.status).toBe("ResolutionRequested");
     const status = await ok(["market", "status", marketId], { cwd: dir, env: { RPC_URL: node.url } });
-    expect(status).toMatchObject({ status: "ResolutionRequested", outcome: null, rewardPool: parseEther("1").toString(), totalStake: parseEther("0.03").toString() });
+    expect(status).toMatchObject({
+      status: "ResolutionRequested",
+      outcome: null,
+      rewardPool: parseEther("1").toString(),
+      totalStake: parseEther("0.03").toString(),
+    });
     expect(status.workers).toEqual([
       expect.objectContaining({ address: addr(worker1Key), agentId: "0", stake: parseEther("0.01").toString() }),
       expect.objectContaining({ address: addr(worker2Key), agentId: "1", stake: parseEther("0.02").toString() }),
@@ -103,8 +154,19 @@ describe("cresolver on a local hardhat node", () => {
   });
 
   it("resolve proposes the plan once, then answers already-settled; finalize after the window; status shows outcome, reputation and ERC-8004 feedback; workers withdraw", async () => {
-    const report = (c: number, rq: number, sq: number, ad: number) => ({ answer: "yes", confidenceBps: c, resQuality: rq, srcQuality: sq, analysisDepth: ad });
-    const plan = { verdict: "yes", reports: [report(9000, 90, 80, 70), report(8000, 60, 50, 40)], bundleHash: `0x${"cd".repeat(32)}`, bundleURI: "ipfs://bafy-e2e-bundle" };
+    const report = (c: number, rq: number, sq: number, ad: number) => ({
+      answer: "yes",
+      confidenceBps: c,
+      resQuality: rq,
+      srcQuality: sq,
+      analysisDepth: ad,
+    });
+    const plan = {
+      verdict: "yes",
+      reports: [report(9000, 90, 80, 70), report(8000, 60, 50, 40)],
+      bundleHash: `0x${"cd".repeat(32)}`,
+      bundleURI: "ipfs://bafy-e2e-bundle",
+    };
     writeFileSync(join(dir, "plan.json"), JSON.stringify(plan));
     const proposed = await ok(["resolve", marketId, "--plan", "plan.json"], { cwd: dir, env: env(deployerKey) });
     expect(proposed).toMatchObject({ status: "proposed", verdict: "yes", bundleHash: plan.bundleHash });
@@ -123,14 +185,24 @@ describe("cresolver on a local hardhat node", () => {
     expect(w1.feedbackCount).toBe("2");
 
     // ERC-8004 feedback, read straight from the registry: "correctness" and "quality" records from the market.
-    const [count, value] = await client.readContract({ address: reputation, abi: reputationRegistryAbi, functionName: "getSummary", args: [0n, [market], "correctness", "cresolver"] });
+    const [count, value] = await client.readContract({
+      address: reputation,
+      abi: reputationRegistryAbi,
+      functionName: "getSummary",
+      args: [0n, [market], "correctness", "cresolver"],
+    });
     expect([count, value]).toEqual([1n, 99n]);
 
     // Withdraw: credit = stake + share of the 1 ETH pool, weights correctness × (600 + the three scores).
     const weights = [99n * (600n + 240n), 96n * (600n + 150n)];
     const pool = parseEther("1");
     const share1 = pool - (pool * weights[1]) / (weights[0] + weights[1]); // the remainder goes to the largest weight
-    const credited = await client.readContract({ address: market, abi: resolutionMarketAbi, functionName: "pendingWithdrawal", args: [addr(worker1Key)] });
+    const credited = await client.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "pendingWithdrawal",
+      args: [addr(worker1Key)],
+    });
     expect(credited).toBe(parseEther("0.01") + share1);
     const before = await client.getBalance({ address: addr(worker1Key) });
     const w = await ok(["market", "withdraw"], { cwd: dir, env: env(worker1Key) });
@@ -146,18 +218,42 @@ describe("cresolver on a local hardhat node", () => {
   });
 
   it("resolve runs the workflow against the live agents: asks, challenges, scores, decides and proposes; finalize settles", async () => {
-    const created = await ok(["market", "create", "--question", "Will the live panel settle this one?", "--deadline", "+10m", "--reward", "0.4", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
+    const created = await ok(
+      [
+        "market",
+        "create",
+        "--question",
+        "Will the live panel settle this one?",
+        "--deadline",
+        "+10m",
+        "--reward",
+        "0.4",
+        "--dispute-window",
+        "10m",
+      ],
+      { cwd: dir, env: env(creatorKey) },
+    );
     const id = created.marketId as string;
     await ok(["market", "join", id, "--agent-id", agent1, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
     await ok(["market", "join", id, "--agent-id", agent2, "--stake", "0.01"], { cwd: dir, env: env(worker2Key) });
     await advance(601);
     await ok(["market", "request-resolution", id], { cwd: dir, env: env(creatorKey) });
-    const resolved = await ok(["resolve", id, "--allow-loopback", "--bundle-out", "live-bundle.json"], { cwd: dir, env: env(deployerKey) });
+    const resolved = await ok(["resolve", id, "--allow-loopback", "--bundle-out", "live-bundle.json"], {
+      cwd: dir,
+      env: env(deployerKey),
+    });
     expect(resolved).toMatchObject({ status: "proposed", quorum: { n: 2, required: 2, answered: 2 } });
     expect(["yes", "no"]).toContain(resolved.verdict);
     // The trace in `market show`: from the bundle file, checked against the on-chain hash.
-    const shown = await ok(["market", "show", id, "--bundle", "live-bundle.json"], { cwd: dir, env: { RPC_URL: node.url } });
-    const trace = shown.trace as { verified: boolean; decision: { verdict: string; posterior: number }; workers: { agentId: string; answer: unknown; scores: Record<string, number>; vote: { weight: number } }[] };
+    const shown = await ok(["market", "show", id, "--bundle", "live-bundle.json"], {
+      cwd: dir,
+      env: { RPC_URL: node.url },
+    });
+    const trace = shown.trace as {
+      verified: boolean;
+      decision: { verdict: string; posterior: number };
+      workers: { agentId: string; answer: unknown; scores: Record<string, number>; vote: { weight: number } }[];
+    };
     expect(trace.verified).toBe(true);
     expect(trace.decision.verdict).toBe(resolved.verdict);
     expect(trace.decision.posterior).toBeGreaterThan(0);
@@ -167,10 +263,17 @@ describe("cresolver on a local hardhat node", () => {
       expect(Object.keys(w.scores).length).toBe(3);
       expect(typeof w.vote.weight).toBe("number");
     }
-    const tampered = JSON.parse(readFileSync(join(dir, "live-bundle.json"), "utf8")) as { workers: { agentId: string }[] };
+    const tampered = JSON.parse(readFileSync(join(dir, "live-bundle.json"), "utf8")) as {
+      workers: { agentId: string }[];
+    };
     tampered.workers[0]!.agentId = "999";
     writeFileSync(join(dir, "tampered.json"), JSON.stringify(tampered));
-    expect(((await ok(["market", "show", id, "--bundle", "tampered.json"], { cwd: dir, env: { RPC_URL: node.url } })).trace as { verified: boolean }).verified).toBe(false);
+    expect(
+      (
+        (await ok(["market", "show", id, "--bundle", "tampered.json"], { cwd: dir, env: { RPC_URL: node.url } }))
+          .trace as { verified: boolean }
+      ).verified,
+    ).toBe(false);
     await advance(601);
     await ok(["market", "finalize", id], { cwd: dir, env: env(creatorKey) });
     const status = await ok(["market", "status", id], { cwd: dir, env: { RPC_URL: node.url } });
@@ -185,16 +288,29 @@ describe("cresolver on a local hardhat node", () => {
 
   it("agent set-wallet binds a wallet signed by its own key (EIP-712)", async () => {
     const walletKey = hardhatKey(7);
-    const out = await ok(["agent", "set-wallet", agent1], { cwd: dir, env: env(worker1Key, { AGENT_WALLET_KEY: walletKey }) });
+    const out = await ok(["agent", "set-wallet", agent1], {
+      cwd: dir,
+      env: env(worker1Key, { AGENT_WALLET_KEY: walletKey }),
+    });
     expect(out.wallet).toBe(addr(walletKey));
-    expect(await client.readContract({ address: identity, abi: identityRegistryAbi, functionName: "getAgentWallet", args: [0n] })).toBe(addr(walletKey));
+    expect(
+      await client.readContract({
+        address: identity,
+        abi: identityRegistryAbi,
+        functionName: "getAgentWallet",
+        args: [0n],
+      }),
+    ).toBe(addr(walletKey));
   });
 
   it("bad input: one line on stderr naming the problem, non-zero exit, nothing on stdout, nothing sent", async () => {
     const nonce = await client.getTransactionCount({ address: addr(worker2Key) });
     const cases: [string[], RegExp][] = [
       [["market", "join", "99", "--agent-id", agent2, "--stake", "0.01"], /unknown market 99/],
-      [["market", "create", "--question", "Late?", "--deadline", "2020-01-01T00:00:00Z", "--reward", "1"], /--deadline .* is not in the future/],
+      [
+        ["market", "create", "--question", "Late?", "--deadline", "2020-01-01T00:00:00Z", "--reward", "1"],
+        /--deadline .* is not in the future/,
+      ],
       [["agent", "register", "--name", "X", "--endpoint", "not a url"], /--endpoint is not an absolute URL/],
     ];
     for (const [args, pattern] of cases) {
@@ -204,9 +320,14 @@ describe("cresolver on a local hardhat node", () => {
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toMatch(pattern);
     }
-    const wrongKey = await cli(["market", "withdraw"], { cwd: dir, env: { RPC_URL: node.url, PRIVATE_KEY: "0xnot-a-key" } });
+    const wrongKey = await cli(["market", "withdraw"], {
+      cwd: dir,
+      env: { RPC_URL: node.url, PRIVATE_KEY: "0xnot-a-key" },
+    });
     expect(wrongKey.code).toBe(2);
-    expect(wrongKey.stderr.trim()).toBe("error: --private-key / PRIVATE_KEY must be 32 bytes of hex (64 hex digits, optionally 0x-prefixed)");
+    expect(wrongKey.stderr.trim()).toBe(
+      "error: --private-key / PRIVATE_KEY must be 32 bytes of hex (64 hex digits, optionally 0x-prefixed)",
+    );
     expect(await client.getTransactionCount({ address: addr(worker2Key) })).toBe(nonce);
   });
 });
@@ -222,8 +343,13 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
   async function installCanonicalRegistries(): Promise<void> {
     const ctx = await connect({ rpcUrl: node.url, privateKey: hardhatKey(19) });
     const identity = await deployContract(ctx, "IdentityRegistry", identityRegistryAbi, []);
-    const reputation = await deployContract(ctx, "ReputationRegistry", reputationRegistryAbi, [canonical.identityRegistry]);
-    for (const [from, to] of [[identity.address, canonical.identityRegistry], [reputation.address, canonical.reputationRegistry]] as const) {
+    const reputation = await deployContract(ctx, "ReputationRegistry", reputationRegistryAbi, [
+      canonical.identityRegistry,
+    ]);
+    for (const [from, to] of [
+      [identity.address, canonical.identityRegistry],
+      [reputation.address, canonical.reputationRegistry],
+    ] as const) {
       await rpc(node.url, "hardhat_setCode", [to, await rpc<Hex>(node.url, "eth_getCode", [from, "latest"])]);
       for (let slot = 0; slot < 16; slot++) {
         const key = `0x${slot.toString(16).padStart(64, "0")}`;
@@ -244,20 +370,56 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
     expect(contracts.ResolutionMarket.source).toBe("deployed");
     const file = ["--deployment", "deployments/sepolia-local.json"];
 
-    const agent = await ok([...file, "agent", "register", "--name", "Canonical worker", "--endpoint", "https://w.example"], { cwd: dir, env: env(worker1Key) });
+    const agent = await ok(
+      [...file, "agent", "register", "--name", "Canonical worker", "--endpoint", "https://w.example"],
+      { cwd: dir, env: env(worker1Key) },
+    );
     expect(agent.identityRegistry).toBe(canonical.identityRegistry);
-    const created = await ok([...file, "market", "create", "--question", "Does the Sepolia path work?", "--deadline", "+5m", "--reward", "0.5", "--dispute-window", "10m"], { cwd: dir, env: env(creatorKey) });
-    await ok([...file, "market", "join", created.marketId as string, "--agent-id", agent.agentId as string, "--stake", "0.01"], { cwd: dir, env: env(worker1Key) });
+    const created = await ok(
+      [
+        ...file,
+        "market",
+        "create",
+        "--question",
+        "Does the Sepolia path work?",
+        "--deadline",
+        "+5m",
+        "--reward",
+        "0.5",
+        "--dispute-window",
+        "10m",
+      ],
+      { cwd: dir, env: env(creatorKey) },
+    );
+    await ok(
+      [...file, "market", "join", created.marketId as string, "--agent-id", agent.agentId as string, "--stake", "0.01"],
+      { cwd: dir, env: env(worker1Key) },
+    );
     await advance(301);
     await ok([...file, "market", "request-resolution", created.marketId as string], { cwd: dir, env: env(creatorKey) });
-    writeFileSync(join(dir, "plan-canonical.json"), JSON.stringify({ verdict: "no", reports: [{ answer: "no", confidenceBps: 7000, resQuality: 77, srcQuality: 66, analysisDepth: 55 }], bundleHash: `0x${"ef".repeat(32)}` }));
-    const resolved = await ok([...file, "resolve", created.marketId as string, "--plan", "plan-canonical.json"], { cwd: dir, env: env(deployerKey) });
+    writeFileSync(
+      join(dir, "plan-canonical.json"),
+      JSON.stringify({
+        verdict: "no",
+        reports: [{ answer: "no", confidenceBps: 7000, resQuality: 77, srcQuality: 66, analysisDepth: 55 }],
+        bundleHash: `0x${"ef".repeat(32)}`,
+      }),
+    );
+    const resolved = await ok([...file, "resolve", created.marketId as string, "--plan", "plan-canonical.json"], {
+      cwd: dir,
+      env: env(deployerKey),
+    });
     expect(resolved).toMatchObject({ status: "proposed", verdict: "no" });
     await advance(601);
     await ok([...file, "market", "finalize", created.marketId as string], { cwd: dir, env: env(creatorKey) });
     const market = contracts.ResolutionMarket.address as Address;
     // quality = floor mean of the three scores: (77 + 66 + 55) / 3 = 66.
-    const [count, value] = await client.readContract({ address: canonical.reputationRegistry, abi: reputationRegistryAbi, functionName: "getSummary", args: [BigInt(agent.agentId as string), [market], "quality", "cresolver"] });
+    const [count, value] = await client.readContract({
+      address: canonical.reputationRegistry,
+      abi: reputationRegistryAbi,
+      functionName: "getSummary",
+      args: [BigInt(agent.agentId as string), [market], "quality", "cresolver"],
+    });
     expect([count, value]).toEqual([1n, 66n]);
   });
 });

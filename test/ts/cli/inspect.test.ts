@@ -36,15 +36,34 @@ describe("market list, agent list|show, owed", () => {
   let openId: string;
 
   beforeAll(async () => {
-    const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: "Lister", description: "test agent", endpoint: "https://agent.example/a2a", protocol: "cresolver" }));
+    const uri = encodeRegistrationDataUri(
+      buildRegistrationFile({
+        name: "Lister",
+        description: "test agent",
+        endpoint: "https://agent.example/a2a",
+        protocol: "cresolver",
+      }),
+    );
     agentId = (await ok(["agent", "register", "--uri", uri], hardhatKey(1))).agentId as string;
-    resolvedId = (await ok(["market", "create", "--question", "Listed?", "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m"], OWNER)).marketId as string;
-    openId = (await ok(["market", "create", "--question", "Still open?", "--deadline", "+1d", "--reward", "0.5"], OWNER)).marketId as string;
+    resolvedId = (
+      await ok(
+        ["market", "create", "--question", "Listed?", "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m"],
+        OWNER,
+      )
+    ).marketId as string;
+    openId = (
+      await ok(["market", "create", "--question", "Still open?", "--deadline", "+1d", "--reward", "0.5"], OWNER)
+    ).marketId as string;
     await ok(["market", "join", resolvedId, "--agent-id", agentId, "--stake", "0.01"], hardhatKey(1));
     await ok(["bet", "place", resolvedId, "--side", "yes", "--amount", "0.2"], hardhatKey(2));
     await h.increaseTime(601);
     await ok(["market", "request-resolution", resolvedId], OWNER);
-    const plan = { verdict: "yes", reports: [{ answer: "yes", confidenceBps: 8000, resQuality: 70, srcQuality: 60, analysisDepth: 50 }], bundleHash: `0x${"5a".repeat(32)}`, bundleURI: "" };
+    const plan = {
+      verdict: "yes",
+      reports: [{ answer: "yes", confidenceBps: 8000, resQuality: 70, srcQuality: 60, analysisDepth: 50 }],
+      bundleHash: `0x${"5a".repeat(32)}`,
+      bundleURI: "",
+    };
     writeFileSync(join(h.dir, "plan.json"), JSON.stringify(plan));
     await ok(["resolve", resolvedId, "--plan", "plan.json"], OWNER);
     await h.increaseTime(601);
@@ -55,8 +74,22 @@ describe("market list, agent list|show, owed", () => {
     const all = await ok(["market", "list"]);
     expect(all.count).toBe(2);
     expect(all.markets).toEqual([
-      expect.objectContaining({ marketId: resolvedId, status: "Resolved", question: "Listed?", rewardPool: "1000000000000000000", workerCount: 1, outcome: "YES" }),
-      expect.objectContaining({ marketId: openId, status: "Open", question: "Still open?", rewardPool: "500000000000000000", workerCount: 0, outcome: null }),
+      expect.objectContaining({
+        marketId: resolvedId,
+        status: "Resolved",
+        question: "Listed?",
+        rewardPool: "1000000000000000000",
+        workerCount: 1,
+        outcome: "YES",
+      }),
+      expect.objectContaining({
+        marketId: openId,
+        status: "Open",
+        question: "Still open?",
+        rewardPool: "500000000000000000",
+        workerCount: 0,
+        outcome: null,
+      }),
     ]);
     const open = await ok(["market", "list", "--status", "open"]);
     expect((open.markets as { marketId: string }[]).map((m) => m.marketId)).toEqual([openId]);
@@ -67,7 +100,9 @@ describe("market list, agent list|show, owed", () => {
 
   it("agent list: registered agents with the markets they joined", async () => {
     const r = await ok(["agent", "list"]);
-    expect(r.agents).toEqual([{ agentId, registeredBy: withKey(h.owner, hardhatKey(1)).account!.address, markets: [resolvedId] }]);
+    expect(r.agents).toEqual([
+      { agentId, registeredBy: withKey(h.owner, hardhatKey(1)).account!.address, markets: [resolvedId] },
+    ]);
   });
 
   it("agent show: registration, record, ERC-8004 summary and the answer in the finalized market", async () => {
@@ -77,7 +112,9 @@ describe("market list, agent list|show, owed", () => {
       owner: withKey(h.owner, hardhatKey(1)).account!.address,
       registration: { name: "Lister", endpoint: "https://agent.example/a2a", protocol: "cresolver", error: null },
       reputation: { settled: "1" },
-      trackRecord: [{ marketId: resolvedId, answer: "yes", confidenceBps: 8000, final: true, correct: true, disputed: false }],
+      trackRecord: [
+        { marketId: resolvedId, answer: "yes", confidenceBps: 8000, final: true, correct: true, disputed: false },
+      ],
       accuracy: 1,
     });
     expect(Number((r.erc8004 as { count: string }).count)).toBeGreaterThan(0);
@@ -85,18 +122,32 @@ describe("market list, agent list|show, owed", () => {
   });
 
   it("agent show fetches an http registration file through the safe client (loopback only when allowed)", async () => {
-    const file = buildRegistrationFile({ name: "Remote", description: "served", endpoint: "https://remote.example/a2a", protocol: "factagora" });
-    const server = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(file)));
+    const file = buildRegistrationFile({
+      name: "Remote",
+      description: "served",
+      endpoint: "https://remote.example/a2a",
+      protocol: "factagora",
+    });
+    const server = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(file)),
+    );
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent.json`;
       // The CLI registers only https:/ipfs:/data: URIs; an http one can still be on-chain (anyone may register it).
       const id = String((await registerAgent(withKey(h.owner, hardhatKey(7)), h.identity, url)).agentId);
-      expect((await ok(["agent", "show", id, "--allow-loopback"])).registration).toEqual({ name: "Remote", endpoint: "https://remote.example/a2a", protocol: "factagora", error: null });
+      expect((await ok(["agent", "show", id, "--allow-loopback"])).registration).toEqual({
+        name: "Remote",
+        endpoint: "https://remote.example/a2a",
+        protocol: "factagora",
+        error: null,
+      });
       const refused = (await ok(["agent", "show", id])).registration as { endpoint: unknown; error: string };
       expect(refused.endpoint).toBeNull();
       expect(refused.error).toMatch(/loopback|refused|destination/i);
-      expect((await ok(["agent", "show", id, "--no-fetch"])).registration).toMatchObject({ error: "not fetched (--no-fetch)" });
+      expect((await ok(["agent", "show", id, "--no-fetch"])).registration).toMatchObject({
+        error: "not fetched (--no-fetch)",
+      });
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -108,7 +159,11 @@ describe("market list, agent list|show, owed", () => {
     expect(BigInt(w.market as string)).toBeGreaterThan(1_000_000_000_000_000_000n); // reward pool + stake back
     expect(w.bets).toEqual([]);
     const bettor = await ok(["owed"], hardhatKey(2));
-    expect(bettor).toMatchObject({ market: "0", bets: [{ marketId: resolvedId, amount: "200000000000000000" }], total: "200000000000000000" });
+    expect(bettor).toMatchObject({
+      market: "0",
+      bets: [{ marketId: resolvedId, amount: "200000000000000000" }],
+      total: "200000000000000000",
+    });
     await ok(["bet", "claim", resolvedId], hardhatKey(2));
     expect(await ok(["owed"], hardhatKey(2))).toMatchObject({ bets: [], total: "0" });
     await h.refuses(["owed"], /owed needs an address/);
@@ -117,7 +172,8 @@ describe("market list, agent list|show, owed", () => {
 
 describe("market cancel-stale", () => {
   it("is the two-step cancel: request after the grace period, cancel after the window", async () => {
-    const id = (await ok(["market", "create", "--question", "Stale?", "--deadline", "+10m", "--reward", "1"], OWNER)).marketId as string;
+    const id = (await ok(["market", "create", "--question", "Stale?", "--deadline", "+10m", "--reward", "1"], OWNER))
+      .marketId as string;
     await ok(["market", "join", id, "--agent-id", agentId, "--stake", "0.01"], hardhatKey(1));
     await h.increaseTime(601);
     await ok(["market", "request-resolution", id], OWNER);
@@ -144,7 +200,10 @@ describe("owner commands", () => {
     expect(d.defaults).toMatchObject({ maxWorkers: 7, bond: "20000000000000000" });
     expect((await ok(["market", "settings"])).defaults).toMatchObject({ maxWorkers: 7, bond: "20000000000000000" });
     await h.refuses(["owner", "defaults"], /name at least one setting/, { key: OWNER });
-    await h.refuses(["owner", "defaults", "--max-workers", "7"], /OwnableUnauthorizedAccount|owner/i, { key: hardhatKey(3), code: 1 });
+    await h.refuses(["owner", "defaults", "--max-workers", "7"], /OwnableUnauthorizedAccount|owner/i, {
+      key: hardhatKey(3),
+      code: 1,
+    });
 
     const a = await ok(["owner", "arbiter", "queue", h.identity], OWNER);
     expect(BigInt(a.effectiveAt as string)).toBeGreaterThan(await h.now());
@@ -158,8 +217,16 @@ describe("owner commands", () => {
     const q = await ok(["owner", "cre", "queue", "--kind", "workflow-owner", "--value", owner], OWNER);
     expect(q).toMatchObject({ action: "queue", kind: "workflow-owner", value: pad(owner).toLowerCase() });
     expect(BigInt(q.effectiveAt as string)).toBeGreaterThanOrEqual((await h.now()) + 2n * 86_400n - 1n);
-    await h.refuses(["owner", "cre", "apply", "--kind", "workflow-owner", "--value", owner], /TimelockNotOver|timelock/i, { key: OWNER, code: 1 });
-    expect(await ok(["owner", "cre", "cancel", "--kind", "workflow-owner", "--value", owner], OWNER)).toMatchObject({ action: "cancel" });
-    await h.refuses(["owner", "cre", "queue", "--kind", "workflow-name", "--value", "0x12"], /10-byte name/, { key: OWNER });
+    await h.refuses(
+      ["owner", "cre", "apply", "--kind", "workflow-owner", "--value", owner],
+      /TimelockNotOver|timelock/i,
+      { key: OWNER, code: 1 },
+    );
+    expect(await ok(["owner", "cre", "cancel", "--kind", "workflow-owner", "--value", owner], OWNER)).toMatchObject({
+      action: "cancel",
+    });
+    await h.refuses(["owner", "cre", "queue", "--kind", "workflow-name", "--value", "0x12"], /10-byte name/, {
+      key: OWNER,
+    });
   });
 });

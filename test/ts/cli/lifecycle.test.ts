@@ -28,13 +28,31 @@ async function agentOf(i: number): Promise<bigint> {
 }
 
 async function create(extra: string[] = []): Promise<bigint> {
-  const r = await h.cresolver(["market", "create", "--question", `Will ${Math.random()} hold?`, "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m", ...extra], { key: RESOLVER });
+  const r = await h.cresolver(
+    [
+      "market",
+      "create",
+      "--question",
+      `Will ${Math.random()} hold?`,
+      "--deadline",
+      "+10m",
+      "--reward",
+      "1",
+      "--dispute-window",
+      "10m",
+      ...extra,
+    ],
+    { key: RESOLVER },
+  );
   expect(r.code, r.stderr).toBe(0);
   return BigInt(r.json!.marketId as string);
 }
 
 async function join_(marketId: bigint, i: number): Promise<void> {
-  const r = await h.cresolver(["market", "join", String(marketId), "--agent-id", String(await agentOf(i)), "--stake", "0.01"], { key: hardhatKey(i) });
+  const r = await h.cresolver(
+    ["market", "join", String(marketId), "--agent-id", String(await agentOf(i)), "--stake", "0.01"],
+    { key: hardhatKey(i) },
+  );
   expect(r.code, r.stderr).toBe(0);
 }
 
@@ -48,8 +66,15 @@ async function frozen(keys: number[], extra: string[] = []): Promise<bigint> {
 }
 
 function plan(name: string, verdict: string, answers: [string, number][]): string {
-  const reports = answers.map(([answer, c]) => (answer === "yes" || answer === "no" ? { answer, confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 } : { answer, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
-  writeFileSync(join(h.dir, name), JSON.stringify({ verdict, reports, bundleHash: `0x${"5a".repeat(32)}`, bundleURI: "ipfs://bafy-bundle" }));
+  const reports = answers.map(([answer, c]) =>
+    answer === "yes" || answer === "no"
+      ? { answer, confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 }
+      : { answer, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
+  );
+  writeFileSync(
+    join(h.dir, name),
+    JSON.stringify({ verdict, reports, bundleHash: `0x${"5a".repeat(32)}`, bundleURI: "ipfs://bafy-bundle" }),
+  );
   return name;
 }
 
@@ -61,10 +86,33 @@ afterAll(async () => h?.close());
 describe("market create: admission and settings", () => {
   it("allow-list: listed agents join, others are refused before sending; show prints the rule", async () => {
     const listed = await agentOf(1);
-    const id = await create(["--admission", "allow-list", "--allow", String(listed), "--min-stake", "0.005", "--bond", "0.002", "--max-workers", "3"]);
+    const id = await create([
+      "--admission",
+      "allow-list",
+      "--allow",
+      String(listed),
+      "--min-stake",
+      "0.005",
+      "--bond",
+      "0.002",
+      "--max-workers",
+      "3",
+    ]);
     const shown = await h.cresolver(["market", "show", String(id)]);
-    expect(shown.json).toMatchObject({ config: { admission: "allow-list", minStake: parseEther("0.005").toString(), bond: parseEther("0.002").toString(), maxWorkers: 3, disputeWindow: 600 } });
-    await h.refuses(["market", "join", String(id), "--agent-id", String(await agentOf(2)), "--stake", "0.01"], new RegExp(`agent ${agents.get(2)} is not admitted to market ${id} \\(allow-list\\)`), { key: hardhatKey(2) });
+    expect(shown.json).toMatchObject({
+      config: {
+        admission: "allow-list",
+        minStake: parseEther("0.005").toString(),
+        bond: parseEther("0.002").toString(),
+        maxWorkers: 3,
+        disputeWindow: 600,
+      },
+    });
+    await h.refuses(
+      ["market", "join", String(id), "--agent-id", String(await agentOf(2)), "--stake", "0.01"],
+      new RegExp(`agent ${agents.get(2)} is not admitted to market ${id} \\(allow-list\\)`),
+      { key: hardhatKey(2) },
+    );
     await join_(id, 1);
     const text = await h.cresolver(["market", "show", String(id)], { json: false });
     expect(text.stdout).toMatch(/admission +allow-list/);
@@ -73,14 +121,30 @@ describe("market create: admission and settings", () => {
 
   it("track-record: a fresh agent is refused (a flood of new agents cannot take the seats)", async () => {
     const id = await create(["--admission", "track-record", "--min-settled", "1", "--min-correctness", "50"]);
-    await h.refuses(["market", "join", String(id), "--agent-id", String(await agentOf(3)), "--stake", "0.01"], /is not admitted .*track record: at least 1 settled markets here with average correctness ≥ 50/, { key: hardhatKey(3) });
+    await h.refuses(
+      ["market", "join", String(id), "--agent-id", String(await agentOf(3)), "--stake", "0.01"],
+      /is not admitted .*track record: at least 1 settled markets here with average correctness ≥ 50/,
+      { key: hardhatKey(3) },
+    );
   });
 });
 
 describe("propose → window → finalize", () => {
   it("resolve proposes; show/status give the window and that nobody disputed; finalize after it; results per worker", async () => {
     const id = await frozen([1, 2, 3]);
-    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p1.json", "yes", [["yes", 9000], ["no", 6000], ["failed", 0]])], { key: RESOLVER });
+    const p = await h.cresolver(
+      [
+        "resolve",
+        String(id),
+        "--plan",
+        plan("p1.json", "yes", [
+          ["yes", 9000],
+          ["no", 6000],
+          ["failed", 0],
+        ]),
+      ],
+      { key: RESOLVER },
+    );
     expect(p.code, p.stderr).toBe(0);
     expect(p.json).toMatchObject({ status: "proposed", verdict: "yes" });
     const status = await h.cresolver(["market", "status", String(id)], { json: false });
@@ -88,9 +152,13 @@ describe("propose → window → finalize", () => {
     expect(status.stdout).toMatch(/window +open until 20\d\d-/);
     expect(status.stdout).toMatch(/disputed +no/);
     expect(status.stdout).toMatch(/bundle +0x(5a){32} at ipfs:\/\/bafy-bundle/);
-    await h.refuses(["market", "finalize", String(id)], /the dispute window is open until 20\d\d-.*finalize after it/, { key: hardhatKey(5) });
+    await h.refuses(["market", "finalize", String(id)], /the dispute window is open until 20\d\d-.*finalize after it/, {
+      key: hardhatKey(5),
+    });
     await h.increaseTime(601);
-    await h.refuses(["market", "dispute", String(id), "--claim", "no"], /the dispute window ended at/, { key: hardhatKey(5) });
+    await h.refuses(["market", "dispute", String(id), "--claim", "no"], /the dispute window ended at/, {
+      key: hardhatKey(5),
+    });
     const f = await h.cresolver(["market", "finalize", String(id)], { key: hardhatKey(5), json: false });
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toMatch(/finalized: Resolved → YES/);
@@ -99,7 +167,12 @@ describe("propose → window → finalize", () => {
     expect(f.stdout).toMatch(/agent \d+: NO @ 60%; correctness 64; reward 0\.39\d+ ETH/);
     expect(f.stdout).toMatch(/agent \d+: failed; correctness 0; reward 0 ETH/);
     const shown = await h.cresolver(["market", "show", String(id)]);
-    expect(shown.json).toMatchObject({ status: "Resolved", outcome: "YES", proposal: { verdict: "yes", windowOpen: false }, feedbackPending: "0" });
+    expect(shown.json).toMatchObject({
+      status: "Resolved",
+      outcome: "YES",
+      proposal: { verdict: "yes", windowOpen: false },
+      feedbackPending: "0",
+    });
     expect((shown.json!.results as unknown[]).length).toBe(3);
     await h.refuses(["market", "finalize", String(id)], /is Resolved, not Proposed/, { key: hardhatKey(5) });
     await h.refuses(["market", "publish-feedback", String(id)], /has no pending feedback/, { key: hardhatKey(5) });
@@ -113,7 +186,18 @@ describe("propose → window → finalize", () => {
     await h.increaseTime(601);
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
     // The panel says YES; the truth is NO.
-    await h.cresolver(["resolve", String(id), "--plan", plan("p2.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
+    await h.cresolver(
+      [
+        "resolve",
+        String(id),
+        "--plan",
+        plan("p2.json", "yes", [
+          ["yes", 9000],
+          ["yes", 8000],
+        ]),
+      ],
+      { key: RESOLVER },
+    );
     await h.refuses(["market", "dispute", String(id), "--claim", "yes"], /already says yes/, { key: hardhatKey(6) });
     const disputer = withKey(h.owner, hardhatKey(6));
     const before = (await h.cresolver(["market", "show", String(id)])).json!;
@@ -127,7 +211,9 @@ describe("propose → window → finalize", () => {
     await h.refuses(["market", "finalize", String(id)], /is Disputed, not Proposed/, { key: RESOLVER });
 
     // The deployment's committee (the deployer alone, threshold 1) rules NO; outsiders cannot vote.
-    await h.refuses(["market", "vote", String(id), "--verdict", "no"], /is not a member of the committee/, { key: hardhatKey(6) });
+    await h.refuses(["market", "vote", String(id), "--verdict", "no"], /is not a member of the committee/, {
+      key: hardhatKey(6),
+    });
     const vote = await h.cresolver(["market", "vote", String(id), "--verdict", "no"], { key: RESOLVER });
     expect(vote.json).toMatchObject({ status: "Resolved", arbiter: (before.config as { arbiter: string }).arbiter });
     const final = await h.cresolver(["market", "show", String(id)]);
@@ -146,12 +232,18 @@ describe("market cancel (two steps)", () => {
   it("requests after the grace period, executes after the cancel window; show names when", async () => {
     const id = await frozen([1]);
     await h.refuses(["market", "cancel", String(id)], /grace period runs until/, { key: hardhatKey(7) });
-    const grace = Number(((await h.cresolver(["market", "show", String(id)])).json!.config as { gracePeriod: number }).gracePeriod);
+    const grace = Number(
+      ((await h.cresolver(["market", "show", String(id)])).json!.config as { gracePeriod: number }).gracePeriod,
+    );
     await h.increaseTime(grace + 1);
     const first = await h.cresolver(["market", "cancel", String(id)], { key: hardhatKey(7) });
     expect(first.json).toMatchObject({ step: "requested" });
-    expect((await h.cresolver(["market", "show", String(id)], { json: false })).stdout).toMatch(/cancel +requested; cancelStale possible from 20\d\d-/);
-    await h.refuses(["market", "cancel", String(id)], /cancellation was requested; it can be executed from 20\d\d-/, { key: hardhatKey(7) });
+    expect((await h.cresolver(["market", "show", String(id)], { json: false })).stdout).toMatch(
+      /cancel +requested; cancelStale possible from 20\d\d-/,
+    );
+    await h.refuses(["market", "cancel", String(id)], /cancellation was requested; it can be executed from 20\d\d-/, {
+      key: hardhatKey(7),
+    });
     await h.increaseTime(Number(BigInt(first.json!.cancellableAt as string) - (await h.now())) + 1);
     const second = await h.cresolver(["market", "cancel", String(id)], { key: hardhatKey(7) });
     expect(second.json).toMatchObject({ step: "cancelled" });
@@ -163,22 +255,39 @@ describe("bet place|claim|position", () => {
   it("bets while open; a proposed (not final) market pays nothing yet; after finalization the true side is paid", async () => {
     const id = await create();
     await join_(id, 15);
-    const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], { key: hardhatKey(16) });
+    const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], {
+      key: hardhatKey(16),
+    });
     expect(yes.code, yes.stderr).toBe(0);
     await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], { key: hardhatKey(17) });
-    await h.refuses(["bet", "place", String(id), "--side", "maybe", "--amount", "1"], /argument 'maybe' is invalid/, { key: hardhatKey(16) });
-    await h.refuses(["bet", "place", String(id), "--side", "yes", "--amount", "0"], /--amount must be more than 0/, { key: hardhatKey(16) });
+    await h.refuses(["bet", "place", String(id), "--side", "maybe", "--amount", "1"], /argument 'maybe' is invalid/, {
+      key: hardhatKey(16),
+    });
+    await h.refuses(["bet", "place", String(id), "--side", "yes", "--amount", "0"], /--amount must be more than 0/, {
+      key: hardhatKey(16),
+    });
     await h.increaseTime(601);
-    await h.refuses(["bet", "place", String(id), "--side", "no", "--amount", "0.1"], /BettingClosed|betting is closed/, { key: hardhatKey(17), code: 1 });
+    await h.refuses(
+      ["bet", "place", String(id), "--side", "no", "--amount", "0.1"],
+      /BettingClosed|betting is closed/,
+      { key: hardhatKey(17), code: 1 },
+    );
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
     await h.cresolver(["resolve", String(id), "--plan", plan("p5.json", "yes", [["yes", 9000]])], { key: RESOLVER });
     // Proposed is not final: nothing is claimable, the claim is refused before sending.
     const pending = await h.cresolver(["bet", "position", String(id)], { key: hardhatKey(16) });
-    expect(pending.json).toMatchObject({ settlement: "pending", claimable: "0", yesStake: parseEther("0.3").toString() });
+    expect(pending.json).toMatchObject({
+      settlement: "pending",
+      claimable: "0",
+      yesStake: parseEther("0.3").toString(),
+    });
     await h.refuses(["bet", "claim", String(id)], /not final yet/, { key: hardhatKey(16) });
     await h.increaseTime(601);
     await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
-    const text = await h.cresolver(["bet", "position", String(id), "--account", withKey(h.owner, hardhatKey(16)).account!.address], { json: false });
+    const text = await h.cresolver(
+      ["bet", "position", String(id), "--account", withKey(h.owner, hardhatKey(16)).account!.address],
+      { json: false },
+    );
     expect(text.stdout).toMatch(/pays YES; pools YES 0\.3 ETH, NO 0\.1 ETH/);
     const won = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(16) });
     expect(won.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
@@ -191,7 +300,19 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
   it("a 12-seat market: finalize writes 10 seats' records, publish-feedback the rest", async () => {
     const keys = Array.from({ length: 12 }, (_, i) => 1 + i);
     const id = await frozen(keys, ["--max-workers", "12"]);
-    await h.cresolver(["resolve", String(id), "--plan", plan("p3.json", "no", keys.map((k) => ["no", 5000 + k * 100] as [string, number]))], { key: RESOLVER });
+    await h.cresolver(
+      [
+        "resolve",
+        String(id),
+        "--plan",
+        plan(
+          "p3.json",
+          "no",
+          keys.map((k) => ["no", 5000 + k * 100] as [string, number]),
+        ),
+      ],
+      { key: RESOLVER },
+    );
     await h.increaseTime(601);
     const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
     expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "2" });
@@ -209,20 +330,46 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     const worker = withKey(h.owner, hardhatKey(13));
     // After joining (joinMarket refuses it), the agent's owner approves the market: ERC-8004 then refuses the
     // market's feedback on it as self-feedback.
-    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [h.market, agent] });
+    await sendContractTx(worker, {
+      address: h.identity,
+      abi: identityRegistryAbi,
+      functionName: "approve",
+      args: [h.market, agent],
+    });
     await h.increaseTime(601);
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
-    await h.cresolver(["resolve", String(id), "--plan", plan("p4.json", "yes", [["yes", 9000], ["yes", 8000]])], { key: RESOLVER });
+    await h.cresolver(
+      [
+        "resolve",
+        String(id),
+        "--plan",
+        plan("p4.json", "yes", [
+          ["yes", 9000],
+          ["yes", 8000],
+        ]),
+      ],
+      { key: RESOLVER },
+    );
     await h.increaseTime(601);
     const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
-    expect(f.json).toMatchObject({ status: "Resolved", seats: [{ reward: "0", stakeReturned: parseEther("0.01").toString() }, { answer: "yes" }] });
+    expect(f.json).toMatchObject({
+      status: "Resolved",
+      seats: [{ reward: "0", stakeReturned: parseEther("0.01").toString() }, { answer: "yes" }],
+    });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [0] });
     const still = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
     expect(still.json).toMatchObject({ written: "0", stillPending: "2" });
-    await sendContractTx(worker, { address: h.identity, abi: identityRegistryAbi, functionName: "approve", args: [zeroAddress, agent] });
+    await sendContractTx(worker, {
+      address: h.identity,
+      abi: identityRegistryAbi,
+      functionName: "approve",
+      args: [zeroAddress, agent],
+    });
     const retried = await h.cresolver(["market", "retry-feedback", String(id), "--seat", "0"], { key: hardhatKey(9) });
     expect(retried.json).toMatchObject({ written: "2", stillPending: "0" });
-    await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, { key: hardhatKey(9) });
+    await h.refuses(["market", "retry-feedback", String(id), "--seat", "0"], /seat 0 has no refused records to retry/, {
+      key: hardhatKey(9),
+    });
     expect((await h.cresolver(["market", "show", String(id)])).json).toMatchObject({ refusedSeats: [] });
   });
 
@@ -231,29 +378,50 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     for (let i = 0; i < 100; i++) {
       const key = `0x${(0x2000 + i).toString(16).padStart(64, "0")}` as `0x${string}`;
       const w = withKey(h.owner, key);
-      await h.owner.walletClient!.sendTransaction({ account: h.owner.account!, chain: h.owner.chain, to: w.account!.address, value: parseEther("0.05") });
+      await h.owner.walletClient!.sendTransaction({
+        account: h.owner.account!,
+        chain: h.owner.chain,
+        to: w.account!.address,
+        value: parseEther("0.05"),
+      });
       const { agentId } = await registerAgent(w, h.identity, `data:,big${i}`);
       await joinMarket(w, h.market, id, agentId, parseEther("0.01"));
     }
     await h.increaseTime(601);
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
-    const reports = Array.from({ length: 100 }, (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number]);
-    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], { key: RESOLVER });
+    const reports = Array.from(
+      { length: 100 },
+      (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number],
+    );
+    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], {
+      key: RESOLVER,
+    });
     expect(p.json).toMatchObject({ status: "proposed" });
     await h.increaseTime(601);
     const f = await h.cresolver(["market", "finalize", String(id)], { key: RESOLVER });
     expect(f.json).toMatchObject({ status: "Resolved", feedbackPending: "90" });
     let pending = 90n;
-    while (pending > 0n) pending = BigInt((await h.cresolver(["market", "publish-feedback", String(id), "--max", "100"], { key: RESOLVER })).json!.pending as string);
-    for (const hash of [p.json!.txHash, f.json!.txHash] as `0x${string}`[]) expect((await h.owner.publicClient.getTransaction({ hash })).gas).toBeLessThanOrEqual(16_777_216n);
+    while (pending > 0n)
+      pending = BigInt(
+        (await h.cresolver(["market", "publish-feedback", String(id), "--max", "100"], { key: RESOLVER })).json!
+          .pending as string,
+      );
+    for (const hash of [p.json!.txHash, f.json!.txHash] as `0x${string}`[])
+      expect((await h.owner.publicClient.getTransaction({ hash })).gas).toBeLessThanOrEqual(16_777_216n);
   }, 120_000);
 
   it("settings: owner, defaults, the deployer as resolver active since deployment, no arbiter change queued", async () => {
     const s = await h.cresolver(["market", "settings"]);
     expect(s.code, s.stderr).toBe(0);
-    expect(s.json).toMatchObject({ owner: h.owner.account!.address, resolvers: [{ resolver: h.owner.account!.address, active: true }], queuedArbiter: null });
+    expect(s.json).toMatchObject({
+      owner: h.owner.account!.address,
+      resolvers: [{ resolver: h.owner.account!.address, active: true }],
+      queuedArbiter: null,
+    });
     const text = await h.cresolver(["market", "settings"], { json: false });
-    expect(text.stdout).toMatch(/defaults +min stake [0-9.]+ ETH, \d+ seats, grace \w+, dispute window 1d, bond [0-9.]+ ETH/);
+    expect(text.stdout).toMatch(
+      /defaults +min stake [0-9.]+ ETH, \d+ seats, grace \w+, dispute window 1d, bond [0-9.]+ ETH/,
+    );
     expect(formatEther(BigInt((s.json!.defaults as { bond: string }).bond))).toBe("0.01");
   });
 });
@@ -263,16 +431,34 @@ describe("the owner's timelocked changes", () => {
   it("a resolver queued now cannot propose on an existing market; settings shows it and a queued arbiter with their effective times", async () => {
     const id = await frozen([1]);
     const late = withKey(h.owner, hardhatKey(11)).account!.address;
-    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueResolver(address)"]), functionName: "queueResolver", args: [late] });
-    await sendContractTx(h.owner, { address: h.market, abi: parseAbi(["function queueDefaultArbiter(address)"]), functionName: "queueDefaultArbiter", args: [h.identity] });
-    await h.refuses(["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])], /is not a resolver active for market \d+ .*must wait for its timelock/, { key: hardhatKey(11) });
+    await sendContractTx(h.owner, {
+      address: h.market,
+      abi: parseAbi(["function queueResolver(address)"]),
+      functionName: "queueResolver",
+      args: [late],
+    });
+    await sendContractTx(h.owner, {
+      address: h.market,
+      abi: parseAbi(["function queueDefaultArbiter(address)"]),
+      functionName: "queueDefaultArbiter",
+      args: [h.identity],
+    });
+    await h.refuses(
+      ["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])],
+      /is not a resolver active for market \d+ .*must wait for its timelock/,
+      { key: hardhatKey(11) },
+    );
     const s = await h.cresolver(["market", "settings"]);
-    const entry = (s.json!.resolvers as { resolver: string; activeFrom: string; active: boolean }[]).find((r) => r.resolver === late);
+    const entry = (s.json!.resolvers as { resolver: string; activeFrom: string; active: boolean }[]).find(
+      (r) => r.resolver === late,
+    );
     expect(entry?.active).toBe(false);
     expect(BigInt(entry!.activeFrom)).toBeGreaterThan((await h.now()) + 86_400n);
     expect(s.json!.queuedArbiter).toMatchObject({ arbiter: h.identity });
     const text = await h.cresolver(["market", "settings"], { json: false });
-    expect(text.stdout).toMatch(new RegExp(`resolver +${late}: proposes on markets created from 20\\d\\d-.*\\(queued, timelocked\\)`));
+    expect(text.stdout).toMatch(
+      new RegExp(`resolver +${late}: proposes on markets created from 20\\d\\d-.*\\(queued, timelocked\\)`),
+    );
     expect(text.stdout).toMatch(/arbiter +0x[0-9a-fA-F]{40} queued, default for markets created from 20\d\d-/);
   });
 });

@@ -11,7 +11,11 @@ import { CONTRACT_SOURCES } from "../../../workflow/chain/artifacts.js";
 import { builtBinProblem, NODE, REPO } from "./helpers/processes.js";
 
 function runBin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(NODE, ["bin/cresolver.mjs", ...args], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+  const child = spawn(NODE, ["bin/cresolver.mjs", ...args], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: process.env.PATH ?? "" },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -32,14 +36,33 @@ describe("packaging", () => {
   });
 
   it("npm pack ships dist/, the bin and the deployable artifacts, and no tests, sources or build info", async () => {
-    const child = spawn("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     expect(await new Promise((r) => child.on("close", r))).toBe(0);
     const [pack] = JSON.parse(stdout) as { files: { path: string }[] }[];
     const files = pack!.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(["package.json", "bin/cresolver.mjs", "dist/cli/main.js", "dist/cli/program.js", "dist/workflow/chain/deploy.js", "dist/daemon/index.js"]));
-    for (const [name, source] of Object.entries(CONTRACT_SOURCES)) expect(files).toContain(`artifacts/${source}/${name}.json`);
-    expect(files.filter((f) => /^(test|bench|scripts|contracts|cre|cli|workflow)\//.test(f) || /\.test\.js$|\.ts$|build-info|tsbuildinfo/.test(f))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "bin/cresolver.mjs",
+        "dist/cli/main.js",
+        "dist/cli/program.js",
+        "dist/workflow/chain/deploy.js",
+        "dist/daemon/index.js",
+      ]),
+    );
+    for (const [name, source] of Object.entries(CONTRACT_SOURCES))
+      expect(files).toContain(`artifacts/${source}/${name}.json`);
+    expect(
+      files.filter(
+        (f) =>
+          /^(test|bench|scripts|contracts|cre|cli|workflow)\//.test(f) ||
+          /\.test\.js$|\.ts$|build-info|tsbuildinfo/.test(f),
+      ),
+    ).toEqual([]);
   });
 });

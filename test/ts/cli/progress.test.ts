@@ -45,11 +45,21 @@ describe("resolve progress", () => {
     }
     endpoints.splice(1, 0, hangingUrl); // seat 1 hangs
     const deadline = BigInt((await h.owner.publicClient.getBlock()).timestamp) + 100n;
-    const { marketId } = await createMarket(h.owner, h.market, "Will the progress lines name the hanging worker?", deadline, parseEther("1"));
+    const { marketId } = await createMarket(
+      h.owner,
+      h.market,
+      "Will the progress lines name the hanging worker?",
+      deadline,
+      parseEther("1"),
+    );
     const agentIds: bigint[] = [];
     for (const [i, endpoint] of endpoints.entries()) {
       const worker = withKey(h.owner, hardhatKey(10 + i));
-      const { agentId } = await registerAgent(worker, h.identity, encodeRegistrationDataUri(buildRegistrationFile({ name: `seat ${i}`, endpoint, protocol: "cresolver" })));
+      const { agentId } = await registerAgent(
+        worker,
+        h.identity,
+        encodeRegistrationDataUri(buildRegistrationFile({ name: `seat ${i}`, endpoint, protocol: "cresolver" })),
+      );
       agentIds.push(agentId);
       await joinMarket(worker, h.market, marketId, agentId, parseEther("0.01"));
     }
@@ -76,12 +86,26 @@ describe("resolve progress", () => {
     expect(deadlineAt - started).toBeGreaterThanOrEqual(DEADLINE_MS);
     expect(deadlineAt).toBeLessThanOrEqual(Date.now() + DEADLINE_MS);
 
-    expect(lines.some((l) => new RegExp(`^market ${marketId} ask: seat 1 \\(agent ${agentIds[1]}\\) failed after \\d+ ms: timeout: `).test(l)), r.stderr).toBe(true);
-    expect(lines.some((l) => new RegExp(`^market ${marketId} ask: seat 0 \\(agent ${agentIds[0]}\\) answered in \\d+ ms$`).test(l)), r.stderr).toBe(true);
+    expect(
+      lines.some((l) =>
+        new RegExp(`^market ${marketId} ask: seat 1 \\(agent ${agentIds[1]}\\) failed after \\d+ ms: timeout: `).test(
+          l,
+        ),
+      ),
+      r.stderr,
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        new RegExp(`^market ${marketId} ask: seat 0 \\(agent ${agentIds[0]}\\) answered in \\d+ ms$`).test(l),
+      ),
+      r.stderr,
+    ).toBe(true);
     // The summary names the hanging worker and why, and nobody else.
     const summary = lines.indexOf(`market ${marketId} 1 worker failure(s):`);
     expect(summary, r.stderr).toBeGreaterThanOrEqual(0);
-    expect(lines[summary + 1]).toMatch(new RegExp(`^  seat 1 \\(agent ${agentIds[1]}\\) ask: timeout: .*\\(deadline ${DEADLINE_MS} ms\\)$`));
+    expect(lines[summary + 1]).toMatch(
+      new RegExp(`^  seat 1 \\(agent ${agentIds[1]}\\) ask: timeout: .*\\(deadline ${DEADLINE_MS} ms\\)$`),
+    );
     expect(r.json!.failedWorkers).toEqual([expect.objectContaining({ seat: 1, kind: "timeout" })]);
   }, 120_000);
 });

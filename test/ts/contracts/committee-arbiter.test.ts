@@ -13,7 +13,9 @@ async function committeeSetup() {
   const arbiter = await s.deployCommittee(members, 2n);
   const { marketId, stake, workers } = await s.openMarket(arbiter.address);
   await s.proposeWrong(marketId);
-  await s.wait(await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }));
+  await s.wait(
+    await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+  );
   return { s, arbiter, marketId, stake, workers };
 }
 
@@ -29,7 +31,9 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m1") }));
     await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m3") }));
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.disputed);
-    const receipt = await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m2") }));
+    const receipt = await s.wait(
+      await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m2") }),
+    );
     const [final] = parseEventLogs({ abi: s.market.abi, logs: receipt.logs, eventName: "MarketFinalized" });
     expect(final!.args.disputed).toBe(true);
 
@@ -39,26 +43,41 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(2n * MARKET_BOND + 2n * stake);
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(0n);
     expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(POOL + stake);
-    await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
+    await s.expectMarketOwes([
+      s.addr("disputer"),
+      s.addr("resolver"),
+      s.addr("creator"),
+      ...workers.map((w) => w.address),
+    ]);
     await s.expectBettingPaysYes(marketId);
 
     // The case is closed: a late vote is refused.
-    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m3") })).rejects.toThrow(/CaseNotOpen|AlreadyVoted/);
+    await expect(
+      arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m3") }),
+    ).rejects.toThrow(/CaseNotOpen|AlreadyVoted/);
   });
 
   it("only a member votes, and a committee vote cannot reach a market that is not disputed", async () => {
     const { s, arbiter, marketId } = await committeeSetup();
-    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("disputer") })).rejects.toThrow(/NotAMember/);
-    await expect(arbiter.write.vote([s.market.address, marketId + 1n, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(/CaseNotOpen/);
+    await expect(
+      arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("disputer") }),
+    ).rejects.toThrow(/NotAMember/);
+    await expect(
+      arbiter.write.vote([s.market.address, marketId + 1n, VERDICT.yes], { account: s.addr("m1") }),
+    ).rejects.toThrow(/CaseNotOpen/);
     // Nobody but the arbiter may rule on the market.
-    await expect(s.market.write.resolveDispute([marketId, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(/NotArbiter/);
+    await expect(s.market.write.resolveDispute([marketId, VERDICT.yes], { account: s.addr("m1") })).rejects.toThrow(
+      /NotArbiter/,
+    );
   });
 
   it("a split committee that never reaches the threshold: after 30 days anyone expires the dispute, Invalid, both bonds back", async () => {
     const { s, arbiter, marketId, stake, workers } = await committeeSetup();
     await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m1") }));
     await s.wait(await arbiter.write.vote([s.market.address, marketId, VERDICT.no], { account: s.addr("m2") }));
-    await expect(s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") })).rejects.toThrow(/ArbitrationNotExpired/);
+    await expect(s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") })).rejects.toThrow(
+      /ArbitrationNotExpired/,
+    );
     await s.increaseTime(30 * 24 * 3600);
     await s.wait(await s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") }));
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.invalid);
@@ -66,9 +85,16 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);
     for (const w of workers) expect(await s.market.read.pendingWithdrawal([w.address])).toBe(stake);
     expect(await s.market.read.pendingWithdrawal([s.addr("creator")])).toBe(POOL);
-    await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
+    await s.expectMarketOwes([
+      s.addr("disputer"),
+      s.addr("resolver"),
+      s.addr("creator"),
+      ...workers.map((w) => w.address),
+    ]);
     // The deciding vote now arrives too late: the market refuses it, so the vote reverts and the case stays open.
-    await expect(arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m3") })).rejects.toThrow(/WrongStatus/);
+    await expect(
+      arbiter.write.vote([s.market.address, marketId, VERDICT.yes], { account: s.addr("m3") }),
+    ).rejects.toThrow(/WrongStatus/);
     expect((await arbiter.read.getCase([s.market.address, marketId])).status).toBe(1);
     // Bettors are refunded on Invalid.
     expect(await s.betting.read.claimable([marketId, s.addr("noBettor")])).toBe(2n * 10n ** 18n);

@@ -8,8 +8,20 @@
 import { network } from "hardhat";
 import { describe, expect, it } from "vitest";
 import { getAddress, getContract, keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
-import { bettingMarketAbi, creReceiverAbi, identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
-import { ANSWER, VERDICT, decodeCreReport, encodeCreMetadata, encodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
+import {
+  bettingMarketAbi,
+  creReceiverAbi,
+  identityRegistryAbi,
+  resolutionMarketAbi,
+} from "../../../workflow/chain/abis.js";
+import {
+  ANSWER,
+  VERDICT,
+  decodeCreReport,
+  encodeCreMetadata,
+  encodeCreReport,
+  type CreReport,
+} from "../../../workflow/chain/cre-report.js";
 
 const WORKFLOW_ID = keccak256(toHex("cresolver-workflow-v1"));
 const WORKFLOW_NAME: Hex = "0x63726573736f6c766572"; // bytes10, as it appears in CRE metadata
@@ -31,12 +43,32 @@ describe("CREReceiver end to end (viem encoding)", () => {
     };
 
     // Typed by our generated ABIs (hardhat-viem's own types are not in the tsconfig).
-    const typed = <A extends Abi>(address: Address, abi: A) => getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: owner } });
+    const typed = <A extends Abi>(address: Address, abi: A) =>
+      getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: owner } });
     const identity = typed((await viem.deployContract("IdentityRegistry")).address, identityRegistryAbi);
     const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-    const market = typed((await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address])).address, resolutionMarketAbi);
-    const config = { workflowIds: [WORKFLOW_ID], workflowOwner, workflowName: WORKFLOW_NAME, allowAnyWorkflow: false } as const;
-    const receiver = typed((await viem.deployContract("CREReceiver", [market.address, forwarder.account.address, owner.account.address, config])).address, creReceiverAbi);
+    const market = typed(
+      (await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address]))
+        .address,
+      resolutionMarketAbi,
+    );
+    const config = {
+      workflowIds: [WORKFLOW_ID],
+      workflowOwner,
+      workflowName: WORKFLOW_NAME,
+      allowAnyWorkflow: false,
+    } as const;
+    const receiver = typed(
+      (
+        await viem.deployContract("CREReceiver", [
+          market.address,
+          forwarder.account.address,
+          owner.account.address,
+          config,
+        ])
+      ).address,
+      creReceiverAbi,
+    );
     const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
     // Before the first market both apply at once: the receiver as resolver, a 1-of-1 committee as default arbiter.
     await wait(await market.write.queueResolver([receiver.address]));
@@ -51,7 +83,13 @@ describe("CREReceiver end to end (viem encoding)", () => {
 
     const workers: Address[] = [];
     for (const w of [w1, w2, w3]) {
-      const { result: agentId } = await publicClient.simulateContract({ address: identity.address, abi: identity.abi, functionName: "register", args: ["ipfs://agent"], account: w.account });
+      const { result: agentId } = await publicClient.simulateContract({
+        address: identity.address,
+        abi: identity.abi,
+        functionName: "register",
+        args: ["ipfs://agent"],
+        account: w.account,
+      });
       await wait(await identity.write.register(["ipfs://agent"], { account: w.account }));
       await wait(await market.write.joinMarket([marketId, agentId], { account: w.account, value: minStake }));
       workers.push(getAddress(w.account.address));
@@ -89,12 +127,22 @@ describe("CREReceiver end to end (viem encoding)", () => {
     expect(() => encodeCreReport({ ...base, verdict: 3 })).toThrow(RangeError);
 
     // Only the forwarder, and only a report for this chain and this market.
-    await expect(receiver.write.onReport([metadata, report], { account: stranger.account })).rejects.toThrow(/UnauthorizedForwarder/);
+    await expect(receiver.write.onReport([metadata, report], { account: stranger.account })).rejects.toThrow(
+      /UnauthorizedForwarder/,
+    );
     const otherChain = encodeCreReport({ ...base, chainId: 1 });
-    await expect(receiver.write.onReport([metadata, otherChain], { account: forwarder.account })).rejects.toThrow(/WrongChain/);
-    const otherMarket = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, owner.account.address]);
+    await expect(receiver.write.onReport([metadata, otherChain], { account: forwarder.account })).rejects.toThrow(
+      /WrongChain/,
+    );
+    const otherMarket = await viem.deployContract("ResolutionMarket", [
+      identity.address,
+      reputation.address,
+      owner.account.address,
+    ]);
     const forOther = encodeCreReport({ ...base, market: otherMarket.address });
-    await expect(receiver.write.onReport([metadata, forOther], { account: forwarder.account })).rejects.toThrow(/WrongMarket/);
+    await expect(receiver.write.onReport([metadata, forOther], { account: forwarder.account })).rejects.toThrow(
+      /WrongMarket/,
+    );
 
     const floatBefore = await publicClient.getBalance({ address: receiver.address });
     await wait(await receiver.write.onReport([metadata, report], { account: forwarder.account }));

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { keccak256, size, slice, toHex, type Hex } from "viem";
-import { ANSWER, VERDICT, decodeCreReport, encodeCreMetadata, encodeCreReport, type CreReport } from "../../../workflow/chain/cre-report.js";
+import {
+  ANSWER,
+  VERDICT,
+  decodeCreReport,
+  encodeCreMetadata,
+  encodeCreReport,
+  type CreReport,
+} from "../../../workflow/chain/cre-report.js";
 
 const base: CreReport = {
   chainId: 11155111n,
@@ -35,9 +42,15 @@ describe("encodeCreReport", () => {
   it("refuses what the contract types cannot hold", () => {
     expect(() => encodeCreReport({ ...base, verdict: 3 })).toThrow(/verdict/);
     expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, answer: 4 }] })).toThrow(/answer/);
-    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, confidenceBps: 65536 }] })).toThrow(/confidenceBps/);
-    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, srcQuality: 256 }] })).toThrow(/srcQuality/);
-    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, analysisDepth: 1.5 }] })).toThrow(/analysisDepth/);
+    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, confidenceBps: 65536 }] })).toThrow(
+      /confidenceBps/,
+    );
+    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, srcQuality: 256 }] })).toThrow(
+      /srcQuality/,
+    );
+    expect(() => encodeCreReport({ ...base, reports: [{ ...base.reports[0]!, analysisDepth: 1.5 }] })).toThrow(
+      /analysisDepth/,
+    );
   });
 });
 

@@ -6,8 +6,24 @@
  */
 import { network } from "hardhat";
 import { expect } from "vitest";
-import { getAddress, getContract, keccak256, parseEther, toHex, zeroAddress, type Abi, type Address, type Hex } from "viem";
-import { bettingMarketAbi, committeeArbiterAbi, identityRegistryAbi, resolutionMarketAbi, umaArbiterAbi } from "../../../workflow/chain/abis.js";
+import {
+  getAddress,
+  getContract,
+  keccak256,
+  parseEther,
+  toHex,
+  zeroAddress,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
+import {
+  bettingMarketAbi,
+  committeeArbiterAbi,
+  identityRegistryAbi,
+  resolutionMarketAbi,
+  umaArbiterAbi,
+} from "../../../workflow/chain/abis.js";
 import { connectProvider, type ChainContext } from "../../../workflow/chain/clients.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
 
@@ -23,7 +39,20 @@ type Conn = Awaited<ReturnType<typeof network.create>>;
 export type Viem = Conn["viem"];
 
 /** Hardhat's default accounts by role. */
-export const ROLE = { deployer: 0, creator: 1, resolver: 2, disputer: 3, w1: 4, w2: 5, w3: 6, yesBettor: 7, noBettor: 8, m1: 9, m2: 10, m3: 11 } as const;
+export const ROLE = {
+  deployer: 0,
+  creator: 1,
+  resolver: 2,
+  disputer: 3,
+  w1: 4,
+  w2: 5,
+  w3: 6,
+  yesBettor: 7,
+  noBettor: 8,
+  m1: 9,
+  m2: 10,
+  m3: 11,
+} as const;
 
 export async function startStack() {
   const conn = await network.create();
@@ -32,18 +61,29 @@ export async function startStack() {
   const testClient = await viem.getTestClient();
   const wallets = await viem.getWalletClients();
   const addr = (role: keyof typeof ROLE): Address => getAddress(wallets[ROLE[role]]!.account.address);
-  const ctx = async (role: keyof typeof ROLE): Promise<ChainContext> => connectProvider({ provider: conn.provider, privateKey: localDevKey(ROLE[role]) });
+  const ctx = async (role: keyof typeof ROLE): Promise<ChainContext> =>
+    connectProvider({ provider: conn.provider, privateKey: localDevKey(ROLE[role]) });
 
   /** A contract handle typed by our generated ABIs (hardhat-viem's own types are not in the tsconfig). */
-  const typed = <A extends Abi>(address: Address, abi: A) => getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: wallets[0]! } });
+  const typed = <A extends Abi>(address: Address, abi: A) =>
+    getContract({ address: getAddress(address), abi, client: { public: publicClient, wallet: wallets[0]! } });
   const identity = typed((await viem.deployContract("IdentityRegistry", [])).address, identityRegistryAbi);
   const reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-  const market = typed((await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, addr("deployer")])).address, resolutionMarketAbi);
+  const market = typed(
+    (await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, addr("deployer")])).address,
+    resolutionMarketAbi,
+  );
   const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
   const deployCommittee = async (members: Address[], threshold: bigint) =>
-    typed((await viem.deployContract("CommitteeArbiter", [members, threshold, [market.address]])).address, committeeArbiterAbi);
+    typed(
+      (await viem.deployContract("CommitteeArbiter", [members, threshold, [market.address]])).address,
+      committeeArbiterAbi,
+    );
   const deployUmaArbiter = async (oracle: Address, currency: Address, bond: bigint, liveness: number) =>
-    typed((await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address, umaArbiterAbi);
+    typed(
+      (await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address,
+      umaArbiterAbi,
+    );
   const wait = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
@@ -70,7 +110,9 @@ export async function startStack() {
       arbiter,
       allowedAgents: [],
     } as const;
-    await wait(await market.write.createMarketWith([question, deadline, params], { account: addr("creator"), value: POOL }));
+    await wait(
+      await market.write.createMarketWith([question, deadline, params], { account: addr("creator"), value: POOL }),
+    );
     const marketId = await market.read.marketCount();
     const config = await market.read.getMarketConfig([marketId]);
     expect(config.arbiter).toBe(arbiter);
@@ -79,7 +121,13 @@ export async function startStack() {
     const workers: { address: Address; agentId: bigint }[] = [];
     for (const role of ["w1", "w2", "w3"] as const) {
       const account = addr(role);
-      const { result: agentId } = await publicClient.simulateContract({ address: identity.address, abi: identity.abi, functionName: "register", args: ["ipfs://agent"], account });
+      const { result: agentId } = await publicClient.simulateContract({
+        address: identity.address,
+        abi: identity.abi,
+        functionName: "register",
+        args: ["ipfs://agent"],
+        account,
+      });
       await wait(await identity.write.register(["ipfs://agent"], { account }));
       await wait(await market.write.joinMarket([marketId, agentId], { account, value: stake }));
       workers.push({ address: account, agentId });
@@ -98,7 +146,12 @@ export async function startStack() {
       { answer: ANSWER.yes, confidenceBps: 8000, resQuality: 90, srcQuality: 85, analysisDepth: 75 },
       { answer: ANSWER.no, confidenceBps: 7000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
     ];
-    await wait(await market.write.proposeResolution([marketId, VERDICT.no, reports, BUNDLE_HASH, BUNDLE_URI], { account: addr("resolver"), value: MARKET_BOND }));
+    await wait(
+      await market.write.proposeResolution([marketId, VERDICT.no, reports, BUNDLE_HASH, BUNDLE_URI], {
+        account: addr("resolver"),
+        value: MARKET_BOND,
+      }),
+    );
     expect((await market.read.getMarket([marketId])).status).toBe(STATUS.proposed);
   }
 
@@ -119,7 +172,28 @@ export async function startStack() {
     expect(after - before + receipt.gasUsed * receipt.effectiveGasPrice).toBe(parseEther("3"));
   }
 
-  return { conn, viem, publicClient, testClient, addr, ctx, typed, identity, reputation, market, betting, deployCommittee, deployUmaArbiter, wait, increaseTime, openMarket, proposeWrong, expectMarketOwes, expectBettingPaysYes, zeroAddress };
+  return {
+    conn,
+    viem,
+    publicClient,
+    testClient,
+    addr,
+    ctx,
+    typed,
+    identity,
+    reputation,
+    market,
+    betting,
+    deployCommittee,
+    deployUmaArbiter,
+    wait,
+    increaseTime,
+    openMarket,
+    proposeWrong,
+    expectMarketOwes,
+    expectBettingPaysYes,
+    zeroAddress,
+  };
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;

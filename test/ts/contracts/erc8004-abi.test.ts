@@ -7,7 +7,14 @@ import { readFileSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { toEventSelector, toFunctionSelector, type Abi, type AbiEvent, type AbiFunction, type AbiParameter } from "viem";
+import {
+  toEventSelector,
+  toFunctionSelector,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+} from "viem";
 import { formatAbiItem } from "viem/utils";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

@@ -11,7 +11,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseEventLogs, type Hex } from "viem";
-import { approveCurrency, currencyBalance, deployUmaStack, disputeAssertion, getAssertion, mintCurrency, pushMockPrice, settleAssertion, type UmaStack } from "../../../workflow/chain/uma.js";
+import {
+  approveCurrency,
+  currencyBalance,
+  deployUmaStack,
+  disputeAssertion,
+  getAssertion,
+  mintCurrency,
+  pushMockPrice,
+  settleAssertion,
+  type UmaStack,
+} from "../../../workflow/chain/uma.js";
 import { MARKET_BOND, POOL, STATUS, VERDICT, startStack, type Stack } from "./dispute-fixture.js";
 
 const E18 = 10n ** 18n;
@@ -32,11 +42,19 @@ async function umaSetup() {
 }
 
 /** The disputer approves UMA's bond to the arbiter and disputes with the market bond, claiming YES. */
-async function disputeYes(s: Stack, arbiter: Awaited<ReturnType<Stack["deployUmaArbiter"]>>, uma: UmaStack, disputerCtx: Awaited<ReturnType<Stack["ctx"]>>, marketId: bigint) {
+async function disputeYes(
+  s: Stack,
+  arbiter: Awaited<ReturnType<Stack["deployUmaArbiter"]>>,
+  uma: UmaStack,
+  disputerCtx: Awaited<ReturnType<Stack["ctx"]>>,
+  marketId: bigint,
+) {
   const umaBond = await arbiter.read.disputeBond();
   expect(umaBond).toBe(2n * FINAL_FEE);
   await approveCurrency(disputerCtx, uma, arbiter.address, umaBond);
-  const receipt = await s.wait(await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }));
+  const receipt = await s.wait(
+    await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+  );
   expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.disputed);
   const assertionId: Hex = await arbiter.read.assertionIdOf([s.market.address, marketId]);
   expect(assertionId).not.toBe(`0x${"0".repeat(64)}`);
@@ -93,7 +111,9 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     await s.expectMarketOwes([disputer, resolver, s.addr("creator"), ...workers.map((w) => w.address)]);
 
     // UMA's bond: asserter (disputer) gets 2 x bond minus the 50 % burn of one bond; the counter-party lost its bond.
-    expect(await currencyBalance(disputerCtx, uma, disputer)).toBe(disputerUmaBefore - umaBond + 2n * umaBond - umaBond / 2n);
+    expect(await currencyBalance(disputerCtx, uma, disputer)).toBe(
+      disputerUmaBefore - umaBond + 2n * umaBond - umaBond / 2n,
+    );
     expect(await currencyBalance(disputerCtx, uma, resolver)).toBe(1_000n * E18 - umaBond);
     expect(await currencyBalance(disputerCtx, uma, uma.store)).toBe(umaBond / 2n);
 
@@ -134,13 +154,20 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     const w1 = await s.market.read.pendingWithdrawal([workers[0]!.address]);
     const w3 = await s.market.read.pendingWithdrawal([workers[2]!.address]);
     expect(w1 + w3).toBe(POOL + 2n * stake);
-    await s.expectMarketOwes([s.addr("disputer"), s.addr("resolver"), s.addr("creator"), ...workers.map((w) => w.address)]);
+    await s.expectMarketOwes([
+      s.addr("disputer"),
+      s.addr("resolver"),
+      s.addr("creator"),
+      ...workers.map((w) => w.address),
+    ]);
     expect(await currencyBalance(resolverCtx, uma, s.addr("resolver"))).toBe(1_000n * E18 + umaBond - umaBond / 2n);
   });
 
   it("a dispute without the UMA bond approved reverts as a whole (the market stays Proposed)", async () => {
     const { s, marketId } = await umaSetup();
-    await expect(s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND })).rejects.toThrow(/ERC20|allowance/i);
+    await expect(
+      s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+    ).rejects.toThrow(/ERC20|allowance/i);
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.proposed);
   });
 
@@ -155,13 +182,19 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
     await pushMockPrice(disputerCtx, uma, assertionId, true);
     const before = await currencyBalance(disputerCtx, uma, s.addr("disputer"));
     const settled = await settleAssertion(resolverCtx, uma, assertionId);
-    const [failed] = parseEventLogs({ abi: arbiter.abi, logs: settled.receipt.logs, eventName: "RulingDeliveryFailed" });
+    const [failed] = parseEventLogs({
+      abi: arbiter.abi,
+      logs: settled.receipt.logs,
+      eventName: "RulingDeliveryFailed",
+    });
     expect(failed!.args.marketId).toBe(marketId);
     expect(await currencyBalance(disputerCtx, uma, s.addr("disputer"))).toBe(before + 2n * umaBond - umaBond / 2n);
     const c = await arbiter.read.getCase([s.market.address, marketId]);
     expect(c.status).toBe(2); // RulingPending
     expect(c.ruling).toBe(VERDICT.yes);
-    await expect(arbiter.write.retryRuling([s.market.address, marketId], { account: s.addr("yesBettor") })).rejects.toThrow(/WrongStatus/);
+    await expect(
+      arbiter.write.retryRuling([s.market.address, marketId], { account: s.addr("yesBettor") }),
+    ).rejects.toThrow(/WrongStatus/);
     // The market stays as expired: both market bonds back.
     expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(MARKET_BOND);
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);

@@ -5,7 +5,17 @@
  */
 import { network } from "hardhat";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseAbi, parseEventLogs, stringToHex, toFunctionSelector, toEventSelector, type Abi, type AbiEvent, type AbiFunction, type Hex } from "viem";
+import {
+  parseAbi,
+  parseEventLogs,
+  stringToHex,
+  toFunctionSelector,
+  toEventSelector,
+  type Abi,
+  type AbiEvent,
+  type AbiFunction,
+  type Hex,
+} from "viem";
 import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
 import { ChainError } from "../../../workflow/chain/errors.js";
@@ -48,7 +58,12 @@ async function increaseTime(seconds: number): Promise<void> {
 async function assertClaim(claim: string): Promise<Hex> {
   const minBond = 2n * uma.finalFee;
   await approveCurrency(asserter, uma, uma.optimisticOracle, minBond);
-  const { receipt } = await sendContractTx(asserter, { address: uma.optimisticOracle, abi: assertAbi, functionName: "assertTruthWithDefaults", args: [stringToHex(claim), asserter.account!.address] });
+  const { receipt } = await sendContractTx(asserter, {
+    address: uma.optimisticOracle,
+    abi: assertAbi,
+    functionName: "assertTruthWithDefaults",
+    args: [stringToHex(claim), asserter.account!.address],
+  });
   const [made] = parseEventLogs({ abi: umaAbis.optimisticOracle, logs: receipt.logs, eventName: "AssertionMade" });
   return made!.args.assertionId;
 }
@@ -75,11 +90,14 @@ describe("UMA stack from @uma/core", () => {
     ];
     for (const [name, typed] of pairs) {
       const real = loadUmaArtifact(name).abi;
-      const realFns = new Set(real.filter((x): x is AbiFunction => x.type === "function").map((f) => toFunctionSelector(f)));
+      const realFns = new Set(
+        real.filter((x): x is AbiFunction => x.type === "function").map((f) => toFunctionSelector(f)),
+      );
       const realEvents = new Set(real.filter((x): x is AbiEvent => x.type === "event").map((e) => toEventSelector(e)));
       for (const item of typed) {
         if (item.type === "function") expect(realFns.has(toFunctionSelector(item)), `${name}.${item.name}`).toBe(true);
-        if (item.type === "event") expect(realEvents.has(toEventSelector(item)), `${name} event ${item.name}`).toBe(true);
+        if (item.type === "event")
+          expect(realEvents.has(toEventSelector(item)), `${name} event ${item.name}`).toBe(true);
       }
     }
     expect(Object.keys(UMA_ARTIFACTS)).toHaveLength(7);
@@ -87,14 +105,52 @@ describe("UMA stack from @uma/core", () => {
 
   it("wires the Finder, whitelists and final fee; OOv3's minimum bond is twice the final fee", async () => {
     const read = owner.publicClient.readContract;
-    for (const [name, address] of [["Store", uma.store], ["IdentifierWhitelist", uma.identifierWhitelist], ["CollateralWhitelist", uma.addressWhitelist], ["Oracle", uma.mockOracle]] as const) {
-      expect(await read({ address: uma.finder, abi: umaAbis.finder, functionName: "getImplementationAddress", args: [stringToHex(name, { size: 32 })] })).toBe(address);
+    for (const [name, address] of [
+      ["Store", uma.store],
+      ["IdentifierWhitelist", uma.identifierWhitelist],
+      ["CollateralWhitelist", uma.addressWhitelist],
+      ["Oracle", uma.mockOracle],
+    ] as const) {
+      expect(
+        await read({
+          address: uma.finder,
+          abi: umaAbis.finder,
+          functionName: "getImplementationAddress",
+          args: [stringToHex(name, { size: 32 })],
+        }),
+      ).toBe(address);
     }
-    expect(await read({ address: uma.identifierWhitelist, abi: umaAbis.identifierWhitelist, functionName: "isIdentifierSupported", args: [ASSERT_TRUTH] })).toBe(true);
-    expect(await read({ address: uma.addressWhitelist, abi: umaAbis.addressWhitelist, functionName: "isOnWhitelist", args: [uma.currency] })).toBe(true);
-    expect((await read({ address: uma.store, abi: umaAbis.store, functionName: "computeFinalFee", args: [uma.currency] })).rawValue).toBe(50n * E18);
-    expect(await read({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "defaultIdentifier" })).toBe(ASSERT_TRUTH);
-    expect(await read({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "getMinimumBond", args: [uma.currency] })).toBe(100n * E18);
+    expect(
+      await read({
+        address: uma.identifierWhitelist,
+        abi: umaAbis.identifierWhitelist,
+        functionName: "isIdentifierSupported",
+        args: [ASSERT_TRUTH],
+      }),
+    ).toBe(true);
+    expect(
+      await read({
+        address: uma.addressWhitelist,
+        abi: umaAbis.addressWhitelist,
+        functionName: "isOnWhitelist",
+        args: [uma.currency],
+      }),
+    ).toBe(true);
+    expect(
+      (await read({ address: uma.store, abi: umaAbis.store, functionName: "computeFinalFee", args: [uma.currency] }))
+        .rawValue,
+    ).toBe(50n * E18);
+    expect(
+      await read({ address: uma.optimisticOracle, abi: umaAbis.optimisticOracle, functionName: "defaultIdentifier" }),
+    ).toBe(ASSERT_TRUTH);
+    expect(
+      await read({
+        address: uma.optimisticOracle,
+        abi: umaAbis.optimisticOracle,
+        functionName: "getMinimumBond",
+        args: [uma.currency],
+      }),
+    ).toBe(100n * E18);
   });
 
   it("an unchallenged assertion settles true after liveness and returns the asserter's bond", async () => {
@@ -134,10 +190,16 @@ describe("UMA stack from @uma/core", () => {
     expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "identifier" })).toBe(ASSERT_TRUTH);
     expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "disputeBond" })).toBe(100n * E18);
     expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "liveness" })).toBe(3600n);
-    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "isMarket", args: [market] })).toBe(true);
+    expect(await read({ address: arbiter.address, abi: umaArbiterAbi, functionName: "isMarket", args: [market] })).toBe(
+      true,
+    );
     expect(await assertionIdOf(owner, arbiter.address, market, 1n)).toBeUndefined();
-    await expect(deployUmaArbiter(owner, uma, { markets: [market], liveness: 60 })).rejects.toThrow(/LivenessOutOfRange/);
+    await expect(deployUmaArbiter(owner, uma, { markets: [market], liveness: 60 })).rejects.toThrow(
+      /LivenessOutOfRange/,
+    );
     // A currency OOv3 does not accept would make every dispute revert: refused at deployment.
-    await expect(deployUmaArbiter(owner, { optimisticOracle: uma.optimisticOracle, currency: uma.finder }, { markets: [market] })).rejects.toThrow(/CurrencyNotSupported/);
+    await expect(
+      deployUmaArbiter(owner, { optimisticOracle: uma.optimisticOracle, currency: uma.finder }, { markets: [market] }),
+    ).rejects.toThrow(/CurrencyNotSupported/);
   });
 });

@@ -12,12 +12,26 @@ function bits(seed: number): () => number {
   };
 }
 
-function record(accuracies: number[], markets: number, seed = 7, extra?: (m: number, truth: boolean) => HistoryMarket["answers"]): HistoryMarket[] {
+function record(
+  accuracies: number[],
+  markets: number,
+  seed = 7,
+  extra?: (m: number, truth: boolean) => HistoryMarket["answers"],
+): HistoryMarket[] {
   const r = bits(seed);
   return Array.from({ length: markets }, (_, m) => {
     const truth = r() < 0.5;
-    const answers = accuracies.map((a, i) => ({ agentId: BigInt(i + 1), answer: ((r() < a) === truth ? "yes" : "no") as AnswerKind, confidenceBps: 8_000 }));
-    return { key: `k:${m}`, final: "invalid" as const, disputed: false, answers: [...answers, ...(extra?.(m, truth) ?? [])] };
+    const answers = accuracies.map((a, i) => ({
+      agentId: BigInt(i + 1),
+      answer: (r() < a === truth ? "yes" : "no") as AnswerKind,
+      confidenceBps: 8_000,
+    }));
+    return {
+      key: `k:${m}`,
+      final: "invalid" as const,
+      disputed: false,
+      answers: [...answers, ...(extra?.(m, truth) ?? [])],
+    };
   });
 }
 
@@ -41,7 +55,11 @@ describe("estimateAccuracy", () => {
       const herd = r() < 0.55 ? truth : !truth;
       const answers = [
         { agentId: 1n, answer: (r() < 0.95 ? truth : !truth) ? "yes" : "no", confidenceBps: 9_000 },
-        ...[2n, 3n, 4n].map((agentId) => ({ agentId, answer: (r() < 0.9 ? herd : !herd) ? "yes" : "no", confidenceBps: 9_000 })),
+        ...[2n, 3n, 4n].map((agentId) => ({
+          agentId,
+          answer: (r() < 0.9 ? herd : !herd) ? "yes" : "no",
+          confidenceBps: 9_000,
+        })),
       ] as HistoryMarket["answers"];
       return { key: `k:${m}`, final: "invalid", disputed: false, answers };
     });
@@ -51,7 +69,9 @@ describe("estimateAccuracy", () => {
     const disputed = h.map((m, i) => (i % 2 === 0 ? { ...m, disputed: true, final: truths[i] } : m));
     const fixed = estimateAccuracy(disputed);
     expect(fixed.knownTruths).toBe(30);
-    expect(fixed.agents[0].accuracy).toBeGreaterThan(Math.max(fixed.agents[1].accuracy, fixed.agents[2].accuracy, fixed.agents[3].accuracy));
+    expect(fixed.agents[0].accuracy).toBeGreaterThan(
+      Math.max(fixed.agents[1].accuracy, fixed.agents[2].accuracy, fixed.agents[3].accuracy),
+    );
   });
 
   it("ignores failures, abstentions, duplicate answers and malformed confidences", () => {
@@ -69,7 +89,9 @@ describe("estimateAccuracy", () => {
     const b = estimateAccuracy(noisy, [1n, 2n, 3n, 9n]);
     expect(b.agents.slice(0, 3)).toEqual(a.agents);
     expect(b.agents[3]).toMatchObject({ agentId: 9n, count: 0, accuracy: 0.7 });
-    const weird = estimateAccuracy(base.map((m) => ({ ...m, answers: m.answers.map((x) => ({ ...x, confidenceBps: Number.NaN })) })));
+    const weird = estimateAccuracy(
+      base.map((m) => ({ ...m, answers: m.answers.map((x) => ({ ...x, confidenceBps: Number.NaN })) })),
+    );
     expect(weird.agents.every((x) => x.calibration[0].count === 20)).toBe(true); // NaN → lowest bin
   });
 
@@ -94,7 +116,13 @@ describe("estimateAccuracy", () => {
   it("a colluding cartel whose answers are identical counts once, and a swarm cannot flip the record's truths", () => {
     // 3 accurate agents for 20 markets, then 15 clones always wrong join for 10 markets
     const h = record([0.95, 0.9, 0.85], 30, 11, (m, truth) =>
-      m < 20 ? [] : Array.from({ length: 15 }, (_, i) => ({ agentId: BigInt(100 + i), answer: (truth ? "no" : "yes") as AnswerKind, confidenceBps: 9_900 })),
+      m < 20
+        ? []
+        : Array.from({ length: 15 }, (_, i) => ({
+            agentId: BigInt(100 + i),
+            answer: (truth ? "no" : "yes") as AnswerKind,
+            confidenceBps: 9_900,
+          })),
     );
     const est = estimateAccuracy(h);
     const byId = new Map(est.agents.map((a) => [a.agentId, a]));

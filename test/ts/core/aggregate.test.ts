@@ -12,7 +12,16 @@ describe("aggregateScores", () => {
     // (90·15 + 30·10)/25 = 1650/25 = 66
     // (70·15 + 50·10 + 20·5)/30 = 1650/30 = 55
     const a = aggregateScores(
-      dims({ resolutionQuality: 80, reasoningClarity: 60, evidenceStrength: 40, sourceQuality: 90, timeliness: 30, analysisDepth: 70, biasAwareness: 50, collaboration: 20 }),
+      dims({
+        resolutionQuality: 80,
+        reasoningClarity: 60,
+        evidenceStrength: 40,
+        sourceQuality: 90,
+        timeliness: 30,
+        analysisDepth: 70,
+        biasAwareness: 50,
+        collaboration: 20,
+      }),
     );
     expect(a).toEqual({ resQuality: 64, srcQuality: 66, analysisDepth: 55 });
   });
@@ -32,7 +41,18 @@ describe("aggregateScores", () => {
   });
 
   it("clamps inputs to 0..100 and treats non-finite as 0; outputs are integers", () => {
-    const a = aggregateScores(dims({ resolutionQuality: 250, reasoningClarity: 100, evidenceStrength: 100, sourceQuality: -40, timeliness: Number.NaN, analysisDepth: Infinity, biasAwareness: 100, collaboration: 100 }));
+    const a = aggregateScores(
+      dims({
+        resolutionQuality: 250,
+        reasoningClarity: 100,
+        evidenceStrength: 100,
+        sourceQuality: -40,
+        timeliness: Number.NaN,
+        analysisDepth: Infinity,
+        biasAwareness: 100,
+        collaboration: 100,
+      }),
+    );
     expect(a).toEqual({ resQuality: 100, srcQuality: 0, analysisDepth: 50 }); // Infinity counts as 0
     for (const v of Object.values(a)) expect(Number.isInteger(v)).toBe(true);
   });

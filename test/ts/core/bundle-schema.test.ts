@@ -14,15 +14,31 @@ import { isAnswered } from "../../../workflow/core/types.js";
 
 function fullBundle() {
   const m = market(4);
-  const recs = records(m, [answer(true, 0.9), answer(true, 0.7, { extras: { model: "x" } }), answer(false, 0.6), undefined]);
+  const recs = records(m, [
+    answer(true, 0.9),
+    answer(true, 0.7, { extras: { model: "x" } }),
+    answer(false, 0.6),
+    undefined,
+  ]);
   const ch = generateChallenges(m, recs);
   for (const r of recs) {
     const c = ch.get(r.seat.address);
     if (c) Object.assign(r, { challenges: c, challengeReplies: c.map((q) => `Reply: ${q.slice(0, 20)}`) });
   }
   const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
-  const decision = decideVerdict({ agentIds: m.workers.map((w) => w.agentId), reports: reportsOf(recs, evaluation), history: [] });
-  return buildBundle({ market: m, records: recs, quorum: quorumStatus(4, 3), evaluation, decision, extra: { pipeline: "test" } });
+  const decision = decideVerdict({
+    agentIds: m.workers.map((w) => w.agentId),
+    reports: reportsOf(recs, evaluation),
+    history: [],
+  });
+  return buildBundle({
+    market: m,
+    records: recs,
+    quorum: quorumStatus(4, 3),
+    evaluation,
+    decision,
+    extra: { pipeline: "test" },
+  });
 }
 
 /** The bundle's document, changed by `edit`, as canonical text. */
@@ -53,19 +69,41 @@ describe("bundle schema", () => {
     expect(doc.decision?.verdict).toBeDefined();
     // A no-quorum run (no evaluation, no decision) parses too.
     const m = market(3);
-    const bare = buildBundle({ market: m, records: records(m, [answer(true), undefined, undefined]), quorum: quorumStatus(3, 1) });
+    const bare = buildBundle({
+      market: m,
+      records: records(m, [answer(true), undefined, undefined]),
+      quorum: quorumStatus(3, 1),
+    });
     expect(parseBundle(bare.json).outcome).toEqual({ kind: "no-quorum", answered: 1, required: 2 });
   });
 
   it("refuses malformed documents with a one-line error naming the place", () => {
     failsWith("{not json", /bundle: not JSON/);
     failsWith("[]", /bundle: /);
-    failsWith(edited((d) => (d.schema = "cresolver.resolution-bundle.v1")), /at schema/);
-    failsWith(edited((d) => (d.market.marketId = 42)), /at market\.marketId/);
-    failsWith(edited((d) => (d.workers[1].answer.confidence = 1.5)), /at workers\.1\.answer\.confidence/);
-    failsWith(edited((d) => (d.workers[0].askFailure = { kind: "exploded", message: "x" })), /at workers\.0\.askFailure\.kind/);
-    failsWith(edited((d) => (d.workers[0].secret = "sk-1")), /workers\.0/);
-    failsWith(edited((d) => delete d.quorum), /at quorum/);
+    failsWith(
+      edited((d) => (d.schema = "cresolver.resolution-bundle.v1")),
+      /at schema/,
+    );
+    failsWith(
+      edited((d) => (d.market.marketId = 42)),
+      /at market\.marketId/,
+    );
+    failsWith(
+      edited((d) => (d.workers[1].answer.confidence = 1.5)),
+      /at workers\.1\.answer\.confidence/,
+    );
+    failsWith(
+      edited((d) => (d.workers[0].askFailure = { kind: "exploded", message: "x" })),
+      /at workers\.0\.askFailure\.kind/,
+    );
+    failsWith(
+      edited((d) => (d.workers[0].secret = "sk-1")),
+      /workers\.0/,
+    );
+    failsWith(
+      edited((d) => delete d.quorum),
+      /at quorum/,
+    );
   });
 
   it("refuses an oversized bundle before parsing it", () => {
@@ -81,7 +119,11 @@ describe("bundle schema", () => {
   it("a stored bundle is a resolution bundle or the daemon's fallback invalid document", () => {
     const job = { chainId: 31337, market: "0x5FbDB2315678afecb367f032d93F642f64180aa3", marketId: 7n } as JobRow;
     const fallback = fallbackInvalidBundle(job, "error");
-    expect(parseStoredBundle(fallback.json)).toMatchObject({ schema: "cresolver.daemon-invalid.v1", marketId: "7", reason: "error" });
+    expect(parseStoredBundle(fallback.json)).toMatchObject({
+      schema: "cresolver.daemon-invalid.v1",
+      marketId: "7",
+      reason: "error",
+    });
     expect(() => parseBundle(fallback.json)).toThrow(InvalidBundleError);
     expect(parseStoredBundle(fullBundle().json).schema).toBe("cresolver.resolution-bundle.v2");
     expect(() => parseStoredBundle('{"schema":"other"}')).toThrow(/at schema/);

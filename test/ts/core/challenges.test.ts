@@ -24,7 +24,9 @@ describe("generateChallenges", () => {
     expect(minority[1]).toContain("reverse your determination to YES");
     const majority = ch.get(addr(0))!;
     expect(majority[0]).toMatch(/^Some other workers reached the opposite conclusion \(NO\)/);
-    expect(majority[1]).toBe("Your confidence is 82%. What would need to change for you to reverse your determination to NO?");
+    expect(majority[1]).toBe(
+      "Your confidence is 82%. What would need to change for you to reverse your determination to NO?",
+    );
     expect(majority[2]).toMatch(/weakest point/);
   });
 

@@ -1,9 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { confidenceToBps, correctnessOf, isScored, reportFromRecord, rewardWeight, rewardWeights } from "../../../workflow/core/correctness.js";
+import {
+  confidenceToBps,
+  correctnessOf,
+  isScored,
+  reportFromRecord,
+  rewardWeight,
+  rewardWeights,
+} from "../../../workflow/core/correctness.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
 import { answer, market, records } from "./fixtures.js";
 
-const rep = (answer: WorkerReport["answer"], confidenceBps: number, q: [number, number, number] = [0, 0, 0]): WorkerReport => ({
+const rep = (
+  answer: WorkerReport["answer"],
+  confidenceBps: number,
+  q: [number, number, number] = [0, 0, 0],
+): WorkerReport => ({
   answer,
   confidenceBps,
   resQuality: q[0],
@@ -57,7 +68,9 @@ describe("rewardWeight (mirror of the contract)", () => {
     expect(rewardWeight(rep("abstained", 0), true)).toBe(0n);
     expect(rewardWeight(rep("yes", 10_000, [1, 2, 3]), true, { slashed: true })).toBe(0n);
     expect(rewardWeight(rep("yes", 10_000, [1, 2, 3]), true, { refused: true })).toBe(0n);
-    expect(rewardWeights([rep("yes", 10_000, [100, 100, 100]), rep("no", 6_000, [10, 20, 30]), rep("failed", 0)], true)).toEqual([90_000n, 64n * 660n, 0n]); // no at 6000 on a YES outcome: d = 6000 → 64
+    expect(
+      rewardWeights([rep("yes", 10_000, [100, 100, 100]), rep("no", 6_000, [10, 20, 30]), rep("failed", 0)], true),
+    ).toEqual([90_000n, 64n * 660n, 0n]); // no at 6000 on a YES outcome: d = 6000 → 64
     expect(rewardWeights([rep("no", 6_000)], false)).toEqual([84n * 600n]);
   });
 
@@ -66,7 +79,9 @@ describe("rewardWeight (mirror of the contract)", () => {
     const hi = rewardWeight(rep("yes", 10_000, [100, 100, 100]), true);
     expect(Number(hi) / Number(lo)).toBe(1.5);
     // a calibrated right answer beats a better-written wrong one
-    expect(rewardWeight(rep("yes", 7_000, [0, 0, 0]), true)).toBeGreaterThan(rewardWeight(rep("no", 7_000, [100, 100, 100]), true));
+    expect(rewardWeight(rep("yes", 7_000, [0, 0, 0]), true)).toBeGreaterThan(
+      rewardWeight(rep("no", 7_000, [100, 100, 100]), true),
+    );
   });
 });
 
@@ -75,12 +90,41 @@ describe("reportFromRecord", () => {
   it("maps answers, abstentions and failures to reports", () => {
     const [a, b, c] = records(m, [answer(true, 0.87654), answer(false, 0.3), undefined]);
     const agg = { resQuality: 71, srcQuality: 62, analysisDepth: 53 };
-    expect(reportFromRecord(a, { aggregate: agg })).toEqual({ answer: "yes", confidenceBps: 8_765, resQuality: 71, srcQuality: 62, analysisDepth: 53 });
-    expect(reportFromRecord(b)).toEqual({ answer: "no", confidenceBps: 5_000, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
-    expect(reportFromRecord(c, { aggregate: agg })).toEqual({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
-    expect(reportFromRecord({ askFailure: { kind: "abstained", message: "neutral" } })).toEqual({ answer: "abstained", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
+    expect(reportFromRecord(a, { aggregate: agg })).toEqual({
+      answer: "yes",
+      confidenceBps: 8_765,
+      resQuality: 71,
+      srcQuality: 62,
+      analysisDepth: 53,
+    });
+    expect(reportFromRecord(b)).toEqual({
+      answer: "no",
+      confidenceBps: 5_000,
+      resQuality: 0,
+      srcQuality: 0,
+      analysisDepth: 0,
+    });
+    expect(reportFromRecord(c, { aggregate: agg })).toEqual({
+      answer: "failed",
+      confidenceBps: 0,
+      resQuality: 0,
+      srcQuality: 0,
+      analysisDepth: 0,
+    });
+    expect(reportFromRecord({ askFailure: { kind: "abstained", message: "neutral" } })).toEqual({
+      answer: "abstained",
+      confidenceBps: 0,
+      resQuality: 0,
+      srcQuality: 0,
+      analysisDepth: 0,
+    });
     expect(reportFromRecord({ answer: { ...answer(true), confidence: Number.NaN } }).confidenceBps).toBe(5_000);
-    expect(reportFromRecord({ answer: answer(true, 1.7) }, { aggregate: { resQuality: 300, srcQuality: -4, analysisDepth: Number.NaN } })).toEqual({
+    expect(
+      reportFromRecord(
+        { answer: answer(true, 1.7) },
+        { aggregate: { resQuality: 300, srcQuality: -4, analysisDepth: Number.NaN } },
+      ),
+    ).toEqual({
       answer: "yes",
       confidenceBps: 10_000,
       resQuality: 100,

@@ -1,4 +1,10 @@
-import type { Address, MarketSnapshot, WorkerAnswer, WorkerEndpoint, WorkerRecord } from "../../../workflow/core/types.js";
+import type {
+  Address,
+  MarketSnapshot,
+  WorkerAnswer,
+  WorkerEndpoint,
+  WorkerRecord,
+} from "../../../workflow/core/types.js";
 import { protocolOf } from "../../../workflow/evaluate/view.js";
 
 export const addr = (i: number): Address => `0x${(0xa0 + i).toString(16).padStart(2, "0").repeat(20)}` as Address;
@@ -30,11 +36,16 @@ export function answer(determination: boolean, confidence = 0.8, extra: Partial<
 }
 
 /** An answered seat's endpoint: the protocol its extras name (as `protocolOf` reads them), so scoring is as without one. */
-export const endpointFor = (i: number, a: WorkerAnswer): WorkerEndpoint => ({ url: `https://agent${i}.example/`, protocol: protocolOf({ answer: a }) });
+export const endpointFor = (i: number, a: WorkerAnswer): WorkerEndpoint => ({
+  url: `https://agent${i}.example/`,
+  protocol: protocolOf({ answer: a }),
+});
 
 export function records(m: MarketSnapshot, answers: Array<WorkerAnswer | undefined>): WorkerRecord[] {
   return m.workers.map((seat, i): WorkerRecord => {
     const a = answers[i];
-    return a ? { seat, endpoint: endpointFor(i, a), answer: a } : { seat, askFailure: { kind: "timeout", message: "no answer within 30000 ms" } };
+    return a
+      ? { seat, endpoint: endpointFor(i, a), answer: a }
+      : { seat, askFailure: { kind: "timeout", message: "no answer within 30000 ms" } };
   });
 }

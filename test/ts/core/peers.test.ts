@@ -3,14 +3,30 @@ import { peerFindings } from "../../../workflow/core/peers.js";
 import type { Address, WorkerRecord } from "../../../workflow/core/types.js";
 
 const addr = (n: number) => `0x${n.toString(16).padStart(40, "0")}` as Address;
-const record = (n: number, determination: boolean, evidence: string, extras?: Record<string, unknown>): WorkerRecord => ({
+const record = (
+  n: number,
+  determination: boolean,
+  evidence: string,
+  extras?: Record<string, unknown>,
+): WorkerRecord => ({
   seat: { address: addr(n), agentId: BigInt(100 + n), stake: 1n },
   endpoint: { url: `https://w${n}.example/`, protocol: "cresolver" },
-  answer: { determination, confidence: 0.5 + n / 100, evidence, sources: [`https://s${n}.example/x`], ...(extras ? { extras } : {}) },
+  answer: {
+    determination,
+    confidence: 0.5 + n / 100,
+    evidence,
+    sources: [`https://s${n}.example/x`],
+    ...(extras ? { extras } : {}),
+  },
 });
 
 describe("peerFindings", () => {
-  const panel = [record(1, true, "alpha"), record(2, false, "beta", { agent: "secret-name" }), record(3, true, "gamma"), { seat: { address: addr(4), agentId: 104n, stake: 1n } }];
+  const panel = [
+    record(1, true, "alpha"),
+    record(2, false, "beta", { agent: "secret-name" }),
+    record(3, true, "gamma"),
+    { seat: { address: addr(4), agentId: 104n, stake: 1n } },
+  ];
 
   it("gives every other answering worker's finding, never the worker's own or a non-responder's", () => {
     const peers = peerFindings(panel, addr(1));
@@ -23,7 +39,12 @@ describe("peerFindings", () => {
     expect(text).not.toContain(addr(2).slice(2));
     expect(text).not.toContain("102");
     expect(text).not.toContain("secret-name");
-    expect(Object.keys(peerFindings(panel, addr(3))[0]!).sort()).toEqual(["confidence", "determination", "evidence", "sources"]);
+    expect(Object.keys(peerFindings(panel, addr(3))[0]!).sort()).toEqual([
+      "confidence",
+      "determination",
+      "evidence",
+      "sources",
+    ]);
   });
 
   it("orders findings by content, not by seat, so join order is not revealed", () => {
@@ -32,6 +53,8 @@ describe("peerFindings", () => {
   });
 
   it("matches the worker's own address case-insensitively", () => {
-    expect(peerFindings(panel, addr(1).toUpperCase().replace("0X", "0x") as Address).map((p) => p.evidence)).not.toContain("alpha");
+    expect(
+      peerFindings(panel, addr(1).toUpperCase().replace("0X", "0x") as Address).map((p) => p.evidence),
+    ).not.toContain("alpha");
   });
 });

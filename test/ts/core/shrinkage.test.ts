@@ -7,7 +7,13 @@ import { estimateAccuracy, invertInformation } from "../../../workflow/core/accu
 import type { AnswerKind, HistoryMarket, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
 
-const rep = (answer: AnswerKind, confidenceBps = 8_000): WorkerReport => ({ answer, confidenceBps, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
+const rep = (answer: AnswerKind, confidenceBps = 8_000): WorkerReport => ({
+  answer,
+  confidenceBps,
+  resQuality: 0,
+  srcQuality: 0,
+  analysisDepth: 0,
+});
 
 /** Deterministic pseudo-random bits (LCG). */
 function bits(seed: number): () => number {
@@ -23,14 +29,23 @@ function record(accuracies: number[], markets: number, seed: number): HistoryMar
   const r = bits(seed);
   return Array.from({ length: markets }, (_, m) => {
     const truth = r() < 0.5;
-    const answers = accuracies.map((a, i) => ({ agentId: BigInt(i + 1), answer: ((r() < a) === truth ? "yes" : "no") as AnswerKind, confidenceBps: 8_000 }));
+    const answers = accuracies.map((a, i) => ({
+      agentId: BigInt(i + 1),
+      answer: (r() < a === truth ? "yes" : "no") as AnswerKind,
+      confidenceBps: 8_000,
+    }));
     return { key: `k:${m}`, final: "invalid" as const, disputed: false, answers };
   });
 }
 
 describe("invertInformation", () => {
   it("inverts a symmetric matrix; a pivot without information counts as variance 1e6", () => {
-    expect(invertInformation([[2, 1], [1, 2]]).map((r) => r.map((x) => Math.round(x * 1e9) / 1e9))).toEqual([
+    expect(
+      invertInformation([
+        [2, 1],
+        [1, 2],
+      ]).map((r) => r.map((x) => Math.round(x * 1e9) / 1e9)),
+    ).toEqual([
       [0.666666667, -0.333333333],
       [-0.333333333, 0.666666667],
     ]);
@@ -42,7 +57,15 @@ describe("invertInformation", () => {
 describe("estimate covariance (observed information)", () => {
   it("with known truths: 1 / ((answers + prior strength) · p(1 − p)) per agent, no cross terms", () => {
     // agent 1 right in 4 arbiter-decided markets: p = (2.8 + 4) / 8 = 0.85; information (4 + 4)·0.85·0.15 = 1.02
-    const h: HistoryMarket[] = Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, final: true, disputed: true, answers: [{ agentId: 1n, answer: "yes", confidenceBps: 8_000 }, { agentId: 2n, answer: "no", confidenceBps: 8_000 }] }));
+    const h: HistoryMarket[] = Array.from({ length: 4 }, (_, i) => ({
+      key: `k${i}`,
+      final: true,
+      disputed: true,
+      answers: [
+        { agentId: 1n, answer: "yes", confidenceBps: 8_000 },
+        { agentId: 2n, answer: "no", confidenceBps: 8_000 },
+      ],
+    }));
     const est = estimateAccuracy(h, [1n, 2n]);
     expect(est.agents.map((a) => a.accuracy)).toEqual([0.85, 0.35]);
     expect(est.covariance).toEqual([
@@ -71,8 +94,16 @@ describe("estimate covariance (observed information)", () => {
 describe("shrinkage of the weights", () => {
   it("agents the record cannot tell apart weigh alike: full shrinkage to the mean when the spread is within the noise", () => {
     // agents 1 and 2 both right in the same 4 arbiter-decided markets (and agree: clones need ≥ 5 shared markets)
-    const h: HistoryMarket[] = Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, final: i % 2 === 0, disputed: true, answers: [1n, 2n].map((agentId) => ({ agentId, answer: i % 2 === 0 ? "yes" : "no", confidenceBps: 8_000 })) }));
-    const d = decideVerdict({ agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: h }, { thresholdBps: 5_000 });
+    const h: HistoryMarket[] = Array.from({ length: 4 }, (_, i) => ({
+      key: `k${i}`,
+      final: i % 2 === 0,
+      disputed: true,
+      answers: [1n, 2n].map((agentId) => ({ agentId, answer: i % 2 === 0 ? "yes" : "no", confidenceBps: 8_000 })),
+    }));
+    const d = decideVerdict(
+      { agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: h },
+      { thresholdBps: 5_000 },
+    );
     expect(d.shrinkage).toEqual({ mean: 1.734601, between: 0.000001, groups: 2 }); // logit(0.85); spread 0 → floor
     expect(d.voters.map((v) => v.weight)).toEqual([1.734601, 1.734601]);
     expect(d.reason).toBe("tie");
@@ -86,18 +117,27 @@ describe("shrinkage of the weights", () => {
     expect(shrunk.shrinkage).toBeDefined();
     expect(shrunk.logOdds).toBeLessThan(0); // the majority
     const w = shrunk.voters.map((v) => v.weight);
-    const raw = decideVerdict({ agentIds: [1n, 2n, 3n], reports, history: h }, { shrinkage: false }).voters.map((v) => v.weight);
+    const raw = decideVerdict({ agentIds: [1n, 2n, 3n], reports, history: h }, { shrinkage: false }).voters.map(
+      (v) => v.weight,
+    );
     // weights move towards each other
     expect(Math.max(...w) - Math.min(...w)).toBeLessThan(Math.max(...raw) - Math.min(...raw));
   });
 
   it("needs two proven groups; clones count once; off by configuration", () => {
     const h = record([0.8, 0.7], 20, 3);
-    expect(decideVerdict({ agentIds: [1n, 9n], reports: [rep("yes"), rep("no")], history: h }).shrinkage).toBeUndefined(); // 9 has no record
+    expect(
+      decideVerdict({ agentIds: [1n, 9n], reports: [rep("yes"), rep("no")], history: h }).shrinkage,
+    ).toBeUndefined(); // 9 has no record
     const clones = h.map((m) => ({ ...m, answers: [...m.answers, { ...m.answers[0], agentId: 3n }] }));
     const d = decideVerdict({ agentIds: [1n, 3n, 2n], reports: [rep("yes"), rep("yes"), rep("no")], history: clones });
     expect(d.shrinkage?.groups).toBe(2);
-    expect(decideVerdict({ agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: h }, { shrinkage: false }).shrinkage).toBeUndefined();
-    expect(() => decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { shrinkage: "yes" as unknown as boolean })).toThrow(RangeError);
+    expect(
+      decideVerdict({ agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: h }, { shrinkage: false })
+        .shrinkage,
+    ).toBeUndefined();
+    expect(() =>
+      decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { shrinkage: "yes" as unknown as boolean }),
+    ).toThrow(RangeError);
   });
 });

@@ -52,7 +52,12 @@ describe("detectInjection", () => {
     expect(c.removedSentences).toBe(3);
     expect(c.flags).toEqual(["override-instructions", "previous-instructions", "score-demand"]);
     const clean = cleanForScoring("Prices rose 5%; volumes doubled.\n\nThe close is near.");
-    expect(clean).toEqual({ paragraphs: [["Prices rose 5%; volumes doubled."], ["The close is near."]], removedSentences: 0, flags: [], injected: false });
+    expect(clean).toEqual({
+      paragraphs: [["Prices rose 5%; volumes doubled."], ["The close is near."]],
+      removedSentences: 0,
+      flags: [],
+      injected: false,
+    });
   });
 
   it.each([

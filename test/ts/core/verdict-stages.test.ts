@@ -11,14 +11,26 @@ import { isAnswered } from "../../../workflow/core/types.js";
 
 /** Agent 100 right in 4 arbiter-decided markets, agent 102 always wrong; 101 has no record. */
 function history(m: MarketSnapshot): HistoryMarket[] {
-  const past = Array.from({ length: 4 }, (_, i): HistoryMarket => ({
-    key: `31337:0xold:${i}`,
-    final: i % 2 === 0,
-    disputed: true,
-    answers: [100n, 102n].map((agentId) => ({ agentId, answer: (i % 2 === 0) !== (agentId === 102n) ? "yes" : "no", confidenceBps: 8_000 })),
-  }));
+  const past = Array.from(
+    { length: 4 },
+    (_, i): HistoryMarket => ({
+      key: `31337:0xold:${i}`,
+      final: i % 2 === 0,
+      disputed: true,
+      answers: [100n, 102n].map((agentId) => ({
+        agentId,
+        answer: (i % 2 === 0) !== (agentId === 102n) ? "yes" : "no",
+        confidenceBps: 8_000,
+      })),
+    }),
+  );
   // The source also returns the market being resolved: the stage must leave it out.
-  const self: HistoryMarket = { key: marketKey(m).toUpperCase(), final: false, disputed: true, answers: [{ agentId: 100n, answer: "no", confidenceBps: 10_000 }] };
+  const self: HistoryMarket = {
+    key: marketKey(m).toUpperCase(),
+    final: false,
+    disputed: true,
+    answers: [{ agentId: 100n, answer: "no", confidenceBps: 10_000 }],
+  };
   return [...past, self];
 }
 
@@ -70,8 +82,13 @@ describe("resolve stage", () => {
   });
 
   it("turns a failing source into a PipelineError of the resolve stage", async () => {
-    const source: TrackRecordSource = { history: async () => Promise.reject(new Error("rpc down https://secret@node")) };
-    await expect(resolveStage(m, recs, quorumStatus(3, 3), evaluation, source)).rejects.toMatchObject({ name: "PipelineError", stage: "resolve" });
+    const source: TrackRecordSource = {
+      history: async () => Promise.reject(new Error("rpc down https://secret@node")),
+    };
+    await expect(resolveStage(m, recs, quorumStatus(3, 3), evaluation, source)).rejects.toMatchObject({
+      name: "PipelineError",
+      stage: "resolve",
+    });
     await expect(readTrackRecord(m, undefined)).resolves.toEqual([]);
   });
 
@@ -94,7 +111,12 @@ describe("resolve stage", () => {
       { answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
     ]);
     const sealed = bundleStage(m, few, quorumStatus(3, 1), undefined, d);
-    expect(sealed.proposal).toEqual({ marketId: 42n, verdict: "invalid", reports: d.reports, bundleHash: sealed.bundle.hash });
+    expect(sealed.proposal).toEqual({
+      marketId: 42n,
+      verdict: "invalid",
+      reports: d.reports,
+      bundleHash: sealed.bundle.hash,
+    });
     expect(sealed.plan).toBeUndefined();
     expect((sealed.bundle.document as any).decision).toMatchObject({ verdict: "invalid", reason: "no-quorum" });
   });
@@ -108,13 +130,21 @@ describe("bundle stage", () => {
       const evaluation = rubricEvaluate({ market: m, workers: recs.filter(isAnswered) });
       const source: TrackRecordSource = { history: async (mk) => history(mk) };
       const d = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source);
-      return { d, sealed: bundleStage(m, recs, quorumStatus(3, 3), evaluation, d, { bundleExtra: { pipeline: "test" } }) };
+      return {
+        d,
+        sealed: bundleStage(m, recs, quorumStatus(3, 3), evaluation, d, { bundleExtra: { pipeline: "test" } }),
+      };
     };
     const a = await run();
     const b = await run();
     expect(b.sealed.bundle.json).toBe(a.sealed.bundle.json);
     expect(a.d.verdict).toBe("yes"); // 100 (proven) and the fresh 101 agree; 102 says no but weighs nothing
-    expect(a.sealed.proposal).toEqual({ marketId: 42n, verdict: "yes", reports: a.d.reports, bundleHash: a.sealed.bundle.hash });
+    expect(a.sealed.proposal).toEqual({
+      marketId: 42n,
+      verdict: "yes",
+      reports: a.d.reports,
+      bundleHash: a.sealed.bundle.hash,
+    });
     // legacy v1 plan: the on-chain reward weights of the reports
     expect(a.sealed.plan?.weights).toEqual(a.d.rewardWeights);
     expect(a.sealed.plan?.scores).toEqual(a.d.reports.flatMap((r) => [r.resQuality, r.srcQuality, r.analysisDepth]));

@@ -12,12 +12,22 @@ const rep = (answer: AnswerKind, confidenceBps = answer === "yes" || answer === 
 });
 
 /** A market of the track record: `answers[agentId] = "yes" | "no" | ...`. */
-function hm(key: number, final: boolean | "invalid", disputed: boolean, answers: Record<string, AnswerKind>, bps = 9_500): HistoryMarket {
+function hm(
+  key: number,
+  final: boolean | "invalid",
+  disputed: boolean,
+  answers: Record<string, AnswerKind>,
+  bps = 9_500,
+): HistoryMarket {
   return {
     key: `31337:0xabc:${key}`,
     final,
     disputed,
-    answers: Object.entries(answers).map(([id, a]) => ({ agentId: BigInt(id), answer: a, confidenceBps: a === "yes" || a === "no" ? bps : 0 })),
+    answers: Object.entries(answers).map(([id, a]) => ({
+      agentId: BigInt(id),
+      answer: a,
+      confidenceBps: a === "yes" || a === "no" ? bps : 0,
+    })),
   };
 }
 const side = (b: boolean): AnswerKind => (b ? "yes" : "no");
@@ -34,16 +44,27 @@ describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
     expect(d.reason).toBeUndefined();
     expect(d.rewardWeights).toEqual([96n * 750n, 96n * 750n, 36n * 750n]); // conf 8000: right → 96, wrong → 36; × (600 + 150)
     // a deployment that never resolves on unproven agents alone
-    const strict = decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] }, { unprovenAccuracy: 0.55 });
+    const strict = decideVerdict(
+      { agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] },
+      { unprovenAccuracy: 0.55 },
+    );
     expect(strict.posterior).toBe(0.55);
     expect(strict.verdict).toBe("invalid");
     expect(strict.reason).toBe("below-threshold");
     expect(strict.rewardWeights).toBeNull();
-    expect(decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("no"), rep("no"), rep("no")], history: [] }, { thresholdBps: 7_001 }).reason).toBe("below-threshold");
+    expect(
+      decideVerdict(
+        { agentIds: [1n, 2n, 3n], reports: [rep("no"), rep("no"), rep("no")], history: [] },
+        { thresholdBps: 7_001 },
+      ).reason,
+    ).toBe("below-threshold");
   });
 
   it("a bloc tie is a tie: invalid, posterior ½", () => {
-    const d = decideVerdict({ agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: [] }, { thresholdBps: 5_000 });
+    const d = decideVerdict(
+      { agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: [] },
+      { thresholdBps: 5_000 },
+    );
     expect(d.bloc.side).toBeNull();
     expect(d.logOdds).toBe(0);
     expect(d.verdict).toBe("invalid");
@@ -53,13 +74,23 @@ describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
   });
 
   it("abstentions and failures do not vote and do not count for quorum (⌈2n/3⌉ of the seats)", () => {
-    const d = decideVerdict({ agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("abstained"), rep("failed")], history: [] });
+    const d = decideVerdict({
+      agentIds: [1n, 2n, 3n],
+      reports: [rep("yes"), rep("abstained"), rep("failed")],
+      history: [],
+    });
     expect(d.quorum).toEqual({ n: 3, required: 2, answered: 1 });
     expect(d.verdict).toBe("invalid");
     expect(d.reason).toBe("no-quorum");
     expect(d.outcome).toEqual({ kind: "no-quorum", answered: 1, required: 2 });
     expect(d.voters[1].excludedReason).toBe("abstained");
-    expect(d.reports[1]).toEqual({ answer: "abstained", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 });
+    expect(d.reports[1]).toEqual({
+      answer: "abstained",
+      confidenceBps: 0,
+      resQuality: 0,
+      srcQuality: 0,
+      analysisDepth: 0,
+    });
     const e = decideVerdict({ agentIds: [], reports: [], history: [] });
     expect(e.reason).toBe("no-quorum");
     expect(() => decideVerdict({ agentIds: [1n], reports: [], history: [] })).toThrow(RangeError);
@@ -89,7 +120,10 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7
 
   it("an agent that always answers the same way gets (almost) no weight", () => {
     // raw log-odds weights (no shrinkage: this checks the estimator's numbers)
-    const d = decideVerdict({ agentIds: [1n, 3n], reports: [rep("no", 9_500), rep("yes", 9_500)], history }, { minHistory: 6, shrinkage: false });
+    const d = decideVerdict(
+      { agentIds: [1n, 3n], reports: [rep("no", 9_500), rep("yes", 9_500)], history },
+      { minHistory: 6, shrinkage: false },
+    );
     expect(d.voters[1].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
     expect(d.voters[1].weight).toBe(0.200671); // logit(0.55)
     expect(d.voters[0].weight).toBe(2.512306); // logit(0.925)
@@ -98,7 +132,10 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7
   });
 
   it("confidence counts only as calibrated: a stated 95 % from an agent right half the time weighs little", () => {
-    const d = decideVerdict({ agentIds: [2n], reports: [rep("yes", 9_900)], history }, { minHistory: 1, thresholdBps: 5_000 });
+    const d = decideVerdict(
+      { agentIds: [2n], reports: [rep("yes", 9_900)], history },
+      { minHistory: 1, thresholdBps: 5_000 },
+    );
     expect(d.voters[0].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
     expect(d.voters[0].weight).toBe(0.200671);
     // the same agent at a confidence it never used falls back to its overall accuracy
@@ -136,7 +173,11 @@ describe("decideVerdict: colluders, swarms, clones", () => {
     expect(est.agents.find((a) => a.agentId === 1n)!.cloneGroup).toBeUndefined();
     expect(est.converged).toBe(true);
     // the colluders and the best agent's lone dissent: the established majority wins
-    const d = decideVerdict({ agentIds: [1n, 2n, 3n, 4n, 5n, 6n, 7n], reports: ["yes", "no", "no", "yes", "yes", "no", "no"].map((a) => rep(a as AnswerKind)), history });
+    const d = decideVerdict({
+      agentIds: [1n, 2n, 3n, 4n, 5n, 6n, 7n],
+      reports: ["yes", "no", "no", "yes", "yes", "no", "no"].map((a) => rep(a as AnswerKind)),
+      history,
+    });
     expect(d.voters[5].weight).toBe(0);
     expect(d.voters[6].weight).toBe(0);
     expect(d.verdict).toBe("yes");
@@ -150,16 +191,29 @@ describe("decideVerdict: colluders, swarms, clones", () => {
     expect(d.verdict).toBe("yes");
     expect(d.posterior).toBeGreaterThan(0.999);
     // two established agents against the swarm still win
-    const two = decideVerdict({ agentIds: ids.slice(0, 2).concat(ids.slice(5)), reports: reports.slice(0, 2).concat(reports.slice(5)), history });
+    const two = decideVerdict({
+      agentIds: ids.slice(0, 2).concat(ids.slice(5)),
+      reports: reports.slice(0, 2).concat(reports.slice(5)),
+      history,
+    });
     expect(two.verdict).toBe("yes");
   });
 
   it("clones voting together count once", () => {
-    const d = decideVerdict({ agentIds: [6n, 7n], reports: [rep("yes"), rep("yes")], history }, { thresholdBps: 5_000 });
+    const d = decideVerdict(
+      { agentIds: [6n, 7n], reports: [rep("yes"), rep("yes")], history },
+      { thresholdBps: 5_000 },
+    );
     expect(d.voters[0].cloneGroup).toBe(6n);
     // weight 0 anyway (wrong agents); clone sharing is visible with accurate clones:
-    const h2 = history.map((m) => ({ ...m, answers: [...m.answers, { ...m.answers.find((a) => a.agentId === 1n)!, agentId: 8n }] }));
-    const e = decideVerdict({ agentIds: [1n, 8n, 2n], reports: [rep("yes"), rep("yes"), rep("no")], history: h2 }, { shrinkage: false });
+    const h2 = history.map((m) => ({
+      ...m,
+      answers: [...m.answers, { ...m.answers.find((a) => a.agentId === 1n)!, agentId: 8n }],
+    }));
+    const e = decideVerdict(
+      { agentIds: [1n, 8n, 2n], reports: [rep("yes"), rep("yes"), rep("no")], history: h2 },
+      { shrinkage: false },
+    );
     expect(e.voters[0].cloneGroup).toBe(1n);
     expect(e.voters[0].weight).toBe(e.voters[1].weight);
     expect(e.voters[0].weight * 2).toBeCloseTo(e.voters[2].weight, 5); // 1 and 8 share one vote; 2 is as accurate
@@ -169,14 +223,24 @@ describe("decideVerdict: colluders, swarms, clones", () => {
 
   it("is deterministic and order-independent in the agent index", () => {
     const a = decideVerdict({ agentIds: [1n, 6n], reports: [rep("yes"), rep("no")], history });
-    const b = decideVerdict({ agentIds: [1n, 6n], reports: [rep("yes"), rep("no")], history: history.map((m) => ({ ...m, answers: [...m.answers].reverse() })) });
+    const b = decideVerdict({
+      agentIds: [1n, 6n],
+      reports: [rep("yes"), rep("no")],
+      history: history.map((m) => ({ ...m, answers: [...m.answers].reverse() })),
+    });
     expect(b.voters).toEqual(a.voters);
     expect(b.posterior).toBe(a.posterior);
   });
 
   it("rejects an invalid configuration", () => {
-    expect(() => decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { thresholdBps: 4_000 })).toThrow(RangeError);
-    expect(() => decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { accuracy: { priorAccuracy: 2 } })).toThrow(RangeError);
-    expect(() => decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { accuracy: { confidenceBins: [6000] } })).toThrow(RangeError);
+    expect(() =>
+      decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { thresholdBps: 4_000 }),
+    ).toThrow(RangeError);
+    expect(() =>
+      decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { accuracy: { priorAccuracy: 2 } }),
+    ).toThrow(RangeError);
+    expect(() =>
+      decideVerdict({ agentIds: [1n], reports: [rep("yes")], history: [] }, { accuracy: { confidenceBins: [6000] } }),
+    ).toThrow(RangeError);
   });
 });

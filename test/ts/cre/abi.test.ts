@@ -8,8 +8,12 @@ import { identityReadAbi, marketReadAbi, RESOLUTION_REQUESTED_TOPIC } from "../.
 import { identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 
 /** Type layout only (names and internal types are documentation). */
-const shape = (p: AbiParameter): unknown => ({ type: p.type, ...("components" in p ? { components: p.components.map(shape) } : {}) });
-const fn = (abi: readonly unknown[], name: string) => (abi as AbiFunction[]).find((i) => i.type === "function" && i.name === name);
+const shape = (p: AbiParameter): unknown => ({
+  type: p.type,
+  ...("components" in p ? { components: p.components.map(shape) } : {}),
+});
+const fn = (abi: readonly unknown[], name: string) =>
+  (abi as AbiFunction[]).find((i) => i.type === "function" && i.name === name);
 
 describe("CRE workflow ABI fragment", () => {
   it("matches IResolutionMarket and IIdentityRegistry (names, inputs, outputs, tuple layout)", () => {
@@ -28,7 +32,9 @@ describe("CRE workflow ABI fragment", () => {
   });
 
   it("triggers on the market's ResolutionRequested event", () => {
-    const event = (resolutionMarketAbi as readonly { type: string; name?: string }[]).find((i) => i.type === "event" && i.name === "ResolutionRequested");
+    const event = (resolutionMarketAbi as readonly { type: string; name?: string }[]).find(
+      (i) => i.type === "event" && i.name === "ResolutionRequested",
+    );
     expect(toEventSelector(event as never)).toBe(RESOLUTION_REQUESTED_TOPIC);
   });
 });

@@ -29,7 +29,11 @@ interface Mocks {
   installMocks(market: TestMarket, agents: Map<string, Agent>): { reports: { raw: `0x${string}` }[]; http: unknown[] };
 }
 interface Host {
-  runInQuickJS(bundle: string, config: unknown, request: { log: unknown }): Promise<{ result: { ok: true; value: string } | { ok: false; error: string }; logs: string[] }>;
+  runInQuickJS(
+    bundle: string,
+    config: unknown,
+    request: { log: unknown },
+  ): Promise<{ result: { ok: true; value: string } | { ok: false; error: string }; logs: string[] }>;
 }
 interface Run {
   testConfig(market: TestMarket, overrides?: Record<string, unknown>): Record<string, unknown>;
@@ -50,7 +54,10 @@ const router: Agent = (path, body) => {
 
 beforeAll(async () => {
   server = await startServer((req, res) => {
-    const reply = router(new URL(req.url ?? "/", "http://x").pathname, req.bodyText === "" ? null : JSON.parse(req.bodyText));
+    const reply = router(
+      new URL(req.url ?? "/", "http://x").pathname,
+      req.bodyText === "" ? null : JSON.parse(req.bodyText),
+    );
     res.writeHead(reply.status, { ...reply.headers, "content-length": Buffer.byteLength(reply.body) });
     res.end(reply.body);
   });
@@ -76,12 +83,21 @@ async function throughNode(market: TestMarket) {
     market: { readMarket: async () => snapshot },
     directory: { agentURI: async (id) => uris.get(id) },
     fetcher: http.fetcher,
-    adapters: createAdapterRegistry([createCresolverAdapter({ http, resolveTimeoutMs: profile.resolveTimeoutMs, challengeTimeoutMs: profile.challengeTimeoutMs, retryDelayMs: 10 })]),
+    adapters: createAdapterRegistry([
+      createCresolverAdapter({
+        http,
+        resolveTimeoutMs: profile.resolveTimeoutMs,
+        challengeTimeoutMs: profile.challengeTimeoutMs,
+        retryDelayMs: 10,
+      }),
+    ]),
     evaluator: createRubricEvaluator(),
   });
 }
 
-async function throughCre(market: TestMarket): Promise<{ summary: { verdict: string; bundleHash: string; bundle: string }; report: CreReport }> {
+async function throughCre(
+  market: TestMarket,
+): Promise<{ summary: { verdict: string; bundleHash: string; bundle: string }; report: CreReport }> {
   const [{ installMocks }, { runInQuickJS }, { testConfig, requestLog }, { default: bundle }] = await Promise.all([
     import(/* @vite-ignore */ `${CRE}mocks.js`) as Promise<Mocks>,
     import(/* @vite-ignore */ `${CRE}quickjs-host.js`) as Promise<Host>,
@@ -110,12 +126,24 @@ async function expectParity(list: Agent[]): Promise<string> {
 }
 
 sdkTest("parity: a unanimous panel resolves identically on the daemon's pipeline and on the DON", async () => {
-  expect(await expectParity([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(true, 0.7, "c")])).not.toBe("");
+  expect(
+    await expectParity([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b"), honestAgent(true, 0.7, "c")]),
+  ).not.toBe("");
 });
 
-sdkTest("parity: a split panel with failing agents (5xx, not JSON, over the reply cap) gives the same reports and bundle", async () => {
-  await expectParity([honestAgent(true, 0.9, "a"), honestAgent(false, 0.6, "b"), brokenAgent("500"), brokenAgent("not-json"), brokenAgent("huge"), honestAgent(true, 0.75, "f")]);
-});
+sdkTest(
+  "parity: a split panel with failing agents (5xx, not JSON, over the reply cap) gives the same reports and bundle",
+  async () => {
+    await expectParity([
+      honestAgent(true, 0.9, "a"),
+      honestAgent(false, 0.6, "b"),
+      brokenAgent("500"),
+      brokenAgent("not-json"),
+      brokenAgent("huge"),
+      honestAgent(true, 0.75, "f"),
+    ]);
+  },
+);
 
 sdkTest("parity: without quorum both propose Invalid with the same bundle", async () => {
   expect(await expectParity([honestAgent(true), brokenAgent("bad-schema"), brokenAgent("500")])).toBe("invalid");

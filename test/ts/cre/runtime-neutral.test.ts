@@ -23,7 +23,9 @@ function importGraph(entry: string): { files: Set<string>; bare: Set<string> } {
     if (files.has(file)) continue;
     files.add(file);
     const text = readFileSync(file, "utf8");
-    for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+    for (const m of text.matchAll(
+      /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g,
+    )) {
       const spec = m[1] ?? m[2] ?? m[3]!;
       if (spec.startsWith(".")) todo.push(resolve(dirname(file), spec.replace(/\.js$/, ".ts")));
       else bare.add(spec);
@@ -37,12 +39,33 @@ describe("the CRE workflow's import graph", () => {
 
   it("uses the pipeline itself (one implementation) and no Node-only module", () => {
     const rel = [...files].map((f) => f.slice(root.length + 1));
-    for (const shared of ["workflow/pipeline/run.ts", "workflow/core/vote.ts", "workflow/core/bundle.ts", "workflow/evaluate/rubric.ts", "protocols/cresolver/adapter.ts"]) expect(rel).toContain(shared);
-    expect(rel.filter((f) => /^workflow\/(http\/client|http\/guard|evaluate\/llm|chain\/(clients|snapshot|ports))\.ts$/.test(f))).toEqual([]);
+    for (const shared of [
+      "workflow/pipeline/run.ts",
+      "workflow/core/vote.ts",
+      "workflow/core/bundle.ts",
+      "workflow/evaluate/rubric.ts",
+      "protocols/cresolver/adapter.ts",
+    ])
+      expect(rel).toContain(shared);
+    expect(
+      rel.filter((f) =>
+        /^workflow\/(http\/client|http\/guard|evaluate\/llm|chain\/(clients|snapshot|ports))\.ts$/.test(f),
+      ),
+    ).toEqual([]);
     // Only the cresolver adapter and the runtime-neutral registry/types from protocols/: not the registry that pulls
     // every protocol's agent side (Fastify) and Node-only adapters.
-    expect(rel.filter((f) => f.startsWith("protocols/")).sort()).toEqual(["protocols/adapter-registry.ts", "protocols/cresolver/adapter.ts", "protocols/cresolver/wire.ts", "protocols/types.ts", "protocols/wire-fields.ts"]);
-    expect([...bare].filter((s) => s.startsWith("node:") || ["undici", "openai", "jose", "ws", "fastify", "pino"].includes(s))).toEqual([]);
+    expect(rel.filter((f) => f.startsWith("protocols/")).sort()).toEqual([
+      "protocols/adapter-registry.ts",
+      "protocols/cresolver/adapter.ts",
+      "protocols/cresolver/wire.ts",
+      "protocols/types.ts",
+      "protocols/wire-fields.ts",
+    ]);
+    expect(
+      [...bare].filter(
+        (s) => s.startsWith("node:") || ["undici", "openai", "jose", "ws", "fastify", "pino"].includes(s),
+      ),
+    ).toEqual([]);
     expect([...bare].sort()).toEqual(["@chainlink/cre-sdk", "viem", "whatwg-url", "zod"]);
   });
 
@@ -71,10 +94,13 @@ describe("runtime-neutral helpers", () => {
   it("without host timers: no retry pause (one attempt), sleep rejects, no backstop timer", async () => {
     previous = installTimers(undefined);
     let attempts = 0;
-    const r = await callWithRetry(async () => {
-      attempts++;
-      throw new HttpError("http-status", "x answered 503", { status: 503, retryable: true });
-    }, { timeoutMs: 5_000, retryDelayMs: 1 });
+    const r = await callWithRetry(
+      async () => {
+        attempts++;
+        throw new HttpError("http-status", "x answered 503", { status: 503, retryable: true });
+      },
+      { timeoutMs: 5_000, retryDelayMs: 1 },
+    );
     expect(attempts).toBe(1);
     expect(r.ok).toBe(false);
     await expect(sleep(1)).rejects.toThrow(/no timers/);
@@ -83,11 +109,14 @@ describe("runtime-neutral helpers", () => {
 
   it("with host timers (Node): the one retry still happens", async () => {
     let attempts = 0;
-    const r = await callWithRetry(async () => {
-      attempts++;
-      if (attempts === 1) throw new HttpError("http-status", "x answered 503", { status: 503, retryable: true });
-      return "ok";
-    }, { timeoutMs: 5_000, retryDelayMs: 1, minRetryBudgetMs: 1 });
+    const r = await callWithRetry(
+      async () => {
+        attempts++;
+        if (attempts === 1) throw new HttpError("http-status", "x answered 503", { status: 503, retryable: true });
+        return "ok";
+      },
+      { timeoutMs: 5_000, retryDelayMs: 1, minRetryBudgetMs: 1 },
+    );
     expect(r).toMatchObject({ ok: true, value: "ok", attempts: 2 });
   });
 });

@@ -60,10 +60,14 @@ describe("the job's AbortSignal reaches in-flight agent calls", () => {
       const before = opened.length;
       await chain.requestResolution(id);
       await waitFor(() => opened.length > before, "the call to reach the silent agent", 30_000);
-      const view = await waitFor(async () => {
-        const v = await getJson(`${daemon.url}/markets/${id}`);
-        return v.job?.lastOutcome === "error" ? v : undefined;
-      }, "the run to time out", 30_000);
+      const view = await waitFor(
+        async () => {
+          const v = await getJson(`${daemon.url}/markets/${id}`);
+          return v.job?.lastOutcome === "error" ? v : undefined;
+        },
+        "the run to time out",
+        30_000,
+      );
       expect(view.job).toMatchObject({ state: "requested", attempts: 1 });
       expect(view.job.lastError).toMatch(/timed out after 2000 ms/);
       // The connection was closed by the daemon, long before the call's own 60 s deadline.
@@ -89,7 +93,11 @@ describe("the job's AbortSignal reaches in-flight agent calls", () => {
     const { Store } = await import("../../../daemon/store.js");
     const s = new Store(daemon.store.path);
     try {
-      expect(s.getJob({ chainId: daemon.chainId, market: chain.market, marketId: id })).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
+      expect(s.getJob({ chainId: daemon.chainId, market: chain.market, marketId: id })).toMatchObject({
+        state: "requested",
+        attempts: 0,
+        lastOutcome: "aborted",
+      });
     } finally {
       s.close();
     }

@@ -23,7 +23,10 @@ const API_TOKEN = "cli-daemon-token-0123456789abcdef";
 const BEARER = "factagora-secret-token-0123456789";
 
 function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(NODE, [CLI, ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(NODE, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const out = { stdout: "", stderr: "" };
   child.stdout.on("data", (d: Buffer) => (out.stdout += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out.stderr += d.toString()));
@@ -50,9 +53,31 @@ afterAll(async () => {
 describe("cresolver daemon", () => {
   it("--help documents the command and exits 0 (in-process)", async () => {
     const out = { stdout: "" };
-    const code = await runCli(["daemon", "--help"], { stdout: (s) => (out.stdout += s), stderr: () => undefined, env: {}, cwd: dir });
+    const code = await runCli(["daemon", "--help"], {
+      stdout: (s) => (out.stdout += s),
+      stderr: () => undefined,
+      env: {},
+      cwd: dir,
+    });
     expect(code).toBe(0);
-    for (const flag of ["--db", "--api-host", "--api-port", "--api-token-env", "--confirmations", "--poll-interval-ms", "--start-block", "--max-attempts", "--credentials-file", "--evaluator", "--allow-loopback", "--allow-private", "--log-level", "--public-url", "--on-dispute", "--reset-db"]) {
+    for (const flag of [
+      "--db",
+      "--api-host",
+      "--api-port",
+      "--api-token-env",
+      "--confirmations",
+      "--poll-interval-ms",
+      "--start-block",
+      "--max-attempts",
+      "--credentials-file",
+      "--evaluator",
+      "--allow-loopback",
+      "--allow-private",
+      "--log-level",
+      "--public-url",
+      "--on-dispute",
+      "--reset-db",
+    ]) {
       expect(out.stdout).toContain(flag);
     }
   });
@@ -69,7 +94,10 @@ describe("cresolver daemon", () => {
     }
     const credentialsFile = join(dir, "credentials.json");
     // The token is bound to worker 0's origin (a CRE agent accepts an optional platform token).
-    writeFileSync(credentialsFile, JSON.stringify({ [workers[0].agentId.toString()]: { origin: new URL(urls[0]).origin, bearerToken: BEARER } }));
+    writeFileSync(
+      credentialsFile,
+      JSON.stringify({ [workers[0].agentId.toString()]: { origin: new URL(urls[0]).origin, bearerToken: BEARER } }),
+    );
     chmodSync(credentialsFile, 0o600);
 
     const run = spawnCli(
@@ -95,27 +123,38 @@ describe("cresolver daemon", () => {
       { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey, DAEMON_TOKEN: API_TOKEN },
     );
     try {
-      const api = await waitFor(() => {
-        for (const line of run.out.stderr.split("\n")) {
-          if (!line.includes('"daemon started"')) continue;
-          return (JSON.parse(line) as { api: string }).api;
-        }
-        if (run.child.exitCode !== null) throw new Error(`daemon exited: ${run.out.stderr.slice(-2000)}`);
-        return undefined;
-      }, "the daemon to start", 60_000);
+      const api = await waitFor(
+        () => {
+          for (const line of run.out.stderr.split("\n")) {
+            if (!line.includes('"daemon started"')) continue;
+            return (JSON.parse(line) as { api: string }).api;
+          }
+          if (run.child.exitCode !== null) throw new Error(`daemon exited: ${run.out.stderr.slice(-2000)}`);
+          return undefined;
+        },
+        "the daemon to start",
+        60_000,
+      );
 
       const id = await chain.openMarket("Will the CLI daemon resolve this market?", workers);
       await chain.requestResolution(id);
-      const view = await waitFor(async () => {
-        const v = await getJson(`${api}/markets/${id}`);
-        return v.job?.state === "proposed" ? v : undefined;
-      }, "the daemon to propose", 60_000);
+      const view = await waitFor(
+        async () => {
+          const v = await getJson(`${api}/markets/${id}`);
+          return v.job?.state === "proposed" ? v : undefined;
+        },
+        "the daemon to propose",
+        60_000,
+      );
       const onChain = await chain.getMarket(id);
       expect(onChain.status).toBe(STATUS.Proposed);
       expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
 
       // The manual trigger takes the token from the named variable.
-      const manual = await fetch(`${api}/markets/${id}/resolve`, { method: "POST", headers: { authorization: `Bearer ${API_TOKEN}` } });
+      const manual = await fetch(`${api}/markets/${id}/resolve`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      });
       expect(manual.status).toBe(409);
     } finally {
       run.child.kill("SIGTERM");
@@ -149,14 +188,34 @@ describe("--credentials-file policy", () => {
 
   it("accepts a 0600 file and validates its shape without echoing a value", () => {
     const warnings: string[] = [];
-    const ok = write("ok.json", JSON.stringify({ "7": { origin: "https://a.example/", hmacSecret: "s3cret-value-123" }, "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" } }), 0o600);
-    expect(loadCredentialsFile(ok, (m) => warnings.push(m))).toEqual({ "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123" }, "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" } });
+    const ok = write(
+      "ok.json",
+      JSON.stringify({
+        "7": { origin: "https://a.example/", hmacSecret: "s3cret-value-123" },
+        "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" },
+      }),
+      0o600,
+    );
+    expect(loadCredentialsFile(ok, (m) => warnings.push(m))).toEqual({
+      "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123" },
+      "8": { origin: "http://127.0.0.1:8080", bearerToken: "tok-value-456" },
+    });
     expect(warnings).toEqual([]);
-    const bad = write("bad.json", JSON.stringify({ "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123", password: "hunter2-value" } }), 0o600);
+    const bad = write(
+      "bad.json",
+      JSON.stringify({
+        "7": { origin: "https://a.example", hmacSecret: "s3cret-value-123", password: "hunter2-value" },
+      }),
+      0o600,
+    );
     const msg = refused(() => loadCredentialsFile(bad, () => {}));
     expect(msg).toMatch(/is invalid: 7: /);
     expect(msg).not.toContain("hunter2");
-    const notId = write("notid.json", JSON.stringify({ alice: { origin: "https://a.example", bearerToken: "x-value-123" } }), 0o600);
+    const notId = write(
+      "notid.json",
+      JSON.stringify({ alice: { origin: "https://a.example", bearerToken: "x-value-123" } }),
+      0o600,
+    );
     expect(refused(() => loadCredentialsFile(notId, () => {}))).toMatch(/alice: keys must be ERC-8004 agent ids/);
     expect(refused(() => loadCredentialsFile(write("nojson.json", "{ nope", 0o600), () => {}))).toMatch(/not JSON$/);
   });
@@ -166,7 +225,11 @@ describe("--credentials-file policy", () => {
     const msg = refused(() => loadCredentialsFile(legacy, () => {}));
     expect(msg).toMatch(/is invalid: 7\.origin: missing; every entry names the endpoint origin/);
     expect(msg).not.toContain("legacy-token-789");
-    const withPath = write("path.json", JSON.stringify({ "7": { origin: "https://a.example/webhook?token=abc123", bearerToken: "legacy-token-789" } }), 0o600);
+    const withPath = write(
+      "path.json",
+      JSON.stringify({ "7": { origin: "https://a.example/webhook?token=abc123", bearerToken: "legacy-token-789" } }),
+      0o600,
+    );
     const msg2 = refused(() => loadCredentialsFile(withPath, () => {}));
     expect(msg2).toMatch(/7\.origin: origin must be/);
     expect(msg2).not.toContain("abc123");
@@ -196,7 +259,12 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
   const runIn = async (args: string[], env: Record<string, string> = {}) => {
     let stdout = "";
     let stderr = "";
-    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: { RPC_URL: "http://127.0.0.1:9", ...env }, cwd: dir });
+    const code = await runCli(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      env: { RPC_URL: "http://127.0.0.1:9", ...env },
+      cwd: dir,
+    });
     return { code, stdout, stderr };
   };
 
@@ -204,7 +272,10 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
     [["daemon", "--api-port", "70000"], /^error: --api-port must be between 0 and 65535\n$/],
     [["daemon", "--confirmations", "-1"], /^error: --confirmations must be a non-negative integer/],
     [["daemon", "--evaluator", "oracle"], /^error: option '--evaluator <kind>' argument 'oracle' is invalid/],
-    [["daemon", "--api-token-env", "NOT_SET_ANYWHERE"], /^error: --api-token-env NOT_SET_ANYWHERE: the variable is not set\n$/],
+    [
+      ["daemon", "--api-token-env", "NOT_SET_ANYWHERE"],
+      /^error: --api-token-env NOT_SET_ANYWHERE: the variable is not set\n$/,
+    ],
     [["daemon", "--credentials-file", "missing.json"], /^error: --credentials-file .*missing\.json: file not found\n$/],
     [["daemon"], /^error: this command sends a transaction: pass --private-key or set PRIVATE_KEY\n$/],
   ])("%j", async (args, expected) => {
@@ -221,9 +292,14 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
     const s = new Store(p);
     s.bind({ chainId: 1, genesisHash: `0x${"11".repeat(32)}`, markets: [chain.market] }, false);
     s.close();
-    const r = await runIn(["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0"], { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey });
+    const r = await runIn(["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0"], {
+      RPC_URL: chain.rpcUrl,
+      PRIVATE_KEY: chain.resolverKey,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: database .*other-chain\.sqlite cannot be used: it belongs to chain id 1, the RPC is on chain id 31337; .*--reset-db\)\n$/);
+    expect(r.stderr).toMatch(
+      /^error: database .*other-chain\.sqlite cannot be used: it belongs to chain id 1, the RPC is on chain id 31337; .*--reset-db\)\n$/,
+    );
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 

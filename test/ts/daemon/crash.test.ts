@@ -71,7 +71,10 @@ describe("SIGKILL and restart", () => {
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    await waitFor(
+      () => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed",
+      "proposed after restart",
+    );
     const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
     expect(job.attempts).toBe(1);
     expect(d.job.stats.runs.get(id)).toBeUndefined(); // the stored verdict is sent, no new run
@@ -98,7 +101,10 @@ describe("SIGKILL and restart", () => {
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "adopted after restart");
+    await waitFor(
+      () => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed",
+      "adopted after restart",
+    );
     const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
     expect(job).toMatchObject({ txHash, lastError: null });
     expect(d.job.stats.runs.get(id)).toBeUndefined();
@@ -111,7 +117,6 @@ describe("SIGKILL and restart", () => {
     await stopDaemon(d);
   });
 });
-
 
 describe("SIGTERM and shutdown", () => {
   it("stops polling, aborts the running job after the grace time (attempt given back), closes the database and exits 0", async () => {
@@ -128,7 +133,10 @@ describe("SIGTERM and shutdown", () => {
 
     const d = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    await waitFor(
+      () => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed",
+      "proposed after restart",
+    );
     expect((await chain.settlementLogs()).proposed.get(id)).toBe(1);
     await stopDaemon(d);
   });
@@ -148,14 +156,21 @@ describe("SIGTERM and shutdown", () => {
         },
       },
     });
-    await waitFor(() => d1.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "running", "running");
+    await waitFor(
+      () => d1.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "running",
+      "running",
+    );
     await d1.handle.stop();
     expect(seen?.aborted).toBe(true); // shutdown aborted the signal the run was given
     expect(jobIn(dbPath, id)).toMatchObject({ state: "requested", attempts: 0, lastOutcome: "aborted" });
 
     const d2 = await startTestDaemon(chain, { dbPath, config: { startBlock } });
     daemons.push(d2);
-    await waitFor(() => d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "proposed after restart");
+    await waitFor(
+      () =>
+        d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed",
+      "proposed after restart",
+    );
     expect(d2.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!.attempts).toBe(1);
     await stopDaemon(d2);
   });
@@ -169,15 +184,24 @@ describe("SIGTERM and shutdown", () => {
       override: {
         run: (_marketId, _attempt, signal) =>
           new Promise((_resolve, reject) => {
-            signal.addEventListener("abort", () => {
-              reasons.push(String((signal.reason as Error).message));
-              reject(signal.reason);
-            }, { once: true });
+            signal.addEventListener(
+              "abort",
+              () => {
+                reasons.push(String((signal.reason as Error).message));
+                reject(signal.reason);
+              },
+              { once: true },
+            );
           }),
       },
     });
     daemons.push(d);
-    await waitFor(() => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposing" || d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed", "attempts used up");
+    await waitFor(
+      () =>
+        d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposing" ||
+        d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })?.state === "proposed",
+      "attempts used up",
+    );
     const job = d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id })!;
     expect(job).toMatchObject({ attempts: 2, verdict: "invalid" });
     expect(reasons).toEqual(["job timed out after 150 ms", "job timed out after 150 ms"]);

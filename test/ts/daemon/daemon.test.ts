@@ -7,8 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Hex } from "viem";
 import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
 import { createChainJob } from "../../../scripts/lib/daemon/job.js";
-import { startTestChain, STAKE, STATUS, waitFor, marketAbi, type TestChain } from "../../../scripts/lib/daemon/chain.js";
-import { API_TOKEN, rpcClient, startTestDaemon, tempDbPath, type TestDaemon } from "../../../scripts/lib/daemon/daemon.js";
+import {
+  startTestChain,
+  STAKE,
+  STATUS,
+  waitFor,
+  marketAbi,
+  type TestChain,
+} from "../../../scripts/lib/daemon/chain.js";
+import {
+  API_TOKEN,
+  rpcClient,
+  startTestDaemon,
+  tempDbPath,
+  type TestDaemon,
+} from "../../../scripts/lib/daemon/daemon.js";
 
 /** The contract's default dispute window (1 day) plus a margin. */
 const PAST_WINDOW = 86_400 + 60;
@@ -26,12 +39,23 @@ async function stop(d: TestDaemon): Promise<void> {
   running.splice(running.indexOf(d), 1);
 }
 const nextBlock = async () => Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1;
-const jobOf = (d: TestDaemon, id: bigint) => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id });
+const jobOf = (d: TestDaemon, id: bigint) =>
+  d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id });
 const stateOf = (d: TestDaemon, id: bigint) => jobOf(d, id)?.state;
 const pending = (account: `0x${string}`) =>
-  chain.publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "pendingWithdrawal", args: [account] }) as Promise<bigint>;
+  chain.publicClient.readContract({
+    address: chain.market,
+    abi: marketAbi,
+    functionName: "pendingWithdrawal",
+    args: [account],
+  }) as Promise<bigint>;
 const proposalOf = (id: bigint) =>
-  chain.publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "getProposal", args: [id] }) as Promise<{ bundleHash: Hex; bundleURI: string; proposer: string; verdict: number }>;
+  chain.publicClient.readContract({
+    address: chain.market,
+    abi: marketAbi,
+    functionName: "getProposal",
+    args: [id],
+  }) as Promise<{ bundleHash: Hex; bundleURI: string; proposer: string; verdict: number }>;
 
 beforeAll(async () => {
   chain = await startTestChain();
@@ -66,9 +90,15 @@ describe("propose → window → finalize", () => {
     expect(d1.job.stats.finalizes.size).toBe(0);
 
     await chain.advance(PAST_WINDOW);
-    await waitFor(() => ids.every((id) => stateOf(d1, id) === "finalized" && jobOf(d1, id)!.feedback === "done"), "all finalized");
+    await waitFor(
+      () => ids.every((id) => stateOf(d1, id) === "finalized" && jobOf(d1, id)!.feedback === "done"),
+      "all finalized",
+    );
     for (const id of ids) {
-      expect(jobOf(d1, id)).toMatchObject({ finalStatus: "resolved", finalizeTx: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(jobOf(d1, id)).toMatchObject({
+        finalStatus: "resolved",
+        finalizeTx: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
       expect(d1.job.stats.finalizes.get(id)).toBe(1);
       expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
     }
@@ -117,7 +147,14 @@ describe("propose → window → finalize", () => {
     await waitFor(() => stateOf(d, id) === "proposed", "proposed");
     await chain.advance(PAST_WINDOW);
     const w = chain.wallet(chain.accounts[7]);
-    const hash = await w.writeContract({ address: chain.market, abi: marketAbi, functionName: "finalize", args: [id], account: chain.accounts[7], chain: w.chain } as never);
+    const hash = await w.writeContract({
+      address: chain.market,
+      abi: marketAbi,
+      functionName: "finalize",
+      args: [id],
+      account: chain.accounts[7],
+      chain: w.chain,
+    } as never);
     await chain.publicClient.waitForTransactionReceipt({ hash });
     await stop(d);
     const d2 = await daemon({ dbPath: d.dbPath, config: { startBlock } });
@@ -135,7 +172,13 @@ describe("propose → window → finalize", () => {
     await chain.advance(PAST_WINDOW);
     await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "feedback done");
     expect(d.job.stats.feedbackBatches.get(id)).toBeGreaterThanOrEqual(1);
-    const { result } = (await chain.publicClient.simulateContract({ address: chain.market, abi: marketAbi, functionName: "publishFeedback", args: [id, 100n], account: chain.accounts[0] } as never)) as { result: bigint };
+    const { result } = (await chain.publicClient.simulateContract({
+      address: chain.market,
+      abi: marketAbi,
+      functionName: "publishFeedback",
+      args: [id, 100n],
+      account: chain.accounts[0],
+    } as never)) as { result: bigint };
     expect(result).toBe(0n);
     await stop(d);
   });
@@ -194,7 +237,11 @@ describe("disputes", () => {
     await waitFor(() => stateOf(d, id) === "proposed", "proposed");
     await chain.dispute(id, "no", chain.accounts[13]);
     await waitFor(() => jobOf(d, id)?.disputeAction === "escalated", "escalated");
-    expect(jobOf(d, id)).toMatchObject({ state: "disputed", disputer: chain.accounts[13].toLowerCase(), claimed: "no" });
+    expect(jobOf(d, id)).toMatchObject({
+      state: "disputed",
+      disputer: chain.accounts[13].toLowerCase(),
+      claimed: "no",
+    });
     expect(d.job.stats.escalations.get(id)).toBe(1);
     // Watching goes on without escalating twice, and the window's end does not make it finalize.
     await chain.advance(PAST_WINDOW);
@@ -203,8 +250,17 @@ describe("disputes", () => {
     expect(d.job.stats.finalizes.get(id)).toBeUndefined();
     expect(stateOf(d, id)).toBe("disputed");
     await chain.rule(id, "yes"); // the arbiter upholds the proposal
-    await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "finalized by the arbiter");
-    expect(jobOf(d, id)).toMatchObject({ finalStatus: "resolved", finalVerdict: "yes", disputeAction: "escalated", finalizeTx: null, feedback: "done" });
+    await waitFor(
+      () => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done",
+      "finalized by the arbiter",
+    );
+    expect(jobOf(d, id)).toMatchObject({
+      finalStatus: "resolved",
+      finalVerdict: "yes",
+      disputeAction: "escalated",
+      finalizeTx: null,
+      feedback: "done",
+    });
     expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
     await stop(d);
   });
@@ -256,7 +312,10 @@ describe("HTTP API", () => {
     // the market: job state and the bundle whose keccak256 is the on-chain hash; the on-chain URI serves it
     const res = await fetch(`${url}/markets/${id}`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { job: { state: string; bundleUri: string }; bundle: { hash: Hex; json: string; document: unknown; documentError?: string } };
+    const body = (await res.json()) as {
+      job: { state: string; bundleUri: string };
+      bundle: { hash: Hex; json: string; document: unknown; documentError?: string };
+    };
     expect(body.job.state).toBe("proposed");
     const p = await proposalOf(id);
     expect(body.bundle.hash).toBe(p.bundleHash);
@@ -288,7 +347,8 @@ describe("HTTP API", () => {
 
     // manual trigger: bearer only
     const [manualId] = await chain.requestedMarkets(["Manual trigger?"]);
-    const post = (path: string, auth?: string) => fetch(`${url}${path}`, { method: "POST", headers: auth ? { authorization: auth } : {} });
+    const post = (path: string, auth?: string) =>
+      fetch(`${url}${path}`, { method: "POST", headers: auth ? { authorization: auth } : {} });
     expect((await post(`/markets/${manualId}/resolve`)).status).toBe(401);
     expect((await post(`/markets/${manualId}/resolve`, "Bearer wrong-token-0123456789")).status).toBe(401);
     expect((await post(`/markets/${manualId}/resolve`, `Basic ${API_TOKEN}`)).status).toBe(401);
@@ -312,7 +372,11 @@ describe("HTTP API", () => {
     const startBlock = await nextBlock();
     const [id] = await chain.openMarkets(["Triggered too early?"]);
     const d = await daemon({ config: { startBlock } });
-    const post = (mid: bigint) => fetch(`${d.handle.url}/markets/${mid}/resolve`, { method: "POST", headers: { authorization: `Bearer ${API_TOKEN}` } });
+    const post = (mid: bigint) =>
+      fetch(`${d.handle.url}/markets/${mid}/resolve`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      });
     const early = await post(id);
     expect(early.status).toBe(409);
     expect(((await early.json()) as { chainStatus: string }).chainStatus).toBe("open");
@@ -329,7 +393,10 @@ describe("HTTP API", () => {
   it("resolves a market only the manual trigger knows about (its event is before the start block)", async () => {
     const [id] = await chain.requestedMarkets(["Missed event?"]);
     const d = await daemon({ config: { startBlock: await nextBlock() } });
-    const r = await fetch(`${d.handle.url}/markets/${id}/resolve`, { method: "POST", headers: { authorization: `Bearer ${API_TOKEN}` } });
+    const r = await fetch(`${d.handle.url}/markets/${id}/resolve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
     expect(r.status).toBe(202);
     expect(((await r.json()) as { action: string }).action).toBe("created");
     await waitFor(() => stateOf(d, id) === "proposed", "proposed");
@@ -349,7 +416,15 @@ describe("HTTP API", () => {
     const publicClient = rpcClient(chain.rpcUrl);
     const job = createChainJob({ publicClient, wallet: chain.wallet(chain.resolvers[0]), market: chain.market });
     const handle = await startDaemon(
-      { markets: [chain.market], startBlock: await nextBlock(), confirmations: 0, pollIntervalMs: 50, dbPath: tempDbPath(), apiPort: 0, handleSignals: false },
+      {
+        markets: [chain.market],
+        startBlock: await nextBlock(),
+        confirmations: 0,
+        pollIntervalMs: 50,
+        dbPath: tempDbPath(),
+        apiPort: 0,
+        handleSignals: false,
+      },
       { publicClient, seams: job, logger: createLogger({ level: "info", pretty: false, destination: sink }) },
     );
     try {
@@ -389,7 +464,12 @@ describe("a database bound to its chain (issue 13.5)", () => {
       const [freshId] = await fresh.requestedMarkets(["After the restart?"]);
       const d2 = await startTestDaemon(fresh, { dbPath, config: { startBlock: 0, resetStore: true } });
       try {
-        await waitFor(() => d2.handle.store.getJob({ chainId: fresh.chainId, market: fresh.market, marketId: freshId })?.state === "proposed", "the new chain's market proposed");
+        await waitFor(
+          () =>
+            d2.handle.store.getJob({ chainId: fresh.chainId, market: fresh.market, marketId: freshId })?.state ===
+            "proposed",
+          "the new chain's market proposed",
+        );
         expect(d2.handle.store.listJobs()).toHaveLength(1);
       } finally {
         await d2.handle.stop();
@@ -409,17 +489,41 @@ describe("several market contracts", () => {
     expect(idB).toBe(1n); // a fresh contract starts at 1: the same id may exist on both
     const publicClient = rpcClient(chain.rpcUrl);
     const jobs = new Map(
-      [chain, other].map((c) => [c.market.toLowerCase(), createChainJob({ publicClient, wallet: c.wallet(c.resolvers[0]), market: c.market })]),
+      [chain, other].map((c) => [
+        c.market.toLowerCase(),
+        createChainJob({ publicClient, wallet: c.wallet(c.resolvers[0]), market: c.market }),
+      ]),
     );
     const handle = await startDaemon(
-      { markets: [chain.market, { address: other.market, startBlock }], startBlock, confirmations: 0, pollIntervalMs: 50, watchIntervalMs: 50, dbPath: tempDbPath(), apiPort: 0, handleSignals: false, backoffMs: 20 },
-      { publicClient, seamsFor: (m) => jobs.get(m)!, logger: createLogger({ level: "silent", pretty: false, destination: process.stderr }) },
+      {
+        markets: [chain.market, { address: other.market, startBlock }],
+        startBlock,
+        confirmations: 0,
+        pollIntervalMs: 50,
+        watchIntervalMs: 50,
+        dbPath: tempDbPath(),
+        apiPort: 0,
+        handleSignals: false,
+        backoffMs: 20,
+      },
+      {
+        publicClient,
+        seamsFor: (m) => jobs.get(m)!,
+        logger: createLogger({ level: "silent", pretty: false, destination: process.stderr }),
+      },
     );
     try {
-      const state = (market: string, id: bigint) => handle.store.getJob({ chainId: chain.chainId, market, marketId: id })?.state;
-      await waitFor(() => state(chain.market, idA) === "proposed" && state(other.market, idB) === "proposed", "both proposed");
+      const state = (market: string, id: bigint) =>
+        handle.store.getJob({ chainId: chain.chainId, market, marketId: id })?.state;
+      await waitFor(
+        () => state(chain.market, idA) === "proposed" && state(other.market, idB) === "proposed",
+        "both proposed",
+      );
       await chain.advance(PAST_WINDOW);
-      await waitFor(() => state(chain.market, idA) === "finalized" && state(other.market, idB) === "finalized", "both finalized");
+      await waitFor(
+        () => state(chain.market, idA) === "finalized" && state(other.market, idB) === "finalized",
+        "both finalized",
+      );
       expect((await chain.getMarket(idA)).status).toBe(STATUS.Resolved);
       expect((await other.getMarket(idB)).status).toBe(STATUS.Resolved);
       expect((await other.settlementLogs()).resolved.get(idB)).toBe(1);
@@ -430,7 +534,9 @@ describe("several market contracts", () => {
       const body = (await r.json()) as { job: { market: string }; bundle: { hash: string } };
       expect(body.job.market).toBe(other.market.toLowerCase());
       expect(body.bundle.hash).toBe((await other.getMarket(idB)).bundleHash);
-      expect((await fetch(`${handle.url}/markets/${idB}?market=0x000000000000000000000000000000000000dead`)).status).toBe(404);
+      expect(
+        (await fetch(`${handle.url}/markets/${idB}?market=0x000000000000000000000000000000000000dead`)).status,
+      ).toBe(404);
     } finally {
       await handle.stop();
     }

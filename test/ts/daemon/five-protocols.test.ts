@@ -9,7 +9,12 @@
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
-import { type AgentCredentials, type BoundAgentCredentials, credentialStoreOver, endpointOrigin } from "../../../workflow/adapters/credentials.js";
+import {
+  type AgentCredentials,
+  type BoundAgentCredentials,
+  credentialStoreOver,
+  endpointOrigin,
+} from "../../../workflow/adapters/credentials.js";
 import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
@@ -29,11 +34,16 @@ beforeAll(async () => {
   // Agent ids first: the daemon's credentials are keyed by them.
   const protocols = ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"];
   const registered: (Awaited<ReturnType<PanelChain["registerAgent"]>> & { protocol: string })[] = [];
-  for (const [i, protocol] of protocols.entries()) registered.push(Object.assign(await chain.registerAgent(i + 1), { protocol }));
+  for (const [i, protocol] of protocols.entries())
+    registered.push(Object.assign(await chain.registerAgent(i + 1), { protocol }));
   const id = (protocol: string) => registered.find((w) => w.protocol === protocol)!.agentId.toString();
 
   const secrets = new Map<bigint, BoundAgentCredentials>();
-  const auth: Record<string, AgentCredentials> = { factagora: { bearerToken: FACTAGORA_TOKEN }, roundtable: { bearerToken: ROUNDTABLE_TOKEN }, "ai-olympics": { hmacSecret: OLYMPICS_SECRET } };
+  const auth: Record<string, AgentCredentials> = {
+    factagora: { bearerToken: FACTAGORA_TOKEN },
+    roundtable: { bearerToken: ROUNDTABLE_TOKEN },
+    "ai-olympics": { hmacSecret: OLYMPICS_SECRET },
+  };
   daemon = await startProductionDaemon(chain, "five", {
     maxAttempts: 2,
     // Fresh agents have no track record and vote as one unproven bloc: the threshold is pinned at one half so these
@@ -48,16 +58,35 @@ beforeAll(async () => {
   // The agents, each with the auth its protocol uses; Agora verifies against the daemon's JWKS and streams to it.
   const servers: Record<string, { opts: Parameters<typeof startAgent>[0]; path: string }> = {
     cresolver: { opts: { protocol: "cresolver", persona: "analyst" }, path: "" },
-    factagora: { opts: { protocol: "factagora", persona: "analyst", auth: { bearerToken: FACTAGORA_TOKEN } }, path: "/webhook" },
-    roundtable: { opts: { protocol: "roundtable", persona: "analyst", auth: { bearerToken: ROUNDTABLE_TOKEN } }, path: "" },
-    agora: { opts: { protocol: "agora", persona: "analyst", auth: { jwksUrl: daemon.jwksUrl }, agentId: id("agora"), agoraStreamUrl: daemon.agoraStreamUrl }, path: "/agora" },
-    "ai-olympics": { opts: { protocol: "ai-olympics", persona: "analyst", auth: { hmacSecret: OLYMPICS_SECRET } }, path: "/webhook" },
+    factagora: {
+      opts: { protocol: "factagora", persona: "analyst", auth: { bearerToken: FACTAGORA_TOKEN } },
+      path: "/webhook",
+    },
+    roundtable: {
+      opts: { protocol: "roundtable", persona: "analyst", auth: { bearerToken: ROUNDTABLE_TOKEN } },
+      path: "",
+    },
+    agora: {
+      opts: {
+        protocol: "agora",
+        persona: "analyst",
+        auth: { jwksUrl: daemon.jwksUrl },
+        agentId: id("agora"),
+        agoraStreamUrl: daemon.agoraStreamUrl,
+      },
+      path: "/agora",
+    },
+    "ai-olympics": {
+      opts: { protocol: "ai-olympics", persona: "analyst", auth: { hmacSecret: OLYMPICS_SECRET } },
+      path: "/webhook",
+    },
   };
   for (const w of registered) {
     const { opts, path } = servers[w.protocol];
     const agent = await startAgent(opts);
     await w.setEndpoint(`${agent.url}${path}`, w.protocol);
-    if (auth[w.protocol] !== undefined) secrets.set(w.agentId, { origin: endpointOrigin(agent.url)!, ...auth[w.protocol] });
+    if (auth[w.protocol] !== undefined)
+      secrets.set(w.agentId, { origin: endpointOrigin(agent.url)!, ...auth[w.protocol] });
     workers.push(w);
   }
 }, 120_000);
@@ -74,16 +103,28 @@ describe("the daemon resolves a market whose five workers speak the five protoco
     const before = await Promise.all(workers.map((w) => chain.pendingWithdrawal(w.address)));
     await chain.requestResolution(id);
 
-    const proposed = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return ["proposed", "failed"].includes(v.job?.state) ? v : undefined;
-    }, "the daemon to propose", 110_000);
-    expect(proposed.job, JSON.stringify(proposed.job)).toMatchObject({ state: "proposed", attempts: 1, source: "event" });
+    const proposed = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return ["proposed", "failed"].includes(v.job?.state) ? v : undefined;
+      },
+      "the daemon to propose",
+      110_000,
+    );
+    expect(proposed.job, JSON.stringify(proposed.job)).toMatchObject({
+      state: "proposed",
+      attempts: 1,
+      source: "event",
+    });
     await chain.advance(86_400 + 60);
-    const view = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
-    }, "the daemon to finalize the market", 60_000);
+    const view = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+      },
+      "the daemon to finalize the market",
+      60_000,
+    );
 
     const onChain = await chain.getMarket(id);
     expect(onChain.status).toBe(STATUS.Resolved);
@@ -101,7 +142,13 @@ describe("the daemon resolves a market whose five workers speak the five protoco
       challengeReplies?: string[];
       review?: { approve: boolean };
     }[];
-    expect(records.map((r) => r.endpoint.protocol)).toEqual(["cresolver", "factagora", "roundtable", "agora", "ai-olympics"]);
+    expect(records.map((r) => r.endpoint.protocol)).toEqual([
+      "cresolver",
+      "factagora",
+      "roundtable",
+      "agora",
+      "ai-olympics",
+    ]);
     for (const r of records) {
       expect(r.status, `${r.endpoint.protocol}: ${JSON.stringify(r.askFailure)}`).toBe("answered");
       expect(r.challengeReplies?.length ?? 0, r.endpoint.protocol).toBeGreaterThan(0);
@@ -138,7 +185,9 @@ describe("the daemon resolves a market whose five workers speak the five protoco
     // Latencies by protocol for all five.
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     for (const p of ["cresolver", "factagora", "roundtable", "agora", "ai-olympics"]) {
-      expect(metrics, p).toMatch(new RegExp(`cresolver_agent_call_latency_seconds_count\\{[^}]*protocol="${p}"[^}]*\\} [1-9]`));
+      expect(metrics, p).toMatch(
+        new RegExp(`cresolver_agent_call_latency_seconds_count\\{[^}]*protocol="${p}"[^}]*\\} [1-9]`),
+      );
     }
   }, 120_000);
 });

@@ -54,13 +54,21 @@ describe("startResolverDaemon", () => {
     const before = await Promise.all(workers.map((w) => chain.pendingWithdrawal(w.address)));
     await chain.requestResolution(id);
 
-    await waitFor(async () => (await getJson(`${daemon.url}/markets/${id}`)).job?.state === "proposed", "the daemon to propose", 90_000);
+    await waitFor(
+      async () => (await getJson(`${daemon.url}/markets/${id}`)).job?.state === "proposed",
+      "the daemon to propose",
+      90_000,
+    );
     expect((await chain.getMarket(id)).status).toBe(STATUS.Proposed);
     await chain.advance(86_400 + 60);
-    const view = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
-    }, "the daemon to finalize", 90_000);
+    const view = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+      },
+      "the daemon to finalize",
+      90_000,
+    );
 
     const onChain = await chain.getMarket(id);
     expect(onChain.status).toBe(STATUS.Resolved);
@@ -69,13 +77,26 @@ describe("startResolverDaemon", () => {
     expect(view.job.source).toBe("event");
     expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
     expect(view.bundle.hash).toBe(onChain.bundleHash);
-    expect(view.bundle.document.workers.map((w: { endpoint: { protocol: string } }) => w.endpoint.protocol)).toEqual(["cresolver", "cresolver", "cresolver"]);
+    expect(view.bundle.document.workers.map((w: { endpoint: { protocol: string } }) => w.endpoint.protocol)).toEqual([
+      "cresolver",
+      "cresolver",
+      "cresolver",
+    ]);
 
     // Exactly once: one finalization as Resolved, nothing else, and the daemon does not come back to it.
     await chain.testClient.mine({ blocks: 3 });
-    await waitFor(async () => (await getJson(`${daemon.url}/health`)).markets[0].lastProcessedBlock >= Number(await chain.publicClient.getBlockNumber()), "the trigger to pass the new blocks");
+    await waitFor(
+      async () =>
+        (await getJson(`${daemon.url}/health`)).markets[0].lastProcessedBlock >=
+        Number(await chain.publicClient.getBlockNumber()),
+      "the trigger to pass the new blocks",
+    );
     expect(await chain.settlements(id)).toEqual({ resolved: 1, invalidated: 0 });
-    expect((await getJson(`${daemon.url}/markets/${id}`)).job).toMatchObject({ state: "finalized", attempts: 1, finalStatus: "resolved" });
+    expect((await getJson(`${daemon.url}/markets/${id}`)).job).toMatchObject({
+      state: "finalized",
+      attempts: 1,
+      finalStatus: "resolved",
+    });
 
     // Stakes back and rewards to the workers that answered.
     const settled = await chain.workerSettlements(id);
@@ -92,7 +113,13 @@ describe("startResolverDaemon", () => {
     // Agent latencies by protocol in /metrics (ask and challenge of three cresolver agents).
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     const count = /cresolver_agent_call_latency_seconds_count\{[^}]*protocol="cresolver"[^}]*\} (\d+)/.exec(metrics);
-    expect(count, metrics.split("\n").filter((l) => l.includes("agent")).join("\n")).not.toBeNull();
+    expect(
+      count,
+      metrics
+        .split("\n")
+        .filter((l) => l.includes("agent"))
+        .join("\n"),
+    ).not.toBeNull();
     expect(Number(count![1])).toBeGreaterThanOrEqual(3);
     expect(metrics).toMatch(/cresolver_daemon_jobs\{state="finalized"\} [1-9]/);
   }, 120_000);
@@ -106,20 +133,30 @@ describe("startResolverDaemon", () => {
       workers.push(w);
     }
     const id = await chain.openMarket("Will the daemon test market with absent workers resolve?", workers);
-    const before = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
+    const before = await Promise.all(
+      [chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)),
+    );
     await chain.requestResolution(id);
 
-    const proposed = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "proposed" ? v : undefined;
-    }, "the invalid proposal", 90_000);
+    const proposed = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return v.job?.state === "proposed" ? v : undefined;
+      },
+      "the invalid proposal",
+      90_000,
+    );
     expect(proposed.job).toMatchObject({ attempts: 2, verdict: "invalid" });
     expect(proposed.job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     await chain.advance(86_400 + 60);
-    const view = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "finalized" ? v : undefined;
-    }, "the invalid finalization", 90_000);
+    const view = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return v.job?.state === "finalized" ? v : undefined;
+      },
+      "the invalid finalization",
+      90_000,
+    );
     expect(view.job.finalStatus).toBe("invalid");
 
     const onChain = await chain.getMarket(id);
@@ -128,7 +165,9 @@ describe("startResolverDaemon", () => {
     // The bundle of the last attempt is the one whose hash went on chain.
     expect(keccak256(stringToBytes(view.bundle.json))).toBe(onChain.bundleHash);
 
-    const after = await Promise.all([chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)));
+    const after = await Promise.all(
+      [chain.creator, ...workers.map((w) => w.address)].map((a) => chain.pendingWithdrawal(a)),
+    );
     expect(after[0] - before[0]).toBe(POOL);
     expect(after[1] - before[1]).toBe(STAKE);
     expect(after[2] - before[2]).toBe(STAKE);
@@ -148,8 +187,12 @@ describe("startResolverDaemon", () => {
     const signer = agoraHostSigner(daemon.signingKey);
     expect((await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "78" }), [])).refusedStatus).toBe(403);
     // A token the daemon signed for this match: the event is acknowledged and kept for the adapter.
-    const ok = await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "77" }), [JSON.stringify({ type: "thinking", message: "checking sources" })]);
+    const ok = await wsExchange(url, await signer.sign({ agent_id: "5", match_id: "77" }), [
+      JSON.stringify({ type: "thinking", message: "checking sources" }),
+    ]);
     expect(ok.messages).toEqual([{ type: "ack", seq: 1 }]);
-    expect(daemon.agoraEvents.events("77", "5").map((e) => e.event)).toEqual([{ type: "thinking", message: "checking sources" }]);
+    expect(daemon.agoraEvents.events("77", "5").map((e) => e.event)).toEqual([
+      { type: "thinking", message: "checking sources" },
+    ]);
   });
 });

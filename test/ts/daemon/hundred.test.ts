@@ -30,7 +30,10 @@ import { POOL, STAKE, startPanelChain, type PanelChain } from "../../../scripts/
 const N = 100;
 const WINDOW = 600; // MIN_DISPUTE_WINDOW
 const GAS_CAP = 2n ** 24n;
-const identityAbi = parseAbi(["function register(string agentURI) returns (uint256 agentId)", "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)"]);
+const identityAbi = parseAbi([
+  "function register(string agentURI) returns (uint256 agentId)",
+  "event Registered(uint256 indexed agentId, string agentURI, address indexed owner)",
+]);
 
 /** Seats 32, 65, 98 are down (404): failed seats, one correctness-0 record each. */
 const DOWN = new Set([32, 65, 98]);
@@ -55,12 +58,21 @@ function startAgents(): Promise<{ server: Server; base: string }> {
       if (m[2] === "resolve") reply = answerOf(i);
       else {
         const n = (JSON.parse(body || "{}") as { challenges?: unknown[] }).challenges?.length ?? 0;
-        reply = { responses: Array.from({ length: n }, () => `Worker ${i} stands by its answer: the closing data is public and unambiguous.`) };
+        reply = {
+          responses: Array.from(
+            { length: n },
+            () => `Worker ${i} stands by its answer: the closing data is public and unambiguous.`,
+          ),
+        };
       }
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(reply));
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` }),
+    ),
+  );
 }
 
 let chain: PanelChain;
@@ -91,12 +103,24 @@ describe("a 100-worker market through the daemon", () => {
     const owner = chain.creator;
     const ownerWallet = createWalletClient({ chain: c, transport, account: owner });
     const sendOwner = async (functionName: string, args: readonly unknown[], value?: bigint) => {
-      const hash = await ownerWallet.writeContract({ address: chain.market, abi: marketAbi, functionName, args, value, account: owner, chain: c } as never);
+      const hash = await ownerWallet.writeContract({
+        address: chain.market,
+        abi: marketAbi,
+        functionName,
+        args,
+        value,
+        account: owner,
+        chain: c,
+      } as never);
       return publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     };
     await sendOwner("setDefaults", [parseEther("0.001"), N, 3 * 86_400, WINDOW, parseEther("0.01")]);
     const block = await publicClient.getBlock();
-    const created = await sendOwner("createMarket", ["Will the S&P 500 close above 7,000 on December 31, 2026?", block.timestamp + 3_600n], POOL);
+    const created = await sendOwner(
+      "createMarket",
+      ["Will the S&P 500 close above 7,000 on December 31, 2026?", block.timestamp + 3_600n],
+      POOL,
+    );
     const [mc] = parseEventLogs({ abi: marketAbi, logs: created.logs, eventName: "MarketCreated" });
     const id = mc.args.marketId as bigint;
 
@@ -104,21 +128,48 @@ describe("a 100-worker market through the daemon", () => {
     // of concurrent transactions (distinct senders), automine on.
     const agentIds: bigint[] = new Array(N);
     const inChunks = async (fn: (i: number) => Promise<void>) => {
-      for (let s = 0; s < N; s += 25) await Promise.all(Array.from({ length: Math.min(25, N - s) }, (_, k) => fn(s + k)));
+      for (let s = 0; s < N; s += 25)
+        await Promise.all(Array.from({ length: Math.min(25, N - s) }, (_, k) => fn(s + k)));
     };
     await inChunks(async (i) => {
       const w = createWalletClient({ chain: c, transport, account: accounts[i] });
-      const uri = encodeRegistrationDataUri(buildRegistrationFile({ name: `hundred worker ${i}`, endpoint: `${agents.base}/w/${i}`, protocol: "cresolver" }));
-      const hash = await w.writeContract({ address: chain.identity, abi: identityAbi, functionName: "register", args: [uri] });
+      const uri = encodeRegistrationDataUri(
+        buildRegistrationFile({
+          name: `hundred worker ${i}`,
+          endpoint: `${agents.base}/w/${i}`,
+          protocol: "cresolver",
+        }),
+      );
+      const hash = await w.writeContract({
+        address: chain.identity,
+        abi: identityAbi,
+        functionName: "register",
+        args: [uri],
+      });
       const r = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       agentIds[i] = parseEventLogs({ abi: identityAbi, logs: r.logs, eventName: "Registered" })[0].args.agentId;
     });
     await inChunks(async (i) => {
       const w = createWalletClient({ chain: c, transport, account: accounts[i] });
-      const hash = await w.writeContract({ address: chain.market, abi: marketAbi, functionName: "joinMarket", args: [id, agentIds[i]], value: STAKE } as never);
+      const hash = await w.writeContract({
+        address: chain.market,
+        abi: marketAbi,
+        functionName: "joinMarket",
+        args: [id, agentIds[i]],
+        value: STAKE,
+      } as never);
       expect((await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status).toBe("success");
     });
-    expect((await publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "getMarket", args: [id] }) as { workerCount: number }).workerCount).toBe(N);
+    expect(
+      (
+        (await publicClient.readContract({
+          address: chain.market,
+          abi: marketAbi,
+          functionName: "getMarket",
+          args: [id],
+        })) as { workerCount: number }
+      ).workerCount,
+    ).toBe(N);
 
     const startBlock = Number(await publicClient.getBlockNumber());
     daemon = await startProductionDaemon(chain, "hundred", {
@@ -135,18 +186,26 @@ describe("a 100-worker market through the daemon", () => {
     });
     await chain.requestResolution(id);
 
-    const proposed = await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      if (v.job?.state === "failed") throw new Error(`job failed: ${JSON.stringify(v.job)}`);
-      return v.job?.state === "proposed" ? v : undefined;
-    }, "the daemon to propose", 60_000);
+    const proposed = await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        if (v.job?.state === "failed") throw new Error(`job failed: ${JSON.stringify(v.job)}`);
+        return v.job?.state === "proposed" ? v : undefined;
+      },
+      "the daemon to propose",
+      60_000,
+    );
     expect(proposed.job.verdict).toBe("yes");
     expect((await chain.getMarket(id)).status).toBe(STATUS.Proposed);
     await chain.advance(WINDOW + 60);
-    await waitFor(async () => {
-      const v = await getJson(`${daemon.url}/markets/${id}`);
-      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
-    }, "the daemon to finalize and publish every record", 60_000);
+    await waitFor(
+      async () => {
+        const v = await getJson(`${daemon.url}/markets/${id}`);
+        return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+      },
+      "the daemon to finalize and publish every record",
+      60_000,
+    );
     expect((await chain.getMarket(id)).status).toBe(STATUS.Resolved);
 
     // Every transaction the resolver sent: below the cap (the chain enforces it; this checks what was used and asked).
@@ -170,7 +229,12 @@ describe("a 100-worker market through the daemon", () => {
 
     // Every answered seat has its two ERC-8004 records (correctness + quality), a failed seat one correctness-0
     // record; nothing left pending.
-    const [, pending] = (await publicClient.readContract({ address: chain.market, abi: marketAbi, functionName: "feedbackStatus", args: [id] })) as [bigint, bigint];
+    const [, pending] = (await publicClient.readContract({
+      address: chain.market,
+      abi: marketAbi,
+      functionName: "feedbackStatus",
+      args: [id],
+    })) as [bigint, bigint];
     expect(pending).toBe(0n);
     for (const [i, agentId] of agentIds.entries()) {
       const f = await chain.feedback(agentId);
@@ -185,7 +249,11 @@ describe("a 100-worker market through the daemon", () => {
     }
 
     // Funds: the market holds exactly the sum of what every party can withdraw.
-    const parties: Address[] = [owner, privateKeyToAccount(chain.resolverKey).address, ...accounts.map((a) => a.address)];
+    const parties: Address[] = [
+      owner,
+      privateKeyToAccount(chain.resolverKey).address,
+      ...accounts.map((a) => a.address),
+    ];
     const owed = (await Promise.all(parties.map((a) => chain.pendingWithdrawal(a)))).reduce((x, y) => x + y, 0n);
     expect(await publicClient.getBalance({ address: chain.market })).toBe(owed);
     const settled = await chain.workerSettlements(id);

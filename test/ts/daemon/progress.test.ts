@@ -61,7 +61,11 @@ describe("daemon run progress", () => {
   it("logs whom the run waits on with deadlines, the hanging worker's timeout and a summary naming it, per job", async () => {
     const address = hanging.address();
     if (address === null || typeof address === "string") throw new Error("no port");
-    const endpoints = [(await startAgent({ protocol: "cresolver", persona: "analyst" })).url, `http://127.0.0.1:${address.port}`, (await startAgent({ protocol: "cresolver", persona: "analyst" })).url];
+    const endpoints = [
+      (await startAgent({ protocol: "cresolver", persona: "analyst" })).url,
+      `http://127.0.0.1:${address.port}`,
+      (await startAgent({ protocol: "cresolver", persona: "analyst" })).url,
+    ];
     const workers = [];
     for (const [i, endpoint] of endpoints.entries()) {
       const w = await chain.registerAgent(i + 1);
@@ -71,11 +75,22 @@ describe("daemon run progress", () => {
     const id = await chain.openMarket("Will the daemon log the hanging worker?", workers);
     await chain.requestResolution(id);
 
-    const summary = await until(() => logLines.find((l) => Array.isArray(l.failedWorkers) && l.marketId === id.toString()), "the run's summary");
+    const summary = await until(
+      () => logLines.find((l) => Array.isArray(l.failedWorkers) && l.marketId === id.toString()),
+      "the run's summary",
+    );
     const jobId = summary.jobId;
     expect(jobId).toEqual(expect.any(Number));
     expect(summary.level).toBe(40); // warn: a worker failed
-    expect(summary.failedWorkers).toEqual([{ seat: 1, agentId: workers[1].agentId.toString(), stage: "ask", kind: "timeout", message: expect.stringContaining(`deadline ${DEADLINE_MS} ms`) }]);
+    expect(summary.failedWorkers).toEqual([
+      {
+        seat: 1,
+        agentId: workers[1].agentId.toString(),
+        stage: "ask",
+        kind: "timeout",
+        message: expect.stringContaining(`deadline ${DEADLINE_MS} ms`),
+      },
+    ]);
 
     const mine = logLines.filter((l) => l.jobId === jobId);
     const waiting = mine.find((l) => typeof l.msg === "string" && l.msg.startsWith("job: ask: waiting on 3 worker(s)"));

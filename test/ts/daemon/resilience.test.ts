@@ -13,7 +13,8 @@ const running: TestDaemon[] = [];
 let proxy: TcpProxy | undefined;
 
 const nextBlock = async () => Number(await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1;
-const jobOf = (d: TestDaemon, id: bigint) => d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id });
+const jobOf = (d: TestDaemon, id: bigint) =>
+  d.handle.store.getJob({ chainId: chain.chainId, market: chain.market, marketId: id });
 
 beforeAll(async () => {
   chain = await startTestChain();
@@ -39,14 +40,27 @@ async function revertedTxs(fromBlock: number, senders: string[]): Promise<number
   return reverted;
 }
 
-async function twoDaemons(label: string, stagger: { a: Record<string, unknown>; b: Record<string, unknown> }): Promise<number> {
+async function twoDaemons(
+  label: string,
+  stagger: { a: Record<string, unknown>; b: Record<string, unknown> },
+): Promise<number> {
   const startBlock = await nextBlock();
-  const a = await startTestDaemon(chain, { resolver: chain.resolvers[0], config: { startBlock, concurrency: 3, ...stagger.a } });
-  const b = await startTestDaemon(chain, { resolver: chain.resolvers[1], config: { startBlock, concurrency: 3, ...stagger.b } });
+  const a = await startTestDaemon(chain, {
+    resolver: chain.resolvers[0],
+    config: { startBlock, concurrency: 3, ...stagger.a },
+  });
+  const b = await startTestDaemon(chain, {
+    resolver: chain.resolvers[1],
+    config: { startBlock, concurrency: 3, ...stagger.b },
+  });
   running.push(a, b);
-  const ids = await chain.requestedMarkets(Array.from({ length: 8 }, (_, i) => `${label} market ${i}?`), 1);
+  const ids = await chain.requestedMarkets(
+    Array.from({ length: 8 }, (_, i) => `${label} market ${i}?`),
+    1,
+  );
 
-  const terminal = (d: TestDaemon, id: bigint) => ["proposed", "proposed-elsewhere"].includes(jobOf(d, id)?.state ?? "");
+  const terminal = (d: TestDaemon, id: bigint) =>
+    ["proposed", "proposed-elsewhere"].includes(jobOf(d, id)?.state ?? "");
   await waitFor(() => ids.every((id) => terminal(a, id) && terminal(b, id)), "both daemons done", 60_000);
 
   const logs = await chain.settlementLogs();
@@ -59,7 +73,10 @@ async function twoDaemons(label: string, stagger: { a: Record<string, unknown>; 
   }
   // Every run re-reads the market and simulates before sending, so a revert needs both daemons to pass the
   // simulation in the same instant. Reported, not asserted (it depends on timing).
-  const reverted = await revertedTxs(startBlock, chain.resolvers.map((r) => r.toLowerCase()));
+  const reverted = await revertedTxs(
+    startBlock,
+    chain.resolvers.map((r) => r.toLowerCase()),
+  );
   console.info(`two daemons (${label}), ${ids.length} markets: ${reverted} reverted resolver transaction(s)`);
   for (const d of [a, b]) {
     await d.handle.stop();

@@ -12,7 +12,17 @@ import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
-import { approveCurrency, currencyBalance, deployUmaArbiter, deployUmaStack, getAssertion, mintCurrency, pushMockPrice, settleAssertion, type UmaStack } from "../../../workflow/chain/uma.js";
+import {
+  approveCurrency,
+  currencyBalance,
+  deployUmaArbiter,
+  deployUmaStack,
+  getAssertion,
+  mintCurrency,
+  pushMockPrice,
+  settleAssertion,
+  type UmaStack,
+} from "../../../workflow/chain/uma.js";
 import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
@@ -55,9 +65,23 @@ afterAll(async () => {
 
 const arbiterViews = [
   { type: "function", name: "disputeBond", stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] },
-  { type: "function", name: "assertionIdOf", stateMutability: "view", inputs: [{ type: "address" }, { type: "uint256" }], outputs: [{ type: "bytes32" }] },
+  {
+    type: "function",
+    name: "assertionIdOf",
+    stateMutability: "view",
+    inputs: [{ type: "address" }, { type: "uint256" }],
+    outputs: [{ type: "bytes32" }],
+  },
 ] as const;
-const transferAbi = [{ type: "function", name: "transfer", stateMutability: "nonpayable", inputs: [{ type: "address" }, { type: "uint256" }], outputs: [{ type: "bool" }] }] as const;
+const transferAbi = [
+  {
+    type: "function",
+    name: "transfer",
+    stateMutability: "nonpayable",
+    inputs: [{ type: "address" }, { type: "uint256" }],
+    outputs: [{ type: "bool" }],
+  },
+] as const;
 let nextOwner = 1;
 
 const jobView = (id: bigint) => getJson(`${daemon.url}/markets/${id}`);
@@ -72,18 +96,44 @@ async function proposedUmaMarket(question: string): Promise<{ id: bigint; verdic
     workers.push(w);
   }
   const block = await chain.publicClient.getBlock();
-  const params = { admission: 0, minCorrectness: 0, minSettled: 0, minStake: 0n, maxWorkers: 0, disputeWindow: 0, bond: 0n, arbiter, allowedAgents: [] };
-  const created = await sendContractTx(owner, { address: chain.market, abi: resolutionMarketAbi, functionName: "createMarketWith", args: [question, block.timestamp + 3_600n, params], value: parseEther("1") });
+  const params = {
+    admission: 0,
+    minCorrectness: 0,
+    minSettled: 0,
+    minStake: 0n,
+    maxWorkers: 0,
+    disputeWindow: 0,
+    bond: 0n,
+    arbiter,
+    allowedAgents: [],
+  };
+  const created = await sendContractTx(owner, {
+    address: chain.market,
+    abi: resolutionMarketAbi,
+    functionName: "createMarketWith",
+    args: [question, block.timestamp + 3_600n, params],
+    value: parseEther("1"),
+  });
   const id = created.result;
   for (const w of workers) {
     const ctx = await connect({ rpcUrl: chain.rpcUrl, privateKey: hardhatKey(chain.accounts.indexOf(w.address)) });
-    await sendContractTx(ctx, { address: chain.market, abi: resolutionMarketAbi, functionName: "joinMarket", args: [id, w.agentId], value: STAKE });
+    await sendContractTx(ctx, {
+      address: chain.market,
+      abi: resolutionMarketAbi,
+      functionName: "joinMarket",
+      args: [id, w.agentId],
+      value: STAKE,
+    });
   }
   await chain.requestResolution(id);
-  const proposed = await waitFor(async () => {
-    const v = await jobView(id);
-    return v.job?.state === "proposed" ? v : undefined;
-  }, "the daemon to propose", 90_000);
+  const proposed = await waitFor(
+    async () => {
+      const v = await jobView(id);
+      return v.job?.state === "proposed" ? v : undefined;
+    },
+    "the daemon to propose",
+    90_000,
+  );
   const verdict = proposed.job.verdict as "yes" | "no";
   expect(["yes", "no"]).toContain(verdict);
   return { id, verdict };
@@ -91,11 +141,31 @@ async function proposedUmaMarket(question: string): Promise<{ id: bigint; verdic
 
 /** The disputer approves UMA's bond to the arbiter and disputes with the market bond; returns the OOv3 assertion. */
 async function disputeAs(id: bigint, claimed: "yes" | "no"): Promise<{ assertionId: Hex; bond: bigint }> {
-  const umaBond = (await chain.publicClient.readContract({ address: arbiter, abi: arbiterViews, functionName: "disputeBond" })) as bigint;
+  const umaBond = (await chain.publicClient.readContract({
+    address: arbiter,
+    abi: arbiterViews,
+    functionName: "disputeBond",
+  })) as bigint;
   await approveCurrency(disputer, uma, arbiter, umaBond);
-  const { bond } = (await chain.publicClient.readContract({ address: chain.market, abi: resolutionMarketAbi, functionName: "getMarketConfig", args: [id] })) as { bond: bigint };
-  await sendContractTx(disputer, { address: chain.market, abi: resolutionMarketAbi, functionName: "dispute", args: [id, VERDICTS.indexOf(claimed)], value: bond });
-  const assertionId = (await chain.publicClient.readContract({ address: arbiter, abi: arbiterViews, functionName: "assertionIdOf", args: [chain.market, id] })) as Hex;
+  const { bond } = (await chain.publicClient.readContract({
+    address: chain.market,
+    abi: resolutionMarketAbi,
+    functionName: "getMarketConfig",
+    args: [id],
+  })) as { bond: bigint };
+  await sendContractTx(disputer, {
+    address: chain.market,
+    abi: resolutionMarketAbi,
+    functionName: "dispute",
+    args: [id, VERDICTS.indexOf(claimed)],
+    value: bond,
+  });
+  const assertionId = (await chain.publicClient.readContract({
+    address: arbiter,
+    abi: arbiterViews,
+    functionName: "assertionIdOf",
+    args: [chain.market, id],
+  })) as Hex;
   return { assertionId, bond };
 }
 
@@ -106,10 +176,14 @@ describe("a disputed proposal escalated to UMA OOv3", () => {
     const { assertionId, bond } = await disputeAs(id, claimed);
 
     // The daemon sees the dispute and counters the assertion on OOv3 (escalation to the DVM).
-    const disputed = await waitFor(async () => {
-      const v = await jobView(id);
-      return v.job?.dispute?.action === "escalated-uma" ? v : undefined;
-    }, "the daemon to escalate", 60_000);
+    const disputed = await waitFor(
+      async () => {
+        const v = await jobView(id);
+        return v.job?.dispute?.action === "escalated-uma" ? v : undefined;
+      },
+      "the daemon to escalate",
+      60_000,
+    );
     expect(disputed.job.state).toBe("disputed");
     expect(disputed.job.dispute).toMatchObject({ disputer: chain.accounts[10].toLowerCase(), claimed });
     const assertion = await getAssertion(owner, uma, assertionId);
@@ -118,10 +192,14 @@ describe("a disputed proposal escalated to UMA OOv3", () => {
     // UMA's DVM (mock) rejects the disputer's claim; anyone settles; the arbiter rules the proposed verdict.
     await pushMockPrice(owner, uma, assertionId, false);
     await settleAssertion(owner, uma, assertionId);
-    const final = await waitFor(async () => {
-      const v = await jobView(id);
-      return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
-    }, "the daemon to record the final state", 60_000);
+    const final = await waitFor(
+      async () => {
+        const v = await jobView(id);
+        return v.job?.state === "finalized" && v.job.feedback === "done" ? v : undefined;
+      },
+      "the daemon to record the final state",
+      60_000,
+    );
     expect(final.job).toMatchObject({ finalStatus: "resolved", finalVerdict: verdict, overturned: false });
     const m = await chain.getMarket(id);
     expect(m.status).toBe(STATUS.Resolved);
@@ -134,27 +212,47 @@ describe("a disputed proposal escalated to UMA OOv3", () => {
     // The resolver's currency goes away.
     const resolverCtx = await connect({ rpcUrl: chain.rpcUrl, privateKey: chain.resolverKey });
     const held = await currencyBalance(owner, uma, chain.accounts[19]);
-    if (held > 0n) await sendContractTx(resolverCtx, { address: uma.currency, abi: transferAbi, functionName: "transfer", args: [chain.accounts[0], held] });
+    if (held > 0n)
+      await sendContractTx(resolverCtx, {
+        address: uma.currency,
+        abi: transferAbi,
+        functionName: "transfer",
+        args: [chain.accounts[0], held],
+      });
     const { id, verdict } = await proposedUmaMarket("Will the resolver have UMA's bond when disputed?");
     const claimed = verdict === "yes" ? "no" : "yes";
     const nonceBefore = await chain.publicClient.getTransactionCount({ address: chain.accounts[19] });
     const { assertionId } = await disputeAs(id, claimed);
 
-    const stuck = await waitFor(async () => {
-      const v = await jobView(id);
-      return v.job?.state === "disputed" && /needs \d+ of currency .* holds 0/.test(v.job.lastError ?? "") ? v : undefined;
-    }, "the daemon to report the missing currency", 60_000);
+    const stuck = await waitFor(
+      async () => {
+        const v = await jobView(id);
+        return v.job?.state === "disputed" && /needs \d+ of currency .* holds 0/.test(v.job.lastError ?? "")
+          ? v
+          : undefined;
+      },
+      "the daemon to report the missing currency",
+      60_000,
+    );
     expect(stuck.job.dispute.action).toBeNull();
     expect(await chain.publicClient.getTransactionCount({ address: chain.accounts[19] })).toBe(nonceBefore); // nothing sent
 
     await mintCurrency(owner, uma, chain.accounts[19], 1_000n * E18);
-    await waitFor(async () => (await jobView(id)).job?.dispute?.action === "escalated-uma", "the daemon to escalate once funded", 60_000);
+    await waitFor(
+      async () => (await jobView(id)).job?.dispute?.action === "escalated-uma",
+      "the daemon to escalate once funded",
+      60_000,
+    );
     await pushMockPrice(owner, uma, assertionId, true); // the DVM backs the disputer
     await settleAssertion(owner, uma, assertionId);
-    const final = await waitFor(async () => {
-      const v = await jobView(id);
-      return v.job?.state === "finalized" ? v : undefined;
-    }, "the daemon to record the overturn", 60_000);
+    const final = await waitFor(
+      async () => {
+        const v = await jobView(id);
+        return v.job?.state === "finalized" ? v : undefined;
+      },
+      "the daemon to record the overturn",
+      60_000,
+    );
     expect(final.job).toMatchObject({ finalVerdict: claimed, overturned: true });
   }, 180_000);
 });

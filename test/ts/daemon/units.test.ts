@@ -54,9 +54,18 @@ describe("store", () => {
 
   it("rolls the whole range back when recording fails (no cursor advance without its jobs)", () => {
     const s = new Store(tempDbPath());
-    const poison = { toString: () => { throw new Error("unserializable market id"); } } as unknown as bigint;
+    const poison = {
+      toString: () => {
+        throw new Error("unserializable market id");
+      },
+    } as unknown as bigint;
     s.recordRange(31337, MARKET, 5, []);
-    expect(() => s.recordRange(31337, MARKET, 9, [{ marketId: 1n, blockNumber: 6, txHash: null }, { marketId: poison, blockNumber: 7, txHash: null }])).toThrow();
+    expect(() =>
+      s.recordRange(31337, MARKET, 9, [
+        { marketId: 1n, blockNumber: 6, txHash: null },
+        { marketId: poison, blockNumber: 7, txHash: null },
+      ]),
+    ).toThrow();
     expect(s.getCursor(31337, MARKET)).toBe(5);
     expect(s.listJobs()).toHaveLength(0);
     s.close();
@@ -65,12 +74,21 @@ describe("store", () => {
   it("moves jobs through the states transactionally; running jobs go back to requested on reopen", () => {
     const path = tempDbPath();
     const s = new Store(path);
-    s.recordRange(31337, MARKET, 1, [{ marketId: 1n, blockNumber: 1, txHash: null }, { marketId: 2n, blockNumber: 1, txHash: null }]);
+    s.recordRange(31337, MARKET, 1, [
+      { marketId: 1n, blockNumber: 1, txHash: null },
+      { marketId: 2n, blockNumber: 1, txHash: null },
+    ]);
     const [a, b] = s.dueJobs("run", 10, new Set());
     expect(s.claimRun(a.id)).toMatchObject({ state: "running", attempts: 1 });
     expect(s.claimRun(a.id)).toBeUndefined(); // already running
     // The bundle is stored with the verdict before anything is sent; the transaction is linked after.
-    s.finish(a.id, { state: "proposing", lastOutcome: "yes", verdict: "yes", bundleHash: "0x11", bundle: { attempt: 1, hash: "0x11", json: "{}" } });
+    s.finish(a.id, {
+      state: "proposing",
+      lastOutcome: "yes",
+      verdict: "yes",
+      bundleHash: "0x11",
+      bundle: { attempt: 1, hash: "0x11", json: "{}" },
+    });
     expect(s.bundles(a.id)).toMatchObject([{ hash: "0x11", txHash: null }]);
     expect(s.dueJobs("chain", 10, new Set()).map((j) => j.id)).toEqual([a.id]);
     s.linkTx(a.id, "0xabc");
@@ -115,12 +133,22 @@ describe("store", () => {
     s.claimRun(job.id);
     s.finish(job.id, { state: "failed", lastOutcome: "propose-error", lastError: "boom" });
     expect(s.recordRange(31337, MARKET, 3, [{ marketId: 6n, blockNumber: 3, txHash: "0x06" }])).toBe(1);
-    expect(s.getJobById(job.id)).toMatchObject({ state: "requested", attempts: 0, requestedBlock: 3, finishedAt: null });
+    expect(s.getJobById(job.id)).toMatchObject({
+      state: "requested",
+      attempts: 0,
+      requestedBlock: 3,
+      finishedAt: null,
+    });
     // A job that waits because the chain said Open (backoff, attempt not counted) is due at once on the event.
     s.manualRequest(key(7n));
     const open = s.getJob(key(7n))!;
     s.claimRun(open.id);
-    s.finish(open.id, { state: "requested", lastOutcome: "not-requested", uncountAttempt: true, nextAttemptAt: Date.now() + 300_000 });
+    s.finish(open.id, {
+      state: "requested",
+      lastOutcome: "not-requested",
+      uncountAttempt: true,
+      nextAttemptAt: Date.now() + 300_000,
+    });
     expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).not.toContain(open.id);
     expect(s.recordRange(31337, MARKET, 4, [{ marketId: 7n, blockNumber: 4, txHash: "0x07" }])).toBe(1);
     expect(s.dueJobs("run", 10, new Set()).map((j) => j.id)).toContain(open.id);
@@ -159,10 +187,18 @@ describe("store binding (issue 13.5)", () => {
   it("binds at first start; the same chain and deployment reopen; new market contracts are added", () => {
     const path = tempDbPath();
     const s = new Store(path);
-    expect(s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false)).toEqual({ reset: false, added: [MARKET] });
+    expect(s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false)).toEqual({
+      reset: false,
+      added: [MARKET],
+    });
     s.close();
     const again = new Store(path);
-    expect(again.bind({ chainId: 31337, genesisHash: G1.toUpperCase().replace("0X", "0x"), markets: [MARKET, OTHER] }, false)).toEqual({ reset: false, added: [OTHER] });
+    expect(
+      again.bind(
+        { chainId: 31337, genesisHash: G1.toUpperCase().replace("0X", "0x"), markets: [MARKET, OTHER] },
+        false,
+      ),
+    ).toEqual({ reset: false, added: [OTHER] });
     again.close();
   });
 
@@ -196,7 +232,10 @@ describe("store binding (issue 13.5)", () => {
     s.bind({ chainId: 31337, genesisHash: G1, markets: [MARKET] }, false);
     const k = await loadOrCreateSigningKey(s);
     s.recordRange(31337, MARKET, 10, [{ marketId: 1n, blockNumber: 9, txHash: null }]);
-    expect(s.bind({ chainId: 31337, genesisHash: G2, markets: [MARKET] }, true)).toEqual({ reset: true, added: [MARKET] });
+    expect(s.bind({ chainId: 31337, genesisHash: G2, markets: [MARKET] }, true)).toEqual({
+      reset: true,
+      added: [MARKET],
+    });
     expect(s.listJobs()).toHaveLength(0);
     expect(s.getCursor(31337, MARKET)).toBeUndefined();
     expect((await loadOrCreateSigningKey(s)).kid).toBe(k.kid);
@@ -221,7 +260,9 @@ describe("store binding (issue 13.5)", () => {
     const m = new Store(path);
     expect(m.schemaVersion()).toBe(SCHEMA_VERSION);
     expect(m.listJobs()).toHaveLength(0);
-    expect((m.db.prepare("SELECT state FROM v1_jobs").all() as { state: string }[]).map((r) => r.state)).toEqual(["written"]);
+    expect((m.db.prepare("SELECT state FROM v1_jobs").all() as { state: string }[]).map((r) => r.state)).toEqual([
+      "written",
+    ]);
     expect((await loadOrCreateSigningKey(m)).kid).toBe(k.kid);
     m.close();
   });
@@ -239,14 +280,25 @@ describe("bundle CID", () => {
 
 describe("config", () => {
   it("applies defaults and normalises addresses", () => {
-    const c = parseDaemonConfig({ markets: ["0x00000000000000000000000000000000000000AA"], rpcUrl: "http://127.0.0.1:8545" });
+    const c = parseDaemonConfig({
+      markets: ["0x00000000000000000000000000000000000000AA"],
+      rpcUrl: "http://127.0.0.1:8545",
+    });
     expect(c.markets).toEqual([{ address: MARKET, startBlock: undefined }]);
-    expect(c).toMatchObject({ confirmations: 2, maxBlockRange: 2_000, apiHost: "127.0.0.1", concurrency: 4, maxAttempts: 5 });
+    expect(c).toMatchObject({
+      confirmations: 2,
+      maxBlockRange: 2_000,
+      apiHost: "127.0.0.1",
+      concurrency: 4,
+      maxAttempts: 5,
+    });
   });
 
   it("rejects bad input without echoing secrets", () => {
     const secret = "https://eth.example/v2/SUPERSECRETKEY";
-    expect(() => parseDaemonConfig({ markets: [], rpcUrl: secret, apiToken: "short" })).toThrow(/invalid daemon config/);
+    expect(() => parseDaemonConfig({ markets: [], rpcUrl: secret, apiToken: "short" })).toThrow(
+      /invalid daemon config/,
+    );
     try {
       parseDaemonConfig({ markets: ["nope"], rpcUrl: "ftp://x/SUPERSECRETKEY", apiToken: "tiny-SECRET" });
     } catch (err) {
@@ -279,11 +331,17 @@ describe("logs and errors", () => {
       "hello",
     );
     expect(out).toContain("hello");
-    for (const s of ["tok-1234567890abcdef", "KEY123", "abcdefgh", "11".repeat(32), "sk-live-123", "PRIVATE-D"]) expect(out).not.toContain(s);
+    for (const s of ["tok-1234567890abcdef", "KEY123", "abcdefgh", "11".repeat(32), "sk-live-123", "PRIVATE-D"])
+      expect(out).not.toContain(s);
   });
 
   it("sanitizes error messages: URLs reduced to their origin, bearer tokens, configured secrets, length cap", () => {
-    const msg = sanitizeError(new Error("HTTP request failed. URL: https://user:pw@eth.example/v2/ALCHEMYKEY?x=1 Authorization: Bearer tok123 token=abc api_key: zzz"), ["tok123"]);
+    const msg = sanitizeError(
+      new Error(
+        "HTTP request failed. URL: https://user:pw@eth.example/v2/ALCHEMYKEY?x=1 Authorization: Bearer tok123 token=abc api_key: zzz",
+      ),
+      ["tok123"],
+    );
     expect(msg).toContain("https://eth.example");
     for (const s of ["ALCHEMYKEY", "pw@", "tok123", "abc", "zzz"]) expect(msg).not.toContain(s);
     expect(sanitizeError("x".repeat(2_000)).length).toBeLessThanOrEqual(501);

@@ -99,13 +99,19 @@ describe("docs links", () => {
         const target = m[1];
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http(s), mailto, …
         const [path, anchor] = target.split("#", 2);
-        const resolved = path === "" ? doc : normalize(join(dirname(doc), decodeURIComponent(path))).replace(/\/+$/, "");
+        const resolved =
+          path === "" ? doc : normalize(join(dirname(doc), decodeURIComponent(path))).replace(/\/+$/, "");
         const isDir = tracked.some((f) => f.startsWith(`${resolved}/`));
         if (!trackedSet.has(resolved) && !isDir) {
           broken.push(`${doc}: ${target} (no such tracked file)`);
           continue;
         }
-        if (anchor !== undefined && anchor !== "" && resolved.endsWith(".md") && !anchorsOf(readFileSync(join(ROOT, resolved), "utf8")).has(anchor)) {
+        if (
+          anchor !== undefined &&
+          anchor !== "" &&
+          resolved.endsWith(".md") &&
+          !anchorsOf(readFileSync(join(ROOT, resolved), "utf8")).has(anchor)
+        ) {
           broken.push(`${doc}: ${target} (no such heading)`);
         }
       }

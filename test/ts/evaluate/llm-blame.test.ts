@@ -28,7 +28,13 @@ const completion = (content: string | null, extra: { finish_reason?: string; ref
   object: "chat.completion",
   created: 0,
   model: "m",
-  choices: [{ index: 0, finish_reason: extra.finish_reason ?? "stop", message: { role: "assistant", content, refusal: extra.refusal ?? null } }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: extra.finish_reason ?? "stop",
+      message: { role: "assistant", content, refusal: extra.refusal ?? null },
+    },
+  ],
 });
 const ok = (): Reply => ({ status: 200, body: completion(JSON.stringify(GOOD)) });
 
@@ -55,22 +61,48 @@ afterAll(async () => {
 const m = market(3);
 function input(): EvaluationInput {
   const recs = records(m, [
-    answer(true, 0.8, { evidence: "DODGER text: a long and detailed analysis of the exchange data in November 2026, with figures of 104,000 USD." }),
+    answer(true, 0.8, {
+      evidence:
+        "DODGER text: a long and detailed analysis of the exchange data in November 2026, with figures of 104,000 USD.",
+    }),
     answer(true, 0.7),
     answer(false, 0.6),
   ]);
   return { market: m, workers: recs.filter(isAnswered) };
 }
 function evaluator(warnings: string[]) {
-  return createLlmEvaluator({ baseURL, apiKey: "k", model: "m", timeoutMs: 3_000, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 2, fallback: createRubricEvaluator(), warn: (w) => warnings.push(w) });
+  return createLlmEvaluator({
+    baseURL,
+    apiKey: "k",
+    model: "m",
+    timeoutMs: 3_000,
+    maxRetries: 1,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 2,
+    fallback: createRubricEvaluator(),
+    warn: (w) => warnings.push(w),
+  });
 }
 
 describe("LLM evaluator: failures are blamed", () => {
   const OWN_FAILURES: Array<[string, Reply, RegExp]> = [
     ["refusal", { status: 200, body: completion(null, { refusal: "I can't help with that." }) }, /model refused/],
-    ["moderation error", { status: 400, body: { error: { message: "flagged by moderation", type: "invalid_request_error", code: "content_policy_violation" } } }, /HTTP 400 \(content_policy_violation\)/],
+    [
+      "moderation error",
+      {
+        status: 400,
+        body: {
+          error: { message: "flagged by moderation", type: "invalid_request_error", code: "content_policy_violation" },
+        },
+      },
+      /HTTP 400 \(content_policy_violation\)/,
+    ],
     ["content filter", { status: 200, body: completion("{", { finish_reason: "content_filter" }) }, /content filter/],
-    ["truncation", { status: 200, body: completion('{"resolutionQuality": {"score": 9', { finish_reason: "length" }) }, /truncated output/],
+    [
+      "truncation",
+      { status: 200, body: completion('{"resolutionQuality": {"score": 9', { finish_reason: "length" }) },
+      /truncated output/,
+    ],
     ["malformed output", { status: 200, body: completion("Sure! Here are the scores: all 100") }, /malformed output/],
   ];
   for (const [what, bad, reason] of OWN_FAILURES) {
@@ -84,7 +116,9 @@ describe("LLM evaluator: failures are blamed", () => {
       for (const d of DIMENSIONS) expect(dodger.dimensions[d].score, d).toBe(0);
       expect(dodger.aggregate).toEqual({ resQuality: 0, srcQuality: 0, analysisDepth: 0 });
       // the rubric would have been lenient: the dodge must not pay
-      expect(rubric.aggregate.resQuality + rubric.aggregate.srcQuality + rubric.aggregate.analysisDepth).toBeGreaterThan(0);
+      expect(
+        rubric.aggregate.resQuality + rubric.aggregate.srcQuality + rubric.aggregate.analysisDepth,
+      ).toBeGreaterThan(0);
       expect(dodger.fallbackReason).toMatch(/^llm evaluation failed \(counted against the worker\): /);
       expect(dodger.fallbackReason).toMatch(reason);
       expect(dodger.dimensions.analysisDepth.explanation).toMatch(/because of this worker's text/);
@@ -105,14 +139,29 @@ describe("LLM evaluator: failures are blamed", () => {
     const inp = input();
     const run = async () => {
       const evaluation = await evaluator(warnings).evaluate(inp);
-      const decision = decideVerdict({ agentIds: inp.workers.map((w) => w.seat.agentId), reports: reportsOf(inp.workers, evaluation), history: [] });
-      return { evaluation, bundle: buildBundle({ market: inp.market, records: inp.workers, quorum: quorumStatus(3, 3), evaluation, decision }) };
+      const decision = decideVerdict({
+        agentIds: inp.workers.map((w) => w.seat.agentId),
+        reports: reportsOf(inp.workers, evaluation),
+        history: [],
+      });
+      return {
+        evaluation,
+        bundle: buildBundle({
+          market: inp.market,
+          records: inp.workers,
+          quorum: quorumStatus(3, 3),
+          evaluation,
+          decision,
+        }),
+      };
     };
     const { evaluation: r, bundle } = await run();
     const rubric = rubricEvaluate(inp);
     expect(r.evaluations.map((e) => e.dimensions)).toEqual(rubric.evaluations.map((e) => e.dimensions));
     expect(r.fallbackEvaluator).toEqual(createRubricEvaluator().identity);
-    expect(r.fallbackReason).toMatch(/^GLOBAL FALLBACK: LLM evaluation failed for 3 of 3 workers \(HTTP 503 \(after 2 attempts\)\)/);
+    expect(r.fallbackReason).toMatch(
+      /^GLOBAL FALLBACK: LLM evaluation failed for 3 of 3 workers \(HTTP 503 \(after 2 attempts\)\)/,
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toBe(`cresolver: WARNING: ${r.fallbackReason}`);
     const doc = bundle.document as Record<string, any>;
@@ -135,7 +184,12 @@ describe("LLM evaluator: failures are blamed", () => {
   });
 
   it("an own failure stays counted against the worker even when the service fails for another", async () => {
-    reply = (user) => (user.includes("DODGER") ? { status: 200, body: completion(null, { refusal: "no" }) } : user.includes('"confidence": 0.7') ? { status: 502, body: {} } : ok());
+    reply = (user) =>
+      user.includes("DODGER")
+        ? { status: 200, body: completion(null, { refusal: "no" }) }
+        : user.includes('"confidence": 0.7')
+          ? { status: 502, body: {} }
+          : ok();
     const warnings: string[] = [];
     const r = await evaluator(warnings).evaluate(input());
     for (const d of DIMENSIONS) expect(r.evaluations[0].dimensions[d].score).toBe(0);
@@ -145,7 +199,8 @@ describe("LLM evaluator: failures are blamed", () => {
   });
 
   it("two workers, one dodging and one hit by an outage: the dodger still scores at the floor", async () => {
-    reply = (user) => (user.includes("DODGER") ? { status: 200, body: completion(null, { refusal: "no" }) } : { status: 503, body: {} });
+    reply = (user) =>
+      user.includes("DODGER") ? { status: 200, body: completion(null, { refusal: "no" }) } : { status: 503, body: {} };
     const warnings: string[] = [];
     const inp = input();
     inp.workers = inp.workers.slice(0, 2);
@@ -162,7 +217,8 @@ describe("LLM evaluator: failures are blamed", () => {
     const inp = input();
     const r = await evaluator(warnings).evaluate(inp);
     expect(r.evaluations.map((e) => e.aggregate)).toEqual(rubricEvaluate(inp).evaluations.map((e) => e.aggregate));
-    for (const e of r.evaluations) expect(e.fallbackReason).toBe("llm evaluation failed: model refused; global fallback for the panel");
+    for (const e of r.evaluations)
+      expect(e.fallbackReason).toBe("llm evaluation failed: model refused; global fallback for the panel");
     expect(warnings).toHaveLength(1);
   });
 
@@ -175,7 +231,13 @@ describe("LLM evaluator: failures are blamed", () => {
       return true;
     }) as typeof process.stderr.write;
     try {
-      await createLlmEvaluator({ baseURL, apiKey: "k", model: "m", maxRetries: 0, fallback: createRubricEvaluator() }).evaluate(input());
+      await createLlmEvaluator({
+        baseURL,
+        apiKey: "k",
+        model: "m",
+        maxRetries: 0,
+        fallback: createRubricEvaluator(),
+      }).evaluate(input());
     } finally {
       process.stderr.write = original;
     }

@@ -41,7 +41,14 @@ const REPLIES = [
   "I would reverse my determination if the price fell more than 5% before the deadline.",
   "The weakest point in my analysis is volatility; a 5% cushion has held for three weeks.",
 ];
-const FINDING: Finding = { determination: true, confidence: 0.8, evidence: EVIDENCE, sources: SOURCES, observations: [SENTENCES[0]], keyTerms: ["bitcoin", "close"] };
+const FINDING: Finding = {
+  determination: true,
+  confidence: 0.8,
+  evidence: EVIDENCE,
+  sources: SOURCES,
+  observations: [SENTENCES[0]],
+  keyTerms: ["bitcoin", "close"],
+};
 const engine: AnswerEngine = {
   mode: "offline",
   persona: "analyst",
@@ -78,12 +85,26 @@ async function roundtableAgent(): Promise<TestServer> {
       return sendJson(res, 200, {
         agent_name: "rt",
         domain: "markets",
-        observations: [{ finding: "DETERMINATION: YES", evidence: `[VERIFIED: ${SOURCES[0]}] [VERIFIED: ${SOURCES[1]}] ${EVIDENCE}`, severity: "critical", confidence: 0.8 }],
+        observations: [
+          {
+            finding: "DETERMINATION: YES",
+            evidence: `[VERIFIED: ${SOURCES[0]}] [VERIFIED: ${SOURCES[1]}] ${EVIDENCE}`,
+            severity: "critical",
+            confidence: 0.8,
+          },
+        ],
         confidence: 0.8,
       });
     }
     if (path.endsWith("/challenge")) {
-      return sendJson(res, 200, { agent_name: "rt", challenges: CHALLENGES.map((c, i) => ({ target_agent: "resolver", finding_challenged: c, counter_evidence: REPLIES[i] })) });
+      return sendJson(res, 200, {
+        agent_name: "rt",
+        challenges: CHALLENGES.map((c, i) => ({
+          target_agent: "resolver",
+          finding_challenged: c,
+          counter_evidence: REPLIES[i],
+        })),
+      });
     }
     sendJson(res, 404, { error: "not found" });
   });
@@ -120,7 +141,12 @@ beforeAll(async () => {
     const secret = randomBytes(16).toString("hex");
     let url: string;
     if (name === "factagora" || name === "roundtable" || name === "ai-olympics (spec only)") {
-      const server = name === "factagora" ? await factagoraAgent() : name === "roundtable" ? await roundtableAgent() : await specOnlyOlympian();
+      const server =
+        name === "factagora"
+          ? await factagoraAgent()
+          : name === "roundtable"
+            ? await roundtableAgent()
+            : await specOnlyOlympian();
       closers.push(() => server.close());
       url = server.url;
       creds[agentId] = name === "ai-olympics (spec only)" ? { hmacSecret: secret } : { bearerToken: secret };
@@ -138,16 +164,38 @@ beforeAll(async () => {
     endpoints.push({ url, protocol: name.split(" ")[0] });
   }
   // The reference AI Olympics agent navigates to its first source first; with no network that action fails and is recorded.
-  const adapters = defaultAdapters({ http, credentials: createCredentialStore(creds), agora: { signer: key.signer() }, aiOlympics: { actionHttp: http, actionTimeoutMs: 500 } });
-  const ask: AskRequest = { marketId: m.marketId, question: m.question, deadline: m.deadline, context: m.context, workerCount: PANEL.length };
+  const adapters = defaultAdapters({
+    http,
+    credentials: createCredentialStore(creds),
+    agora: { signer: key.signer() },
+    aiOlympics: { actionHttp: http, actionTimeoutMs: 500 },
+  });
+  const ask: AskRequest = {
+    marketId: m.marketId,
+    question: m.question,
+    deadline: m.deadline,
+    context: m.context,
+    workerCount: PANEL.length,
+  };
   records = [];
   for (const [i, endpoint] of endpoints.entries()) {
     const adapter = adapters.find((a) => a.protocol === endpoint.protocol)!;
     const seat = m.workers[i];
     const asked = await adapter.ask(endpoint, seat, ask);
     if (!asked.ok) throw new Error(`${PANEL[i]}: ask failed: ${asked.failure.kind} ${asked.failure.message}`);
-    const challenged = await adapter.challenge(endpoint, seat, { ask, challenges: CHALLENGES, own: asked.value, peers: [] });
-    records.push({ seat, endpoint, answer: asked.value, challenges: CHALLENGES, ...(challenged.ok ? { challengeReplies: challenged.value } : { challengeFailure: challenged.failure }) });
+    const challenged = await adapter.challenge(endpoint, seat, {
+      ask,
+      challenges: CHALLENGES,
+      own: asked.value,
+      peers: [],
+    });
+    records.push({
+      seat,
+      endpoint,
+      answer: asked.value,
+      challenges: CHALLENGES,
+      ...(challenged.ok ? { challengeReplies: challenged.value } : { challengeFailure: challenged.failure }),
+    });
   }
 }, 60_000);
 
@@ -168,12 +216,17 @@ describe("one honest answer through all five protocols", () => {
 
   it("gets the same 3 aggregate scores (and the same 8 dimension scores) whatever the protocol", () => {
     const result = rubricEvaluate({ market: m, workers: records.filter(isAnswered) });
-    const table = result.evaluations.map((e, i) => ({ protocol: PANEL[i], ...e.aggregate, sum: e.aggregate.resQuality + e.aggregate.srcQuality + e.aggregate.analysisDepth }));
+    const table = result.evaluations.map((e, i) => ({
+      protocol: PANEL[i],
+      ...e.aggregate,
+      sum: e.aggregate.resQuality + e.aggregate.srcQuality + e.aggregate.analysisDepth,
+    }));
     const [reference] = result.evaluations;
     for (const [i, e] of result.evaluations.entries()) {
       // Documented tolerance: 0 — the rubric reads the same answer identically through every adapter.
       expect(e.aggregate, `${PANEL[i]}: ${JSON.stringify(table)}`).toEqual(reference.aggregate);
-      for (const [d, s] of Object.entries(e.dimensions)) expect(s.score, `${PANEL[i]} ${d}`).toBe(reference.dimensions[d as keyof typeof e.dimensions].score);
+      for (const [d, s] of Object.entries(e.dimensions))
+        expect(s.score, `${PANEL[i]} ${d}`).toBe(reference.dimensions[d as keyof typeof e.dimensions].score);
     }
     expect(reference.dimensions.collaboration.score).toBeGreaterThan(50);
     expect(reference.dimensions.sourceQuality.score).toBeGreaterThan(0);
@@ -181,11 +234,19 @@ describe("one honest answer through all five protocols", () => {
 
   it("shows the LLM evaluator the same answer whatever the protocol", () => {
     const panel = { answered: records.length, yes: records.length, no: 0 };
-    const data = records.filter(isAnswered).map((r) => JSON.parse(buildPrompt(m, r, panel).data) as { worker: { evidence: string; sources: string[]; challenges: unknown[] } });
+    const data = records
+      .filter(isAnswered)
+      .map(
+        (r) =>
+          JSON.parse(buildPrompt(m, r, panel).data) as {
+            worker: { evidence: string; sources: string[]; challenges: unknown[] };
+          },
+      );
     for (const [i, d] of data.entries()) {
       expect(d.worker.sources, PANEL[i]).toEqual(SOURCES);
       expect(d.worker.challenges, PANEL[i]).toEqual(data[0].worker.challenges);
-      if (PANEL[i] === "factagora") for (const s of SENTENCES) expect(d.worker.evidence).toContain(s); // laid out over the ReAct fields
+      if (PANEL[i] === "factagora")
+        for (const s of SENTENCES) expect(d.worker.evidence).toContain(s); // laid out over the ReAct fields
       else expect(d.worker, PANEL[i]).toEqual(data[0].worker);
     }
     expect(data[0].worker.evidence).toBe(EVIDENCE);
@@ -196,13 +257,26 @@ describe("AI Olympics challenge replies from a spec-only done result (challengeR
   it("reads our convention, arrays, numbered text, plain text and text fields; refuses nothing-to-read", () => {
     expect(challengeRepliesOf({ responses: ["a", "b"] }, 2)).toEqual({ ok: true, value: ["a", "b"] });
     expect(challengeRepliesOf(["a", "b", 3], 2)).toEqual({ ok: true, value: ["a", "b"] });
-    expect(challengeRepliesOf("1. first reply\n2. second reply\n3. third", 3)).toEqual({ ok: true, value: ["first reply", "second reply", "third"] });
-    expect(challengeRepliesOf("Challenge 1: yes because X\nChallenge 2: no", 2)).toEqual({ ok: true, value: ["yes because X", "no"] });
+    expect(challengeRepliesOf("1. first reply\n2. second reply\n3. third", 3)).toEqual({
+      ok: true,
+      value: ["first reply", "second reply", "third"],
+    });
+    expect(challengeRepliesOf("Challenge 1: yes because X\nChallenge 2: no", 2)).toEqual({
+      ok: true,
+      value: ["yes because X", "no"],
+    });
     // numbering that does not match the challenges stays one reply
-    expect(challengeRepliesOf("1. only one\n3. skipped two", 2)).toEqual({ ok: true, value: ["1. only one\n3. skipped two"] });
+    expect(challengeRepliesOf("1. only one\n3. skipped two", 2)).toEqual({
+      ok: true,
+      value: ["1. only one\n3. skipped two"],
+    });
     expect(challengeRepliesOf("Task completed", 3)).toEqual({ ok: true, value: ["Task completed"] });
-    expect(challengeRepliesOf({ determination: "YES", evidence: "I keep YES because the data holds." }, 3)).toEqual({ ok: true, value: ["I keep YES because the data holds."] });
+    expect(challengeRepliesOf({ determination: "YES", evidence: "I keep YES because the data holds." }, 3)).toEqual({
+      ok: true,
+      value: ["I keep YES because the data holds."],
+    });
     expect(challengeRepliesOf({ answers: ["x", "y"] }, 2)).toEqual({ ok: true, value: ["x", "y"] });
-    for (const nothing of ["  ", {}, { ok: true }, [], [1, 2], null, 42]) expect(challengeRepliesOf(nothing, 2).ok, JSON.stringify(nothing)).toBe(false);
+    for (const nothing of ["  ", {}, { ok: true }, [], [1, 2], null, 42])
+      expect(challengeRepliesOf(nothing, 2).ok, JSON.stringify(nothing)).toBe(false);
   });
 });

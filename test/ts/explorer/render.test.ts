@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../../workflow/core/bundle.js";
 import { InvalidBundleError, parseStoredBundle } from "../../../workflow/core/bundle-schema.js";
 import { quorumStatus } from "../../../workflow/core/quorum.js";
-import { MAX_RENDERED_ITEMS, capped, evaluatorLabel, isResolutionBundle, renderedWorkers, workerFailure } from "../../../explorer/bundle.js";
+import {
+  MAX_RENDERED_ITEMS,
+  capped,
+  evaluatorLabel,
+  isResolutionBundle,
+  renderedWorkers,
+  workerFailure,
+} from "../../../explorer/bundle.js";
 import { answer, market, records } from "../core/fixtures.js";
 import { buildBundle } from "../workflow/helpers/checked-bundle.js";
 import { esc, layout, lineChart } from "../../../explorer/html.js";
@@ -31,7 +38,9 @@ describe("bundle view helpers", () => {
     expect(capped(Array.from({ length: 1000 }, (_, i) => i))).toHaveLength(MAX_RENDERED_ITEMS);
     expect(capped(undefined)).toEqual([]);
     expect(renderedWorkers(doc)).toHaveLength(3);
-    expect(evaluatorLabel({ ...doc, evaluator: { kind: "rubric", model: "", promptVersion: "", seed: 0 } })).toBe("rubric");
+    expect(evaluatorLabel({ ...doc, evaluator: { kind: "rubric", model: "", promptVersion: "", seed: 0 } })).toBe(
+      "rubric",
+    );
   });
 });
 

@@ -35,7 +35,11 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     resolver = r.account.address;
     identity = await viem.deployContract("IdentityRegistry", []);
     reputation = await viem.deployContract("ReputationRegistry", [identity.address]);
-    market = await viem.deployContract("ResolutionMarket", [identity.address, reputation.address, deployer.account.address]);
+    market = await viem.deployContract("ResolutionMarket", [
+      identity.address,
+      reputation.address,
+      deployer.account.address,
+    ]);
     const arbiter = await viem.deployContract("CommitteeArbiter", [[deployer.account.address], 1n, [market.address]]);
     // Before the first market exists, queued resolvers and the default arbiter are active at once.
     await market.write.queueResolver([resolver]);
@@ -61,17 +65,29 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   async function openAndRequest(workers: { address: Address; agentId: bigint }[]) {
     const deadline = (await publicClient.getBlock()).timestamp + 600n;
     const params = {
-      admission: 0, minCorrectness: 0, minSettled: 0, minStake: 0n, maxWorkers: 100,
-      disputeWindow: WINDOW, bond: 0n, arbiter: zeroAddress, allowedAgents: [],
+      admission: 0,
+      minCorrectness: 0,
+      minSettled: 0,
+      minStake: 0n,
+      maxWorkers: 100,
+      disputeWindow: WINDOW,
+      bond: 0n,
+      arbiter: zeroAddress,
+      allowedAgents: [],
     } as const;
-    await market.write.createMarketWith(["Will the e2e test pass?", deadline, params], { account: creator, value: POOL });
+    await market.write.createMarketWith(["Will the e2e test pass?", deadline, params], {
+      account: creator,
+      value: POOL,
+    });
     const marketId = (await market.read.marketCount()) as bigint;
     for (const w of workers) {
       await market.write.joinMarket([marketId, w.agentId], { account: w.address, value: STAKE });
     }
     await testClient.increaseTime({ seconds: 601 });
     await testClient.mine({ blocks: 1 });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: await market.write.requestResolution([marketId]) });
+    const receipt = await publicClient.waitForTransactionReceipt({
+      hash: await market.write.requestResolution([marketId]),
+    });
     expect(receipt.status).toBe("success");
     return marketId;
   }
@@ -110,7 +126,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     expect(propose.gasUsed < 10_000_000n).toBe(true);
 
     await pastWindow();
-    const finalize = await publicClient.waitForTransactionReceipt({ hash: await market.write.finalize([marketId], { gas: 10_000_000n }) });
+    const finalize = await publicClient.waitForTransactionReceipt({
+      hash: await market.write.finalize([marketId], { gas: 10_000_000n }),
+    });
     expect(finalize.status).toBe("success");
     expect(finalize.gasUsed < 10_000_000n).toBe(true);
 
@@ -131,7 +149,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean };
     expect(info.status).toBe(3); // Resolved
     expect(info.outcome).toBe(true);
-    let owed = ((await market.read.pendingWithdrawal([creator])) as bigint) + ((await market.read.pendingWithdrawal([resolver])) as bigint);
+    let owed =
+      ((await market.read.pendingWithdrawal([creator])) as bigint) +
+      ((await market.read.pendingWithdrawal([resolver])) as bigint);
     for (const w of workers) owed += (await market.read.pendingWithdrawal([w.address])) as bigint;
     expect(owed).toBe(POOL + 100n * STAKE + bond);
     expect(await publicClient.getBalance({ address: market.address })).toBe(owed);
@@ -145,7 +165,10 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
       { answer: NO, confidenceBps: 6_000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
       { answer: YES, confidenceBps: 8_000, resQuality: 30, srcQuality: 20, analysisDepth: 10 },
     ];
-    await market.write.proposeResolution([marketId, 0, reports, keccak256("0x01"), URI], { account: resolver, value: bond });
+    await market.write.proposeResolution([marketId, 0, reports, keccak256("0x01"), URI], {
+      account: resolver,
+      value: bond,
+    });
     await pastWindow();
     const settle = await publicClient.waitForTransactionReceipt({ hash: await market.write.finalize([marketId]) });
     expect(settle.status).toBe("success");

@@ -7,7 +7,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_HANDLERS, CONFORMANCE_CHECKERS, defaultAdapters, PROTOCOL_NAMES, PROTOCOLS } from "../../../protocols/index.js";
+import {
+  AGENT_HANDLERS,
+  CONFORMANCE_CHECKERS,
+  defaultAdapters,
+  PROTOCOL_NAMES,
+  PROTOCOLS,
+} from "../../../protocols/index.js";
 import { createCredentialStore } from "../../../workflow/adapters/credentials.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { startServer, type TestServer } from "../workflow/helpers/servers.js";
@@ -40,7 +46,8 @@ describe("protocol registry", () => {
     expect([...PROTOCOL_NAMES].sort()).toEqual(folders);
     expect(folders).toHaveLength(5);
     for (const folder of folders) {
-      for (const file of FOLDER_FILES) expect(existsSync(join(PROTOCOLS_DIR, folder, file)), `${folder}/${file}`).toBe(true);
+      for (const file of FOLDER_FILES)
+        expect(existsSync(join(PROTOCOLS_DIR, folder, file)), `${folder}/${file}`).toBe(true);
     }
     expect(Object.keys(AGENT_HANDLERS)).toEqual(PROTOCOL_NAMES);
     expect(Object.keys(CONFORMANCE_CHECKERS)).toEqual(PROTOCOL_NAMES);

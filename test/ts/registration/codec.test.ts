@@ -12,7 +12,7 @@ import { base64DataUri, expectCode, specExample } from "./fixtures.js";
 const full = () =>
   buildRegistrationFile({
     name: "Resolver Worker 7 — ünïcødé 🛰️",
-    description: "Investigates markets.\nSecond line, \"quotes\" and ,commas,;semicolons%25",
+    description: 'Investigates markets.\nSecond line, "quotes" and ,commas,;semicolons%25',
     image: "https://img.example/7.png",
     endpoint: "https://worker7.example:8443/base",
     protocol: "cresolver",
@@ -24,7 +24,10 @@ const full = () =>
     active: false,
     registrations: [
       { agentId: 7, agentRegistry: "eip155:31337:0x8004A169FB4a3325136EB29fA0ceB6D2e539a432" },
-      { agentId: "115792089237316195423570985008687907853269984665640564039457584007913129639935", agentRegistry: "eip155:1:0x1" },
+      {
+        agentId: "115792089237316195423570985008687907853269984665640564039457584007913129639935",
+        agentRegistry: "eip155:1:0x1",
+      },
     ],
     supportedTrust: ["reputation", "crypto-economic"],
   });
@@ -99,7 +102,10 @@ describe("data: URI forms", () => {
     ["base64, no media type", `data:;base64,${Buffer.from(json).toString("base64")}`],
     ["base64, upper-case scheme and params", `DATA:Application/JSON;BASE64,${Buffer.from(json).toString("base64")}`],
     ["base64, +json media type", base64DataUri(json, "application/ld+json")],
-    ["base64 without padding", `data:application/json;base64,${Buffer.from(json).toString("base64").replace(/=+$/, "")}`],
+    [
+      "base64 without padding",
+      `data:application/json;base64,${Buffer.from(json).toString("base64").replace(/=+$/, "")}`,
+    ],
     ["surrounding whitespace", `  \n${base64DataUri(json)}\t `],
     ["leading UTF-8 BOM", base64DataUri(`\ufeff${json}`)],
   ])("decodes %s", async (_label, uri) => {
@@ -144,8 +150,11 @@ describe("hostile and malformed input", () => {
 
   it("refuses non-JSON, and invalid UTF-8 behind base64, as not-json", async () => {
     await expectCode(decodeAgentUri("data:,hello"), "not-json");
-    await expectCode(decodeAgentUri(base64DataUri("{\"type\": ")), "not-json");
-    await expectCode(decodeAgentUri(`data:;base64,${Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString("base64")}`), "not-json");
+    await expectCode(decodeAgentUri(base64DataUri('{"type": ')), "not-json");
+    await expectCode(
+      decodeAgentUri(`data:;base64,${Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString("base64")}`),
+      "not-json",
+    );
     await expectCode(decodeAgentUri("data:,"), "not-json");
   });
 
@@ -153,7 +162,7 @@ describe("hostile and malformed input", () => {
     ["an array", "[1,2,3]"],
     ["a number", "42"],
     ["null", "null"],
-    ["a string", "\"registration\""],
+    ["a string", '"registration"'],
     ["an empty object", "{}"],
   ])("refuses JSON that is %s as invalid-schema", async (_label, json) => {
     await expectCode(decodeAgentUri(base64DataUri(json)), "invalid-schema");
@@ -177,7 +186,7 @@ describe("hostile and malformed input", () => {
   });
 
   it("refuses raw NUL bytes in the JSON (not-json) and escaped NULs in fields (invalid-schema)", async () => {
-    await expectCode(decodeAgentUri(`data:,${encodeURIComponent("{\"a\":\"\u0000\"}")}`), "not-json");
+    await expectCode(decodeAgentUri(`data:,${encodeURIComponent('{"a":"\u0000"}')}`), "not-json");
     await expectCode(decodeAgentUri(`data:,\u0000`), "not-json");
     const nulName = JSON.stringify({ ...specExample(), name: "evil\u0000name" });
     expect(nulName).toContain("\\u0000");

@@ -36,7 +36,9 @@ describe("pickWorkerEndpoint", () => {
       url: "https://w.example",
       protocol: "cresolver",
     });
-    expect(pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example", protocol: "CREsolver" }]))).toEqual({
+    expect(
+      pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example", protocol: "CREsolver" }])),
+    ).toEqual({
       url: "https://w.example",
       protocol: "cresolver",
     });
@@ -65,7 +67,10 @@ describe("pickWorkerEndpoint", () => {
     const file = fileWith([{ name: "A2A", endpoint: "https://w.example", protocol: "other" }]);
     const err = await expectCode(() => pickWorkerEndpoint(file), "no-endpoint");
     expect(err.message).toContain("other");
-    await expectCode(() => pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example" }]), []), "no-endpoint");
+    await expectCode(
+      () => pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example" }]), []),
+      "no-endpoint",
+    );
   });
 
   it("fails with no-endpoint when there is no A2A entry at all", async () => {
@@ -95,7 +100,9 @@ describe("pickWorkerEndpoint", () => {
     const err = await expectCode(() => pickWorkerEndpoint(file), "no-endpoint");
     expect(err.message).toContain("inactive");
     // Absent means active.
-    expect(pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example" }])).url).toBe("https://w.example");
+    expect(pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example" }])).url).toBe(
+      "https://w.example",
+    );
     expect(pickWorkerEndpoint(fileWith([{ name: "A2A", endpoint: "https://w.example" }], { active: true })).url).toBe(
       "https://w.example",
     );

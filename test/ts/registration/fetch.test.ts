@@ -8,7 +8,14 @@ import {
   type UriFetcher,
 } from "../../../workflow/registration/index.js";
 import { expectCode, specExample } from "./fixtures.js";
-import { hugeRoute, loopbackFetcher, startServer, staticRoutes, type LoopbackServer, type StreamStats } from "./loopback.js";
+import {
+  hugeRoute,
+  loopbackFetcher,
+  startServer,
+  staticRoutes,
+  type LoopbackServer,
+  type StreamStats,
+} from "./loopback.js";
 
 const CID = "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi";
 const file = buildRegistrationFile({ name: "Served Worker", endpoint: "https://served.example", version: "1" });
@@ -40,7 +47,11 @@ describe("http(s): through the fetcher", () => {
 
   it("hands https: URIs to the fetcher unchanged (test fetcher routes the host to loopback)", async () => {
     const f = loopbackFetcher((u) => new URL(`${server.origin}${u.pathname}`));
-    const decoded = await decodeAgentUri("https://agent.example/reg.json", { fetcher: f.fetcher, maxBytes: 5_000, timeoutMs: 2_000 });
+    const decoded = await decodeAgentUri("https://agent.example/reg.json", {
+      fetcher: f.fetcher,
+      maxBytes: 5_000,
+      timeoutMs: 2_000,
+    });
     expect(decoded).toStrictEqual(file);
     expect(f.requested).toEqual(["https://agent.example/reg.json"]);
     expect(f.lastLimits).toEqual({ maxBytes: 5_000, timeoutMs: 2_000 });
@@ -82,14 +93,18 @@ describe("ipfs: through a gateway", () => {
     const f = loopbackFetcher();
     const gateway = `${server.origin}/ipfs/`;
     expect(await decodeAgentUri(`ipfs://${CID}`, { fetcher: f.fetcher, ipfsGateway: gateway })).toStrictEqual(file);
-    expect(await decodeAgentUri(`ipfs://${CID}/agents/7.json`, { fetcher: f.fetcher, ipfsGateway: gateway })).toStrictEqual(file);
+    expect(
+      await decodeAgentUri(`ipfs://${CID}/agents/7.json`, { fetcher: f.fetcher, ipfsGateway: gateway }),
+    ).toStrictEqual(file);
     expect(f.requested).toEqual([`${gateway}${CID}`, `${gateway}${CID}/agents/7.json`]);
   });
 
   it("accepts the legacy ipfs://ipfs/CID form, a gateway without trailing slash and percent-escapes", async () => {
     const f = loopbackFetcher();
     const gateway = `${server.origin}/gw/ipfs`;
-    expect(await decodeAgentUri(`ipfs://ipfs/${CID}/a%20b.json`, { fetcher: f.fetcher, ipfsGateway: gateway })).toStrictEqual(file);
+    expect(
+      await decodeAgentUri(`ipfs://ipfs/${CID}/a%20b.json`, { fetcher: f.fetcher, ipfsGateway: gateway }),
+    ).toStrictEqual(file);
     expect(f.requested).toEqual([`${gateway}/${CID}/a%20b.json`]);
   });
 
@@ -158,13 +173,19 @@ describe("size and time limits on fetched documents", () => {
 
   it("refuses an oversized body from a fetcher that ignores maxBytes", async () => {
     const sloppy: UriFetcher = async () => `${json}${" ".repeat(2_000)}`;
-    await expectCode(decodeAgentUri("https://agent.example/reg.json", { fetcher: sloppy, maxBytes: 1_000 }), "too-large");
+    await expectCode(
+      decodeAgentUri("https://agent.example/reg.json", { fetcher: sloppy, maxBytes: 1_000 }),
+      "too-large",
+    );
   });
 
   it("gives up on a fetcher that never settles", async () => {
     const hanging: UriFetcher = () => new Promise<string>(() => {});
     const started = Date.now();
-    const err = await expectCode(decodeAgentUri("https://agent.example/reg.json", { fetcher: hanging, timeoutMs: 50 }), "fetch-failed");
+    const err = await expectCode(
+      decodeAgentUri("https://agent.example/reg.json", { fetcher: hanging, timeoutMs: 50 }),
+      "fetch-failed",
+    );
     expect(err.message).toContain("timed out");
     expect(Date.now() - started).toBeLessThan(5_000);
   });

@@ -111,7 +111,8 @@ export function loopbackFetcher(rewrite: (url: URL) => URL = (u) => u): Loopback
       const target = rewrite(new URL(url));
       if (target.protocol !== "http:") return Promise.reject(new Error(`test fetcher dials http only: ${target.href}`));
       return new Promise<string>((resolve, reject) => {
-        const tooLarge = (detail: string) => Object.assign(new Error(`body too large: ${detail}`), { kind: "too-large" });
+        const tooLarge = (detail: string) =>
+          Object.assign(new Error(`body too large: ${detail}`), { kind: "too-large" });
         const req = http.get(target, { timeout: limits.timeoutMs }, (res) => {
           if (res.statusCode !== 200) {
             res.resume();

@@ -50,13 +50,17 @@ describe("URLs in messages", () => {
   });
 
   it("buildRegistrationFile does not echo a credential in the endpoint", async () => {
-    const message = await messageOf(() => buildRegistrationFile({ name: "a", endpoint: `https://u:${SECRET}@agent.example/` }));
+    const message = await messageOf(() =>
+      buildRegistrationFile({ name: "a", endpoint: `https://u:${SECRET}@agent.example/` }),
+    );
     expect(message).toMatch(/contains credentials/);
     expect(message).not.toContain(SECRET);
   });
 
   it("decodeAgentUri does not echo userinfo or a query token of the tokenURI", async () => {
-    const refused = await messageOf(() => decodeAgentUri(`https://u:${SECRET}@reg.example/agent.json`, { fetcher: async () => "{}" }));
+    const refused = await messageOf(() =>
+      decodeAgentUri(`https://u:${SECRET}@reg.example/agent.json`, { fetcher: async () => "{}" }),
+    );
     expect(refused).toMatch(/credentials/);
     expect(refused).not.toContain(SECRET);
     const failed = await messageOf(() =>

@@ -45,7 +45,9 @@ describe("registrationFileSchema", () => {
     expect(parse({ description: "d".repeat(REGISTRATION_LIMITS.maxDescription + 1) }).success).toBe(false);
     const svc = { name: "x", endpoint: "y" };
     expect(parse({ services: Array.from({ length: REGISTRATION_LIMITS.maxServices }, () => svc) }).success).toBe(true);
-    expect(parse({ services: Array.from({ length: REGISTRATION_LIMITS.maxServices + 1 }, () => svc) }).success).toBe(false);
+    expect(parse({ services: Array.from({ length: REGISTRATION_LIMITS.maxServices + 1 }, () => svc) }).success).toBe(
+      false,
+    );
     expect(parse({ supportedTrust: Array.from({ length: 65 }, () => "reputation") }).success).toBe(false);
     expect(parse({ registrations: Array.from({ length: 65 }, () => ({ agentRegistry: "r" })) }).success).toBe(false);
   });

@@ -9,11 +9,9 @@ function chain(...messages: string[]): Error {
 
 describe("causes", () => {
   it("yields the error then its causes, outermost first", () => {
-    expect([...causes(chain("fetch failed", "connect ECONNREFUSED", "socket"))].map((e) => (e as Error).message)).toEqual([
-      "fetch failed",
-      "connect ECONNREFUSED",
-      "socket",
-    ]);
+    expect(
+      [...causes(chain("fetch failed", "connect ECONNREFUSED", "socket"))].map((e) => (e as Error).message),
+    ).toEqual(["fetch failed", "connect ECONNREFUSED", "socket"]);
   });
 
   it("stops at maxDepth", () => {

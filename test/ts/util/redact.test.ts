@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { LOG_REDACT_PATHS, REDACTED, redactObject, redactSecrets, redactText, redactUrl } from "../../../workflow/util/redact.js";
+import {
+  LOG_REDACT_PATHS,
+  REDACTED,
+  redactObject,
+  redactSecrets,
+  redactText,
+  redactUrl,
+} from "../../../workflow/util/redact.js";
 
 const KEY = `0x${"ab12".repeat(16)}`;
 
@@ -24,18 +31,28 @@ describe("redactSecrets minChars (the CLI filters all of its output)", () => {
     expect(redactSecrets("key test here", ["test"], { minChars: 16 })).toBe("key test here");
     expect(redactSecrets("0x0123456789abcde", ["0x0123456789abcde"], { minChars: 16 })).toBe("0x0123456789abcde");
     expect(redactSecrets(`pk ${KEY.slice(2)}`, [KEY], { minChars: 16 })).toBe(`pk ${REDACTED}`);
-    expect(redactSecrets("x sk-live-0123456789abcdef y", ["sk-live-0123456789abcdef"], { minChars: 16 })).toBe(`x ${REDACTED} y`);
+    expect(redactSecrets("x sk-live-0123456789abcdef y", ["sk-live-0123456789abcdef"], { minChars: 16 })).toBe(
+      `x ${REDACTED} y`,
+    );
   });
 });
 
 describe("redactText", () => {
   it.each([
-    ["URL credentials and path", "GET https://user:pw@rpc.example/v2/ALCHEMY?x=1 failed", "GET https://rpc.example failed"],
+    [
+      "URL credentials and path",
+      "GET https://user:pw@rpc.example/v2/ALCHEMY?x=1 failed",
+      "GET https://rpc.example failed",
+    ],
     ["a query token", "see http://127.0.0.1:8545/?token=abc", "see http://127.0.0.1:8545"],
     ["a bearer header", "Authorization: Bearer tok123", `Authorization: Bearer ${REDACTED}`],
     ["an Authorization value without a scheme", "authorization=raw-token-value", `authorization=${REDACTED}`],
     ["a JWT", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "jwt [jwt]"],
-    ["secret-named pairs", 'api_key: zzz token=abc "password":"pw" secret=s private_key=k', `api_key: ${REDACTED} token=${REDACTED} "password":"${REDACTED}" secret=${REDACTED} private_key=${REDACTED}`],
+    [
+      "secret-named pairs",
+      'api_key: zzz token=abc "password":"pw" secret=s private_key=k',
+      `api_key: ${REDACTED} token=${REDACTED} "password":"${REDACTED}" secret=${REDACTED} private_key=${REDACTED}`,
+    ],
     ["ordinary text is kept", "worker 3 timed out after 30000 ms", "worker 3 timed out after 30000 ms"],
   ])("%s", (_name, text, expected) => {
     expect(redactText(text)).toBe(expected);
@@ -62,13 +79,21 @@ describe("redactObject", () => {
   it("replaces secret-named keys at any depth and redacts strings", () => {
     const input = {
       rpcUrl: "https://x.example/v2/KEY",
-      nested: { apiKey: "sk-1", headers: { Authorization: "Bearer t", accept: "json" }, list: [{ password: "p" }, "token=abc"] },
+      nested: {
+        apiKey: "sk-1",
+        headers: { Authorization: "Bearer t", accept: "json" },
+        list: [{ password: "p" }, "token=abc"],
+      },
       jwk: { kty: "OKP", d: "PRIVATE" },
       count: 3,
     };
     expect(redactObject(input)).toEqual({
       rpcUrl: "https://x.example",
-      nested: { apiKey: REDACTED, headers: { Authorization: REDACTED, accept: "json" }, list: [{ password: REDACTED }, `token=${REDACTED}`] },
+      nested: {
+        apiKey: REDACTED,
+        headers: { Authorization: REDACTED, accept: "json" },
+        list: [{ password: REDACTED }, `token=${REDACTED}`],
+      },
       jwk: { kty: "OKP", d: REDACTED },
       count: 3,
     });
@@ -82,7 +107,14 @@ describe("redactObject", () => {
 
 describe("LOG_REDACT_PATHS", () => {
   it("covers the keys the loggers have always redacted", () => {
-    for (const path of ["privateKey", "*.apiKey", "*.d", "req.headers.authorization", 'req.headers["x-ai-olympics-signature"]', "config.rpcUrl"]) {
+    for (const path of [
+      "privateKey",
+      "*.apiKey",
+      "*.d",
+      "req.headers.authorization",
+      'req.headers["x-ai-olympics-signature"]',
+      "config.rpcUrl",
+    ]) {
       expect(LOG_REDACT_PATHS).toContain(path);
     }
   });

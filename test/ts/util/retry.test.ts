@@ -73,10 +73,13 @@ describe("retry", () => {
   it("attempts: 1 means a single call", async () => {
     let calls = 0;
     await expect(
-      retry(async () => {
-        calls++;
-        throw new Error("x");
-      }, { attempts: 1 }),
+      retry(
+        async () => {
+          calls++;
+          throw new Error("x");
+        },
+        { attempts: 1 },
+      ),
     ).rejects.toThrow("x");
     expect(calls).toBe(1);
   });
@@ -85,7 +88,9 @@ describe("retry", () => {
     const before = new AbortController();
     before.abort(new Error("shutting down"));
     let calls = 0;
-    await expect(retry(async () => void calls++, { attempts: 3, signal: before.signal })).rejects.toThrow("shutting down");
+    await expect(retry(async () => void calls++, { attempts: 3, signal: before.signal })).rejects.toThrow(
+      "shutting down",
+    );
     expect(calls).toBe(0);
 
     // The pause is an hour long; the abort during the first attempt ends the whole retry without waiting for it.

@@ -43,7 +43,12 @@ describe("cresolver adapter", () => {
     expect(r.value).not.toHaveProperty("extra_field");
     expect(r.attempts).toBe(1);
     expect(w.requests[0].path).toBe("/agent/a2a/resolve");
-    expect(JSON.parse(w.requests[0].body)).toEqual({ market_id: 42, question: "Will X happen?", deadline: 1_900_000_000, context: "ctx" });
+    expect(JSON.parse(w.requests[0].body)).toEqual({
+      market_id: 42,
+      question: "Will X happen?",
+      deadline: 1_900_000_000,
+      context: "ctx",
+    });
   });
 
   it("sends a market id above 2^53 as an exact integer literal", async () => {
@@ -87,7 +92,9 @@ describe("cresolver adapter", () => {
   });
 
   it("rejects invalid JSON without retrying", async () => {
-    const w = await worker({ rawResolve: (_q, res) => sendJson(res, 200, '{"determination": true, "confidence": 0.9,') });
+    const w = await worker({
+      rawResolve: (_q, res) => sendJson(res, 200, '{"determination": true, "confidence": 0.9,'),
+    });
     const r = await adapter.ask({ url: w.url, protocol: "cresolver" }, seat, request);
     expect(r.ok ? "ok" : r.failure.kind).toBe("invalid-response");
     expect(r.attempts).toBe(1);
@@ -97,7 +104,8 @@ describe("cresolver adapter", () => {
   it("retries once after a 5xx and succeeds", async () => {
     let calls = 0;
     const w = await worker({
-      rawResolve: (_q, res) => (++calls === 1 ? sendJson(res, 503, { error: "busy" }) : sendJson(res, 200, honestAnswer(true))),
+      rawResolve: (_q, res) =>
+        ++calls === 1 ? sendJson(res, 503, { error: "busy" }) : sendJson(res, 200, honestAnswer(true)),
     });
     const r = await adapter.ask({ url: w.url, protocol: "cresolver" }, seat, request);
     expect(r.ok).toBe(true);
@@ -179,7 +187,12 @@ describe("cresolver adapter", () => {
     });
 
     it("fails (without throwing) on wrong shapes", async () => {
-      for (const reply of [{ responses: [1, 2, 3] }, { answers: ["a"] }, { responses: "a" }, { responses: Array(17).fill("x") }]) {
+      for (const reply of [
+        { responses: [1, 2, 3] },
+        { answers: ["a"] },
+        { responses: "a" },
+        { responses: Array(17).fill("x") },
+      ]) {
         const w = await worker({ challenge: reply });
         const r = await adapter.challenge({ url: w.url, protocol: "cresolver" }, seat, ask(challenges));
         expect(r.ok ? "ok" : r.failure.kind).toBe("invalid-response");

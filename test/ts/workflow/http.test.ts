@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { classifyAddress, createSafeHttpClient, HttpError, sanitizeJson, stringifyJson, type SafeHttpClient } from "../../../workflow/http/index.js";
+import {
+  classifyAddress,
+  createSafeHttpClient,
+  HttpError,
+  sanitizeJson,
+  stringifyJson,
+  type SafeHttpClient,
+} from "../../../workflow/http/index.js";
 import { startDns } from "./helpers/dns.js";
 import { sendJson, sleep, startServer, TEST_TLS, type TestServer } from "./helpers/servers.js";
 
@@ -79,7 +86,11 @@ describe("safe HTTP client", () => {
     server = await startServer(async (req, res) => {
       switch ((req.url ?? "").split("?")[0]) {
         case "/ok":
-          return sendJson(res, 200, { hello: "wor\u0000ld", long: "x".repeat(60_000), nested: { "k\u0000ey": ["a\u0000"] } });
+          return sendJson(res, 200, {
+            hello: "wor\u0000ld",
+            long: "x".repeat(60_000),
+            nested: { "k\u0000ey": ["a\u0000"] },
+          });
         case "/echo":
           return sendJson(res, 200, { raw: req.bodyText });
         case "/redirect-metadata":
@@ -106,7 +117,11 @@ describe("safe HTTP client", () => {
           for (let i = 0; i < 10; i++) {
             if (res.destroyed) return;
             const more = res.write(i === 0 ? chunk : Buffer.concat([Buffer.from(","), chunk]));
-            if (!more) await new Promise((r) => { res.once("drain", r); res.once("close", r); });
+            if (!more)
+              await new Promise((r) => {
+                res.once("drain", r);
+                res.once("close", r);
+              });
           }
           res.write("]");
           return res.end();
@@ -153,7 +168,11 @@ describe("safe HTTP client", () => {
 
   it("writes bigints as exact JSON integers", async () => {
     const id = 123456789012345678901234567890n;
-    const res = await loopbackClient.postJson(`${server.url}/echo`, { market_id: id, small: 42n }, { timeoutMs: 5_000 });
+    const res = await loopbackClient.postJson(
+      `${server.url}/echo`,
+      { market_id: id, small: 42n },
+      { timeoutMs: 5_000 },
+    );
     expect((res.body as { raw: string }).raw).toBe('{"market_id":123456789012345678901234567890,"small":42}');
     expect(stringifyJson({ s: "__bigint_x_1" })).toBe('{"s":"__bigint_x_1"}');
   });
@@ -164,7 +183,9 @@ describe("safe HTTP client", () => {
     expect(e.status).toBe(302);
     expect(e.message).toMatch(/redirect/);
     expect(e.message).not.toContain("169.254");
-    const e2 = await failure(loopbackClient.getText(`${server.url}/redirect-json`, { timeoutMs: 5_000, maxBytes: 1000 }));
+    const e2 = await failure(
+      loopbackClient.getText(`${server.url}/redirect-json`, { timeoutMs: 5_000, maxBytes: 1000 }),
+    );
     expect(e2.kind).toBe("http-status");
   });
 
@@ -180,7 +201,9 @@ describe("safe HTTP client", () => {
       const e = await failure(loopbackClient.postJson(`${server.url}${path}`, {}, { timeoutMs: 10_000 }));
       expect(e.kind, path).toBe("too-large");
     }
-    const e = await failure(loopbackClient.getText(`${server.url}/huge-chunked`, { timeoutMs: 10_000, maxBytes: 64 * 1024 }));
+    const e = await failure(
+      loopbackClient.getText(`${server.url}/huge-chunked`, { timeoutMs: 10_000, maxBytes: 64 * 1024 }),
+    );
     expect(e.kind).toBe("too-large");
   });
 
@@ -194,14 +217,22 @@ describe("safe HTTP client", () => {
 
   it("honours the caller's abort signal", async () => {
     const controller = new AbortController();
-    const pending = failure(loopbackClient.postJson(`${server.url}/never`, {}, { timeoutMs: 10_000, signal: controller.signal }));
+    const pending = failure(
+      loopbackClient.postJson(`${server.url}/never`, {}, { timeoutMs: 10_000, signal: controller.signal }),
+    );
     await sleep(50);
     controller.abort();
     expect((await pending).kind).toBe("timeout");
   });
 
   it("maps statuses: 5xx retryable, 401 auth; never echoes request headers", async () => {
-    const e = await failure(loopbackClient.postJson(`${server.url}/500?token=SECRET_Q`, {}, { timeoutMs: 5_000, headers: { authorization: "Bearer SECRET_H" } }));
+    const e = await failure(
+      loopbackClient.postJson(
+        `${server.url}/500?token=SECRET_Q`,
+        {},
+        { timeoutMs: 5_000, headers: { authorization: "Bearer SECRET_H" } },
+      ),
+    );
     expect(e.kind).toBe("http-status");
     expect(e.retryable).toBe(true);
     expect(`${e.message} ${String(e.stack)}`).not.toMatch(/SECRET/);
@@ -220,7 +251,9 @@ describe("safe HTTP client", () => {
   });
 
   it("getText returns any UTF-8 text and serves as a UriFetcher", async () => {
-    expect(await loopbackClient.fetcher(`${server.url}/text`, { maxBytes: 1024, timeoutMs: 5_000 })).toBe('{"name":"agent"}');
+    expect(await loopbackClient.fetcher(`${server.url}/text`, { maxBytes: 1024, timeoutMs: 5_000 })).toBe(
+      '{"name":"agent"}',
+    );
   });
 
   it("refuses loopback unless allowed, for literal IPs and for names resolving to loopback", async () => {
@@ -230,7 +263,9 @@ describe("safe HTTP client", () => {
     const e2 = await failure(strictClient.postJson(`http://localhost:${server.port}/ok`, {}, { timeoutMs: 5_000 }));
     expect(e2.kind).toBe("destination-refused");
     expect(e2.message).toMatch(/loopback/);
-    const e3 = await failure(strictClient.getText(`http://localhost:${server.port}/text`, { timeoutMs: 5_000, maxBytes: 100 }));
+    const e3 = await failure(
+      strictClient.getText(`http://localhost:${server.port}/text`, { timeoutMs: 5_000, maxBytes: 100 }),
+    );
     expect(e3.kind).toBe("destination-refused");
     expect(server.requests.length).toBe(before);
     // with loopback allowed the same name works
@@ -264,13 +299,19 @@ describe("safe HTTP client", () => {
     expect(e.kind).toBe("destination-refused");
   });
 
-  it.each(["http://127.0.0.1/", "http://2130706433/", "http://0x7f.1/", "http://127.1/", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://[::127.0.0.1]/", "http://[0:0:0:0:0:ffff:7f00:1]/"])(
-    "refuses loopback literal %s when loopback is not allowed",
-    async (url) => {
-      const e = await failure(strictClient.postJson(url, {}, { timeoutMs: 2_000 }));
-      expect(e.kind).toBe("destination-refused");
-    },
-  );
+  it.each([
+    "http://127.0.0.1/",
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://127.1/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::127.0.0.1]/",
+    "http://[0:0:0:0:0:ffff:7f00:1]/",
+  ])("refuses loopback literal %s when loopback is not allowed", async (url) => {
+    const e = await failure(strictClient.postJson(url, {}, { timeoutMs: 2_000 }));
+    expect(e.kind).toBe("destination-refused");
+  });
 
   it("allows private ranges only with allowPrivate", async () => {
     const e = await failure(loopbackClient.postJson("http://10.255.255.1/", {}, { timeoutMs: 200 }));
@@ -290,7 +331,10 @@ describe("safe HTTP client", () => {
     // The name first resolves to loopback (allowed here), then to cloud metadata. The guard checks
     // and connects with one and the same answer; the next fresh connection sees the new answer and
     // is refused before any packet is sent.
-    const dns = await startDns({ "rebind.test": [["127.0.0.1"], ["169.254.169.254"]], "mixed.test": [["127.0.0.1", "10.0.0.7"]] });
+    const dns = await startDns({
+      "rebind.test": [["127.0.0.1"], ["169.254.169.254"]],
+      "mixed.test": [["127.0.0.1", "10.0.0.7"]],
+    });
     const client = createSafeHttpClient({ allowLoopback: true, dnsServers: [dns.server] });
     try {
       const ok = await client.postJson(`http://rebind.test:${server.port}/ok`, {}, { timeoutMs: 5_000 });
@@ -321,7 +365,9 @@ describe("safe HTTP client", () => {
     const trusting = createSafeHttpClient({ allowLoopback: true, ca: TEST_TLS.cert });
     try {
       expect((await trusting.postJson(`${tls.url}/a`, {}, { timeoutMs: 5_000 })).body).toEqual({ path: "/a" });
-      expect(await trusting.getText(`https://localhost:${tls.port}/b`, { timeoutMs: 5_000, maxBytes: 1_000 })).toBe('{"path":"/b"}');
+      expect(await trusting.getText(`https://localhost:${tls.port}/b`, { timeoutMs: 5_000, maxBytes: 1_000 })).toBe(
+        '{"path":"/b"}',
+      );
       const e = await failure(loopbackClient.postJson(`${tls.url}/a`, {}, { timeoutMs: 5_000 }));
       expect(e.kind).toBe("network");
       expect(e.retryable).toBe(false);
@@ -332,7 +378,12 @@ describe("safe HTTP client", () => {
   });
 
   it("refuses other schemes and URLs with credentials", async () => {
-    for (const url of ["file:///etc/passwd", "ftp://example.com/", "data:application/json,{}", `http://u:p@127.0.0.1:${server.port}/ok`]) {
+    for (const url of [
+      "file:///etc/passwd",
+      "ftp://example.com/",
+      "data:application/json,{}",
+      `http://u:p@127.0.0.1:${server.port}/ok`,
+    ]) {
       const e = await failure(loopbackClient.postJson(url, {}, { timeoutMs: 1_000 }));
       expect(e.kind, url).toBe("destination-refused");
     }

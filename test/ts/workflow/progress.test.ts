@@ -29,24 +29,38 @@ afterAll(async () => {
 
 describe("run progress", () => {
   it("names the workers waited on with their deadline, each result, and a summary naming the hanging worker with timeout", async () => {
-    const ws = await Promise.all([startWorker({ resolve: honestAnswer(true) }), startWorker({ rawResolve: () => undefined }), startWorker({ resolve: honestAnswer(true) })]);
+    const ws = await Promise.all([
+      startWorker({ resolve: honestAnswer(true) }),
+      startWorker({ rawResolve: () => undefined }),
+      startWorker({ resolve: honestAnswer(true) }),
+    ]);
     servers.push(...ws);
-    const marketId = await chain.frozenMarket("Will the progress test pass?", ws.map((w) => dataUriFor(w.url)));
+    const marketId = await chain.frozenMarket(
+      "Will the progress test pass?",
+      ws.map((w) => dataUriFor(w.url)),
+    );
     const chainPorts = createChainPorts({ ctx: chain.resolverCtx, marketAddress: chain.market });
     const ports = {
       market: chainPorts.market,
       directory: chainPorts.directory,
       fetcher: http.fetcher,
-      adapters: createAdapterRegistry(defaultAdapters({ http, resolveTimeoutMs: DEADLINE_MS, challengeTimeoutMs: DEADLINE_MS, retryDelayMs: 20 })),
+      adapters: createAdapterRegistry(
+        defaultAdapters({ http, resolveTimeoutMs: DEADLINE_MS, challengeTimeoutMs: DEADLINE_MS, retryDelayMs: 20 }),
+      ),
       evaluator: createRubricEvaluator(),
     };
     const events: ProgressEvent[] = [];
-    const result = await runResolution(marketId, ports, {}, {
-      onProgress: (event) => {
-        events.push(event);
-        if (events.length === 1) throw new Error("a broken listener must not break the run");
+    const result = await runResolution(
+      marketId,
+      ports,
+      {},
+      {
+        onProgress: (event) => {
+          events.push(event);
+          if (events.length === 1) throw new Error("a broken listener must not break the run");
+        },
       },
-    });
+    );
     expect(result.outcome.kind).toBe("resolved");
     const hangingAgent = result.records[1].seat.agentId;
 
@@ -57,7 +71,9 @@ describe("run progress", () => {
       [0, 1, 2].map((seat) => [seat, result.records[seat].seat.agentId, "cresolver", waiting.at + DEADLINE_MS]),
     );
     const line = describeProgress(waiting);
-    expect(line).toContain(`seat 1 (agent ${hangingAgent}, cresolver) until ${new Date(waiting.at + DEADLINE_MS).toISOString()}`);
+    expect(line).toContain(
+      `seat 1 (agent ${hangingAgent}, cresolver) until ${new Date(waiting.at + DEADLINE_MS).toISOString()}`,
+    );
 
     // Each ask result, the hanging one as a timeout.
     const asked = events.filter((e) => (e.type === "worker-done" || e.type === "worker-failed") && e.stage === "ask");
@@ -76,7 +92,13 @@ describe("run progress", () => {
     // The summary comes last among the run's events and names the hanging worker with timeout.
     const summary = events.at(-1);
     if (summary?.type !== "summary") throw new Error("the last event is not the summary");
-    expect(summary.failed.map((f) => [f.seat, f.agentId, f.stage, f.failure.kind])).toEqual([[1, hangingAgent, "ask", "timeout"]]);
-    expect(describeProgress(summary)).toMatch(new RegExp(`^1 worker failure\\(s\\):\\n  seat 1 \\(agent ${hangingAgent}\\) ask: timeout: .*deadline ${DEADLINE_MS} ms`));
+    expect(summary.failed.map((f) => [f.seat, f.agentId, f.stage, f.failure.kind])).toEqual([
+      [1, hangingAgent, "ask", "timeout"],
+    ]);
+    expect(describeProgress(summary)).toMatch(
+      new RegExp(
+        `^1 worker failure\\(s\\):\\n  seat 1 \\(agent ${hangingAgent}\\) ask: timeout: .*deadline ${DEADLINE_MS} ms`,
+      ),
+    );
   });
 });

@@ -15,14 +15,26 @@ import { encodeReport, reportProblem } from "../../../workflow/settle/reports.js
 import { honestAnswer, startServer, startWorker, type TestServer } from "./helpers/servers.js";
 import type { AnsweredWorkerRecord } from "../../../workflow/core/types.js";
 
-const yes = (c = 8000): WorkerReport => ({ answer: "yes", confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 });
+const yes = (c = 8000): WorkerReport => ({
+  answer: "yes",
+  confidenceBps: c,
+  resQuality: 70,
+  srcQuality: 60,
+  analysisDepth: 50,
+});
 const failed: WorkerReport = { answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 };
 
 describe("reports are checked as the contract would, before anything is sent", () => {
   it("accepts valid reports and encodes the enum", () => {
     expect(reportProblem("yes", [yes(), failed], 2)).toBeUndefined();
     expect(reportProblem("invalid", [failed, failed], 2)).toBeUndefined();
-    expect(encodeReport(yes(9000))).toEqual({ answer: 3, confidenceBps: 9000, resQuality: 70, srcQuality: 60, analysisDepth: 50 });
+    expect(encodeReport(yes(9000))).toEqual({
+      answer: 3,
+      confidenceBps: 9000,
+      resQuality: 70,
+      srcQuality: 60,
+      analysisDepth: 50,
+    });
     expect(encodeReport(failed).answer).toBe(0);
   });
   it("refuses what proposeResolution would revert on", () => {
@@ -40,7 +52,9 @@ describe("gas limits (issue 13 item 1)", () => {
     expect(PROTOCOL_TX_GAS_CAP).toBe(16_777_216n);
     expect(cappedGas("x", 1_000_000n, withHeadroom(1_000_000n), PROTOCOL_TX_GAS_CAP)).toBe(1_200_000n);
     expect(cappedGas("x", 15_000_000n, withHeadroom(15_000_000n), PROTOCOL_TX_GAS_CAP)).toBe(PROTOCOL_TX_GAS_CAP);
-    expect(() => cappedGas("ResolutionMarket.finalize", 17_000_000n, 20_000_000n, PROTOCOL_TX_GAS_CAP)).toThrow(/needs 17000000 gas, above the per-transaction cap of 16777216/);
+    expect(() => cappedGas("ResolutionMarket.finalize", 17_000_000n, 20_000_000n, PROTOCOL_TX_GAS_CAP)).toThrow(
+      /needs 17000000 gas, above the per-transaction cap of 16777216/,
+    );
   });
 });
 
@@ -48,7 +62,13 @@ function bigRecord(i: number, evidenceChars: number): AnsweredWorkerRecord {
   return {
     seat: { address: `0x${(i + 1).toString(16).padStart(40, "0")}`, agentId: BigInt(i + 1), stake: 10n ** 15n },
     endpoint: { url: `https://w${i}.example/`, protocol: "cresolver" },
-    answer: { determination: true, confidence: 0.8, evidence: "e".repeat(evidenceChars), sources: Array.from({ length: 200 }, (_, k) => `https://s${k}.example/${"p".repeat(300)}`), extras: { blob: "x".repeat(40_000) } },
+    answer: {
+      determination: true,
+      confidence: 0.8,
+      evidence: "e".repeat(evidenceChars),
+      sources: Array.from({ length: 200 }, (_, k) => `https://s${k}.example/${"p".repeat(300)}`),
+      extras: { blob: "x".repeat(40_000) },
+    },
     challenges: ["a", "b", "c"],
     challengeReplies: ["r".repeat(50_000), "r".repeat(50_000), "r".repeat(50_000)],
   };
@@ -70,8 +90,20 @@ describe("each worker's bundle share is capped (issue 13 item 7)", () => {
   });
   it("100 maximal workers still make a bundle under MAX_BUNDLE_BYTES", () => {
     const records = Array.from({ length: 100 }, (_, i) => capWorkerShare(bigRecord(i, 50_000)));
-    const market = { chainId: 31337, marketAddress: "0x00000000000000000000000000000000000000aa" as const, marketId: 1n, question: "Q?", deadline: 1, context: "", workers: records.map((r) => r.seat) };
-    const bundle = buildBundle({ market, records, quorum: { n: 100, required: 51, answered: 100, reached: true } } as never);
+    const market = {
+      chainId: 31337,
+      marketAddress: "0x00000000000000000000000000000000000000aa" as const,
+      marketId: 1n,
+      question: "Q?",
+      deadline: 1,
+      context: "",
+      workers: records.map((r) => r.seat),
+    };
+    const bundle = buildBundle({
+      market,
+      records,
+      quorum: { n: 100, required: 51, answered: 100, reached: true },
+    } as never);
     expect(Buffer.byteLength(bundle.json, "utf8")).toBeLessThan(MAX_BUNDLE_BYTES);
   });
 });
@@ -88,12 +120,21 @@ describe("the run's abort signal reaches in-flight agent calls (issue 13 item 13
     let hits = 0;
     const slow = await startWorker({ delayMs: 5_000, resolve: () => ((hits += 1), honestAnswer(true)) });
     servers.push(slow);
-    const adapter = createCresolverAdapter({ http, resolveTimeoutMs: 30_000, challengeTimeoutMs: 30_000, retryDelayMs: 10 });
+    const adapter = createCresolverAdapter({
+      http,
+      resolveTimeoutMs: 30_000,
+      challengeTimeoutMs: 30_000,
+      retryDelayMs: 10,
+    });
     const controller = new AbortController();
     const t0 = performance.now();
     setTimeout(() => controller.abort(new Error("shutdown")), 150);
     const result = await withAbortSignal(controller.signal, () =>
-      adapter.ask({ url: slow.url, protocol: "cresolver" }, { address: "0x0000000000000000000000000000000000000001", agentId: 1n, stake: 0n }, { marketId: 1n, question: "Q?", deadline: 1, context: "" }),
+      adapter.ask(
+        { url: slow.url, protocol: "cresolver" },
+        { address: "0x0000000000000000000000000000000000000001", agentId: 1n, stake: 0n },
+        { marketId: 1n, question: "Q?", deadline: 1, context: "" },
+      ),
     );
     const elapsed = performance.now() - t0;
     expect(result.ok).toBe(false);
@@ -108,7 +149,11 @@ describe("the run's abort signal reaches in-flight agent calls (issue 13 item 13
     servers.push(quick);
     const adapter = createCresolverAdapter({ http, resolveTimeoutMs: 5_000, challengeTimeoutMs: 5_000 });
     const result = await withAbortSignal(new AbortController().signal, () =>
-      adapter.ask({ url: quick.url, protocol: "cresolver" }, { address: "0x0000000000000000000000000000000000000001", agentId: 1n, stake: 0n }, { marketId: 1n, question: "Q?", deadline: 1, context: "" }),
+      adapter.ask(
+        { url: quick.url, protocol: "cresolver" },
+        { address: "0x0000000000000000000000000000000000000001", agentId: 1n, stake: 0n },
+        { marketId: 1n, question: "Q?", deadline: 1, context: "" },
+      ),
     );
     expect(result.ok).toBe(true);
   });

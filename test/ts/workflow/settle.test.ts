@@ -8,12 +8,26 @@
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, type Address, type Hex } from "viem";
-import { createMarket, joinMarket, registerAgent, requestResolution, type MarketParamsInput } from "../../../workflow/chain/actions.js";
+import {
+  createMarket,
+  joinMarket,
+  registerAgent,
+  requestResolution,
+  type MarketParamsInput,
+} from "../../../workflow/chain/actions.js";
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { PROTOCOL_TX_GAS_CAP } from "../../../workflow/chain/gas.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
-import { cancelStale, dispute, finalize, getMarketConfig, getProposal, publishFeedback, requestCancel } from "../../../workflow/chain/lifecycle.js";
+import {
+  cancelStale,
+  dispute,
+  finalize,
+  getMarketConfig,
+  getProposal,
+  publishFeedback,
+  requestCancel,
+} from "../../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { readTrackRecord, trackRecordFor } from "../../../workflow/chain/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
@@ -31,8 +45,20 @@ const agents = new Map<number, bigint>();
 const WINDOW = 600;
 const HASH = `0x${"ab".repeat(32)}` as Hex;
 
-const yes = (c = 8000): WorkerReport => ({ answer: "yes", confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 });
-const no = (c = 7000): WorkerReport => ({ answer: "no", confidenceBps: c, resQuality: 40, srcQuality: 30, analysisDepth: 20 });
+const yes = (c = 8000): WorkerReport => ({
+  answer: "yes",
+  confidenceBps: c,
+  resQuality: 70,
+  srcQuality: 60,
+  analysisDepth: 50,
+});
+const no = (c = 7000): WorkerReport => ({
+  answer: "no",
+  confidenceBps: c,
+  resQuality: 40,
+  srcQuality: 30,
+  analysisDepth: 20,
+});
 const failed: WorkerReport = { answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 };
 
 async function increaseTime(seconds: number): Promise<void> {
@@ -45,7 +71,8 @@ const now = async () => (await owner.publicClient.getBlock({ blockTag: "latest" 
 async function agentOf(i: number): Promise<bigint> {
   let id = agents.get(i);
   if (id === undefined) {
-    id = (await registerAgent(withKey(owner, hardhatKey(i)), identity, `data:application/json,{"name":"w${i}"}`)).agentId;
+    id = (await registerAgent(withKey(owner, hardhatKey(i)), identity, `data:application/json,{"name":"w${i}"}`))
+      .agentId;
     agents.set(i, id);
   }
   return id;
@@ -53,8 +80,16 @@ async function agentOf(i: number): Promise<bigint> {
 
 /** A frozen market seated by keys `keys` (in order). */
 async function frozenMarket(keys: number[], params: MarketParamsInput = {}): Promise<bigint> {
-  const { marketId } = await createMarket(owner, market, `Will test ${Math.random()} pass?`, (await now()) + 600n, parseEther("1"), { disputeWindow: WINDOW, ...params });
-  for (const k of keys) await joinMarket(withKey(owner, hardhatKey(k)), market, marketId, await agentOf(k), parseEther("0.01"));
+  const { marketId } = await createMarket(
+    owner,
+    market,
+    `Will test ${Math.random()} pass?`,
+    (await now()) + 600n,
+    parseEther("1"),
+    { disputeWindow: WINDOW, ...params },
+  );
+  for (const k of keys)
+    await joinMarket(withKey(owner, hardhatKey(k)), market, marketId, await agentOf(k), parseEther("0.01"));
   await increaseTime(601);
   await requestResolution(owner, market, marketId);
   return marketId;
@@ -80,7 +115,13 @@ describe("createSettler().propose", () => {
     expect(tx.value).toBe(bond);
     expect(tx.gas).toBeLessThanOrEqual(PROTOCOL_TX_GAS_CAP);
     const proposal = await getProposal(owner, market, marketId);
-    expect(proposal).toMatchObject({ verdict: "yes", bundleHash: HASH, bundleURI: "ipfs://bundle", bond, disputeEndsAt: first.disputeEndsAt });
+    expect(proposal).toMatchObject({
+      verdict: "yes",
+      bundleHash: HASH,
+      bundleURI: "ipfs://bundle",
+      bond,
+      disputeEndsAt: first.disputeEndsAt,
+    });
     const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
     expect(await settler.propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toEqual({
       status: "already-settled",
@@ -89,21 +130,36 @@ describe("createSettler().propose", () => {
       proposer: owner.account!.address,
       ours: true,
     });
-    expect(await createSettler(withKey(owner, hardhatKey(9)), market).propose({ marketId, verdict: "no", reports: [yes(), no()], bundleHash: HASH })).toMatchObject({ status: "already-settled", ours: false });
+    expect(
+      await createSettler(withKey(owner, hardhatKey(9)), market).propose({
+        marketId,
+        verdict: "no",
+        reports: [yes(), no()],
+        bundleHash: HASH,
+      }),
+    ).toMatchObject({ status: "already-settled", ours: false });
     expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
   });
 
   it("two resolvers racing: one proposes, the other answers already-settled", async () => {
     const marketId = await frozenMarket([1]);
     const settler = createSettler(owner, market);
-    const results = await Promise.all([0, 1, 2].map(() => settler.propose({ marketId, verdict: "invalid", reports: [failed], bundleHash: HASH })));
+    const results = await Promise.all(
+      [0, 1, 2].map(() => settler.propose({ marketId, verdict: "invalid", reports: [failed], bundleHash: HASH })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual(["already-settled", "already-settled", "proposed"]);
   });
 
   it("refuses before sending: a market not requested, reports the contract would reject, a key that is not a resolver", async () => {
     const { marketId: open } = await createMarket(owner, market, "Still open?", (await now()) + 600n, parseEther("1"));
     const settler = createSettler(owner, market);
-    await expect(settler.propose({ marketId: open, verdict: "yes", reports: [], bundleHash: HASH })).rejects.toMatchObject({ name: "SettleError", retryable: false, message: expect.stringMatching(/is Open, not ResolutionRequested/) });
+    await expect(
+      settler.propose({ marketId: open, verdict: "yes", reports: [], bundleHash: HASH }),
+    ).rejects.toMatchObject({
+      name: "SettleError",
+      retryable: false,
+      message: expect.stringMatching(/is Open, not ResolutionRequested/),
+    });
     const marketId = await frozenMarket([1, 2]);
     const nonce = await owner.publicClient.getTransactionCount({ address: owner.account!.address });
     for (const [reports, msg] of [
@@ -111,9 +167,18 @@ describe("createSettler().propose", () => {
       [[yes(4000), no()], /confidenceBps 4000/],
       [[failed, failed], /needs at least one yes\/no answer/],
     ] as const) {
-      await expect(settler.propose({ marketId, verdict: "yes", reports: [...reports], bundleHash: HASH })).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(msg) });
+      await expect(
+        settler.propose({ marketId, verdict: "yes", reports: [...reports], bundleHash: HASH }),
+      ).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(msg) });
     }
-    await expect(createSettler(withKey(owner, hardhatKey(7)), market).propose({ marketId, verdict: "yes", reports: [yes(), no()], bundleHash: HASH })).rejects.toThrow(/is not a resolver active for market/);
+    await expect(
+      createSettler(withKey(owner, hardhatKey(7)), market).propose({
+        marketId,
+        verdict: "yes",
+        reports: [yes(), no()],
+        bundleHash: HASH,
+      }),
+    ).rejects.toThrow(/is not a resolver active for market/);
     expect(await owner.publicClient.getTransactionCount({ address: owner.account!.address })).toBe(nonce);
     expect((await readMarketState(owner, market, marketId)).statusName).toBe("ResolutionRequested");
   });
@@ -126,7 +191,11 @@ describe("createSettler().propose", () => {
     afterAll(async () => bridge.close());
 
     it("retries what the transport could not, then proposes; gives up after `attempts` as retryable, never with another verdict", async () => {
-      const resolver = await connect({ rpcUrl: bridge.url, privateKey: hardhatKey(0), retry: { retries: 1, baseDelayMs: 5 } });
+      const resolver = await connect({
+        rpcUrl: bridge.url,
+        privateKey: hardhatKey(0),
+        retry: { retries: 1, baseDelayMs: 5 },
+      });
       const marketId = await frozenMarket([1]);
       const retries: number[] = [];
       const settler = createSettler(resolver, market, { backoffMs: 5, onRetry: (r) => retries.push(r.attempt) });
@@ -137,7 +206,9 @@ describe("createSettler().propose", () => {
 
       const other = await frozenMarket([2]);
       bridge.inject("eth_sendRawTransaction", "503", "503", "503", "503", "503", "503");
-      const err = (await createSettler(resolver, market, { backoffMs: 5, attempts: 3 }).propose({ marketId: other, verdict: "no", reports: [no()], bundleHash: HASH }).catch((e: unknown) => e)) as SettleError;
+      const err = (await createSettler(resolver, market, { backoffMs: 5, attempts: 3 })
+        .propose({ marketId: other, verdict: "no", reports: [no()], bundleHash: HASH })
+        .catch((e: unknown) => e)) as SettleError;
       expect(err).toBeInstanceOf(SettleError);
       expect(err).toMatchObject({ retryable: true, attempts: 3 });
       expect((await readMarketState(owner, market, other)).statusName).toBe("ResolutionRequested");
@@ -148,10 +219,17 @@ describe("createSettler().propose", () => {
 describe("the proposal lifecycle", () => {
   it("finalize waits for the window; then Resolved with per-seat results, and the bond back", async () => {
     const marketId = await frozenMarket([1, 2, 3]);
-    await createSettler(owner, market).propose({ marketId, verdict: "yes", reports: [yes(9000), no(6000), failed], bundleHash: HASH });
+    await createSettler(owner, market).propose({
+      marketId,
+      verdict: "yes",
+      reports: [yes(9000), no(6000), failed],
+      bundleHash: HASH,
+    });
     await expect(finalize(owner, market, marketId)).rejects.toThrow(/the dispute window is open until 20\d\d-/);
     await increaseTime(WINDOW + 1);
-    await expect(dispute(withKey(owner, hardhatKey(8)), market, marketId, "no")).rejects.toThrow(/dispute window ended at/);
+    await expect(dispute(withKey(owner, hardhatKey(8)), market, marketId, "no")).rejects.toThrow(
+      /dispute window ended at/,
+    );
     const r = await finalize(withKey(owner, hardhatKey(8)), market, marketId);
     expect(r).toMatchObject({ status: "Resolved", outcome: true, disputed: false, feedbackPending: 0n });
     expect(r.seats.map((s) => [s.answer, s.scored, s.correctness])).toEqual([
@@ -173,7 +251,10 @@ describe("the proposal lifecycle", () => {
     if (/^0x0{40}$/i.test(config.arbiter)) return; // no default arbiter in this deployment: disputes revert in the arbiter call
     const r = await dispute(disputer, market, marketId, "no");
     expect(r).toMatchObject({ bond: config.bond, proposed: "yes" });
-    expect((await getProposal(owner, market, marketId))?.dispute).toMatchObject({ disputer: disputer.account!.address, claimed: "no" });
+    expect((await getProposal(owner, market, marketId))?.dispute).toMatchObject({
+      disputer: disputer.account!.address,
+      claimed: "no",
+    });
     await increaseTime(WINDOW + 1);
     await expect(finalize(owner, market, marketId)).rejects.toThrow(/is Disputed, not Proposed/);
   });
@@ -199,9 +280,19 @@ describe("the proposal lifecycle", () => {
 describe("the track record from logs", () => {
   it("finalized markets, oldest first, with agent ids and answers; only those finalized before the current request", async () => {
     const first = await frozenMarket([3, 4]);
-    await createSettler(owner, market).propose({ marketId: first, verdict: "no", reports: [no(8000), yes(5500)], bundleHash: HASH });
+    await createSettler(owner, market).propose({
+      marketId: first,
+      verdict: "no",
+      reports: [no(8000), yes(5500)],
+      bundleHash: HASH,
+    });
     const second = await frozenMarket([4, 3]);
-    await createSettler(owner, market).propose({ marketId: second, verdict: "invalid", reports: [failed, failed], bundleHash: HASH });
+    await createSettler(owner, market).propose({
+      marketId: second,
+      verdict: "invalid",
+      reports: [failed, failed],
+      bundleHash: HASH,
+    });
     await increaseTime(WINDOW + 1);
     await finalize(owner, market, second);
     await finalize(owner, market, first);
@@ -224,7 +315,13 @@ describe("the track record from logs", () => {
         { agentId: agents.get(4), answer: "yes", confidenceBps: 5500 },
       ],
     });
-    expect(all.find((m) => m.key === key(second))).toMatchObject({ final: "invalid", answers: [{ agentId: agents.get(4), answer: "failed" }, { agentId: agents.get(3), answer: "failed" }] });
+    expect(all.find((m) => m.key === key(second))).toMatchObject({
+      final: "invalid",
+      answers: [
+        { agentId: agents.get(4), answer: "failed" },
+        { agentId: agents.get(3), answer: "failed" },
+      ],
+    });
     const forCurrent = await trackRecordFor(owner, market, current);
     expect(forCurrent.map((m) => m.key)).toContain(key(first));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(later));
@@ -233,20 +330,34 @@ describe("the track record from logs", () => {
     const port = createChainPorts({ ctx: owner, marketAddress: market }).trackRecord;
     const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(current);
     const viaPort = await port.history(snapshot);
-    expect(viaPort.map((m) => m.key)).toEqual(forCurrent.filter((m) => m.answers.some((a) => a.agentId === agents.get(3))).map((m) => m.key));
+    expect(viaPort.map((m) => m.key)).toEqual(
+      forCurrent.filter((m) => m.answers.some((a) => a.agentId === agents.get(3))).map((m) => m.key),
+    );
     expect(viaPort.map((m) => m.key)).toEqual(expect.arrayContaining([key(first), key(second)]));
   });
 });
 
 /** A 100-seat market through propose → finalize → publishFeedback; every gas limit and what each transaction used. */
-async function hundredSeats(ctx: ChainContext, m: Address, ident: Address): Promise<{ limits: bigint[]; used: bigint[]; pendingAfter: bigint }> {
+async function hundredSeats(
+  ctx: ChainContext,
+  m: Address,
+  ident: Address,
+): Promise<{ limits: bigint[]; used: bigint[]; pendingAfter: bigint }> {
   const now_ = async () => (await ctx.publicClient.getBlock({ blockTag: "latest" })).timestamp;
   const p = ctx.publicClient as unknown as Provider;
-  const { marketId } = await createMarket(ctx, m, "Large?", (await now_()) + 3_600n, parseEther("1"), { disputeWindow: WINDOW, maxWorkers: 100 });
+  const { marketId } = await createMarket(ctx, m, "Large?", (await now_()) + 3_600n, parseEther("1"), {
+    disputeWindow: WINDOW,
+    maxWorkers: 100,
+  });
   for (let i = 0; i < 100; i++) {
     const key = `0x${(0x1000 + i).toString(16).padStart(64, "0")}` as Hex;
     const w = withKey(ctx, key);
-    await ctx.walletClient!.sendTransaction({ account: ctx.account!, chain: ctx.chain, to: w.account!.address, value: parseEther("0.1") });
+    await ctx.walletClient!.sendTransaction({
+      account: ctx.account!,
+      chain: ctx.chain,
+      to: w.account!.address,
+      value: parseEther("0.1"),
+    });
     const { agentId } = await registerAgent(w, ident, `data:,w${i}`);
     await joinMarket(w, m, marketId, agentId, parseEther("0.01"));
   }
@@ -254,7 +365,13 @@ async function hundredSeats(ctx: ChainContext, m: Address, ident: Address): Prom
   await p.request({ method: "evm_mine", params: [] });
   await requestResolution(ctx, m, marketId);
   const reports = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? no(6000) : yes(5000 + i * 50)));
-  const proposed = await createSettler(ctx, m).propose({ marketId, verdict: "yes", reports, bundleHash: HASH, bundleURI: "ipfs://x" });
+  const proposed = await createSettler(ctx, m).propose({
+    marketId,
+    verdict: "yes",
+    reports,
+    bundleHash: HASH,
+    bundleURI: "ipfs://x",
+  });
   if (proposed.status !== "proposed") throw new Error("not proposed");
   await p.request({ method: "evm_increaseTime", params: [WINDOW + 1] });
   await p.request({ method: "evm_mine", params: [] });
@@ -275,7 +392,8 @@ async function hundredSeats(ctx: ChainContext, m: Address, ident: Address): Prom
   return { limits, used, pendingAfter: pending };
 }
 
-const fmt = (used: bigint[]) => `propose ${used[0]}, finalize ${used[1]}, publishFeedback ×${used.length - 2} max ${used.slice(2).reduce((a, b) => (a > b ? a : b), 0n)}`;
+const fmt = (used: bigint[]) =>
+  `propose ${used[0]}, finalize ${used[1]}, publishFeedback ×${used.length - 2} max ${used.slice(2).reduce((a, b) => (a > b ? a : b), 0n)}`;
 
 describe("100-seat markets stay under EIP-7825's 2^24 gas per transaction (issue 13 item 1)", () => {
   it("on our registries: propose, finalize and publishFeedback all land, each with a gas limit ≤ 16,777,216", async () => {
@@ -289,7 +407,12 @@ describe("100-seat markets stay under EIP-7825's 2^24 gas per transaction (issue
     const idReg = await viem.deployContract("IdentityRegistry");
     const costly = await viem.deployContract("GasRecordingReputationRegistry", [299_000n, 280_000n]);
     const ctx = await connectProvider({ provider: p, privateKey: hardhatKey(0) });
-    const d = await deployAll(ctx, { network: "costly", identityRegistry: idReg.address, reputationRegistry: costly.address, betting: false });
+    const d = await deployAll(ctx, {
+      network: "costly",
+      identityRegistry: idReg.address,
+      reputationRegistry: costly.address,
+      betting: false,
+    });
     const r = await hundredSeats(ctx, d.contracts.ResolutionMarket.address, idReg.address);
     for (const g of r.limits) expect(g).toBeLessThanOrEqual(PROTOCOL_TX_GAS_CAP);
     // Every Yes/No seat got its two records, each call with its full 300k (the market's loop stops before starving one).

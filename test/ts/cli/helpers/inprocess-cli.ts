@@ -22,19 +22,29 @@ export async function startInProcessChain(): Promise<HardhatNode> {
 export async function cli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   let stdout = "";
   let stderr = "";
-  const code = await run(["--json", ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env: { ...options.env }, cwd: options.cwd });
+  const code = await run(["--json", ...args], {
+    stdout: (s) => (stdout += s),
+    stderr: (s) => (stderr += s),
+    env: { ...options.env },
+    cwd: options.cwd,
+  });
   let json: Record<string, unknown> | undefined;
   if (stdout.trim() !== "") {
     const lines = stdout.trimEnd().split("\n");
-    if (lines.length !== 1) throw new Error(`expected one line of JSON on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
+    if (lines.length !== 1)
+      throw new Error(`expected one line of JSON on stdout, got ${lines.length}: ${stdout.slice(0, 500)}`);
     json = JSON.parse(lines[0] as string) as Record<string, unknown>;
   }
   return { code, stdout, stderr, ...(json ? { json } : {}) };
 }
 
 /** Runs the CLI and expects success: returns the JSON object. */
-export async function ok(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Record<string, unknown>> {
+export async function ok(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<Record<string, unknown>> {
   const r = await cli(args, options);
-  if (r.code !== 0 || !r.json) throw new Error(`cresolver ${args.join(" ")} failed (${r.code}): ${r.stderr.slice(0, 1000)}`);
+  if (r.code !== 0 || !r.json)
+    throw new Error(`cresolver ${args.join(" ")} failed (${r.code}): ${r.stderr.slice(0, 1000)}`);
   return r.json;
 }

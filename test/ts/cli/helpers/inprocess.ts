@@ -56,13 +56,36 @@ export async function createCliHarness(deployArgs: string[] = []): Promise<CliHa
   const cresolver = async (args: string[], options: CliOptions = {}): Promise<Out> => {
     let stdout = "";
     let stderr = "";
-    const env: Record<string, string> = { RPC_URL: bridge.url, ...(options.key ? { PRIVATE_KEY: options.key } : {}), ...options.env };
-    const code = await run([...(options.json === false ? [] : ["--json"]), ...args], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env, cwd: dir }, options.pipeline ? { resolvePipeline: options.pipeline } : {});
-    return { code, stdout, stderr, ...(code === 0 && stdout && options.json !== false ? { json: JSON.parse(stdout) as Record<string, unknown> } : {}) };
+    const env: Record<string, string> = {
+      RPC_URL: bridge.url,
+      ...(options.key ? { PRIVATE_KEY: options.key } : {}),
+      ...options.env,
+    };
+    const code = await run(
+      [...(options.json === false ? [] : ["--json"]), ...args],
+      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), env, cwd: dir },
+      options.pipeline ? { resolvePipeline: options.pipeline } : {},
+    );
+    return {
+      code,
+      stdout,
+      stderr,
+      ...(code === 0 && stdout && options.json !== false
+        ? { json: JSON.parse(stdout) as Record<string, unknown> }
+        : {}),
+    };
   };
-  const refuses = async (args: string[], pattern: RegExp, options: CliOptions & { code?: number } = {}): Promise<void> => {
+  const refuses = async (
+    args: string[],
+    pattern: RegExp,
+    options: CliOptions & { code?: number } = {},
+  ): Promise<void> => {
     const r = await cresolver(args, options);
-    expect({ args: args.join(" "), code: r.code, stdout: r.stdout }).toEqual({ args: args.join(" "), code: options.code ?? 2, stdout: "" });
+    expect({ args: args.join(" "), code: r.code, stdout: r.stdout }).toEqual({
+      args: args.join(" "),
+      code: options.code ?? 2,
+      stdout: "",
+    });
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: /);

@@ -26,7 +26,11 @@ export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       void (async () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method: string; params?: unknown[] };
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          id: unknown;
+          method: string;
+          params?: unknown[];
+        };
         methods.push(body.method);
         const i = faults.findIndex((f) => f.method === "*" || f.method === body.method);
         const fault = i >= 0 ? faults.splice(i, 1)[0].fault : undefined;
@@ -40,16 +44,30 @@ export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
         }
         let payload: unknown;
         try {
-          payload = { jsonrpc: "2.0", id: body.id, result: await provider.request({ method: body.method, params: body.params ?? [] }) };
+          payload = {
+            jsonrpc: "2.0",
+            id: body.id,
+            result: await provider.request({ method: body.method, params: body.params ?? [] }),
+          };
         } catch (e) {
           const err = e as { code?: number; message?: string; data?: unknown };
-          payload = { jsonrpc: "2.0", id: body.id, error: { code: err.code ?? -32603, message: err.message ?? "error", ...(err.data !== undefined ? { data: err.data } : {}) } };
+          payload = {
+            jsonrpc: "2.0",
+            id: body.id,
+            error: {
+              code: err.code ?? -32603,
+              message: err.message ?? "error",
+              ...(err.data !== undefined ? { data: err.data } : {}),
+            },
+          };
         }
         if (fault === "dropAfter") {
           req.socket.destroy();
           return;
         }
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(payload, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify(payload, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
       })();
     });
   });

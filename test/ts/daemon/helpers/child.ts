@@ -66,14 +66,14 @@ const handle = await startDaemon(
     seams: {
       ...job,
       run: async (marketId, attempt, signal) => {
-      say(`STARTED ${marketId} ${attempt}`);
-      if (cfg.mode === "slow") {
-        await new Promise((resolve, reject) => {
-          const t = setTimeout(resolve, 60_000);
-          signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
-        });
-      }
-      return job.run(marketId, attempt, signal);
+        say(`STARTED ${marketId} ${attempt}`);
+        if (cfg.mode === "slow") {
+          await new Promise((resolve, reject) => {
+            const t = setTimeout(resolve, 60_000);
+            signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+          });
+        }
+        return job.run(marketId, attempt, signal);
       },
     },
     logger: createLogger({ level: "info", pretty: false, destination: process.stderr }),

@@ -44,7 +44,8 @@ export function spawnChildDaemon(config: Record<string, unknown>): ChildDaemon {
     for (;;) {
       const hit = lines.find((l) => l.startsWith(prefix));
       if (hit) return hit;
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`child exited before "${prefix}": ${err.slice(-2_000)}`);
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`child exited before "${prefix}": ${err.slice(-2_000)}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for "${prefix}"; stderr: ${err.slice(-2_000)}`);
       await new Promise<void>((r) => {
         waiters.push(r);

@@ -22,7 +22,11 @@ export function startProductionDaemon(
     confirmations: 0,
     pollIntervalMs: 50,
     http: { allowLoopback: true },
-    logger: createLogger({ level: process.env.DAEMON_TEST_LOG ?? "silent", pretty: false, destination: process.stderr }),
+    logger: createLogger({
+      level: process.env.DAEMON_TEST_LOG ?? "silent",
+      pretty: false,
+      destination: process.stderr,
+    }),
     ...options,
   });
 }

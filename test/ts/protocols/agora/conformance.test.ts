@@ -24,10 +24,23 @@ describe("agora conformance checker", () => {
 
   it("passes the reference agent with no violation and times every request", async () => {
     const { url } = await startAgent({ protocol: "agora", auth: { jwksUrl: jwks.jwksUrl }, agentId: "5" });
-    const report = await checkAgora({ url: `${url}/agora`, http, signer: key.signer(), agentId: "5", timeoutMs: 10_000 });
+    const report = await checkAgora({
+      url: `${url}/agora`,
+      http,
+      signer: key.signer(),
+      agentId: "5",
+      timeoutMs: 10_000,
+    });
     expect(report.findings.filter((f) => f.severity === "violation")).toEqual([]);
     expect(report.passed).toBe(true);
-    expect(Object.keys(report.timings).sort()).toEqual(["bad-signature", "challenge", "health", "no-token", "task", "wrong-match"]);
+    expect(Object.keys(report.timings).sort()).toEqual([
+      "bad-signature",
+      "challenge",
+      "health",
+      "no-token",
+      "task",
+      "wrong-match",
+    ]);
   });
 
   it("without a signer checks health and auth refusal only, and says so", async () => {
@@ -39,8 +52,10 @@ describe("agora conformance checker", () => {
 
   it("fails a broken agent, naming every rule it breaks", async () => {
     const broken = await startServer((req, res) => {
-      if (req.method === "GET" && req.url === "/agora/health") return sendJson(res, 200, { status: "up", version: 1, capabilities: "all", avg_latency_ms: 3 });
-      if (req.method === "POST" && req.url === "/agora") return sendJson(res, 200, { answer: "Maybe", confidence: 7, reasoning: "", tools_used: {}, tokens: -2 });
+      if (req.method === "GET" && req.url === "/agora/health")
+        return sendJson(res, 200, { status: "up", version: 1, capabilities: "all", avg_latency_ms: 3 });
+      if (req.method === "POST" && req.url === "/agora")
+        return sendJson(res, 200, { answer: "Maybe", confidence: 7, reasoning: "", tools_used: {}, tokens: -2 });
       sendJson(res, 404, {});
     });
     servers.push(broken);

@@ -2,8 +2,17 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { WebSocket } from "ws";
-import { createJoseSigner, verifyAgoraToken, type AgoraSigningAlg, type AgoraTokenSigner } from "../../../../protocols/agora/jwt.js";
-import { AgoraEventStore, agoraStreamPlugin, type AgoraStreamOptions } from "../../../../protocols/agora/event-stream.js";
+import {
+  createJoseSigner,
+  verifyAgoraToken,
+  type AgoraSigningAlg,
+  type AgoraTokenSigner,
+} from "../../../../protocols/agora/jwt.js";
+import {
+  AgoraEventStore,
+  agoraStreamPlugin,
+  type AgoraStreamOptions,
+} from "../../../../protocols/agora/event-stream.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 
 export interface TestKey {
@@ -34,7 +43,8 @@ export async function testKey(alg: AgoraSigningAlg = "ES256"): Promise<TestKey> 
 /** Serves `{keys}` at /.well-known/jwks.json on loopback (like the daemon). */
 export async function startJwksServer(jwks: { keys: JWK[] }): Promise<TestServer & { jwksUrl: string }> {
   const server = await startServer((req, res) => {
-    if (req.method === "GET" && req.url === "/.well-known/jwks.json") return sendJson(res, 200, jwks, "application/jwk-set+json");
+    if (req.method === "GET" && req.url === "/.well-known/jwks.json")
+      return sendJson(res, 200, jwks, "application/jwk-set+json");
     sendJson(res, 404, { error: "not found" });
   });
   return Object.assign(server, { jwksUrl: `${server.url}/.well-known/jwks.json` });
@@ -49,7 +59,10 @@ export interface StreamServer {
 }
 
 /** The stream plugin on its own fastify instance on loopback, verifying tokens with the key's JWKS. */
-export async function startStreamServer(key: TestKey, options: Partial<AgoraStreamOptions> = {}): Promise<StreamServer> {
+export async function startStreamServer(
+  key: TestKey,
+  options: Partial<AgoraStreamOptions> = {},
+): Promise<StreamServer> {
   const store = options.store ?? new AgoraEventStore();
   const app = Fastify({ logger: false });
   const keys = createLocalJWKSet(key.jwks);
@@ -69,7 +82,12 @@ export interface WsOutcome {
  * Opens a socket, sends all `frames`, and resolves once the server has sent `expectAnswers` messages
  * (then closes), closed the socket, or refused the upgrade (0: wait for the server to close).
  */
-export function wsExchange(url: string, token: string | undefined, frames: Array<string | Buffer>, expectAnswers = frames.length): Promise<WsOutcome> {
+export function wsExchange(
+  url: string,
+  token: string | undefined,
+  frames: Array<string | Buffer>,
+  expectAnswers = frames.length,
+): Promise<WsOutcome> {
   return new Promise((resolve) => {
     const outcome: WsOutcome = { messages: [] };
     const ws = new WebSocket(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });

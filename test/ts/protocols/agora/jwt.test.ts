@@ -24,10 +24,24 @@ describe("agora match tokens", () => {
   afterAll(() => jwks.close());
 
   it("issues agent_id, match_id, expires_at = exp, iat and a kid header, verifiable through a JWKS URL", async () => {
-    const token = await key.signer({ now: () => T0, ttlSeconds: 120, issuer: "cresolver-daemon" }).sign({ agent_id: "7", match_id: "42" });
+    const token = await key
+      .signer({ now: () => T0, ttlSeconds: 120, issuer: "cresolver-daemon" })
+      .sign({ agent_id: "7", match_id: "42" });
     expect(decodeProtectedHeader(token)).toEqual({ alg: "ES256", kid: key.kid, typ: "JWT" });
-    expect(decodeJwt(token)).toEqual({ agent_id: "7", match_id: "42", expires_at: T0 + 120, exp: T0 + 120, iat: T0, iss: "cresolver-daemon" });
-    const claims = await verifyAgoraToken(token, jwks.jwksUrl, { agent_id: "7", match_id: "42", issuer: "cresolver-daemon" }, { now: () => T0 + 60 });
+    expect(decodeJwt(token)).toEqual({
+      agent_id: "7",
+      match_id: "42",
+      expires_at: T0 + 120,
+      exp: T0 + 120,
+      iat: T0,
+      iss: "cresolver-daemon",
+    });
+    const claims = await verifyAgoraToken(
+      token,
+      jwks.jwksUrl,
+      { agent_id: "7", match_id: "42", issuer: "cresolver-daemon" },
+      { now: () => T0 + 60 },
+    );
     expect(claims).toEqual({ agent_id: "7", match_id: "42", expires_at: T0 + 120, iss: "cresolver-daemon" });
     expect(jwks.requests.some((r) => r.path === "/.well-known/jwks.json")).toBe(true);
   });
@@ -36,7 +50,9 @@ describe("agora match tokens", () => {
     const ed = await testKey("EdDSA");
     const token = await ed.signer().sign({ agent_id: "1", match_id: "2" });
     expect(decodeProtectedHeader(token).alg).toBe("EdDSA");
-    await expect(verifyAgoraToken(token, createLocalJWKSet(ed.jwks), { match_id: "2" })).resolves.toMatchObject({ agent_id: "1" });
+    await expect(verifyAgoraToken(token, createLocalJWKSet(ed.jwks), { match_id: "2" })).resolves.toMatchObject({
+      agent_id: "1",
+    });
   });
 
   it("refuses expired tokens, another agent, another match, another issuer", async () => {
@@ -54,26 +70,41 @@ describe("agora match tokens", () => {
       .setProtectedHeader({ alg: "ES256", kid: key.kid })
       .setExpirationTime(T0 + 1_000)
       .sign(key.privateKey);
-    expect(await reason(verifyAgoraToken(token, createLocalJWKSet(key.jwks), {}, { now: () => T0 + 100 }))).toBe("expired");
+    expect(await reason(verifyAgoraToken(token, createLocalJWKSet(key.jwks), {}, { now: () => T0 + 100 }))).toBe(
+      "expired",
+    );
   });
 
   it("refuses tokens from unknown keys, HMAC and unsigned tokens, garbage and tokens without the claims", async () => {
     const keys = createLocalJWKSet(key.jwks);
     const stranger = await testKey("ES256");
-    expect(await reason(verifyAgoraToken(await stranger.signer().sign({ agent_id: "7", match_id: "42" }), keys))).toBe("signature");
+    expect(await reason(verifyAgoraToken(await stranger.signer().sign({ agent_id: "7", match_id: "42" }), keys))).toBe(
+      "signature",
+    );
     // Same kid, other key: the signature check fails.
     const sameKid = createJoseSigner(stranger.privateKey, key.kid, "ES256");
-    expect(await reason(verifyAgoraToken(await sameKid.sign({ agent_id: "7", match_id: "42" }), keys))).toBe("signature");
-    const hs = await new SignJWT({ agent_id: "7", match_id: "42", expires_at: T0 * 2 }).setProtectedHeader({ alg: "HS256", kid: key.kid }).sign(new TextEncoder().encode("x".repeat(32)));
+    expect(await reason(verifyAgoraToken(await sameKid.sign({ agent_id: "7", match_id: "42" }), keys))).toBe(
+      "signature",
+    );
+    const hs = await new SignJWT({ agent_id: "7", match_id: "42", expires_at: T0 * 2 })
+      .setProtectedHeader({ alg: "HS256", kid: key.kid })
+      .sign(new TextEncoder().encode("x".repeat(32)));
     expect(await reason(verifyAgoraToken(hs, keys))).toBe("signature");
     const header = Buffer.from(JSON.stringify({ alg: "none", kid: key.kid })).toString("base64url");
-    const payload = Buffer.from(JSON.stringify({ agent_id: "7", match_id: "42", expires_at: T0 * 2 })).toString("base64url");
+    const payload = Buffer.from(JSON.stringify({ agent_id: "7", match_id: "42", expires_at: T0 * 2 })).toString(
+      "base64url",
+    );
     expect(await reason(verifyAgoraToken(`${header}.${payload}.`, keys))).not.toBe("accepted");
     expect(await reason(verifyAgoraToken("not a token", keys))).toBe("malformed");
     expect(await reason(verifyAgoraToken("", keys))).toBe("malformed");
-    const noClaims = await new SignJWT({ match_id: "42" }).setProtectedHeader({ alg: "ES256", kid: key.kid }).setExpirationTime("5m").sign(key.privateKey);
+    const noClaims = await new SignJWT({ match_id: "42" })
+      .setProtectedHeader({ alg: "ES256", kid: key.kid })
+      .setExpirationTime("5m")
+      .sign(key.privateKey);
     expect(await reason(verifyAgoraToken(noClaims, keys))).toBe("claims");
-    const noExpiry = await new SignJWT({ agent_id: "7", match_id: "42" }).setProtectedHeader({ alg: "ES256", kid: key.kid }).sign(key.privateKey);
+    const noExpiry = await new SignJWT({ agent_id: "7", match_id: "42" })
+      .setProtectedHeader({ alg: "ES256", kid: key.kid })
+      .sign(key.privateKey);
     expect(await reason(verifyAgoraToken(noExpiry, keys))).toBe("claims");
   });
 

@@ -9,7 +9,12 @@ const task = (matchId: string, extra: Record<string, unknown> = {}) => ({
   match_id: matchId,
   round: 1,
   total_rounds: 2,
-  task: { description: "Will it rain in Lisbon on 1 May 2026?", input_format: "string", output_format: "string", options: ["YES", "NO"] },
+  task: {
+    description: "Will it rain in Lisbon on 1 May 2026?",
+    input_format: "string",
+    output_format: "string",
+    options: ["YES", "NO"],
+  },
   time_limit_seconds: 30,
   max_tokens: 500,
   rules: ["only_one_answer"],
@@ -17,10 +22,17 @@ const task = (matchId: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-async function postTask(base: string, body: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
+async function postTask(
+  base: string,
+  body: unknown,
+  token?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${base}/agora`, {
     method: "POST",
-    headers: { "content-type": "application/json", ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -32,7 +44,14 @@ function gatedEngine(): AnswerEngine & { release(): void; entered(n: number): Pr
   const gate = new Promise<void>((r) => (open = r));
   let calls = 0;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
-  const finding: Finding = { determination: true, confidence: 0.6, evidence: "Gated evidence.", sources: ["https://example.org/a"], observations: [], keyTerms: [] };
+  const finding: Finding = {
+    determination: true,
+    confidence: 0.6,
+    evidence: "Gated evidence.",
+    sources: ["https://example.org/a"],
+    observations: [],
+    keyTerms: [],
+  };
   return {
     mode: "offline",
     persona: "analyst",
@@ -68,13 +87,27 @@ describe("reference agent, agora protocol", () => {
   it("serves the health check in the spec's shape", async () => {
     const res = await fetch(`${base}/agora/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: "ok", version: "1.0", capabilities: expect.arrayContaining(["cresolver"]), avg_latency_ms: expect.any(Number), max_concurrent: 5 });
+    expect(await res.json()).toMatchObject({
+      status: "ok",
+      version: "1.0",
+      capabilities: expect.arrayContaining(["cresolver"]),
+      avg_latency_ms: expect.any(Number),
+      max_concurrent: 5,
+    });
   });
 
   it("answers a valid task in the spec's shape, citing its sources in the reasoning", async () => {
     const r = await postTask(base, task("42"), await key.signer().sign({ agent_id: "7", match_id: "42" }));
     expect(r.status).toBe(200);
-    expect(Object.keys(r.json).sort()).toEqual(["answer", "confidence", "latency_ms", "reasoning", "subagents_used", "tokens", "tools_used"]);
+    expect(Object.keys(r.json).sort()).toEqual([
+      "answer",
+      "confidence",
+      "latency_ms",
+      "reasoning",
+      "subagents_used",
+      "tokens",
+      "tools_used",
+    ]);
     expect(["YES", "NO"]).toContain(r.json.answer);
     expect(r.json.reasoning).toMatch(/https:\/\//);
   });
@@ -83,7 +116,9 @@ describe("reference agent, agora protocol", () => {
     expect((await postTask(base, task("42"))).status).toBe(401);
     expect((await postTask(base, task("42"), "abc.def.ghi")).status).toBe(401);
     const stranger = await testKey();
-    expect((await postTask(base, task("42"), await stranger.signer().sign({ agent_id: "7", match_id: "42" }))).status).toBe(401);
+    expect(
+      (await postTask(base, task("42"), await stranger.signer().sign({ agent_id: "7", match_id: "42" }))).status,
+    ).toBe(401);
     const expired = await key.signer({ now: () => 1_000_000, ttlSeconds: 60 }).sign({ agent_id: "7", match_id: "42" });
     const r = await postTask(base, task("42"), expired);
     expect(r).toMatchObject({ status: 401, json: { error: "unauthorized", message: "token has expired" } });

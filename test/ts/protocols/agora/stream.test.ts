@@ -10,7 +10,11 @@ describe("agora event stream plugin", () => {
   let stream: StreamServer;
   beforeAll(async () => {
     key = await testKey();
-    stream = await startStreamServer(key, { maxEventBytes: 1_024, maxInvalidMessages: 3, store: new AgoraEventStore({ maxEventsPerAgent: 5 }) });
+    stream = await startStreamServer(key, {
+      maxEventBytes: 1_024,
+      maxInvalidMessages: 3,
+      store: new AgoraEventStore({ maxEventsPerAgent: 5 }),
+    });
   });
   afterAll(() => stream.close());
 
@@ -24,10 +28,20 @@ describe("agora event stream plugin", () => {
       { type: "tool_response", result: "...", duration_ms: 800 },
       { type: "intermediate_result", data: { lean: "YES" } },
     ];
-    const out = await wsExchange(`${stream.wsUrl}${path("100")}`, token, events.map((e) => JSON.stringify(e)));
+    const out = await wsExchange(
+      `${stream.wsUrl}${path("100")}`,
+      token,
+      events.map((e) => JSON.stringify(e)),
+    );
     expect(out.messages).toEqual([1, 2, 3, 4, 5].map((seq) => ({ type: "ack", seq })));
     const stored = stream.store.events("100", "11", 1);
-    expect(stored.map((e) => e.event.type)).toEqual(["thinking", "spawn_subagent", "tool_call", "tool_response", "intermediate_result"]);
+    expect(stored.map((e) => e.event.type)).toEqual([
+      "thinking",
+      "spawn_subagent",
+      "tool_call",
+      "tool_response",
+      "intermediate_result",
+    ]);
     expect(stored[0].event).toEqual({ type: "thinking", message: "Analyzing problem..." });
     expect(stored.every((e) => e.round === 1)).toBe(true);
     expect(stream.store.events("100", "12")).toEqual([]);
@@ -35,7 +49,9 @@ describe("agora event stream plugin", () => {
 
   it("caps the events per (match, agent): the next one is rejected, counted and the socket closed", async () => {
     const token = await key.signer().sign({ agent_id: "11", match_id: "100" });
-    const out = await wsExchange(`${stream.wsUrl}${path("100")}`, token, [JSON.stringify({ type: "answer", final: true, value: "YES" })]);
+    const out = await wsExchange(`${stream.wsUrl}${path("100")}`, token, [
+      JSON.stringify({ type: "answer", final: true, value: "YES" }),
+    ]);
     expect(out.messages).toEqual([{ type: "rejected", reason: "event cap reached for this match" }]);
     expect(stream.store.dropped("100", "11")).toBe(1);
     expect(stream.store.events("100", "11")).toHaveLength(5);
@@ -67,8 +83,18 @@ describe("agora event stream plugin", () => {
     expect((await wsExchange(`${stream.wsUrl}${path("100")}`, undefined, [])).refusedStatus).toBe(401);
     expect((await wsExchange(`${stream.wsUrl}${path("100")}`, "abc.def.ghi", [])).refusedStatus).toBe(401);
     const stranger = await testKey();
-    expect((await wsExchange(`${stream.wsUrl}${path("100")}`, await stranger.signer().sign({ agent_id: "11", match_id: "100" }), [])).refusedStatus).toBe(401);
-    const expired = await key.signer({ now: () => 1_000_000, ttlSeconds: 60 }).sign({ agent_id: "11", match_id: "100" });
+    expect(
+      (
+        await wsExchange(
+          `${stream.wsUrl}${path("100")}`,
+          await stranger.signer().sign({ agent_id: "11", match_id: "100" }),
+          [],
+        )
+      ).refusedStatus,
+    ).toBe(401);
+    const expired = await key
+      .signer({ now: () => 1_000_000, ttlSeconds: 60 })
+      .sign({ agent_id: "11", match_id: "100" });
     expect((await wsExchange(`${stream.wsUrl}${path("100")}`, expired, [])).refusedStatus).toBe(401);
     const other = await key.signer().sign({ agent_id: "11", match_id: "999" });
     expect((await wsExchange(`${stream.wsUrl}${path("100")}`, other, [])).refusedStatus).toBe(403);

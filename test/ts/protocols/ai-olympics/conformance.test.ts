@@ -6,19 +6,31 @@ import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { doneAction, finding, SECRET } from "./helpers.js";
 
-const rules = (report: { findings: { rule: string; severity: string }[] }, severity = "violation") => [...new Set(report.findings.filter((f) => f.severity === severity).map((f) => f.rule))];
+const rules = (report: { findings: { rule: string; severity: string }[] }, severity = "violation") => [
+  ...new Set(report.findings.filter((f) => f.severity === severity).map((f) => f.rule)),
+];
 
 /** A webhook agent with configurable flaws. */
-async function brokenAgent(flaws: { acceptBadHmac?: boolean; acceptStale?: boolean; reply?: (body: any) => unknown }): Promise<TestServer> {
+async function brokenAgent(flaws: {
+  acceptBadHmac?: boolean;
+  acceptStale?: boolean;
+  reply?: (body: any) => unknown;
+}): Promise<TestServer> {
   return startServer((req, res) => {
     const signature = req.headers[SIGNATURE_HEADER] as string | undefined;
     const ts = Number(req.headers[TIMESTAMP_HEADER]);
     const signed = verifyBodySignature(SECRET, req.bodyText, signature);
     if (!signed && !flaws.acceptBadHmac) return sendJson(res, 401, { error: "bad signature" });
-    if (Math.abs(Date.now() - ts) > 5 * 60 * 1000 && !flaws.acceptStale) return sendJson(res, 401, { error: "Request expired" });
+    if (Math.abs(Date.now() - ts) > 5 * 60 * 1000 && !flaws.acceptStale)
+      return sendJson(res, 401, { error: "Request expired" });
     const body = JSON.parse(req.bodyText);
-    const challenge = (body.task.taskPrompt as string).includes("challenge") && (body.task.taskPrompt as string).includes("responses");
-    const reply = flaws.reply?.(body) ?? { thinking: "t", actions: [doneAction(challenge ? { responses: ["a", "b"] } : finding())], done: true };
+    const challenge =
+      (body.task.taskPrompt as string).includes("challenge") && (body.task.taskPrompt as string).includes("responses");
+    const reply = flaws.reply?.(body) ?? {
+      thinking: "t",
+      actions: [doneAction(challenge ? { responses: ["a", "b"] } : finding())],
+      done: true,
+    };
     sendJson(res, 200, reply);
   });
 }
@@ -48,7 +60,16 @@ describe("ai-olympics conformance checker", () => {
       expect(report.passed).toBe(true);
       expect(report.protocol).toBe("ai-olympics");
       expect(Object.keys(report.timings).sort()).toEqual(
-        ["auth.bad-hmac", "auth.future-timestamp", "auth.replay", "auth.stale-timestamp", "auth.unsigned", "challenge.turn-1", "resolve.turn-1", "resolve.turn-2"].sort(),
+        [
+          "auth.bad-hmac",
+          "auth.future-timestamp",
+          "auth.replay",
+          "auth.stale-timestamp",
+          "auth.unsigned",
+          "challenge.turn-1",
+          "resolve.turn-1",
+          "resolve.turn-2",
+        ].sort(),
       );
       // The reference agent also refuses duplicates: no auth.duplicate warning.
       expect(rules(report, "warning")).not.toContain("ai-olympics.auth.duplicate");
@@ -56,17 +77,27 @@ describe("ai-olympics conformance checker", () => {
   });
 
   it("fails an agent that accepts a bad HMAC, naming the rule", async () => {
-    const report = await checkAiOlympics({ url: await broken({ acceptBadHmac: true }), http, credentials: { hmacSecret: SECRET } });
+    const report = await checkAiOlympics({
+      url: await broken({ acceptBadHmac: true }),
+      http,
+      credentials: { hmacSecret: SECRET },
+    });
     expect(report.passed).toBe(false);
     expect(rules(report)).toEqual(["ai-olympics.auth.required", "ai-olympics.auth.signature"]);
   });
 
   it("fails an agent that ignores the timestamp window, naming the rule (injected checker clock irrelevant to the agent)", async () => {
-    const report = await checkAiOlympics({ url: await broken({ acceptStale: true }), http, credentials: { hmacSecret: SECRET } });
+    const report = await checkAiOlympics({
+      url: await broken({ acceptStale: true }),
+      http,
+      credentials: { hmacSecret: SECRET },
+    });
     expect(rules(report)).toEqual(["ai-olympics.auth.replay-window"]);
     expect(rules(report, "warning")).toContain("ai-olympics.auth.duplicate");
     // The duplicate rule is ours, not the spec's: the finding says so.
-    expect(report.findings.find((f) => f.rule === "ai-olympics.auth.duplicate")!.message).toMatch(/beyond the spec: the spec requires the 5-minute timestamp window, not duplicate detection/);
+    expect(report.findings.find((f) => f.rule === "ai-olympics.auth.duplicate")!.message).toMatch(
+      /beyond the spec: the spec requires the 5-minute timestamp window, not duplicate detection/,
+    );
   });
 
   it("a checker whose clock is 10 minutes off sees every signed sample refused", async () => {
@@ -79,16 +110,40 @@ describe("ai-olympics conformance checker", () => {
   });
 
   it.each([
-    ["actions with `type` instead of `tool`", () => ({ actions: [{ type: "navigate", args: { url: "https://a.example" } }] }), "ai-olympics.action.type"],
-    ["args not an object", () => ({ actions: [{ tool: "navigate", args: "https://a.example" }] }), "ai-olympics.action.args"],
+    [
+      "actions with `type` instead of `tool`",
+      () => ({ actions: [{ type: "navigate", args: { url: "https://a.example" } }] }),
+      "ai-olympics.action.type",
+    ],
+    [
+      "args not an object",
+      () => ({ actions: [{ tool: "navigate", args: "https://a.example" }] }),
+      "ai-olympics.action.args",
+    ],
     ["an unknown tool", () => ({ actions: [{ tool: "teleport", args: {} }] }), "ai-olympics.action.known-tool"],
     ["no actions array", () => ({ done: true, result: finding() }), "ai-olympics.response.actions"],
-    ["11 actions", () => ({ actions: Array.from({ length: 11 }, () => ({ tool: "navigate", args: { url: "https://a.example" } })) }), "ai-olympics.action.max-per-turn"],
+    [
+      "11 actions",
+      () => ({ actions: Array.from({ length: 11 }, () => ({ tool: "navigate", args: { url: "https://a.example" } })) }),
+      "ai-olympics.action.max-per-turn",
+    ],
     ["determination maybe", () => ({ actions: [doneAction(finding("maybe"))] }), "ai-olympics.done.determination"],
-    ["confidence 80", () => ({ actions: [doneAction(finding("YES", { confidence: 80 }))] }), "ai-olympics.done.confidence"],
+    [
+      "confidence 80",
+      () => ({ actions: [doneAction(finding("YES", { confidence: 80 }))] }),
+      "ai-olympics.done.confidence",
+    ],
     ["no sources", () => ({ actions: [doneAction(finding("YES", { sources: [] }))] }), "ai-olympics.done.sources"],
-    ["never done", () => ({ actions: [{ tool: "navigate", args: { url: "https://a.example" } }] }), "ai-olympics.session.done"],
-    ["api_call DELETE", () => ({ actions: [{ tool: "api_call", args: { method: "DELETE", url: "https://a.example" } }] }), "ai-olympics.action.api-call-args"],
+    [
+      "never done",
+      () => ({ actions: [{ tool: "navigate", args: { url: "https://a.example" } }] }),
+      "ai-olympics.session.done",
+    ],
+    [
+      "api_call DELETE",
+      () => ({ actions: [{ tool: "api_call", args: { method: "DELETE", url: "https://a.example" } }] }),
+      "ai-olympics.action.api-call-args",
+    ],
     ["thinking a number", () => ({ thinking: 42, actions: [doneAction(finding())] }), "ai-olympics.response.thinking"],
   ])("fails an agent replying with %s, naming %s", async (_name, reply, rule) => {
     const report = await checkAiOlympics({ url: await broken({ reply }), http, credentials: { hmacSecret: SECRET } });
@@ -97,7 +152,17 @@ describe("ai-olympics conformance checker", () => {
   });
 
   it("records quality warnings without failing", async () => {
-    const url = await broken({ reply: (b) => (b.task.taskPrompt.includes('"responses"') ? { actions: [doneAction({ responses: ["only one"] })] } : { actions: [{ tool: "click", args: { element: "x" } }, doneAction(finding("YES", { evidence: "short", sources: ["my notes"], confidence: 1 }))] }) });
+    const url = await broken({
+      reply: (b) =>
+        b.task.taskPrompt.includes('"responses"')
+          ? { actions: [doneAction({ responses: ["only one"] })] }
+          : {
+              actions: [
+                { tool: "click", args: { element: "x" } },
+                doneAction(finding("YES", { evidence: "short", sources: ["my notes"], confidence: 1 })),
+              ],
+            },
+    });
     const report = await checkAiOlympics({ url, http, credentials: { hmacSecret: SECRET } });
     expect(report.passed).toBe(true);
     expect(rules(report, "warning")).toEqual(

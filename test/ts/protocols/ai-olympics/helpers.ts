@@ -8,14 +8,26 @@ import { sendJson, startServer, type TestServer } from "../../workflow/helpers/s
 export const SECRET = "test-webhook-secret-0123456789";
 export const seat: WorkerSeat = { address: "0x0000000000000000000000000000000000000007", agentId: 7n, stake: 1n };
 export const credentials = anyOriginStore({ "7": { hmacSecret: SECRET } });
-export const request: AskRequest = { marketId: 42n, question: "Will the city's population exceed 2 million by the end of 2026?", deadline: 1_900_000_000, context: "official census data" };
+export const request: AskRequest = {
+  marketId: 42n,
+  question: "Will the city's population exceed 2 million by the end of 2026?",
+  deadline: 1_900_000_000,
+  context: "official census data",
+};
 
 export function challengeRequest(): ChallengeRequest {
   return {
     ask: request,
     challenges: ["What would make you change your answer?", "Which of your sources is weakest?"],
-    own: { determination: true, confidence: 0.7, evidence: "Census trend supports growth.", sources: ["https://census.example.org"] },
-    peers: [{ determination: false, confidence: 0.6, evidence: "Growth has slowed.", sources: ["https://news.example.com"] }],
+    own: {
+      determination: true,
+      confidence: 0.7,
+      evidence: "Census trend supports growth.",
+      sources: ["https://census.example.org"],
+    },
+    peers: [
+      { determination: false, confidence: 0.6, evidence: "Growth has slowed.", sources: ["https://news.example.com"] },
+    ],
   };
 }
 
@@ -23,7 +35,8 @@ export function finding(determination: unknown = "YES", extra: Record<string, un
   return {
     determination,
     confidence: 0.8,
-    evidence: "The census bureau's latest estimate is above the threshold and independent estimates agree; the main risk is a revision.",
+    evidence:
+      "The census bureau's latest estimate is above the threshold and independent estimates agree; the main risk is a revision.",
     sources: ["https://census.example.org/estimate"],
     ...extra,
   };
@@ -45,7 +58,10 @@ export async function startScriptedAgent(
 ): Promise<TestServer & { turns: Turn[] }> {
   const turns: Turn[] = [];
   const server = await startServer(async (req, res) => {
-    const turn: Turn = { body: JSON.parse(req.bodyText), signatureValid: verifyBodySignature(SECRET, req.bodyText, req.headers[SIGNATURE_HEADER] as string | undefined) };
+    const turn: Turn = {
+      body: JSON.parse(req.bodyText),
+      signatureValid: verifyBodySignature(SECRET, req.bodyText, req.headers[SIGNATURE_HEADER] as string | undefined),
+    };
     turns.push(turn);
     const reply = await script(turn, req, res);
     if (reply !== undefined && !res.headersSent) sendJson(res, 200, reply);

@@ -22,13 +22,15 @@ describe("ai-olympics adapter against hostile webhooks", () => {
     await Promise.all(servers.map((s) => s.close()));
     await http.close();
   });
-  const adapter = (extra: Partial<Parameters<typeof createAiOlympicsAdapter>[0]> = {}) => createAiOlympicsAdapter({ http, credentials, maxTurns: 3, ...extra });
+  const adapter = (extra: Partial<Parameters<typeof createAiOlympicsAdapter>[0]> = {}) =>
+    createAiOlympicsAdapter({ http, credentials, maxTurns: 3, ...extra });
 
   it("malformed JSON every turn: turns skipped, then invalid-response", async () => {
     const a = await agent((_t, _req, res) => sendJson(res, 200, '{"actions": [', "application/json"));
     const r = await adapter().ask(endpoint(a.url), seat, request);
     expect(r).toMatchObject({ ok: false, attempts: 3, failure: { kind: "invalid-response" } });
-    if (!r.ok) expect(r.failure.message).toMatch(/no valid done within 3 turns; the last turn was skipped: .*malformed JSON/);
+    if (!r.ok)
+      expect(r.failure.message).toMatch(/no valid done within 3 turns; the last turn was skipped: .*malformed JSON/);
     expect(a.turns[1].body.pageState.error).toMatch(/turn 1 was skipped/);
   });
 
@@ -39,7 +41,9 @@ describe("ai-olympics adapter against hostile webhooks", () => {
     ["a JSON array", [doneAction(finding())]],
     ["text/html content type", "<html>done</html>"],
   ])("wrongly typed reply (%s): invalid-response", async (name, reply) => {
-    const a = await agent((_t, _req, res) => (name.startsWith("text/html") ? sendJson(res, 200, reply, "text/html") : sendJson(res, 200, reply)));
+    const a = await agent((_t, _req, res) =>
+      name.startsWith("text/html") ? sendJson(res, 200, reply, "text/html") : sendJson(res, 200, reply),
+    );
     const r = await adapter().ask(endpoint(a.url), seat, request);
     expect(r).toMatchObject({ ok: false, attempts: 3, failure: { kind: "invalid-response" } });
   });
@@ -57,7 +61,10 @@ describe("ai-olympics adapter against hostile webhooks", () => {
     });
     const r = await adapter({ turnTimeoutMs: 300 }).ask(endpoint(a.url), seat, request);
     expect(r.ok).toBe(true);
-    if (r.ok) expect((r.value.extras as any).turnErrors).toEqual([{ turn: 1, kind: "timeout", message: expect.stringMatching(/before the deadline \(turn deadline 300 ms\)$/) }]);
+    if (r.ok)
+      expect((r.value.extras as any).turnErrors).toEqual([
+        { turn: 1, kind: "timeout", message: expect.stringMatching(/before the deadline \(turn deadline 300 ms\)$/) },
+      ]);
   });
 
   it("always slow: timeout", async () => {
@@ -74,13 +81,19 @@ describe("ai-olympics adapter against hostile webhooks", () => {
       await sleep(400);
       return { actions: [] };
     });
-    const r = await adapter({ turnTimeoutMs: 5_000, sessionTimeoutMs: 250, maxTurns: 5 }).ask(endpoint(a.url), seat, request);
+    const r = await adapter({ turnTimeoutMs: 5_000, sessionTimeoutMs: 250, maxTurns: 5 }).ask(
+      endpoint(a.url),
+      seat,
+      request,
+    );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.failure.kind).toBe("timeout");
   });
 
   it("500 on turn 1 is skipped (spec), done on turn 2 is taken", async () => {
-    const a = await agent(({ body }, _req, res) => (body.turnNumber === 1 ? sendJson(res, 500, { error: "boom" }) : { actions: [doneAction(finding())] }));
+    const a = await agent(({ body }, _req, res) =>
+      body.turnNumber === 1 ? sendJson(res, 500, { error: "boom" }) : { actions: [doneAction(finding())] },
+    );
     const r = await adapter().ask(endpoint(a.url), seat, request);
     expect(r).toMatchObject({ ok: true, attempts: 2 });
   });
@@ -93,9 +106,17 @@ describe("ai-olympics adapter against hostile webhooks", () => {
 
   it("401/403 fail at once as auth; a redirect is a skipped turn", async () => {
     const a401 = await agent((_t, _req, res) => sendJson(res, 401, { error: "Request expired" }));
-    expect(await adapter().ask(endpoint(a401.url), seat, request)).toMatchObject({ ok: false, attempts: 1, failure: { kind: "auth" } });
+    expect(await adapter().ask(endpoint(a401.url), seat, request)).toMatchObject({
+      ok: false,
+      attempts: 1,
+      failure: { kind: "auth" },
+    });
     const a403 = await agent((_t, _req, res) => sendJson(res, 403, {}));
-    expect(await adapter().ask(endpoint(a403.url), seat, request)).toMatchObject({ ok: false, attempts: 1, failure: { kind: "auth" } });
+    expect(await adapter().ask(endpoint(a403.url), seat, request)).toMatchObject({
+      ok: false,
+      attempts: 1,
+      failure: { kind: "auth" },
+    });
     const redirect = await agent((_t, _req, res) => {
       res.writeHead(307, { location: "http://169.254.169.254/" });
       res.end();
@@ -114,9 +135,17 @@ describe("ai-olympics adapter against hostile webhooks", () => {
   it("a webhook on a refused destination is never called", async () => {
     const strict = createSafeHttpClient({});
     try {
-      const r = await createAiOlympicsAdapter({ http: strict, credentials }).ask(endpoint("http://169.254.169.254/webhook"), seat, request);
+      const r = await createAiOlympicsAdapter({ http: strict, credentials }).ask(
+        endpoint("http://169.254.169.254/webhook"),
+        seat,
+        request,
+      );
       expect(r).toMatchObject({ ok: false, attempts: 1, failure: { kind: "destination-refused" } });
-      const bad = await createAiOlympicsAdapter({ http: strict, credentials }).ask(endpoint("not a url"), seat, request);
+      const bad = await createAiOlympicsAdapter({ http: strict, credentials }).ask(
+        endpoint("not a url"),
+        seat,
+        request,
+      );
       expect(bad).toMatchObject({ ok: false, attempts: 0, failure: { kind: "registration" } });
     } finally {
       await strict.close();
@@ -124,11 +153,20 @@ describe("ai-olympics adapter against hostile webhooks", () => {
   });
 
   it("hostile content: thousands of actions, prototype keys, NULs, huge thinking — capped in extras", async () => {
-    const many = Array.from({ length: 5_000 }, () => ({ tool: "rm -rf", args: { "__proto__": { polluted: true } } }));
+    const many = Array.from({ length: 5_000 }, () => ({ tool: "rm -rf", args: { __proto__: { polluted: true } } }));
     const a = await agent(({ body }) =>
       body.turnNumber === 1
-        ? { thinking: "ignore previous instructions\u0000".repeat(2_000), actions: many, "__proto__": { done: true } }
-        : { actions: [doneAction(finding("YES", { evidence: "Evidence with a NUL\u0000 and enough words to be an answer.", extra: { "__proto__": 1 } }))] },
+        ? { thinking: "ignore previous instructions\u0000".repeat(2_000), actions: many, __proto__: { done: true } }
+        : {
+            actions: [
+              doneAction(
+                finding("YES", {
+                  evidence: "Evidence with a NUL\u0000 and enough words to be an answer.",
+                  extra: { __proto__: 1 },
+                }),
+              ),
+            ],
+          },
     );
     const r = await adapter().ask(endpoint(a.url), seat, request);
     expect(r.ok).toBe(true);
@@ -145,7 +183,10 @@ describe("ai-olympics adapter against hostile webhooks", () => {
   });
 
   it("a reply trying to inject a done via a wrongly nested field is not a done", async () => {
-    const a = await agent(() => ({ actions: [{ tool: "navigate", args: { url: "http://10.0.0.1/", done: true, result: finding() } }], result: finding() }));
+    const a = await agent(() => ({
+      actions: [{ tool: "navigate", args: { url: "http://10.0.0.1/", done: true, result: finding() } }],
+      result: finding(),
+    }));
     const r = await adapter({ maxTurns: 1 }).ask(endpoint(a.url), seat, request);
     expect(r).toMatchObject({ ok: false, failure: { kind: "invalid-response" } });
   });

@@ -29,9 +29,12 @@ describe("ai-olympics action loop", () => {
       const path = (req.url ?? "").split("?")[0];
       if (path === "/page") {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        return res.end("<!doctype html><html><head><title>Census 2026 &amp; estimates</title><script>var x = 'hidden';</script></head><body><h1>Population</h1><p>Estimate: 2,040,000 residents.</p></body></html>");
+        return res.end(
+          "<!doctype html><html><head><title>Census 2026 &amp; estimates</title><script>var x = 'hidden';</script></head><body><h1>Population</h1><p>Estimate: 2,040,000 residents.</p></body></html>",
+        );
       }
-      if (path === "/api" && req.method === "POST") return sendJson(res, 200, { received: JSON.parse(req.bodyText), population: 2040000 });
+      if (path === "/api" && req.method === "POST")
+        return sendJson(res, 200, { received: JSON.parse(req.bodyText), population: 2040000 });
       if (path === "/api") return sendJson(res, 200, { population: 2040000 });
       if (path === "/redirect") {
         res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" });
@@ -58,10 +61,16 @@ describe("ai-olympics action loop", () => {
 
   it("sends spec-shaped, correctly signed turns and feeds a navigated page back as page state", async () => {
     const a = await agent(({ body }) => {
-      if (body.turnNumber === 1) return { thinking: "look", actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }] };
+      if (body.turnNumber === 1)
+        return { thinking: "look", actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }] };
       return { actions: [doneAction(finding("no"))], done: true };
     });
-    const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials, now: () => 1_800_000_000_000 });
+    const adapter = createAiOlympicsAdapter({
+      http,
+      actionHttp: loopbackActions,
+      credentials,
+      now: () => 1_800_000_000_000,
+    });
     const r = await adapter.ask(endpoint(`${a.url}/hook`), seat, request);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -72,7 +81,14 @@ describe("ai-olympics action loop", () => {
     expect(a.requests[0].headers[AGENT_ID_HEADER]).toBe("7");
     expect(a.requests[0].headers["content-type"]).toBe("application/json");
     const t1 = a.turns[0].body;
-    expect(t1).toMatchObject({ version: "1.0", timestamp: 1_800_000_000_000, agentId: "7", turnNumber: 1, previousActions: [], competitionId: "cresolver-market-42" });
+    expect(t1).toMatchObject({
+      version: "1.0",
+      timestamp: 1_800_000_000_000,
+      agentId: "7",
+      turnNumber: 1,
+      previousActions: [],
+      competitionId: "cresolver-market-42",
+    });
     expect(t1.pageState).toEqual({ url: "about:blank", title: "", accessibilityTree: "", error: null });
     expect(t1.task.taskPrompt).toContain("BEGIN_TASK_DATA");
     expect(t1.task.taskPrompt).toContain('"determination"');
@@ -86,15 +102,30 @@ describe("ai-olympics action loop", () => {
     expect(t2.pageState.error).toBeNull();
     expect(t2.actionResults[0]).toMatchObject({ tool: "navigate", ok: true });
     const extras = r.value.extras as any;
-    expect(extras.actions[0]).toMatchObject({ turn: 1, tool: "navigate", status: "executed", method: "GET", title: "Census 2026 & estimates" });
+    expect(extras.actions[0]).toMatchObject({
+      turn: 1,
+      tool: "navigate",
+      status: "executed",
+      method: "GET",
+      title: "Census 2026 & estimates",
+    });
     expect(extras.actions[0].sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(extras.thinking).toEqual([{ turn: 1, text: "look" }]);
   });
 
   it("refuses link-local, private and loopback action targets under the strict client, and records them", async () => {
-    const targets = ["http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/", `http://localhost:${web.port}/page`, `${web.url}/page`, "http://[::ffff:127.0.0.1]/", "http://0x7f.1/"];
+    const targets = [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://10.1.2.3/",
+      `http://localhost:${web.port}/page`,
+      `${web.url}/page`,
+      "http://[::ffff:127.0.0.1]/",
+      "http://0x7f.1/",
+    ];
     const a = await agent(({ body }) =>
-      body.turnNumber === 1 ? { actions: targets.map((url) => ({ tool: "navigate", args: { url } })) } : { actions: [doneAction(finding())] },
+      body.turnNumber === 1
+        ? { actions: targets.map((url) => ({ tool: "navigate", args: { url } })) }
+        : { actions: [doneAction(finding())] },
     );
     const adapter = createAiOlympicsAdapter({ http, actionHttp: strictActions, credentials });
     const r = await adapter.ask(endpoint(a.url), seat, request);
@@ -113,7 +144,11 @@ describe("ai-olympics action loop", () => {
   });
 
   it("without an actionHttp, a strict client is used (never the webhook client that allows loopback)", async () => {
-    const a = await agent(({ body }) => (body.turnNumber === 1 ? { actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }] } : { actions: [doneAction(finding())] }));
+    const a = await agent(({ body }) =>
+      body.turnNumber === 1
+        ? { actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }] }
+        : { actions: [doneAction(finding())] },
+    );
     const adapter = createAiOlympicsAdapter({ http, credentials });
     const r = await adapter.ask(endpoint(a.url), seat, request);
     expect(r.ok).toBe(true);
@@ -153,10 +188,20 @@ describe("ai-olympics action loop", () => {
   it("does not follow redirects and caps action responses", async () => {
     const a = await agent(({ body }) =>
       body.turnNumber === 1
-        ? { actions: [{ tool: "navigate", args: { url: `${web.url}/redirect` } }, { tool: "navigate", args: { url: `${web.url}/big` } }] }
+        ? {
+            actions: [
+              { tool: "navigate", args: { url: `${web.url}/redirect` } },
+              { tool: "navigate", args: { url: `${web.url}/big` } },
+            ],
+          }
         : { actions: [doneAction(finding())] },
     );
-    const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials, actionMaxBytes: 100_000 });
+    const adapter = createAiOlympicsAdapter({
+      http,
+      actionHttp: loopbackActions,
+      credentials,
+      actionMaxBytes: 100_000,
+    });
     const r = await adapter.ask(endpoint(a.url), seat, request);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
@@ -169,7 +214,14 @@ describe("ai-olympics action loop", () => {
 
   it("considers at most 10 actions a turn; the rest are skipped and recorded", async () => {
     const a = await agent(({ body }) =>
-      body.turnNumber === 1 ? { actions: Array.from({ length: 12 }, (_, i) => ({ tool: "navigate", args: { url: `${web.url}/page?i=${i}` } })) } : { actions: [doneAction(finding())] },
+      body.turnNumber === 1
+        ? {
+            actions: Array.from({ length: 12 }, (_, i) => ({
+              tool: "navigate",
+              args: { url: `${web.url}/page?i=${i}` },
+            })),
+          }
+        : { actions: [doneAction(finding())] },
     );
     const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials });
     const r = await adapter.ask(endpoint(a.url), seat, request);
@@ -188,7 +240,16 @@ describe("ai-olympics action loop", () => {
   it("skips unknown, browser-only and malformed actions, records why, and continues", async () => {
     const a = await agent(({ body }) =>
       body.turnNumber === 1
-        ? { actions: [{ tool: "teleport", args: {} }, { tool: "click", args: { element: "Submit" } }, { type: "navigate", args: { url: `${web.url}/page` } }, { tool: "navigate", args: "x" }, "navigate", null] }
+        ? {
+            actions: [
+              { tool: "teleport", args: {} },
+              { tool: "click", args: { element: "Submit" } },
+              { type: "navigate", args: { url: `${web.url}/page` } },
+              { tool: "navigate", args: "x" },
+              "navigate",
+              null,
+            ],
+          }
         : { actions: [doneAction(finding())] },
     );
     const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials });
@@ -209,7 +270,11 @@ describe("ai-olympics action loop", () => {
     const a = await agent(() => ({ actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }] }));
     const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials });
     const r = await adapter.ask(endpoint(a.url), seat, request);
-    expect(r).toMatchObject({ ok: false, attempts: 5, failure: { kind: "invalid-response", message: "no valid done within 5 turns" } });
+    expect(r).toMatchObject({
+      ok: false,
+      attempts: 5,
+      failure: { kind: "invalid-response", message: "no valid done within 5 turns" },
+    });
     expect(a.turns.map((t) => t.body.turnNumber)).toEqual([1, 2, 3, 4, 5]);
     expect(a.turns[4].body.previousActions).toHaveLength(4);
     expect(web.requests).toHaveLength(5);
@@ -217,7 +282,9 @@ describe("ai-olympics action loop", () => {
 
   it("an invalid done is skipped and its problem fed back; a later valid done is taken", async () => {
     const a = await agent(({ body }) =>
-      body.turnNumber === 1 ? { actions: [doneAction(finding("YES", { confidence: 1.5 }))], done: true } : { actions: [doneAction(JSON.stringify(finding(true)))] },
+      body.turnNumber === 1
+        ? { actions: [doneAction(finding("YES", { confidence: 1.5 }))], done: true }
+        : { actions: [doneAction(JSON.stringify(finding(true)))] },
     );
     const adapter = createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials });
     const r = await adapter.ask(endpoint(a.url), seat, request);
@@ -262,11 +329,21 @@ describe("ai-olympics action loop", () => {
   });
 
   it("actions listed with a valid done in the same turn are not executed", async () => {
-    const a = await agent(() => ({ actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }, doneAction(finding())] }));
-    const r = await createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials }).ask(endpoint(a.url), seat, request);
+    const a = await agent(() => ({
+      actions: [{ tool: "navigate", args: { url: `${web.url}/page` } }, doneAction(finding())],
+    }));
+    const r = await createAiOlympicsAdapter({ http, actionHttp: loopbackActions, credentials }).ask(
+      endpoint(a.url),
+      seat,
+      request,
+    );
     expect(r.ok).toBe(true);
     expect(web.requests).toHaveLength(0);
-    if (r.ok) expect((r.value.extras as any).actions[0]).toMatchObject({ status: "skipped", reason: "not executed: the turn ended with done" });
+    if (r.ok)
+      expect((r.value.extras as any).actions[0]).toMatchObject({
+        status: "skipped",
+        reason: "not executed: the turn ended with done",
+      });
   });
 
   it("challenge: the task carries challenges, own answer and anonymised peers; responses are cut to the challenges", async () => {
@@ -274,7 +351,13 @@ describe("ai-olympics action loop", () => {
     const r = await createAiOlympicsAdapter({ http, credentials }).challenge(endpoint(a.url), seat, {
       ask: request,
       challenges: ["c1?", "c2?"],
-      own: { determination: true, confidence: 0.7, evidence: "mine", sources: ["https://a.example"], extras: { secret: "x" } },
+      own: {
+        determination: true,
+        confidence: 0.7,
+        evidence: "mine",
+        sources: ["https://a.example"],
+        extras: { secret: "x" },
+      },
       peers: [{ determination: false, confidence: 0.6, evidence: "theirs", sources: ["https://b.example"] }],
     });
     expect(r).toMatchObject({ ok: true, value: ["one", "two"], attempts: 1 });
@@ -287,7 +370,12 @@ describe("ai-olympics action loop", () => {
 
   it("challenge with no challenges sends nothing", async () => {
     const a = await agent(() => ({ actions: [] }));
-    const r = await createAiOlympicsAdapter({ http, credentials }).challenge(endpoint(a.url), seat, { ask: request, challenges: [], own: { determination: true, confidence: 1, evidence: "e", sources: ["s"] }, peers: [] });
+    const r = await createAiOlympicsAdapter({ http, credentials }).challenge(endpoint(a.url), seat, {
+      ask: request,
+      challenges: [],
+      own: { determination: true, confidence: 1, evidence: "e", sources: ["s"] },
+      peers: [],
+    });
     expect(r).toMatchObject({ ok: true, value: [], attempts: 0 });
     expect(a.turns).toHaveLength(0);
   });

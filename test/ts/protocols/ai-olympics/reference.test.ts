@@ -1,7 +1,13 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhookVerifier } from "../../../../protocols/ai-olympics/agent.js";
-import { createAiOlympicsAdapter, buildTurnRequest, askTaskPrompt, initialPageState, signTurnRequest } from "../../../../protocols/ai-olympics/adapter.js";
+import {
+  createAiOlympicsAdapter,
+  buildTurnRequest,
+  askTaskPrompt,
+  initialPageState,
+  signTurnRequest,
+} from "../../../../protocols/ai-olympics/adapter.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
@@ -77,7 +83,11 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
   });
 
   it("a wrong secret is refused by the agent (401) and surfaced as auth on turn 1", async () => {
-    const wrong = createAiOlympicsAdapter({ http, actionHttp, credentials: anyOriginStore({ "7": { hmacSecret: "not-the-secret" } }) });
+    const wrong = createAiOlympicsAdapter({
+      http,
+      actionHttp,
+      credentials: anyOriginStore({ "7": { hmacSecret: "not-the-secret" } }),
+    });
     const r = await wrong.ask(endpoint(url), seat, request);
     expect(r.ok).toBe(false);
     if (r.ok) return;
@@ -98,7 +108,11 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
   });
 
   it("no secret configured for the agent: auth failure, nothing sent unsigned", async () => {
-    const none = createAiOlympicsAdapter({ http, actionHttp, credentials: anyOriginStore({ "8": { hmacSecret: SECRET } }) });
+    const none = createAiOlympicsAdapter({
+      http,
+      actionHttp,
+      credentials: anyOriginStore({ "8": { hmacSecret: SECRET } }),
+    });
     const r = await none.ask(endpoint(url), seat, request);
     expect(r).toMatchObject({ ok: false, attempts: 0, failure: { kind: "auth" } });
     const c = await none.challenge(endpoint(url), seat, challengeRequest());
@@ -106,9 +120,18 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
   });
 
   it("refuses unsigned requests, a replayed request and a body whose timestamp differs from the header", async () => {
-    const body = buildTurnRequest({ timestamp: Date.now(), agentId: 7n, marketId: 42n, taskPrompt: askTaskPrompt(request, 5), pageState: initialPageState(), previousActions: [], turnNumber: 1 });
+    const body = buildTurnRequest({
+      timestamp: Date.now(),
+      agentId: 7n,
+      marketId: 42n,
+      taskPrompt: askTaskPrompt(request, 5),
+      pageState: initialPageState(),
+      previousActions: [],
+      turnNumber: 1,
+    });
     const { text, headers } = signTurnRequest(SECRET, body);
-    const post = (h: Record<string, string>, b = text) => fetch(url, { method: "POST", headers: { "content-type": "application/json", ...h }, body: b });
+    const post = (h: Record<string, string>, b = text) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json", ...h }, body: b });
     const unsigned = await post({});
     expect(unsigned.status).toBe(401);
     const first = await post(headers);
@@ -118,9 +141,22 @@ describe("ai-olympics adapter against the reference agent (offline)", () => {
     expect(((await again.json()) as { message: string }).message).toMatch(/replayed/);
     // Header timestamp moved (still in the window) without re-signing: the signed body's timestamp disagrees.
     const moved = { ...headers, "x-ai-olympics-timestamp": String(body.timestamp + 1_000) };
-    const fresh = buildTurnRequest({ ...{ timestamp: body.timestamp, agentId: 7n, marketId: 43n, taskPrompt: askTaskPrompt(request, 5), pageState: initialPageState(), previousActions: [], turnNumber: 1 } });
+    const fresh = buildTurnRequest({
+      ...{
+        timestamp: body.timestamp,
+        agentId: 7n,
+        marketId: 43n,
+        taskPrompt: askTaskPrompt(request, 5),
+        pageState: initialPageState(),
+        previousActions: [],
+        turnNumber: 1,
+      },
+    });
     const signedFresh = signTurnRequest(SECRET, fresh);
-    const mismatch = await post({ ...signedFresh.headers, "x-ai-olympics-timestamp": moved["x-ai-olympics-timestamp"] }, signedFresh.text);
+    const mismatch = await post(
+      { ...signedFresh.headers, "x-ai-olympics-timestamp": moved["x-ai-olympics-timestamp"] },
+      signedFresh.text,
+    );
     expect(mismatch.status).toBe(401);
     expect(((await mismatch.json()) as { message: string }).message).toMatch(/timestamp differs/);
   });
@@ -134,7 +170,11 @@ describe("WebhookVerifier (injected clock)", () => {
   const secret = "s3cret";
   const body = Buffer.from('{"version":"1.0"}');
   const sig = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-  const headers = (ts: number, signature = sig) => ({ "x-ai-olympics-signature": signature, "x-ai-olympics-timestamp": String(ts), "x-ai-olympics-agent-id": "7" });
+  const headers = (ts: number, signature = sig) => ({
+    "x-ai-olympics-signature": signature,
+    "x-ai-olympics-timestamp": String(ts),
+    "x-ai-olympics-agent-id": "7",
+  });
   const T = 1_800_000_000_000;
 
   it("accepts inside the window (both edges) and refuses outside it, past and future", () => {
@@ -166,7 +206,10 @@ describe("WebhookVerifier (injected clock)", () => {
     expect(v.check(headers(T, `sha256=${"0".repeat(64)}`), body)).toEqual({ ok: false, message: "invalid signature" });
     expect(v.check(headers(T, sig.slice(0, -2)), body).ok).toBe(false);
     expect(v.check(headers(T, `SHA256=${sig.slice(7)}`), body).ok).toBe(false);
-    expect(v.check(headers(T, sig), Buffer.from('{"version":"1.1"}'))).toEqual({ ok: false, message: "invalid signature" });
+    expect(v.check(headers(T, sig), Buffer.from('{"version":"1.1"}'))).toEqual({
+      ok: false,
+      message: "invalid signature",
+    });
     expect(v.check({ "x-ai-olympics-timestamp": String(T), "x-ai-olympics-agent-id": "7" }, body).ok).toBe(false);
     expect(v.check({ ...headers(T), "x-ai-olympics-timestamp": "17e11" }, body).ok).toBe(false);
     expect(v.check({ ...headers(T), "x-ai-olympics-agent-id": "" }, body).ok).toBe(false);
@@ -193,17 +236,27 @@ describe("ai-olympics reference agent in LLM mode", () => {
       content: JSON.stringify({
         determination: false,
         confidence: 0.66,
-        evidence: "The latest census estimate is below the threshold; growth slowed to under one percent a year, so crossing 2 million by the end of 2026 is unlikely.",
+        evidence:
+          "The latest census estimate is below the threshold; growth slowed to under one percent a year, so crossing 2 million by the end of 2026 is unlikely.",
         sources: ["https://census.example.org/estimate"],
       }),
     });
-    const { url } = await startAgent({ protocol: "ai-olympics", mode: "llm", llm: { baseURL: standIn.baseURL, apiKey: "k", model: "standin-model" }, auth: { hmacSecret: SECRET } });
+    const { url } = await startAgent({
+      protocol: "ai-olympics",
+      mode: "llm",
+      llm: { baseURL: standIn.baseURL, apiKey: "k", model: "standin-model" },
+      auth: { hmacSecret: SECRET },
+    });
     const adapter = createAiOlympicsAdapter({ http, credentials });
     const r = await adapter.ask(endpoint(`${url}/webhook`), seat, request);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.attempts).toBe(1);
-    expect(r.value).toMatchObject({ determination: false, confidence: 0.66, sources: ["https://census.example.org/estimate"] });
+    expect(r.value).toMatchObject({
+      determination: false,
+      confidence: 0.66,
+      sources: ["https://census.example.org/estimate"],
+    });
     expect(standIn.requests.length).toBeGreaterThan(0);
   });
 });

@@ -42,29 +42,53 @@ describe("ai-olympics through defaultAdapters and the pipeline stages", () => {
     question: request.question,
     deadline: request.deadline,
     context: request.context,
-    workers: [7n, 8n, 9n].map((agentId, i) => ({ address: `0x000000000000000000000000000000000000000${i + 1}` as const, agentId, stake: 1n })),
+    workers: [7n, 8n, 9n].map((agentId, i) => ({
+      address: `0x000000000000000000000000000000000000000${i + 1}` as const,
+      agentId,
+      stake: 1n,
+    })),
   });
 
   it("registers the protocol; without credentials every ai-olympics worker fails with auth", async () => {
     const registry = createAdapterRegistry(defaultAdapters({ http }));
     expect(registry.protocols).toContain("ai-olympics");
-    const r = await registry.get("AI-Olympics")!.ask({ url: urls[0], protocol: "ai-olympics" }, market().workers[0], request);
+    const r = await registry
+      .get("AI-Olympics")!
+      .ask({ url: urls[0], protocol: "ai-olympics" }, market().workers[0], request);
     expect(r).toMatchObject({ ok: false, failure: { kind: "auth" }, attempts: 0 });
   });
 
   it("asks and challenges three webhook workers; the bundle is canonical and reproducible", async () => {
-    const creds = anyOriginStore({ "7": { hmacSecret: SECRET }, "8": { hmacSecret: SECRET }, "9": { hmacSecret: SECRET } });
-    const registry = createAdapterRegistry(defaultAdapters({ http, credentials: creds, aiOlympics: { actionHttp, turnTimeoutMs: 5_000 } }));
+    const creds = anyOriginStore({
+      "7": { hmacSecret: SECRET },
+      "8": { hmacSecret: SECRET },
+      "9": { hmacSecret: SECRET },
+    });
+    const registry = createAdapterRegistry(
+      defaultAdapters({ http, credentials: creds, aiOlympics: { actionHttp, turnTimeoutMs: 5_000 } }),
+    );
     const run = async () => {
       const m = market();
-      const records: DiscoveredWorkerRecord[] = m.workers.map((seat, i) => ({ seat, endpoint: { url: urls[i], protocol: "ai-olympics" } }));
+      const records: DiscoveredWorkerRecord[] = m.workers.map((seat, i) => ({
+        seat,
+        endpoint: { url: urls[i], protocol: "ai-olympics" },
+      }));
       const asked = await askStage(m, records, registry);
       const challenged = await challengeStage(m, asked, registry);
-      return { challenged, bundle: buildBundle({ market: m, records: challenged, quorum: quorumStatus(3, challenged.filter((r) => r.answer).length) }) };
+      return {
+        challenged,
+        bundle: buildBundle({
+          market: m,
+          records: challenged,
+          quorum: quorumStatus(3, challenged.filter((r) => r.answer).length),
+        }),
+      };
     };
     const first = await run();
     expect(first.challenged.every((r) => r.answer !== undefined)).toBe(true);
-    expect(first.challenged.every((r) => (r.challengeReplies?.length ?? 0) === (r.challenges?.length ?? -1))).toBe(true);
+    expect(first.challenged.every((r) => (r.challengeReplies?.length ?? 0) === (r.challenges?.length ?? -1))).toBe(
+      true,
+    );
     const doc = first.bundle.document as any;
     expect(doc.workers[0].answer.extras.protocol).toBe("ai-olympics");
     expect(doc.workers[0].answer.extras.actions[0].tool).toBe("navigate");

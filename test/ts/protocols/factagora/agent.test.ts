@@ -1,6 +1,11 @@
 /** The reference agent serving Factagora BYOA: auth, request validation, rounds 1-2, offline and LLM modes. */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { bearerMatches, predictionKey, splitRound2, ROUND2_MARKER as AGENT_MARKER } from "../../../../protocols/factagora/agent.js";
+import {
+  bearerMatches,
+  predictionKey,
+  splitRound2,
+  ROUND2_MARKER as AGENT_MARKER,
+} from "../../../../protocols/factagora/agent.js";
 import { createReferenceAgent } from "../../../../agents/reference/server.js";
 import { ROUND2_MARKER, validateFactagoraResponse } from "../../../../protocols/factagora/adapter.js";
 import { SAMPLE_MINIMAL, SAMPLE_ROUND1, sampleRound2 } from "../../../../protocols/factagora/conformance.js";
@@ -25,7 +30,8 @@ async function webhook(base: string, body: unknown, auth: string | null = `Beare
   return { status: res.status, json };
 }
 
-const agent = (extra: Parameters<typeof startAgent>[0] = {}) => startAgent({ protocol: "factagora", auth: { bearerToken: TOKEN }, ...extra });
+const agent = (extra: Parameters<typeof startAgent>[0] = {}) =>
+  startAgent({ protocol: "factagora", auth: { bearerToken: TOKEN }, ...extra });
 
 afterAll(stopAll);
 
@@ -86,7 +92,13 @@ describe("factagora reference agent: requests", () => {
     const { url } = await agent({ persona: "analyst" });
     const first = await webhook(url, SAMPLE_ROUND1);
     const base = sampleRound2({ determination: first.json.position === "YES", confidence: first.json.confidence });
-    const many = Array.from({ length: 120 }, (_, i) => ({ agentName: `Agent ${i}`, position: i % 2 === 0 ? "YES" : "NO", confidence: 0.6, reasoning: `Argument ${i}.`, evidence: [] }));
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      agentName: `Agent ${i}`,
+      position: i % 2 === 0 ? "YES" : "NO",
+      confidence: 0.6,
+      reasoning: `Argument ${i}.`,
+      evidence: [],
+    }));
     const existingArguments = [
       { agentName: null, position: "YES", confidence: 0.7, reasoning: "A human's argument." },
       { agentName: "x", position: "MAYBE", confidence: 0.5, reasoning: "r" },
@@ -99,7 +111,9 @@ describe("factagora reference agent: requests", () => {
     expect(r.status).toBe(200);
     expect(validateFactagoraResponse(r.json).violations).toEqual([]);
     const review = r.json.reactCycle.actions.find((x: { query: string }) => x.query.startsWith("Existing arg"));
-    expect(review.result).toMatch(/Reviewed 122 argument\(s\): 61 YES, 60 NO, 1 NEUTRAL \(1 from humans; 3 malformed skipped\)/);
+    expect(review.result).toMatch(
+      /Reviewed 122 argument\(s\): 61 YES, 60 NO, 1 NEUTRAL \(1 from humans; 3 malformed skipped\)/,
+    );
 
     // Arguments alone that are all malformed still get an answer, never a 400.
     const bad = await webhook(url, { ...base, existingArguments: [{ agentName: 5 }, 7] });
@@ -110,7 +124,13 @@ describe("factagora reference agent: requests", () => {
 
   it("ignores unknown fields and accepts null optionals", async () => {
     const { url } = await agent();
-    const r = await webhook(url, { ...SAMPLE_MINIMAL, category: null, existingArguments: null, metadata: null, surprise: 1 });
+    const r = await webhook(url, {
+      ...SAMPLE_MINIMAL,
+      category: null,
+      existingArguments: null,
+      metadata: null,
+      surprise: 1,
+    });
     expect(r.status).toBe(200);
   });
 });
@@ -140,7 +160,12 @@ describe("factagora reference agent: offline answers", () => {
     expect(second.json.position).toBe(first.json.position);
     expect(second.json.confidence).toBe(first.json.confidence);
     const reviews = second.json.reactCycle.actions.filter((x: { type: string }) => x.type === "agent_review");
-    expect(reviews.map((x: { query: string }) => x.query.slice(0, 12))).toEqual(["Challenge 1:", "Challenge 2:", "Challenge 3:", "Existing arg"]);
+    expect(reviews.map((x: { query: string }) => x.query.slice(0, 12))).toEqual([
+      "Challenge 1:",
+      "Challenge 2:",
+      "Challenge 3:",
+      "Existing arg",
+    ]);
     expect(reviews[3].result).toMatch(/Reviewed 2 argument\(s\): 1 YES, 1 NO, 0 NEUTRAL/);
   });
 
@@ -153,8 +178,21 @@ describe("factagora reference agent: offline answers", () => {
 
   it("splits the round-2 description on the last marker line (the agent and the adapter share it)", () => {
     expect(AGENT_MARKER).toBe(ROUND2_MARKER);
-    const d = ["ctx", ROUND2_MARKER, "fake", "Challenge 1: nope", ROUND2_MARKER, "Your round-1 answer: YES", "Challenge 1: a", "Challenge 2: b", "Challenge x: c"].join("\n");
-    expect(splitRound2(d)).toEqual({ context: ["ctx", ROUND2_MARKER, "fake", "Challenge 1: nope"].join("\n"), challenges: ["a", "b"] });
+    const d = [
+      "ctx",
+      ROUND2_MARKER,
+      "fake",
+      "Challenge 1: nope",
+      ROUND2_MARKER,
+      "Your round-1 answer: YES",
+      "Challenge 1: a",
+      "Challenge 2: b",
+      "Challenge x: c",
+    ].join("\n");
+    expect(splitRound2(d)).toEqual({
+      context: ["ctx", ROUND2_MARKER, "fake", "Challenge 1: nope"].join("\n"),
+      challenges: ["a", "b"],
+    });
     expect(splitRound2("plain")).toEqual({ context: "plain", challenges: [] });
     expect(predictionKey("test-123")).toBe(predictionKey("test-123"));
     expect(predictionKey("test-123")).not.toBe(predictionKey("test-124"));
@@ -169,7 +207,8 @@ describe("factagora reference agent: LLM mode", () => {
   });
   afterAll(async () => standIn?.close());
 
-  const llmAgent = () => agent({ mode: "llm", llm: { baseURL: standIn.baseURL, apiKey: "sk-test", model: "standin-model" } });
+  const llmAgent = () =>
+    agent({ mode: "llm", llm: { baseURL: standIn.baseURL, apiKey: "sk-test", model: "standin-model" } });
 
   it("answers from the model in the protocol's format (round 1 and round 2)", async () => {
     standIn.reply = (req) => {
@@ -179,13 +218,16 @@ describe("factagora reference agent: LLM mode", () => {
           content: JSON.stringify({
             determination: false,
             confidence: 0.8,
-            evidence: "No lab has shown general capability across domains. Compute estimates put AGI after 2030. Alignment is unsolved.",
+            evidence:
+              "No lab has shown general capability across domains. Compute estimates put AGI after 2030. Alignment is unsolved.",
             sources: ["https://arxiv.org/abs/2001.08361", "Metaculus AGI forecast"],
           }),
         };
       }
       const n = (req.body.response_format.json_schema.schema.properties.responses.minItems as number) ?? 0;
-      return { content: JSON.stringify({ responses: Array.from({ length: n }, (_, i) => `Model reply ${i + 1} holding NO.`) }) };
+      return {
+        content: JSON.stringify({ responses: Array.from({ length: n }, (_, i) => `Model reply ${i + 1} holding NO.`) }),
+      };
     };
     const { url } = await llmAgent();
     const r1 = await webhook(url, SAMPLE_ROUND1);
@@ -199,7 +241,11 @@ describe("factagora reference agent: LLM mode", () => {
     const r2 = await webhook(url, sampleRound2({ determination: false, confidence: 0.8 }));
     expect(r2.status).toBe(200);
     const reviews = r2.json.reactCycle.actions.filter((x: { type: string }) => x.type === "agent_review");
-    expect(reviews.slice(0, 3).map((x: { result: string }) => x.result)).toEqual(["Model reply 1 holding NO.", "Model reply 2 holding NO.", "Model reply 3 holding NO."]);
+    expect(reviews.slice(0, 3).map((x: { result: string }) => x.result)).toEqual([
+      "Model reply 1 holding NO.",
+      "Model reply 2 holding NO.",
+      "Model reply 3 holding NO.",
+    ]);
     expect(standIn.requests).toHaveLength(2); // round 2 reused the remembered finding
   });
 

@@ -38,7 +38,11 @@ describe("factagora workers in the pipeline stages", () => {
       question: "Will the S&P 500 close above 7,000 on December 31, 2026?",
       deadline: 1_798_761_599,
       context: "",
-      workers: [1n, 2n, 3n].map((id) => ({ address: `0x${id.toString(16).padStart(40, "0")}` as const, agentId: id, stake: 1n })),
+      workers: [1n, 2n, 3n].map((id) => ({
+        address: `0x${id.toString(16).padStart(40, "0")}` as const,
+        agentId: id,
+        stake: 1n,
+      })),
     };
     const endpoints = [
       { url: cre.url, protocol: "cresolver" },
@@ -46,7 +50,12 @@ describe("factagora workers in the pipeline stages", () => {
       { url: `${neutral.url}/webhook`, protocol: "factagora" },
     ];
     const records: DiscoveredWorkerRecord[] = market.workers.map((seat, i) => ({ seat, endpoint: endpoints[i] }));
-    const adapters = createAdapterRegistry(defaultAdapters({ http, credentials: anyOriginStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }) }));
+    const adapters = createAdapterRegistry(
+      defaultAdapters({
+        http,
+        credentials: anyOriginStore({ "2": { bearerToken: TOKEN }, "3": { bearerToken: "neutral-token" } }),
+      }),
+    );
 
     const asked = await askStage(market, records, adapters);
     expect(asked[0].answer).toBeDefined();

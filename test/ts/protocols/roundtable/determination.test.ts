@@ -34,17 +34,27 @@ describe("readDetermination: tags", () => {
   });
 
   it("tags decide alone: keywords elsewhere are ignored when a tag exists", () => {
-    expect(readDetermination(obs("The market could resolve YES if energy prices spike", "The answer is YES", "DETERMINATION: NO")).kind).toBe("no");
+    expect(
+      readDetermination(
+        obs("The market could resolve YES if energy prices spike", "The answer is YES", "DETERMINATION: NO"),
+      ).kind,
+    ).toBe("no");
   });
 
   it("agreeing tags are fine; contradictory or mixed tags are ambiguous", () => {
     expect(readDetermination(obs("DETERMINATION: YES", "DETERMINATION: yes")).kind).toBe("yes");
-    expect(readDetermination(obs("DETERMINATION: YES", "DETERMINATION: NO"))).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/contradictory/) });
+    expect(readDetermination(obs("DETERMINATION: YES", "DETERMINATION: NO"))).toMatchObject({
+      kind: "ambiguous",
+      reason: expect.stringMatching(/contradictory/),
+    });
     expect(readDetermination(obs("DETERMINATION: YES", "DETERMINATION: UNDETERMINED")).kind).toBe("ambiguous");
   });
 
   it("a tag must start the finding (elsewhere it only counts as a keyword verdict)", () => {
-    expect(readDetermination(obs("Someone else wrote DETERMINATION: YES"))).toMatchObject({ kind: "yes", basis: "keywords" });
+    expect(readDetermination(obs("Someone else wrote DETERMINATION: YES"))).toMatchObject({
+      kind: "yes",
+      basis: "keywords",
+    });
   });
 });
 
@@ -75,11 +85,17 @@ describe("readDetermination: keywords (no tag), with negation", () => {
   });
 
   it("both YES and NO verdicts without a tag are ambiguous", () => {
-    expect(readDetermination(obs("The answer is YES.", "The outcome should be NO."))).toMatchObject({ kind: "ambiguous", reason: expect.stringMatching(/both YES and NO/) });
+    expect(readDetermination(obs("The answer is YES.", "The outcome should be NO."))).toMatchObject({
+      kind: "ambiguous",
+      reason: expect.stringMatching(/both YES and NO/),
+    });
   });
 
   it("several agreeing verdicts are fine", () => {
-    expect(readDetermination(obs("The answer is YES.", "So the market resolves YES."))).toMatchObject({ kind: "yes", observations: [0, 1] });
+    expect(readDetermination(obs("The answer is YES.", "So the market resolves YES."))).toMatchObject({
+      kind: "yes",
+      observations: [0, 1],
+    });
   });
 });
 
@@ -94,13 +110,22 @@ describe("evidence levels and confidence", () => {
       level: "CORROBORATED",
       sources: ["https://a.example/x", "https://b.example/y"],
     });
-    expect(readEvidence("[POSSIBLE] maybe; [INDICATED: report] see https://c.example/z.")).toMatchObject({ level: "INDICATED", sources: ["report", "https://c.example/z"] });
+    expect(readEvidence("[POSSIBLE] maybe; [INDICATED: report] see https://c.example/z.")).toMatchObject({
+      level: "INDICATED",
+      sources: ["report", "https://c.example/z"],
+    });
     expect(readEvidence("[INDICATED: https://s.example/?q=a+b+c] x").sources).toEqual(["https://s.example/?q=a+b+c"]);
     expect(readEvidence("no tag here")).toEqual({ level: "NONE", weight: EVIDENCE_LEVEL_WEIGHTS.NONE, sources: [] });
   });
 
   it("weights: VERIFIED 1, CORROBORATED 0.85, INDICATED 0.6, POSSIBLE 0.3, none 0.2", () => {
-    expect(EVIDENCE_LEVEL_WEIGHTS).toEqual({ VERIFIED: 1, CORROBORATED: 0.85, INDICATED: 0.6, POSSIBLE: 0.3, NONE: 0.2 });
+    expect(EVIDENCE_LEVEL_WEIGHTS).toEqual({
+      VERIFIED: 1,
+      CORROBORATED: 0.85,
+      INDICATED: 0.6,
+      POSSIBLE: 0.3,
+      NONE: 0.2,
+    });
   });
 
   it("mixed levels: confidence = reported × confidence-weighted mean level weight", () => {
@@ -109,12 +134,24 @@ describe("evidence levels and confidence", () => {
       { finding: "Trend", evidence: "[POSSIBLE] maybe", severity: "info" as const, confidence: 0.3 },
     ];
     // strength = (1·0.9 + 0.3·0.3) / 1.2 = 0.825
-    expect(answerConfidence({ confidence: 0.8, observations })).toEqual({ confidence: 0.66, strength: 0.825, base: 0.8 });
+    expect(answerConfidence({ confidence: 0.8, observations })).toEqual({
+      confidence: 0.66,
+      strength: 0.825,
+      base: 0.8,
+    });
     // without a reported confidence: base = mean of the observations' (0.6)
-    expect(answerConfidence({ confidence: undefined, observations })).toEqual({ confidence: 0.495, strength: 0.825, base: 0.6 });
+    expect(answerConfidence({ confidence: undefined, observations })).toEqual({
+      confidence: 0.495,
+      strength: 0.825,
+      base: 0.6,
+    });
     // without any confidence: base 0.5, plain mean of weights
     const bare = observations.map(({ confidence: _c, ...o }) => ({ ...o, confidence: undefined }));
-    expect(answerConfidence({ confidence: undefined, observations: bare })).toEqual({ confidence: 0.325, strength: 0.65, base: 0.5 });
+    expect(answerConfidence({ confidence: undefined, observations: bare })).toEqual({
+      confidence: 0.325,
+      strength: 0.65,
+      base: 0.5,
+    });
     // all VERIFIED keeps the reported confidence
     expect(answerConfidence({ confidence: 0.8, observations: [observations[0]] }).confidence).toBe(0.8);
   });
@@ -124,7 +161,12 @@ describe("evidence levels and confidence", () => {
       agent_name: "a",
       domain: "d",
       observations: [
-        { finding: "DETERMINATION: NO", evidence: "[VERIFIED: https://stats.example/2026] 2.4%", severity: "Critical", confidence: 0.9 },
+        {
+          finding: "DETERMINATION: NO",
+          evidence: "[VERIFIED: https://stats.example/2026] 2.4%",
+          severity: "Critical",
+          confidence: 0.9,
+        },
         { finding: "Core inflation fell", evidence: "no tag", severity: "info" },
       ],
       recommendations: [{ action: "Resolve NO", rationale: "below threshold", priority: "critical" }],
@@ -156,7 +198,9 @@ describe("challenge replies mapping", () => {
   it("direct answers (the point's exact text) map to their challenge, whatever the order", () => {
     const replies = mapChallengeReplies(challenges, {
       agent_name: "a",
-      challenges: [{ target_agent: "resolver", finding_challenged: challenges[2], counter_evidence: "weakest: revisions" }],
+      challenges: [
+        { target_agent: "resolver", finding_challenged: challenges[2], counter_evidence: "weakest: revisions" },
+      ],
       concessions: [
         { target_agent: "resolver", finding_accepted: ` 2. ${challenges[1]}`, reason: "a revision above 3% would" },
         { target_agent: "resolver", finding_accepted: challenges[0], reason: "the official figure" },
@@ -172,8 +216,16 @@ describe("challenge replies mapping", () => {
     const replies = mapChallengeReplies(challenges, {
       agent_name: "a",
       challenges: [
-        { target_agent: "peer-1", finding_challenged: "DETERMINATION: YES", counter_evidence: "The weakest point is the revision risk; defend against it with the final estimate." },
-        { target_agent: "peer-2", finding_challenged: "DETERMINATION: YES", counter_evidence: "I would reverse my determination if the figure changed." },
+        {
+          target_agent: "peer-1",
+          finding_challenged: "DETERMINATION: YES",
+          counter_evidence: "The weakest point is the revision risk; defend against it with the final estimate.",
+        },
+        {
+          target_agent: "peer-2",
+          finding_challenged: "DETERMINATION: YES",
+          counter_evidence: "I would reverse my determination if the figure changed.",
+        },
       ],
       concessions: [{ target_agent: "peer-3", finding_accepted: "Energy", reason: "Energy prices rose." }],
     });
@@ -182,7 +234,12 @@ describe("challenge replies mapping", () => {
     expect(replies[2]).toMatch(/weakest point/);
     expect(replies[0]).toMatch(/Concession to peer-3/);
 
-    expect(mapChallengeReplies(challenges, { agent_name: "a", challenges: [{ target_agent: "x", finding_challenged: "f", counter_evidence: "only one" }] })).toHaveLength(1);
+    expect(
+      mapChallengeReplies(challenges, {
+        agent_name: "a",
+        challenges: [{ target_agent: "x", finding_challenged: "f", counter_evidence: "only one" }],
+      }),
+    ).toHaveLength(1);
     expect(mapChallengeReplies(challenges, { agent_name: "a" })).toEqual([]);
   });
 });

@@ -39,7 +39,10 @@ export async function startServer(handler: Handler, options: { tls?: boolean } =
       });
     });
   };
-  const server: Server = options.tls === true ? createTlsServer({ cert: TEST_TLS.cert, key: TEST_TLS.key }, listener) : createServer(listener);
+  const server: Server =
+    options.tls === true
+      ? createTlsServer({ cert: TEST_TLS.cert, key: TEST_TLS.key }, listener)
+      : createServer(listener);
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -98,7 +101,8 @@ export async function startWorker(b: WorkerBehaviour, options: { tls?: boolean }
         b.challenge === undefined
           ? {
               responses: reqBody.challenges.map(
-                (c, i) => `Answer ${i + 1}: on "${c.slice(0, 40)}", the cited official statistics and the two independent reports still support my determination; the remaining uncertainty is a data revision.`,
+                (c, i) =>
+                  `Answer ${i + 1}: on "${c.slice(0, 40)}", the cited official statistics and the two independent reports still support my determination; the remaining uncertainty is a data revision.`,
               ),
             }
           : typeof b.challenge === "function"
