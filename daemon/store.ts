@@ -482,6 +482,12 @@ export class Store {
     return row ? toJob(row) : undefined;
   }
 
+  /** A job this store has just written (inside the same transaction): a miss is a bug, not input. */
+  private writtenJob(job: JobRow | undefined): JobRow {
+    if (job === undefined) throw new Error("internal: job vanished inside its own transaction");
+    return job;
+  }
+
   listJobs(): JobRow[] {
     return (this.db.prepare("SELECT * FROM jobs ORDER BY id").all() as unknown as RawJob[]).map(toJob);
   }
@@ -574,7 +580,7 @@ export class Store {
       if (u.uncountSend) sets.push("send_attempts = MAX(send_attempts - 1, 0)");
       if (u.resetSends) sets.push("send_attempts = 0");
       this.db.prepare(`UPDATE jobs SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
-      return this.getJobById(id)!;
+      return this.writtenJob(this.getJobById(id));
     });
   }
 
@@ -609,15 +615,15 @@ export class Store {
       const existing = this.getJob(key);
       if (!existing) {
         this.insertJob(key, "manual", null, null);
-        return { job: this.getJob(key)!, action: "created" as const };
+        return { job: this.writtenJob(this.getJob(key)), action: "created" as const };
       }
       if (existing.state === "failed") {
         this.requeue(existing.id, now);
-        return { job: this.getJobById(existing.id)!, action: "requeued" as const };
+        return { job: this.writtenJob(this.getJobById(existing.id)), action: "requeued" as const };
       }
       if (existing.state === "requested") {
         this.db.prepare("UPDATE jobs SET next_attempt_at = ?, updated_at = ? WHERE id = ?").run(now, now, existing.id);
-        return { job: this.getJobById(existing.id)!, action: "requeued" as const };
+        return { job: this.writtenJob(this.getJobById(existing.id)), action: "requeued" as const };
       }
       return { job: existing, action: "unchanged" as const };
     });

@@ -127,7 +127,9 @@ async function main(): Promise<void> {
         protocol: m.protocol,
       });
       const { agentId } = await registerAgent(ctx, identity, encodeRegistrationDataUri(file));
-      secrets.set(agentId, { ...m.credentials, origin: endpointOrigin(m.endpoint)! }); // bound to the endpoint it registered
+      const origin = endpointOrigin(m.endpoint);
+      if (origin === undefined) throw new Error(`demo agent ${m.name} has no http(s) endpoint`);
+      secrets.set(agentId, { ...m.credentials, origin }); // bound to the endpoint it registered
       names.set(agentId, { name: m.name, protocol: m.protocol });
       workers.push({ ctx, agentId });
       step(`  agent #${agentId} ${m.name} → ${m.endpoint}`);

@@ -74,23 +74,23 @@ export function readMarket(
       callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
     });
   const [info, workers, identity] = aggregate(runtime, evm, config, reads, first);
-  if (!info!.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
-  const m = decodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", data: info!.returnData });
+  if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
+  const m = decodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", data: info.returnData });
   if (m.status !== STATUS_RESOLUTION_REQUESTED)
     return { kind: "skip", reason: `market ${marketId} has status ${m.status}, not ResolutionRequested` };
-  if (!workers!.success) throw new Error(`getWorkers(${marketId}) reverted`);
+  if (!workers.success) throw new Error(`getWorkers(${marketId}) reverted`);
   const [addresses, agentIds, stakes] = decodeFunctionResult({
     abi: marketReadAbi,
     functionName: "getWorkers",
-    data: workers!.returnData,
+    data: workers.returnData,
   });
   let registry = config.identityRegistry;
   if (registry === undefined) {
-    if (!identity!.success) throw new Error("identityRegistry() reverted");
+    if (!identity.success) throw new Error("identityRegistry() reverted");
     registry = decodeFunctionResult({
       abi: marketReadAbi,
       functionName: "identityRegistry",
-      data: identity!.returnData,
+      data: identity.returnData,
     });
   }
 
@@ -101,7 +101,7 @@ export function readMarket(
     question: m.question,
     deadline: Number(m.deadline),
     context: "",
-    workers: addresses.map((address, i) => ({ address, agentId: agentIds[i]!, stake: stakes[i]! })),
+    workers: addresses.map((address, i) => ({ address, agentId: agentIds[i], stake: stakes[i] })),
   };
   if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [] };
   const uris = aggregate(

@@ -13,7 +13,7 @@ import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSHandle } from "quickjs-emscripten-core";
 
 /** Guest-side glue: bytes cross the boundary as hex; Javy's globals are recreated, QuickJS-ng extras removed. */
-const PRELUDE = String.raw`
+const PRELUDE = `
 (() => {
   const host = globalThis.__host;
   delete globalThis.__host;

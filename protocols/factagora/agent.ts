@@ -163,13 +163,13 @@ export function toAgentResponse(
 
   const actions: AgentResponse["reactCycle"]["actions"] = [];
   if (round2) {
-    round2.challenges.forEach((c, i) =>
+    for (const [i, c] of round2.challenges.entries()) {
       actions.push({
         type: "agent_review",
         query: `Challenge ${i + 1}: ${quoteSnippet(c, 150)}`,
         result: clip(round2.replies[i] ?? "", 8_000),
-      }),
-    );
+      });
+    }
     const e = round2.existing;
     if (e.reviewed.length + e.skipped + e.unread > 0) {
       actions.push({

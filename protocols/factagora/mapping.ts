@@ -30,11 +30,11 @@ export function renderEvidence(reply: FactagoraResponse): string {
     `Initial thought: ${oneLine(c.initialThought)}`,
     "Actions:",
   ];
-  c.actions.forEach((a, i) =>
+  for (const [i, a] of c.actions.entries()) {
     lines.push(
       `${i + 1}. [${oneLine(a.type)}] ${oneLine(a.query)} → ${oneLine(a.result)}${a.source ? ` (${oneLine(a.source)})` : ""}`,
-    ),
-  );
+    );
+  }
   lines.push("Observations:");
   for (const o of c.observations) lines.push(`- ${oneLine(o)}`);
   lines.push(`Synthesis: ${oneLine(c.synthesisThought)}`, "Evidence:");

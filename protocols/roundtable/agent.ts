@@ -220,9 +220,9 @@ export const roundtableProtocol: AgentProtocolHandler = {
             `Other workers reached the opposite conclusion (${yesNo(!finding.determination)}): ${quoteSnippet(p.evidence || p.finding, 300)}`,
         );
         const replies = await ctx.engine.defend(question, finding, prompts);
-        opposing.forEach((p, i) =>
-          challenges.push({ target_agent: p.name, finding_challenged: p.finding, counter_evidence: replies[i] ?? "" }),
-        );
+        for (const [i, p] of opposing.entries()) {
+          challenges.push({ target_agent: p.name, finding_challenged: p.finding, counter_evidence: replies[i] ?? "" });
+        }
       }
       for (const p of peers) {
         if (p.determination !== finding.determination) continue;

@@ -25,7 +25,7 @@ export function injectionFlags(
     const hits = detectInjection(value);
     if (hits.length > 0) out[path || "(root)"] = hits;
   } else if (Array.isArray(value)) {
-    value.slice(0, 200).forEach((v, i) => injectionFlags(v, `${path}[${i}]`, out, depth + 1));
+    for (const [i, v] of value.slice(0, 200).entries()) injectionFlags(v, `${path}[${i}]`, out, depth + 1);
   } else if (value !== null && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) injectionFlags(v, path === "" ? k : `${path}.${k}`, out, depth + 1);
   }

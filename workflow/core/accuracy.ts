@@ -31,6 +31,7 @@
  * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
 import type { HistoryMarket } from "./types.js";
+import { mustGet } from "../util/must.js";
 
 export interface AccuracyConfig {
   /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
@@ -182,7 +183,7 @@ function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] 
     .map((key) => ({
       a: Math.floor(key / agentCount),
       b: key % agentCount,
-      shared: shared.get(key)!,
+      shared: mustGet(shared, key),
       agree: agree.get(key) ?? 0,
     }));
 }
@@ -280,7 +281,7 @@ export function estimateAccuracy(
     const vs: Vote[] = [];
     for (const a of m.answers) {
       if (a.answer !== "yes" && a.answer !== "no") continue;
-      const i = index.get(a.agentId)!;
+      const i = mustGet(index, a.agentId);
       if (seen.has(i)) continue;
       seen.add(i);
       const bps = Number.isFinite(a.confidenceBps)
@@ -303,7 +304,7 @@ export function estimateAccuracy(
   const voteWeight: number[][] = votes.map((vs) => {
     const count = new Map<number, number>();
     for (const v of vs) count.set(group[v.agent], (count.get(group[v.agent]) ?? 0) + 1);
-    return vs.map((v) => 1 / count.get(group[v.agent])!);
+    return vs.map((v) => 1 / mustGet(count, group[v.agent]));
   });
 
   const alpha = cfg.priorAccuracy * cfg.priorStrength;
@@ -394,7 +395,7 @@ export function estimateAccuracy(
       right: q6(right[a]),
       accuracy: acc,
       calibration,
-      ...(groupSize.get(g)! > 1 ? { cloneGroup: sorted[g] } : {}),
+      ...(mustGet(groupSize, g) > 1 ? { cloneGroup: sorted[g] } : {}),
     });
   });
 

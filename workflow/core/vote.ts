@@ -43,6 +43,7 @@ import {
 import { rewardWeights } from "./correctness.js";
 import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
+import { mustGet } from "../util/must.js";
 
 export interface VerdictConfig {
   /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 6000. */
@@ -180,7 +181,7 @@ export function shrinkageOf(
   const groups = new Set<bigint>();
   const idx: number[] = [];
   for (const id of agentIds) {
-    const i = row.get(id)!;
+    const i = mustGet(row, id);
     const a = estimate.agents[i];
     const g = a.cloneGroup ?? a.agentId;
     if (a.count < minHistory || groups.has(g)) continue;
@@ -194,7 +195,8 @@ export function shrinkageOf(
   const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
   const between = q6(Math.max(1e-6, spread - noise));
   const apply = (id: bigint, theta: number): number => {
-    const v = estimate.covariance[row.get(id)!][row.get(id)!];
+    const i = mustGet(row, id);
+    const v = estimate.covariance[i][i];
     return mean + ((theta - mean) * between) / (between + v);
   };
   return { mean, between, groups: idx.length, apply };
@@ -230,7 +232,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
     const id = agentIds[seat];
-    const est = byId.get(id)!;
+    const est = mustGet(byId, id);
     const votes = r.answer === "yes" || r.answer === "no";
     const cal = votes ? calibratedAccuracy(est, r.confidenceBps) : est.accuracy;
     const v: VoterBreakdown = {
@@ -257,7 +259,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   for (const v of voters)
     if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
   for (const v of voters)
-    if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / present.get(v.cloneGroup)!);
+    if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / mustGet(present, v.cloneGroup));
 
   const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
   let yesWeight = 0;

@@ -125,12 +125,18 @@ export async function runResolution(
   const timed = async <T>(stage: Exclude<keyof StageTimings, "total">, fn: () => Promise<T> | T): Promise<T> => {
     if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason);
     const t0 = performance.now();
+    let result: T;
     try {
-      return await withAbortSignal(signal, async () => fn());
+      result = await withAbortSignal(signal, async () => fn());
+    } catch (error) {
+      // An aborted stage's error (or its partial results below) is reported as the abort.
+      if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason);
+      throw error;
     } finally {
       timings[stage] = performance.now() - t0;
-      if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason); // results of an aborted stage are partial
     }
+    if (signal?.aborted) throw new RunAbortedError(stage as StageName, signal.reason);
+    return result;
   };
 
   const market = await timed("read", () => readStage(ports.market, marketId));

@@ -175,7 +175,12 @@ describe("reads", () => {
     expect(parallelAfter.mode).toBe("parallel");
     const fresh = await connectProvider({ provider });
     const calls: string[] = [];
-    const spy: Provider = { request: (args) => (calls.push(args.method), provider.request(args)) };
+    const spy: Provider = {
+      request: (args) => {
+        calls.push(args.method);
+        return provider.request(args);
+      },
+    };
     const spied = await connectProvider({ provider: spy });
     const viaMulticall = await readMarketState(spied, market, marketId, { blockNumber: parallelAfter.blockNumber });
     expect(viaMulticall.mode).toBe("multicall3");

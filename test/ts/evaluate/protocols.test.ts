@@ -234,14 +234,12 @@ describe("one honest answer through all five protocols", () => {
 
   it("shows the LLM evaluator the same answer whatever the protocol", () => {
     const panel = { answered: records.length, yes: records.length, no: 0 };
-    const data = records
-      .filter(isAnswered)
-      .map(
-        (r) =>
-          JSON.parse(buildPrompt(m, r, panel).data) as {
-            worker: { evidence: string; sources: string[]; challenges: unknown[] };
-          },
-      );
+    const data = records.filter(isAnswered).map(
+      (r) =>
+        JSON.parse(buildPrompt(m, r, panel).data) as {
+          worker: { evidence: string; sources: string[]; challenges: unknown[] };
+        },
+    );
     for (const [i, d] of data.entries()) {
       expect(d.worker.sources, PANEL[i]).toEqual(SOURCES);
       expect(d.worker.challenges, PANEL[i]).toEqual(data[0].worker.challenges);

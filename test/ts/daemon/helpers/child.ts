@@ -70,7 +70,14 @@ const handle = await startDaemon(
         if (cfg.mode === "slow") {
           await new Promise((resolve, reject) => {
             const t = setTimeout(resolve, 60_000);
-            signal.addEventListener("abort", () => (clearTimeout(t), reject(signal.reason)), { once: true });
+            signal.addEventListener(
+              "abort",
+              () => {
+                clearTimeout(t);
+                reject(signal.reason);
+              },
+              { once: true },
+            );
           });
         }
         return job.run(marketId, attempt, signal);

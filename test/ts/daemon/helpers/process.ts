@@ -23,8 +23,7 @@ export function spawnChildDaemon(config: Record<string, unknown>): ChildDaemon {
   const waiters: (() => void)[] = [];
   proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
     buf += chunk;
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
+    for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
       lines.push(buf.slice(0, i));
       buf = buf.slice(i + 1);
     }

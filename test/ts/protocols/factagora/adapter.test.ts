@@ -381,6 +381,7 @@ describe("factagora adapter", () => {
       ],
       [
         "initialThought a number",
+        // biome-ignore lint/correctness/noPrecisionLoss: any number will do; this one is the usual big-ID mistake
         cycle({ initialThought: 12345678901234567890 }),
         "factagora.response.reactCycle.initialThought",
       ],

@@ -9,7 +9,10 @@ import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
 describe("factagora conformance checker", () => {
   let http: SafeHttpClient;
   const servers: TestServer[] = [];
-  const track = (s: TestServer) => (servers.push(s), s);
+  const track = (s: TestServer) => {
+    servers.push(s);
+    return s;
+  };
 
   beforeAll(() => {
     http = createSafeHttpClient({ allowLoopback: true });

@@ -50,7 +50,7 @@ export async function startDns(script: Record<string, string[][]>): Promise<Test
       rr.writeUInt16BE(1, 4); // IN
       rr.writeUInt32BE(0, 6); // TTL 0
       rr.writeUInt16BE(4, 10);
-      ip.split(".").forEach((o, i) => rr.writeUInt8(Number(o), 12 + i));
+      for (const [i, o] of ip.split(".").entries()) rr.writeUInt8(Number(o), 12 + i);
       return rr;
     });
     socket.send(Buffer.concat([header, msg.subarray(12, questionEnd), ...records]), rinfo.port, rinfo.address);
