@@ -258,8 +258,19 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
   }
   const chain = chainFor(chainId, options.rpcUrl);
   const pollingInterval = options.pollingIntervalMs ?? (LOCAL_CHAIN_IDS.has(chainId) ? 100 : 1_000);
+  return contextOver(transport, chainId, chain, pollingInterval, options.privateKey);
+}
+
+/** The clients of one context over `transport` (read-only without a key), as `connect` and `connectProvider` build it. */
+function contextOver(
+  transport: Transport,
+  chainId: number,
+  chain: Chain,
+  pollingInterval: number,
+  privateKey: Hex | undefined,
+): ChainContext {
   const publicClient = createPublicClient({ chain, transport, pollingInterval }) as PublicClient<Transport, Chain>;
-  const account = options.privateKey !== undefined ? privateKeyToAccount(options.privateKey) : undefined;
+  const account = privateKey !== undefined ? privateKeyToAccount(privateKey) : undefined;
   const walletClient = account ? createWalletClient({ chain, transport, account, pollingInterval }) : undefined;
   return {
     chainId,
@@ -298,17 +309,7 @@ export async function connectProvider(options: {
   const chainId = await createPublicClient({ transport }).getChainId();
   const chain = chainFor(chainId, "http://in-process.invalid");
   const pollingInterval = options.pollingIntervalMs ?? 50;
-  const publicClient = createPublicClient({ chain, transport, pollingInterval }) as PublicClient<Transport, Chain>;
-  const account = options.privateKey !== undefined ? privateKeyToAccount(options.privateKey) : undefined;
-  const walletClient = account ? createWalletClient({ chain, transport, account, pollingInterval }) : undefined;
-  return {
-    chainId,
-    chain,
-    publicClient,
-    ...(walletClient ? { walletClient } : {}),
-    ...(account ? { account } : {}),
-    nonces: new NonceQueue(),
-  };
+  return contextOver(transport, chainId, chain, pollingInterval, options.privateKey);
 }
 
 /** The same chain and clients with another key (its own nonce queue). */
