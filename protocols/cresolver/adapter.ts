@@ -51,15 +51,30 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
   const resolveTimeoutMs = config.resolveTimeoutMs ?? CRESOLVER_TIMEOUTS.resolveMs;
   const challengeTimeoutMs = config.challengeTimeoutMs ?? CRESOLVER_TIMEOUTS.challengeMs;
   /** Headers for one seat's endpoint: the configured ones plus its bearer token, or the refusal of a moved endpoint. */
-  function headersFor(
+  /** The URL of `path` under the worker's endpoint and its headers, or the seat's failure (bad URL, credential refused). */
+  function routeTo(
+    endpoint: WorkerEndpoint,
     seat: WorkerSeat,
-    url: string,
-  ): { headers?: Record<string, string>; refused?: CallResult<never> } {
+    path: string,
+  ): { url: string; headers?: Record<string, string> } | { refused: CallResult<never> } {
+    let url: string;
+    try {
+      url = joinEndpoint(endpoint.url, path);
+    } catch {
+      return {
+        refused: {
+          ok: false,
+          failure: { kind: "registration", message: "endpoint is not a URL" },
+          latencyMs: 0,
+          attempts: 0,
+        },
+      };
+    }
     const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
     if (found.kind === "refused") return { refused: { ok: false, failure: found.failure, latencyMs: 0, attempts: 0 } };
     const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
-    if (token === undefined) return config.headers ? { headers: config.headers } : {};
-    return { headers: { ...config.headers, authorization: `Bearer ${token}` } };
+    if (token === undefined) return config.headers ? { url, headers: config.headers } : { url };
+    return { url, headers: { ...config.headers, authorization: `Bearer ${token}` } };
   }
 
   return {
@@ -73,19 +88,9 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
         deadline: request.deadline,
       };
       if (request.context !== "") body.context = request.context;
-      let url: string;
-      try {
-        url = joinEndpoint(endpoint.url, "a2a/resolve");
-      } catch {
-        return {
-          ok: false,
-          failure: { kind: "registration", message: "endpoint is not a URL" },
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      const { headers, refused } = headersFor(seat, url);
-      if (refused !== undefined) return refused;
+      const route = routeTo(endpoint, seat, "a2a/resolve");
+      if ("refused" in route) return route.refused;
+      const { url, headers } = route;
       return callWithRetry(
         async (remainingMs) => {
           const res = await config.http.postJson(url, body, {
@@ -116,19 +121,9 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
     ): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
-      let url: string;
-      try {
-        url = joinEndpoint(endpoint.url, "a2a/challenge");
-      } catch {
-        return {
-          ok: false,
-          failure: { kind: "registration", message: "endpoint is not a URL" },
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      const { headers, refused } = headersFor(seat, url);
-      if (refused !== undefined) return refused;
+      const route = routeTo(endpoint, seat, "a2a/challenge");
+      if ("refused" in route) return route.refused;
+      const { url, headers } = route;
       return callWithRetry(
         async (remainingMs) => {
           // market_id and question are additions to the spec's body: they let an agent serving several markets
