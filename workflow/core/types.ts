@@ -315,6 +315,8 @@ export interface HistoryAnswer {
   answer: AnswerKind;
   /** 0 unless yes/no. */
   confidenceBps: number;
+  /** The agent signed this answer (docs/RECORDS.md §2); false or absent: attested by the proposer only. */
+  signed?: boolean;
 }
 
 /** One finalized market of the public track record (read from chain logs, oldest first). */
@@ -326,6 +328,18 @@ export interface HistoryMarket {
   /** True when an arbiter decided the outcome: `final` is then known truth for the accuracy estimate. */
   disputed: boolean;
   answers: HistoryAnswer[];
+  /** Position in the on-chain track-record hash chain (docs/RECORDS.md §3), when read from it. */
+  index?: number;
+  /** The address that ruled when disputed (the market's arbiter or the fallback); absent when undisputed. */
+  arbiter?: Address;
+  /** True when `arbiter` is on the deployment's arbiter allow-list: only then is `final` known truth (§4). */
+  trustedRuling?: boolean;
+  /** Reward pool plus every seat's stake, in wei, at the request (§5). */
+  value?: bigint;
+  /** The market's creator (§5: markets an agent's own controller created do not count for admission). */
+  creator?: Address;
+  /** Block timestamp of the finalization, seconds (recency weighting, §4). */
+  finalizedAt?: number;
 }
 
 /** What the settlement module posts (IResolutionMarket.proposeResolution), built by the bundle stage. */
