@@ -17,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
-import { getAddress, keccak256, parseEther, toHex, type Abi, type Address, type Hash, type Hex } from "viem";
+import { getAddress, keccak256, parseEther, toHex, zeroHash, type Abi, type Address, type Hash, type Hex } from "viem";
 import {
   CANONICAL_ENV,
   deployCanonical,
@@ -102,9 +102,12 @@ async function benchmark(canonical?: CanonicalArtifacts) {
   ]);
   // Before the first market both apply at once (deployment bootstrap). Disputes are not benchmarked, so any
   // contract serves as the arbiter the market requires.
-  await gasOf("queueResolver", market.write.queueResolver([resolverWallet.account.address]));
-  await gasOf("queueDefaultArbiter", market.write.queueDefaultArbiter([identity]));
-  const defaults = (await market.read.getDefaults()) as {
+  // The owner's powers live in the market's MarketGovernance; its records come from its MarketReputation.
+  const governance = await viem.getContractAt("MarketGovernance", (await market.read.governance()) as Address);
+  const writer = await viem.getContractAt("MarketReputation", (await market.read.reputation()) as Address);
+  await gasOf("queueResolver", governance.write.queueResolver([resolverWallet.account.address]));
+  await gasOf("queueDefaultArbiter", governance.write.queueDefaultArbiter([identity]));
+  const defaults = (await governance.read.getDefaults()) as {
     minStake: bigint;
     gracePeriod: number;
     disputeWindow: number;
@@ -112,7 +115,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
   };
   await gasOf(
     "setDefaults",
-    market.write.setDefaults([defaults.minStake, 100, defaults.gracePeriod, defaults.disputeWindow, defaults.bond]),
+    governance.write.setDefaults([defaults.minStake, 100, defaults.gracePeriod, defaults.disputeWindow, defaults.bond]),
   );
 
   let nextWorker = 0;
@@ -176,6 +179,8 @@ async function benchmark(canonical?: CanonicalArtifacts) {
         resQuality: scored ? (i * 13) % 101 : 0,
         srcQuality: scored ? (i * 29) % 101 : 0,
         analysisDepth: scored ? (i * 47) % 101 : 0,
+        replyHash: zeroHash,
+        signature: "0x" as const,
       };
     });
     const bundleHash = keccak256(toHex(`bundle ${tag}`));
@@ -286,7 +291,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       bundleURI: BUNDLE_URI,
       publishBatch: Number(PUBLISH_BATCH),
       inlineFeedbackWorkers: Number(await market.read.INLINE_FEEDBACK_WORKERS()),
-      feedbackCallGas: Number(await market.read.FEEDBACK_CALL_GAS()),
+      feedbackCallGas: Number(await writer.read.FEEDBACK_CALL_GAS()),
     },
     single: {
       identityRegister: Number(registerGas),
@@ -300,7 +305,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     largestSingleTx: { label: largestTx.label, gas: Number(largestTx.gas) },
     marginalPerWorker: { first: Number(firstMarginal), repeat: Number(repeatMarginal) },
     feedbackPerRecord: feedback,
-    eip7825: eip7825(markets, Number(await market.read.FEEDBACK_WORKER_MIN_GAS())),
+    eip7825: eip7825(markets, Number(await writer.read.FEEDBACK_WORKER_MIN_GAS())),
     targets: canonical
       ? {
           v1FirstMarginal: Number(V1_CANONICAL_FIRST_MARGINAL),

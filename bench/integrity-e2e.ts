@@ -35,7 +35,7 @@ import { privateKeyToAccount, type LocalAccount } from "viem/accounts";
 import { hardhat } from "viem/chains";
 import { startResolverDaemon } from "../daemon/host.js";
 import { createLogger } from "../daemon/index.js";
-import { resolutionMarketAbi as marketAbi } from "../workflow/chain/abis.js";
+import { marketGovernanceAbi, resolutionMarketAbi as marketAbi } from "../workflow/chain/abis.js";
 import { localDevKey } from "../workflow/chain/dev-accounts.js";
 import { DEFAULT_THRESHOLD_BPS } from "../workflow/core/vote.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../workflow/registration/index.js";
@@ -196,9 +196,10 @@ async function main(): Promise<void> {
   const market = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
   const arbiter = await deploy("arbiter/CommitteeArbiter.sol/CommitteeArbiter.json", [[owner], 1n, [market]]);
   const resolverKey = localDevKey(19);
-  await send(owner, market, marketAbi as Abi, "queueResolver", [accounts[19]]);
-  await send(owner, market, marketAbi as Abi, "queueDefaultArbiter", [arbiter]);
-  await send(owner, market, marketAbi as Abi, "setDefaults", [
+  const governance = await publicClient.readContract({ address: market, abi: marketAbi, functionName: "governance" });
+  await send(owner, governance, marketGovernanceAbi as Abi, "queueResolver", [accounts[19]]);
+  await send(owner, governance, marketGovernanceAbi as Abi, "queueDefaultArbiter", [arbiter]);
+  await send(owner, governance, marketGovernanceAbi as Abi, "setDefaults", [
     parseEther("0.001"),
     Math.max(12, scenario.agents.length),
     3 * 86_400,

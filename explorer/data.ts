@@ -202,6 +202,8 @@ export interface AgentDetail {
 
 async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDetail["summary"]> {
   const registry = await readMarket(src.ctx, src.markets[0], "reputationRegistry", []);
+  // Each market's records come from its MarketReputation (the ERC-8004 client).
+  const clients = await Promise.all(src.markets.map((m) => readMarket(src.ctx, m, "reputation", [])));
   const out: AgentDetail["summary"] = [];
   for (const tag of ["correctness", "quality"]) {
     try {
@@ -209,7 +211,7 @@ async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDet
         address: registry,
         abi: reputationRegistryAbi,
         functionName: "getSummary",
-        args: [agentId, src.markets, tag, ""],
+        args: [agentId, clients, tag, ""],
       })) as readonly [bigint, bigint, number];
       const d = 10 ** Number(decimals);
       out.push({ tag, count, value: count === 0n ? "—" : (Number(value) / d).toFixed(Math.min(2, Number(decimals))) });

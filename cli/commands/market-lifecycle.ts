@@ -5,21 +5,24 @@
 import { resolve as resolvePath } from "node:path";
 import { Command, Option } from "commander";
 import { formatEther, getAddress, type Address } from "viem";
-import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { marketGovernanceAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { committeeVote } from "../../workflow/chain/committee.js";
 import { ChainError } from "../../workflow/chain/errors.js";
-import { readLogs } from "../../workflow/chain/logs.js";
+import { readContractLogs } from "../../workflow/chain/logs.js";
 import {
   cancelRequestedAt,
   cancelStale,
   dispute,
+  feedbackClientOf,
   finalize,
   getDefaults,
   getReports,
+  governanceOf,
   getSeatResults,
   publishFeedback,
+  readGovernance,
   readMarket,
   requestCancel,
   retryFeedback,
@@ -87,10 +90,11 @@ function show(runtime: () => Runtime): Command {
         const feedback: (bigint | null)[] = s.workers.map(() => null);
         try {
           const reputationRegistry = await readMarket(ctx, market, "reputationRegistry", []);
+          const client = await feedbackClientOf(ctx, market);
           const { results } = await readMany(
             ctx,
             s.workers.map((w) =>
-              viewCall(reputationRegistry, reputationRegistryAbi, "getSummary", [w.agentId, [market], "", "cresolver"]),
+              viewCall(reputationRegistry, reputationRegistryAbi, "getSummary", [w.agentId, [client], "", "cresolver"]),
             ),
             s.blockNumber,
           );
@@ -374,11 +378,12 @@ interface ResolverState {
 
 /** Resolvers queued and not removed since, from the owner's events, with when each becomes active. */
 async function resolvers(ctx: ChainContext, market: Address, fromBlock: bigint): Promise<ResolverState[]> {
-  const queued = await readLogs(ctx, market, "ResolverQueued", { fromBlock });
+  const governance = await governanceOf(ctx, market);
+  const queued = await readContractLogs(ctx, governance, marketGovernanceAbi, "ResolverQueued", { fromBlock });
   const unique = [...new Set(queued.map((l) => getAddress(l.args.resolver)))];
   const out: ResolverState[] = [];
   for (const r of unique) {
-    const activeFrom = await readMarket(ctx, market, "resolverActiveFrom", [r]);
+    const activeFrom = await readGovernance(ctx, market, "resolverActiveFrom", [r]);
     if (activeFrom > 0n) out.push({ resolver: r, activeFrom });
   }
   return out;
@@ -394,9 +399,9 @@ function settingsCmd(runtime: () => Runtime): Command {
       const market = await rt.marketAddress();
       const ctx = await rt.chain();
       const [owner, defaults, pending, list, now] = await Promise.all([
-        readMarket(ctx, market, "owner", []),
+        readGovernance(ctx, market, "owner", []),
         getDefaults(ctx, market),
-        readMarket(ctx, market, "pendingDefaultArbiter", []),
+        readGovernance(ctx, market, "pendingDefaultArbiter", []),
         rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
         chainNow(ctx),
       ]);

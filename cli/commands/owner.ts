@@ -6,28 +6,29 @@
  */
 import { Command, Option } from "commander";
 import { formatEther, pad, parseEventLogs, type Address, type Hex } from "viem";
-import { creReceiverAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { creReceiverAbi, marketGovernanceAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { toChainError } from "../../workflow/chain/errors.js";
-import { getDefaults } from "../../workflow/chain/lifecycle.js";
+import { getDefaults, governanceOf } from "../../workflow/chain/lifecycle.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "../../workflow/chain/writer.js";
 import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import { iso } from "./market-lifecycle.js";
 
-async function marketTx<F extends WriteFunctionName<typeof resolutionMarketAbi>>(
+/** One owner transaction, sent to the market's MarketGovernance (the bounded owner). */
+async function marketTx<F extends WriteFunctionName<typeof marketGovernanceAbi>>(
   rt: Runtime,
   functionName: F,
-  args: WriteArgs<typeof resolutionMarketAbi, F>,
+  args: WriteArgs<typeof marketGovernanceAbi, F>,
 ) {
   const { market, ctx } = await rt.marketSigner();
   const { hash, receipt } = await sendContractTx(ctx, {
-    address: market,
-    abi: resolutionMarketAbi,
+    address: await governanceOf(ctx, market),
+    abi: marketGovernanceAbi,
     functionName,
     args,
-    label: `ResolutionMarket.${functionName}`,
+    label: `MarketGovernance.${functionName}`,
   });
   return { market, ctx, txHash: hash, blockNumber: receipt.blockNumber, logs: receipt.logs };
 }
@@ -40,7 +41,7 @@ function resolverCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const resolver = parseAddress(addressArg, "address");
       const r = await marketTx(rt, "queueResolver", [resolver]);
-      const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "ResolverQueued", logs: r.logs });
+      const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "ResolverQueued", logs: r.logs });
       const activeFrom = event?.args.activeFrom ?? 0n;
       rt.emit(
         { market: r.market, resolver, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber },
@@ -121,7 +122,7 @@ function arbiterCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const arbiter = parseAddress(addressArg, "address");
       const r = await marketTx(rt, "queueDefaultArbiter", [arbiter]);
-      const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "DefaultArbiterQueued", logs: r.logs });
+      const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "DefaultArbiterQueued", logs: r.logs });
       const effectiveAt = event?.args.effectiveAt ?? 0n;
       rt.emit(
         { market: r.market, arbiter, effectiveAt, txHash: r.txHash, blockNumber: r.blockNumber },

@@ -5,19 +5,38 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
+import {IArbiter} from "./interfaces/IArbiter.sol";
+import {IMarketGovernance} from "./interfaces/IMarketGovernance.sol";
+import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
+import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
+import {ReportCodec} from "./libraries/ReportCodec.sol";
 import {SettlementMath} from "./libraries/SettlementMath.sol";
 import {MarketGovernance} from "./MarketGovernance.sol";
-import {ReputationFeedback} from "./ReputationFeedback.sol";
+import {MarketReputation} from "./MarketReputation.sol";
 
 /// @title Storage and finalization internals of the resolution market
 /// @notice Holds the market, seat and proposal storage and everything that happens at finalization: on-chain
-///         correctness and reward weights, the split, slashing, reputation, `WorkerSettled`, and the ERC-8004
-///         records with their pending flags. `ResolutionMarket` holds the external entry points and views.
-abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient, ReputationFeedback {
-    using SettlementMath for uint256;
-
+///         correctness and reward weights, the split, slashing, `WorkerSettled`, and the hand-over of every seat's
+///         reputation observation and ERC-8004 records to the market's MarketReputation, whose refused records
+///         stay pending in the seat's report. `ResolutionMarket` holds the external entry points and views.
+abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransient {
     /// @notice Seats whose ERC-8004 records are written inside finalization; the rest via `publishFeedback`.
     uint256 public constant INLINE_FEEDBACK_WORKERS = 10;
+
+    /// @dev A market's snapshotted settings in two slots.
+    struct Config {
+        IArbiter arbiter;
+        uint96 bond;
+        uint40 createdAt;
+        Admission admission;
+        uint8 minCorrectness;
+        uint32 minSettled;
+        uint96 minStake;
+        uint8 maxWorkers;
+        uint32 gracePeriod;
+        uint32 disputeWindow;
+    }
 
     /// @dev Slot 0 creator|deadline|status|outcome|workerCount|feedbackCursor; slot 1 rewardPool|totalStake|
     ///      requestedAt; then the question.
@@ -34,8 +53,8 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         string question;
     }
 
-    /// @dev Slot 0 worker|stake; slot 1 agentId|report (the packed WorkerReport + feedback flags, see
-    ///      SettlementMath), so a proposal rewrites one warm-able slot per seat.
+    /// @dev Slot 0 worker|stake; slot 1 agentId|report (ReportCodec's word: the report and its feedback flags),
+    ///      so a proposal rewrites one warm-able slot per seat.
     struct Seat {
         address worker;
         uint96 stake;
@@ -58,8 +77,17 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         string bundleURI;
     }
 
+    /// @notice Number of markets created; ids are 1..marketCount.
+    uint256 public marketCount;
+
     /// @notice The ERC-8004 identity registry used to authorize joins.
     IIdentityRegistry public immutable identityRegistry;
+    /// @notice The ERC-8004 reputation registry that receives the market's records (through `reputation`).
+    IReputationRegistry public immutable reputationRegistry;
+    /// @inheritdoc IResolutionMarket
+    IMarketGovernance public immutable governance;
+    /// @inheritdoc IResolutionMarket
+    IMarketReputation public immutable reputation;
 
     mapping(uint256 marketId => Market) internal _markets;
     mapping(uint256 marketId => Config) internal _configs;
@@ -70,15 +98,15 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
     mapping(uint256 marketId => mapping(uint256 agentId => bool)) internal _allowed;
     /// @dev Credit + 1 once the account was ever credited: the slot never returns to zero (cheaper repeats).
     mapping(address account => uint256) internal _credits;
-    /// @dev Packed reputation accumulator per agent (SettlementMath).
-    mapping(uint256 agentId => uint256) internal _reputation;
 
-    constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_, address initialOwner)
-        MarketGovernance(initialOwner)
-        ReputationFeedback(reputationRegistry_)
-    {
+    /// @dev Deploys the market's governance and reputation contracts: their addresses are fixed from here on.
+    constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_, address initialOwner) {
         if (address(identityRegistry_).code.length == 0) revert NotAContract(address(identityRegistry_));
+        if (address(reputationRegistry_).code.length == 0) revert NotAContract(address(reputationRegistry_));
         identityRegistry = identityRegistry_;
+        reputationRegistry = reputationRegistry_;
+        governance = new MarketGovernance(initialOwner);
+        reputation = new MarketReputation(reputationRegistry_);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -96,7 +124,7 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
             mapping(uint256 => Seat) storage seats = _seats[marketId];
             for (uint256 i; i < count; ++i) {
                 Seat storage seat = seats[i];
-                WorkerResult memory r = _resultOf(seat.report);
+                WorkerResult memory r = _resultOf(ReportCodec.decode(seat.report));
                 r.stakeReturned = seat.stake;
                 _paySeat(marketId, seat, r, address(0));
             }
@@ -106,23 +134,32 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         m.status = Status.Resolved;
         m.outcome = outcome;
         emit MarketFinalized(marketId, Status.Resolved, outcome, disputed);
-        _settleResolved(marketId, m, outcome, slashTo);
+        uint256[] memory feedback = _settleResolved(marketId, m, outcome, slashTo);
 
-        // Interactions last: best-effort ERC-8004 records of the first seats; the rest via publishFeedback.
-        uint256 n = m.workerCount;
-        uint256 cursor = _writeFeedback(marketId, outcome, 0, n < INLINE_FEEDBACK_WORKERS ? n : INLINE_FEEDBACK_WORKERS);
+        // Interactions last: the reputation book and the ERC-8004 records of the first seats; the rest via
+        // publishFeedback.
+        uint256 n = feedback.length;
+        ProposalData storage p = _proposals[marketId];
+        (uint256 cursor, uint256 failed) =
+            reputation.settle(marketId, p.bundleURI, p.bundleHash, feedback, INLINE_FEEDBACK_WORKERS);
+        _markPending(marketId, 0, cursor, failed);
         if (cursor != 0) m.feedbackCursor = uint8(cursor);
         if (cursor < n) emit FeedbackProgress(marketId, cursor, n);
     }
 
-    /// @dev Rewards from the on-chain weights, stakes (or slashes), reputation, WorkerSettled per seat.
-    function _settleResolved(uint256 marketId, Market storage m, bool outcome, address slashTo) internal {
+    /// @dev Rewards from the on-chain weights, stakes (or slashes), WorkerSettled per seat; returns every seat's
+    ///      reputation observation and records for MarketReputation.
+    function _settleResolved(uint256 marketId, Market storage m, bool outcome, address slashTo)
+        internal
+        returns (uint256[] memory feedback)
+    {
         uint256 n = m.workerCount;
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         WorkerResult[] memory results = new WorkerResult[](n);
         uint256[] memory weights = new uint256[](n);
+        feedback = new uint256[](n);
         for (uint256 i; i < n; ++i) {
-            weights[i] = _scoreSeat(seats[i], results[i], outcome, slashTo != address(0));
+            (weights[i], feedback[i]) = _scoreSeat(seats[i], results[i], outcome, slashTo != address(0));
         }
         (uint256[] memory payouts, uint256 total) = SettlementMath.split(m.rewardPool, weights);
         if (total == 0) _refundCreator(marketId, m.creator, m.rewardPool);
@@ -145,79 +182,78 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         emit WorkerSettled(marketId, agentId, worker, r);
     }
 
-    /// @dev One seat of a Resolved market: its result (without reward), reputation, refusal flags, weight.
+    /// @dev One seat of a Resolved market: its result (without reward), the refusal flag, its weight and its
+    ///      feedback word (0 for an abstention: nothing to book or write).
     function _scoreSeat(Seat storage seat, WorkerResult memory r, bool outcome, bool slashing)
         private
-        returns (uint256 weight)
+        returns (uint256 weight, uint256 feedback)
     {
-        uint256 report = seat.report;
+        ReportCodec.Report memory report = ReportCodec.decode(seat.report);
         _fillResult(r, report);
         Answer answer = r.answer;
         uint256 stake = seat.stake;
         if (answer == Answer.Abstained) {
             r.stakeReturned = stake;
-            return 0;
+            return (0, 0);
         }
         uint256 agentId = seat.agentId;
         bool yesNo = answer != Answer.None;
         r.scored = true;
         r.correctness = SettlementMath.correctness(answer, r.confidenceBps, outcome);
-        _reputation[agentId] = _reputation[agentId].addObservation(
-            yesNo, r.correctness, r.resQuality, r.srcQuality, r.analysisDepth
-        );
+        IMarketReputation.SeatFeedback memory f = _feedbackOf(agentId, report, r.correctness);
+        f.scored = true;
         bool slashed = slashing && yesNo && ((answer == Answer.Yes) != outcome);
         if (slashed) r.stakeSlashed = stake;
         else r.stakeReturned = stake;
-        // A seat whose agent made the market its operator: no reward, records pending (skipped by the writer).
-        if (_isMarketOperator(agentId)) {
-            seat.report = uint64(
-                report | SettlementMath.REFUSED | SettlementMath.PENDING_CORRECTNESS
-                    | (yesNo ? SettlementMath.PENDING_QUALITY : 0)
-            );
-            return 0;
-        }
-        if (yesNo && !slashed) {
+        // A seat whose agent made the feedback writer its operator: no reward, records pending (reported failed).
+        if (_isWriterOperator(agentId)) {
+            report.refused = true;
+            f.refused = true;
+            seat.report = ReportCodec.encode(report);
+        } else if (yesNo && !slashed) {
             weight = SettlementMath.rewardWeight(r.correctness, r.resQuality, r.srcQuality, r.analysisDepth);
         }
+        feedback = FeedbackCodec.encode(f);
     }
 
-    /// @dev Records of seats `from..to-1` as far as the gas allows; returns the seat reached.
-    function _writeFeedback(uint256 marketId, bool outcome, uint256 from, uint256 to) internal returns (uint256 i) {
-        ProposalData storage p = _proposals[marketId];
-        bytes memory data = _feedbackTemplate(p.bundleURI, p.bundleHash);
+    /// @dev The records a seat wants (none for an abstention, correctness only for a failure).
+    function _feedbackOf(uint256 agentId, ReportCodec.Report memory report, uint8 correctness)
+        internal
+        pure
+        returns (IMarketReputation.SeatFeedback memory f)
+    {
+        bool yesNo = ReportCodec.isYesNo(report.answer);
+        f.agentId = agentId;
+        f.correctness = correctness;
+        f.resQuality = report.resQuality;
+        f.srcQuality = report.srcQuality;
+        f.analysisDepth = report.analysisDepth;
+        f.answered = yesNo;
+        f.writeCorrectness = report.answer != Answer.Abstained;
+        f.writeQuality = yesNo;
+        f.refused = report.refused;
+    }
+
+    /// @dev Sets the pending flags of seats `from..from+count-1` whose records the writer reported failed
+    ///      (bit 2i: correctness, 2i+1: quality).
+    function _markPending(uint256 marketId, uint256 from, uint256 count, uint256 failed) internal {
+        if (failed == 0) return;
         mapping(uint256 => Seat) storage seats = _seats[marketId];
-        for (i = from; i < to; ++i) {
-            if (gasleft() < FEEDBACK_WORKER_MIN_GAS) break;
-            _feedbackForSeat(marketId, data, seats[i], outcome);
+        for (uint256 i; i < count; ++i) {
+            uint256 bits = (failed >> (2 * i)) & 3;
+            if (bits == 0) continue;
+            Seat storage seat = seats[from + i];
+            ReportCodec.Report memory report = ReportCodec.decode(seat.report);
+            if (bits & 1 != 0) report.pendingCorrectness = true;
+            if (bits & 2 != 0) report.pendingQuality = true;
+            seat.report = ReportCodec.encode(report);
         }
     }
 
-    /// @dev A seat's records (none for an abstention, correctness only for a failure). A refused seat is skipped
-    ///      (its flags are already pending); a record the registry refuses stays pending in the seat's flags.
-    function _feedbackForSeat(uint256 marketId, bytes memory data, Seat storage seat, bool outcome) internal {
-        uint256 report = seat.report;
-        Answer answer = Answer(report & 0xff);
-        if (answer == Answer.Abstained) return;
-        uint256 agentId = seat.agentId;
-        bool yesNo = answer != Answer.None;
-        if (report & SettlementMath.REFUSED != 0) {
-            bytes memory reason = abi.encodeWithSelector(MarketIsAgentOperator.selector, agentId);
-            _emitFeedbackFailed(marketId, agentId, false, reason);
-            if (yesNo) _emitFeedbackFailed(marketId, agentId, true, reason);
-            return;
-        }
-        uint256 pending;
-        uint256 c = SettlementMath.correctness(answer, (report >> 8) & 0xffff, outcome);
-        if (!_giveFeedback(marketId, data, agentId, c, false)) pending = SettlementMath.PENDING_CORRECTNESS;
-        if (yesNo && !_giveFeedback(marketId, data, agentId, _quality(report), true)) {
-            pending |= SettlementMath.PENDING_QUALITY;
-        }
-        if (pending != 0) seat.report = uint64(report | pending);
-    }
-
-    /// @dev `isAuthorizedOrOwner(market, agent)`; an agent the registry no longer knows reads as false.
-    function _isMarketOperator(uint256 agentId) internal view returns (bool yes) {
-        (, yes) = _authorized(address(this), agentId);
+    /// @dev `isAuthorizedOrOwner(reputation, agent)`: the registry would refuse the writer's records as
+    ///      self-feedback. An agent the registry no longer knows reads as false.
+    function _isWriterOperator(uint256 agentId) internal view returns (bool yes) {
+        (, yes) = _authorized(address(reputation), agentId);
     }
 
     /// @dev `isAuthorizedOrOwner` without reverting: `known` is false when the registry reverts (unknown agent).
@@ -233,7 +269,7 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         Admission admission = c.admission;
         if (admission == Admission.AllowList) return _allowed[marketId][agentId];
         if (admission == Admission.TrackRecord) {
-            (uint256 settled, uint256 avg) = SettlementMath.settledAndCorrectness(_reputation[agentId]);
+            (uint256 settled, uint256 avg) = reputation.settledAndCorrectness(agentId);
             return settled >= c.minSettled && avg >= c.minCorrectness;
         }
         return true;
@@ -248,20 +284,16 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         }
     }
 
-    function _quality(uint256 report) internal pure returns (uint256) {
-        return (((report >> 24) & 0xff) + ((report >> 32) & 0xff) + ((report >> 40) & 0xff)) / 3;
-    }
-
-    function _resultOf(uint256 report) internal pure returns (WorkerResult memory r) {
+    function _resultOf(ReportCodec.Report memory report) internal pure returns (WorkerResult memory r) {
         _fillResult(r, report);
     }
 
-    function _fillResult(WorkerResult memory r, uint256 report) internal pure {
-        r.answer = Answer(report & 0xff);
-        r.confidenceBps = uint16(report >> 8);
-        r.resQuality = uint8(report >> 24);
-        r.srcQuality = uint8(report >> 32);
-        r.analysisDepth = uint8(report >> 40);
+    function _fillResult(WorkerResult memory r, ReportCodec.Report memory report) internal pure {
+        r.answer = report.answer;
+        r.confidenceBps = report.confidenceBps;
+        r.resQuality = report.resQuality;
+        r.srcQuality = report.srcQuality;
+        r.analysisDepth = report.analysisDepth;
     }
 
     function _market(uint256 marketId) internal view returns (Market storage m) {
@@ -288,10 +320,18 @@ abstract contract MarketSettlement is MarketGovernance, ReentrancyGuardTransient
         emit CreatorRefunded(marketId, creator, amount);
     }
 
-    function _emitFeedbackFailed(uint256 marketId, uint256 agentId, bool quality, bytes memory reason)
-        internal
-        override
-    {
-        emit FeedbackFailed(marketId, agentId, _tag(quality), reason);
+    function _configView(Config memory c) internal pure returns (MarketConfig memory) {
+        return MarketConfig({
+            createdAt: c.createdAt,
+            admission: c.admission,
+            minCorrectness: c.minCorrectness,
+            minSettled: c.minSettled,
+            minStake: c.minStake,
+            maxWorkers: c.maxWorkers,
+            gracePeriod: c.gracePeriod,
+            disputeWindow: c.disputeWindow,
+            bond: c.bond,
+            arbiter: c.arbiter
+        });
     }
 }

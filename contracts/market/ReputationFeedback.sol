@@ -2,7 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
-import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 
 /// @title Best-effort ERC-8004 feedback of the resolution market
 /// @notice Writes `giveFeedback(agentId, value, 0, tag1, "cresolver", "", bundleURI, bundleHash)` records with
@@ -13,7 +13,7 @@ import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 /// @dev Every call gets exactly FEEDBACK_CALL_GAS and is made only if the remaining gas guarantees the callee
 ///      that amount under EIP-150's 63/64 rule; the market's loops stop earlier (FEEDBACK_WORKER_MIN_GAS per
 ///      seat), so a transaction sender cannot starve records into "failure". A failure is logged with at most
-///      MAX_FAILURE_REASON_BYTES of revert data.
+///      MAX_FAILURE_REASON_BYTES of revert data. Base of MarketReputation (the records' client).
 abstract contract ReputationFeedback {
     /// @notice Gas forwarded to every `giveFeedback` call.
     uint256 public constant FEEDBACK_CALL_GAS = 300_000;
@@ -37,7 +37,7 @@ abstract contract ReputationFeedback {
 
     /// @param reputationRegistry_ ERC-8004 reputation registry (must be a contract)
     constructor(IReputationRegistry reputationRegistry_) {
-        if (address(reputationRegistry_).code.length == 0) revert IResolutionMarket.NotAContract(address(reputationRegistry_));
+        if (address(reputationRegistry_).code.length == 0) revert IMarketReputation.NotAContract(address(reputationRegistry_));
         reputationRegistry = reputationRegistry_;
     }
 
@@ -65,7 +65,7 @@ abstract contract ReputationFeedback {
             quality ? (bytes(TAG_QUALITY).length, TAG_QUALITY_WORD) : (bytes(TAG_CORRECTNESS).length, TAG_CORRECTNESS_WORD);
         address registry = address(reputationRegistry);
         uint256 size;
-        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert IResolutionMarket.FeedbackGasTooLow();
+        if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert IMarketReputation.FeedbackGasTooLow();
         assembly ("memory-safe") {
             let args := add(data, 0x24)
             mstore(args, agentId)
@@ -93,7 +93,7 @@ abstract contract ReputationFeedback {
         }
     }
 
-    /// @dev Emits the interface's FeedbackFailed (declared there, emitted by the market).
+    /// @dev Emits the interface's FeedbackFailed.
     function _emitFeedbackFailed(uint256 marketId, uint256 agentId, bool quality, bytes memory reason) internal virtual;
 
     function _tag(bool quality) internal pure returns (string memory) {

@@ -4,7 +4,10 @@ pragma solidity ^0.8.24;
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
 import {IArbiter} from "./interfaces/IArbiter.sol";
+import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
+import {ReportCodec} from "./libraries/ReportCodec.sol";
 import {SettlementMath} from "./libraries/SettlementMath.sol";
 import {MarketSettlement} from "./MarketSettlement.sol";
 
@@ -14,22 +17,19 @@ import {MarketSettlement} from "./MarketSettlement.sol";
 /// @dev Accounting invariant: `address(this).balance == sum(pendingWithdrawal) + sum over live markets (Open,
 ///      ResolutionRequested, Proposed, Disputed) of rewardPool + totalStake + bonds held (1 if Proposed, 2 if
 ///      Disputed)` (plus any ETH force-sent). Every state-changing entry point is nonReentrant. Storage and the
-///      finalization internals live in MarketSettlement, the owner in MarketGovernance.
+///      finalization internals live in MarketSettlement; the owner is the separately deployed MarketGovernance,
+///      the ERC-8004 writer and reputation book the separately deployed MarketReputation (both created here).
 contract ResolutionMarket is MarketSettlement {
     /// @notice Arbiter silence after which anyone may `expireDispute` (Invalid, bonds returned).
     uint64 public constant ARBITRATION_TIMEOUT = 30 days;
     /// @notice Delay between `requestCancel` and `cancelStale`, during which a resolver can still propose.
     uint64 public constant CANCEL_WINDOW = 1 days;
-    /// @notice Smallest reward pool: 1-wei markets would make reputation free to farm.
-    uint256 public constant MIN_REWARD_POOL = 0.001 ether;
-    uint256 internal constant MAX_ALLOW_LIST = 100;
-    uint256 internal constant MAX_QUESTION_BYTES = 1024;
+    uint256 private constant MAX_PUBLISH_SEATS = 128; // 2 failure bits per seat in one word
     uint256 internal constant MAX_BUNDLE_URI_BYTES = 512;
-    uint256 internal constant MAX_DEADLINE_HORIZON = 365 days;
 
     /// @param identityRegistry_ ERC-8004 identity registry (must be a contract)
     /// @param reputationRegistry_ ERC-8004 reputation registry (must be a contract)
-    /// @param initialOwner the bounded owner (two-step transfers, no renounce)
+    /// @param initialOwner the owner of the market's MarketGovernance (two-step transfers, no renounce)
     constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_, address initialOwner)
         MarketSettlement(identityRegistry_, reputationRegistry_, initialOwner)
     {}
@@ -59,30 +59,21 @@ contract ResolutionMarket is MarketSettlement {
         return _create(question, deadline, params);
     }
 
-    /// @dev Validates and stores a market; zero params take the defaults in force now.
+    /// @dev Stores a market; MarketGovernance validates it and fills zero params with the defaults in force now.
     function _create(string calldata question, uint64 deadline, MarketParams memory p)
         private
         returns (uint256 marketId)
     {
-        if (msg.value < MIN_REWARD_POOL) revert RewardPoolTooSmall(msg.value, MIN_REWARD_POOL);
-        if (msg.value > type(uint96).max) revert RewardPoolTooLarge(msg.value);
-        uint256 qlen = bytes(question).length;
-        if (qlen == 0) revert EmptyQuestion();
-        if (qlen > MAX_QUESTION_BYTES) revert QuestionTooLong(qlen);
-        if (deadline <= block.timestamp) revert DeadlineNotInFuture(deadline);
-        if (deadline > block.timestamp + MAX_DEADLINE_HORIZON) revert DeadlineTooFar(deadline);
         uint256[] memory list;
         if (p.admission == Admission.AllowList) list = p.allowedAgents;
-        if (list.length > MAX_ALLOW_LIST) revert AllowListTooLong(list.length);
-
-        Config memory c = _defaults;
-        c.arbiter = address(p.arbiter) == address(0) ? _currentArbiter() : p.arbiter;
-        if (address(c.arbiter).code.length == 0) revert ArbiterNotAContract(address(c.arbiter));
-        if (p.minStake != 0) c.minStake = p.minStake;
-        if (p.maxWorkers != 0) c.maxWorkers = p.maxWorkers;
-        if (p.disputeWindow != 0) c.disputeWindow = p.disputeWindow;
-        if (p.bond != 0) c.bond = p.bond;
-        _checkBounds(c.minStake, c.maxWorkers, c.disputeWindow, c.bond);
+        MarketConfig memory g = governance.snapshotConfig(p, bytes(question).length, deadline, msg.value);
+        Config memory c;
+        c.arbiter = g.arbiter;
+        c.bond = g.bond;
+        c.minStake = g.minStake;
+        c.maxWorkers = g.maxWorkers;
+        c.gracePeriod = g.gracePeriod;
+        c.disputeWindow = g.disputeWindow;
         c.createdAt = uint40(block.timestamp);
         c.admission = p.admission;
         c.minCorrectness = p.minCorrectness;
@@ -105,8 +96,8 @@ contract ResolutionMarket is MarketSettlement {
 
     /// @inheritdoc IResolutionMarket
     /// @dev The seat (and its payout) belongs to the joining address: the agent's owner, an approved operator or
-    ///      the agent wallet. Refused if the market itself may act for the agent (it could then not write the
-    ///      agent's ERC-8004 records: the registry forbids self-feedback).
+    ///      the agent wallet. Refused if the market's feedback writer (`reputation`) may act for the agent (it could
+    ///      then not write the agent's ERC-8004 records: the registry forbids self-feedback).
     function joinMarket(uint256 marketId, uint256 agentId) external payable nonReentrant {
         Market storage m = _requireStatus(marketId, Status.Open);
         if (block.timestamp >= m.deadline) revert JoiningClosed(marketId);
@@ -121,7 +112,7 @@ contract ResolutionMarket is MarketSettlement {
         if (agentId > type(uint192).max) revert AgentIdTooLarge(agentId);
         // Views (STATICCALL) into the identity registry: they cannot re-enter or change state.
         _checkAgentControl(msg.sender, agentId);
-        if (_isMarketOperator(agentId)) revert MarketIsAgentOperator(agentId);
+        if (_isWriterOperator(agentId)) revert MarketIsAgentOperator(agentId);
         if (!_admitted(marketId, c, agentId)) revert AgentNotAdmitted(marketId, agentId);
 
         _agentSeated[marketId][agentId] = true;
@@ -176,12 +167,13 @@ contract ResolutionMarket is MarketSettlement {
         _recordProposal(marketId, verdict, reports, bundleHash, bundleURI);
     }
 
-    /// @dev Validates and packs every report into its seat; returns whether any seat answered Yes/No.
+    /// @dev Validates and encodes every report into its seat; returns whether any seat answered Yes/No.
+    ///      Signatures are not verified yet: every seat is stored as attested (`signed` false).
     function _storeReports(uint256 marketId, WorkerReport[] calldata reports) private returns (bool answered) {
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 n = reports.length;
         for (uint256 i; i < n; ++i) {
-            seats[i].report = SettlementMath.packReport(reports[i], i);
+            seats[i].report = ReportCodec.fromProposal(reports[i], i, false);
             if (reports[i].answer >= Answer.No) answered = true;
         }
     }
@@ -307,10 +299,23 @@ contract ResolutionMarket is MarketSettlement {
         uint256 n = m.workerCount;
         uint256 cursor = m.feedbackCursor;
         if (cursor >= n || maxWorkers == 0) return 0;
-        uint256 end = n - cursor > maxWorkers ? cursor + maxWorkers : n;
-        uint256 reached = _writeFeedback(marketId, m.outcome, cursor, end);
-        published = reached - cursor;
+        if (maxWorkers > MAX_PUBLISH_SEATS) maxWorkers = MAX_PUBLISH_SEATS;
+        uint256 count = n - cursor > maxWorkers ? maxWorkers : n - cursor;
+        bool outcome = m.outcome;
+        mapping(uint256 => Seat) storage seats = _seats[marketId];
+        uint256[] memory feedback = new uint256[](count);
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = seats[cursor + i];
+            ReportCodec.Report memory report = ReportCodec.decode(seat.report);
+            uint8 c = SettlementMath.correctness(report.answer, report.confidenceBps, outcome);
+            feedback[i] = FeedbackCodec.encode(_feedbackOf(seat.agentId, report, c));
+        }
+        ProposalData storage p = _proposals[marketId];
+        uint256 failed;
+        (published, failed) = reputation.write(marketId, p.bundleURI, p.bundleHash, feedback, false);
+        _markPending(marketId, cursor, published, failed);
         if (published != 0) {
+            uint256 reached = cursor + published;
             m.feedbackCursor = uint8(reached);
             emit FeedbackProgress(marketId, reached, n);
         }
@@ -321,23 +326,29 @@ contract ResolutionMarket is MarketSettlement {
         Market storage m = _requireStatus(marketId, Status.Resolved);
         if (seat >= m.workerCount) revert SeatOutOfRange(marketId, seat);
         Seat storage s = _seats[marketId][seat];
-        uint256 report = s.report;
-        if (seat >= m.feedbackCursor || report & SettlementMath.PENDING_MASK == 0) revert NothingPending(marketId, seat);
-        if (gasleft() < FEEDBACK_WORKER_MIN_GAS) revert FeedbackGasTooLow();
+        ReportCodec.Report memory report = ReportCodec.decode(s.report);
+        if (seat >= m.feedbackCursor || !(report.pendingCorrectness || report.pendingQuality)) {
+            revert NothingPending(marketId, seat);
+        }
+        IMarketReputation.SeatFeedback memory f =
+            _feedbackOf(s.agentId, report, SettlementMath.correctness(report.answer, report.confidenceBps, m.outcome));
+        f.writeCorrectness = report.pendingCorrectness;
+        f.writeQuality = report.pendingQuality;
+        f.refused = false;
+        uint256[] memory feedback = new uint256[](1);
+        feedback[0] = FeedbackCodec.encode(f);
         ProposalData storage p = _proposals[marketId];
-        bytes memory data = _feedbackTemplate(p.bundleURI, p.bundleHash);
-        uint256 agentId = s.agentId;
-        uint256 correctness = SettlementMath.correctness(Answer(report & 0xff), (report >> 8) & 0xffff, m.outcome);
-        if (report & SettlementMath.PENDING_CORRECTNESS != 0 && _giveFeedback(marketId, data, agentId, correctness, false)) {
-            report &= ~SettlementMath.PENDING_CORRECTNESS;
+        (, uint256 failed) = reputation.write(marketId, p.bundleURI, p.bundleHash, feedback, true);
+        if (report.pendingCorrectness && failed & 1 == 0) {
+            report.pendingCorrectness = false;
             ++written;
         }
-        if (report & SettlementMath.PENDING_QUALITY != 0 && _giveFeedback(marketId, data, agentId, _quality(report), true)) {
-            report &= ~SettlementMath.PENDING_QUALITY;
+        if (report.pendingQuality && failed & 2 == 0) {
+            report.pendingQuality = false;
             ++written;
         }
-        s.report = uint64(report);
-        uint256 still = ((report >> 48) & 1) + ((report >> 49) & 1); // the two pending flags
+        s.report = ReportCodec.encode(report);
+        uint256 still = (report.pendingCorrectness ? 1 : 0) + (report.pendingQuality ? 1 : 0);
         emit FeedbackRetried(marketId, seat, written, still);
     }
 
@@ -426,23 +437,18 @@ contract ResolutionMarket is MarketSettlement {
     function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality) {
         Market storage m = _markets[marketId];
         if (m.status != Status.Resolved || seat >= m.feedbackCursor) return (false, false);
-        uint256 report = _seats[marketId][seat].report;
-        return (report & SettlementMath.PENDING_CORRECTNESS != 0, report & SettlementMath.PENDING_QUALITY != 0);
+        ReportCodec.Report memory report = ReportCodec.decode(_seats[marketId][seat].report);
+        return (report.pendingCorrectness, report.pendingQuality);
     }
 
     /// @inheritdoc IResolutionMarket
     function getReputation(uint256 agentId) external view returns (Reputation memory) {
-        return SettlementMath.reputation(_reputation[agentId]);
-    }
-
-    /// @inheritdoc IResolutionMarket
-    function correctnessOf(Answer answer, uint16 confidenceBps, bool outcome) external pure returns (uint8) {
-        return SettlementMath.correctness(answer, confidenceBps, outcome);
+        return reputation.getReputation(agentId);
     }
 
     /// @inheritdoc IResolutionMarket
     function isResolverFor(address account, uint256 marketId) public view returns (bool) {
-        uint256 from = _resolverFrom[account];
+        uint256 from = governance.resolverActiveFrom(account);
         return from != 0 && _configs[marketId].createdAt >= from;
     }
 

@@ -7,7 +7,7 @@
 import { formatEther, type Address } from "viem";
 import { reputationRegistryAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
-import type { SeatResult } from "../../workflow/chain/lifecycle.js";
+import { feedbackClientOf, type SeatResult } from "../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../workflow/chain/snapshot.js";
 
 export interface MarketReport {
@@ -52,7 +52,7 @@ export async function marketReport(
       address: contracts.reputation,
       abi: reputationRegistryAbi,
       functionName: "getSummary",
-      args: [w.agentId, [contracts.market], "correctness", "cresolver"],
+      args: [w.agentId, [await feedbackClientOf(ctx, contracts.market)], "correctness", "cresolver"],
     });
     const who = names.get(w.agentId) ?? { name: `agent ${w.agentId}`, protocol: "?" };
     const failure = doc?.askFailure?.kind ?? doc?.discoveryFailure?.kind;

@@ -16,6 +16,8 @@ const marketAbi = parseAbi([
   "function createMarket(string question, uint64 deadline) payable returns (uint256 marketId)",
   "function joinMarket(uint256 marketId, uint256 agentId) payable",
   "function requestResolution(uint256 marketId)",
+  "function governance() view returns (address)",
+  // MarketGovernance (the market's bounded owner, at governance()):
   "function queueResolver(address resolver)",
   "function queueDefaultArbiter(address arbiter)",
   "event MarketCreated(uint256 indexed marketId, address indexed creator, string question, uint64 deadline, uint256 rewardPool)",
@@ -71,8 +73,13 @@ export async function deployTestChain(): Promise<TestChain> {
     if (receipt.status !== "success") throw new Error("transaction reverted");
     return receipt;
   };
-  await send(owner, {
+  const governance = await publicClient.readContract({
     address: market.address,
+    abi: marketAbi,
+    functionName: "governance",
+  });
+  await send(owner, {
+    address: governance,
     abi: marketAbi,
     functionName: "queueResolver",
     args: [resolver.account!.address],
@@ -82,7 +89,7 @@ export async function deployTestChain(): Promise<TestChain> {
   // The v2 market needs a default arbiter to create markets (queued before the first market: in force at once).
   const arbiter = await viem.deployContract("TestArbiter");
   await send(owner, {
-    address: market.address,
+    address: governance,
     abi: marketAbi,
     functionName: "queueDefaultArbiter",
     args: [arbiter.address],

@@ -312,7 +312,9 @@ contract CREReceiverTest is CREReceiverFixture {
                 confidenceBps: uint16(seed.rand(1000 + i)),
                 resQuality: uint8(seed.rand(2000 + i)),
                 srcQuality: uint8(seed.rand(3000 + i)),
-                analysisDepth: uint8(seed.rand(4000 + i))
+                analysisDepth: uint8(seed.rand(4000 + i)),
+                replyHash: bytes32(0),
+                signature: ""
             });
         }
         string memory uri = n % 2 == 0 ? "" : "https://example.org/bundle.json";

@@ -90,7 +90,9 @@ abstract contract CREReceiverFixture is TestBase {
                 confidenceBps: i % 3 == 2 ? 0 : uint16(6000 + i),
                 resQuality: i % 3 == 2 ? 0 : uint8(50 + i),
                 srcQuality: i % 3 == 2 ? 0 : uint8(60 + i),
-                analysisDepth: i % 3 == 2 ? 0 : uint8(70 + i)
+                analysisDepth: i % 3 == 2 ? 0 : uint8(70 + i),
+                replyHash: bytes32(0),
+                signature: ""
             });
         }
     }

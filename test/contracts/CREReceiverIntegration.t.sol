@@ -9,6 +9,7 @@ import {BettingMarket} from "../../contracts/market/BettingMarket.sol";
 import {CREReceiver} from "../../contracts/cre/CREReceiver.sol";
 import {ICREReceiver} from "../../contracts/cre/interfaces/ICREReceiver.sol";
 import {CommitteeArbiter} from "../../contracts/arbiter/CommitteeArbiter.sol";
+import {_gov, _rep} from "./market/Split.sol";
 
 /// @notice End to end on the real v2 market: a DON report delivered Keystone-style becomes a bonded proposal paid
 ///         from the receiver's float; undisputed it finalizes and the bond comes back; a captured panel's wrong
@@ -39,7 +40,7 @@ contract CREReceiverIntegrationTest is RealStackFixture {
             admin,
             ICREReceiver.WorkflowConfig({workflowIds: ids, workflowOwner: WF_OWNER, workflowName: WF_NAME, allowAnyWorkflow: false})
         );
-        market.queueResolver(address(receiver)); // before the first market: active at once
+        _gov(market).queueResolver(address(receiver)); // before the first market: active at once
         vm.deal(admin, 10 ether);
         vm.prank(admin);
         (bool ok,) = address(receiver).call{value: 1 ether}("");
@@ -183,7 +184,7 @@ contract CREReceiverIntegrationTest is RealStackFixture {
             ICREReceiver.WorkflowConfig({workflowIds: ids, workflowOwner: WF_OWNER, workflowName: WF_NAME, allowAnyWorkflow: false})
         );
         vm.deal(address(late), 1 ether);
-        market.queueResolver(address(late));
+        _gov(market).queueResolver(address(late));
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, address(late), id));
         forwarder.report(address(late), WF_ID, WF_NAME, WF_OWNER, _report(id, block.chainid, address(market), IResolutionMarket.Verdict.Yes, 2));
     }

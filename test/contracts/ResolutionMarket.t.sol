@@ -7,9 +7,12 @@ import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityReg
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
+import {BettingMarket} from "../../contracts/market/BettingMarket.sol";
+import {IMarketGovernance} from "../../contracts/market/interfaces/IMarketGovernance.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
+import {_gov, _rep} from "./market/Split.sol";
 
 /// @notice Creation, joining, admission, the bounded owner, views and the deployed size.
 contract ResolutionMarketTest is MarketFixture {
@@ -21,8 +24,16 @@ contract ResolutionMarketTest is MarketFixture {
 
     // ------------------------------------------------------------------ deployment and size
 
-    function testRuntimeSizeBelowEip170() public view {
-        assertTrue(address(market).code.length < 24_576, "runtime bytecode < 24,576 bytes (EIP-170)");
+    /// @notice docs/RECORDS.md §1: every contract of the layout keeps at least 2 KB of room under EIP-170.
+    function testEveryDeployedContractHasTwoKilobytesOfRoom() public {
+        uint256 limit = 24_576 - 2_048;
+        assertTrue(address(market).code.length <= limit, "ResolutionMarket <= 22,528 bytes");
+        assertTrue(address(gov).code.length <= limit, "MarketGovernance <= 22,528 bytes");
+        assertTrue(address(writer).code.length <= limit, "MarketReputation <= 22,528 bytes");
+        BettingMarket betting = new BettingMarket(market);
+        assertTrue(address(betting).code.length <= limit, "BettingMarket <= 22,528 bytes");
+        assertEq(gov.market(), address(market), "governance bound to its market");
+        assertEq(writer.market(), address(market), "writer bound to its market");
     }
 
     function testConstructorRejectsNonContracts() public {
@@ -34,7 +45,7 @@ contract ResolutionMarketTest is MarketFixture {
 
     function testDefaultsAtDeployment() public {
         ResolutionMarket m = new ResolutionMarket(identity, reputation, owner);
-        IResolutionMarket.MarketConfig memory d = m.getDefaults();
+        IResolutionMarket.MarketConfig memory d = _gov(m).getDefaults();
         assertEq(uint256(d.minStake), 0.001 ether, "minStake");
         assertEq(uint256(d.maxWorkers), 10, "maxWorkers");
         assertEq(uint256(d.gracePeriod), 3 days, "grace");
@@ -66,7 +77,7 @@ contract ResolutionMarketTest is MarketFixture {
         assertEq(address(c.arbiter), address(arbiter), "arbiter");
         // Later default changes do not touch it.
         vm.prank(owner);
-        market.setDefaults(0.002 ether, 5, 1 days, 2 hours, 0.05 ether);
+        gov.setDefaults(0.002 ether, 5, 1 days, 2 hours, 0.05 ether);
         c = market.getMarketConfig(id);
         assertEq(uint256(c.maxWorkers), 100, "snapshot kept");
         assertEq(uint256(c.bond), BOND, "bond kept");
@@ -109,7 +120,7 @@ contract ResolutionMarketTest is MarketFixture {
     function testCreateRevertsOnBadInput() public {
         uint64 d = uint64(block.timestamp + 1 days);
         vm.startPrank(creator);
-        uint256 minPool = market.MIN_REWARD_POOL();
+        uint256 minPool = gov.MIN_REWARD_POOL();
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.RewardPoolTooSmall.selector, minPool - 1, minPool));
         market.createMarket{value: minPool - 1}(QUESTION, d);
         uint256 huge = uint256(type(uint96).max) + 1;
@@ -331,7 +342,7 @@ contract ResolutionMarketTest is MarketFixture {
         vm.deal(w, 1 ether);
         uint256 agentId = _registerAgent(w);
         vm.prank(w);
-        IdentityRegistry(address(identity)).setApprovalForAll(address(market), true);
+        IdentityRegistry(address(identity)).setApprovalForAll(address(writer), true);
         vm.prank(w);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketIsAgentOperator.selector, agentId));
         market.joinMarket{value: STAKE}(id, agentId);
@@ -375,30 +386,30 @@ contract ResolutionMarketTest is MarketFixture {
         bytes memory err = abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger);
         vm.startPrank(stranger);
         vm.expectRevert(err);
-        market.queueResolver(stranger);
+        gov.queueResolver(stranger);
         vm.expectRevert(err);
-        market.removeResolver(resolver);
+        gov.removeResolver(resolver);
         vm.expectRevert(err);
-        market.queueDefaultArbiter(arbiter);
+        gov.queueDefaultArbiter(arbiter);
         vm.expectRevert(err);
-        market.setDefaults(0.001 ether, 10, 1 days, 1 days, 0.01 ether);
+        gov.setDefaults(0.001 ether, 10, 1 days, 1 days, 0.01 ether);
         vm.expectRevert(err);
-        market.renounceOwnership();
+        gov.renounceOwnership();
         vm.stopPrank();
         vm.prank(owner);
-        vm.expectRevert(IResolutionMarket.RenounceOwnershipDisabled.selector);
-        market.renounceOwnership();
+        vm.expectRevert(IMarketGovernance.RenounceOwnershipDisabled.selector);
+        gov.renounceOwnership();
     }
 
     function testQueueResolverTimelock() public {
         uint256 before = _createMarket(); // a market exists: no more bootstrap
         address r2 = address(0x2222);
         uint64 from = uint64(block.timestamp + 2 days);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.ResolverQueued(r2, from);
+        vm.expectEmit(address(gov));
+        emit IMarketGovernance.ResolverQueued(r2, from);
         vm.prank(owner);
-        market.queueResolver(r2);
-        assertEq(uint256(market.resolverActiveFrom(r2)), from, "activeFrom");
+        gov.queueResolver(r2);
+        assertEq(uint256(gov.resolverActiveFrom(r2)), from, "activeFrom");
         assertTrue(!market.isResolverFor(r2, before), "not for an existing market");
         vm.warp(from - 1);
         assertTrue(!market.isResolverFor(r2, _createMarket()), "not for a market created inside the delay");
@@ -407,24 +418,24 @@ contract ResolutionMarketTest is MarketFixture {
         assertTrue(!market.isResolverFor(r2, before), "still not for the old one");
         // Re-queueing is a no-op (it cannot push an active resolver back).
         vm.prank(owner);
-        market.queueResolver(r2);
-        assertEq(uint256(market.resolverActiveFrom(r2)), from, "unchanged");
+        gov.queueResolver(r2);
+        assertEq(uint256(gov.resolverActiveFrom(r2)), from, "unchanged");
         vm.prank(owner);
         vm.expectRevert(IResolutionMarket.ZeroAddress.selector);
-        market.queueResolver(address(0));
+        gov.queueResolver(address(0));
     }
 
     function testRemoveResolverIsImmediate() public {
         uint256 id = _createMarket();
         assertTrue(market.isResolverFor(resolver, id), "bootstrap resolver");
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.ResolverRemoved(resolver);
+        vm.expectEmit(address(gov));
+        emit IMarketGovernance.ResolverRemoved(resolver);
         vm.prank(owner);
-        market.removeResolver(resolver);
+        gov.removeResolver(resolver);
         assertTrue(!market.isResolverFor(resolver, id), "removed");
-        assertEq(uint256(market.resolverActiveFrom(resolver)), 0, "cleared");
+        assertEq(uint256(gov.resolverActiveFrom(resolver)), 0, "cleared");
         vm.prank(owner);
-        market.removeResolver(resolver); // no-op
+        gov.removeResolver(resolver); // no-op
     }
 
     /// @notice Removing the only resolver can only stall a market, and a stalled market cancels with refunds.
@@ -433,7 +444,7 @@ contract ResolutionMarketTest is MarketFixture {
         (address[] memory ws,) = _joinFresh(id, 2, 0);
         _request(market, id);
         vm.prank(owner);
-        market.removeResolver(resolver);
+        gov.removeResolver(resolver);
         vm.prank(resolver);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, resolver, id));
         market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, _uniform(2, IResolutionMarket.Answer.Yes), HASH, URI);
@@ -472,56 +483,56 @@ contract ResolutionMarketTest is MarketFixture {
         uint64 at = uint64(block.timestamp + 2 days);
         vm.prank(owner);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0xAB)));
-        market.queueDefaultArbiter(IArbiter(address(0xAB)));
-        vm.expectRevert(IResolutionMarket.NothingQueued.selector);
-        market.applyDefaultArbiter();
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.DefaultArbiterQueued(address(next), at);
+        gov.queueDefaultArbiter(IArbiter(address(0xAB)));
+        vm.expectRevert(IMarketGovernance.NothingQueued.selector);
+        gov.applyDefaultArbiter();
+        vm.expectEmit(address(gov));
+        emit IMarketGovernance.DefaultArbiterQueued(address(next), at);
         vm.prank(owner);
-        market.queueDefaultArbiter(next);
-        (IArbiter pending, uint64 effectiveAt) = market.pendingDefaultArbiter();
+        gov.queueDefaultArbiter(next);
+        (IArbiter pending, uint64 effectiveAt) = gov.pendingDefaultArbiter();
         assertEq(address(pending), address(next), "pending");
         assertEq(uint256(effectiveAt), at, "effectiveAt");
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.TimelockNotOver.selector, at));
-        market.applyDefaultArbiter();
+        vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.TimelockNotOver.selector, at));
+        gov.applyDefaultArbiter();
         assertEq(address(market.getMarketConfig(_createMarket()).arbiter), address(arbiter), "old one inside the delay");
         vm.warp(at);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.DefaultArbiterUpdated(address(next));
-        market.applyDefaultArbiter();
-        assertEq(address(market.getDefaults().arbiter), address(next), "applied");
+        vm.expectEmit(address(gov));
+        emit IMarketGovernance.DefaultArbiterUpdated(address(next));
+        gov.applyDefaultArbiter();
+        assertEq(address(gov.getDefaults().arbiter), address(next), "applied");
     }
 
     function testDefaultArbiterAppliesLazilyAtCreation() public {
         uint256 old = _createMarket();
         TestArbiter next = new TestArbiter();
         vm.prank(owner);
-        market.queueDefaultArbiter(next);
+        gov.queueDefaultArbiter(next);
         vm.warp(block.timestamp + 2 days);
         uint256 id = _createMarket();
         assertEq(address(market.getMarketConfig(id).arbiter), address(next), "lazy apply");
         assertEq(address(market.getMarketConfig(old).arbiter), address(arbiter), "snapshot kept");
-        (IArbiter pending,) = market.pendingDefaultArbiter();
+        (IArbiter pending,) = gov.pendingDefaultArbiter();
         assertEq(address(pending), address(0), "queue cleared");
     }
 
     function testSetDefaultsBoundsAndEvent() public {
         vm.startPrank(owner);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.DefaultsUpdated(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
-        market.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
+        vm.expectEmit(address(gov));
+        emit IMarketGovernance.DefaultsUpdated(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
+        gov.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MinStakeOutOfRange.selector, 0));
-        market.setDefaults(0, 7, 2 hours, 1 hours, 0.02 ether);
+        gov.setDefaults(0, 7, 2 hours, 1 hours, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MaxWorkersOutOfRange.selector, 0));
-        market.setDefaults(0.002 ether, 0, 2 hours, 1 hours, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.GracePeriodOutOfRange.selector, 59 minutes));
-        market.setDefaults(0.002 ether, 7, 59 minutes, 1 hours, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.GracePeriodOutOfRange.selector, 31 days));
-        market.setDefaults(0.002 ether, 7, 31 days, 1 hours, 0.02 ether);
+        gov.setDefaults(0.002 ether, 0, 2 hours, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.GracePeriodOutOfRange.selector, 59 minutes));
+        gov.setDefaults(0.002 ether, 7, 59 minutes, 1 hours, 0.02 ether);
+        vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.GracePeriodOutOfRange.selector, 31 days));
+        gov.setDefaults(0.002 ether, 7, 31 days, 1 hours, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 0));
-        market.setDefaults(0.002 ether, 7, 2 hours, 0, 0.02 ether);
+        gov.setDefaults(0.002 ether, 7, 2 hours, 0, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.BondOutOfRange.selector, 0));
-        market.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0);
+        gov.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0);
         vm.stopPrank();
     }
 
@@ -546,25 +557,25 @@ contract ResolutionMarketTest is MarketFixture {
     function testCorrectnessOfByHand() public view {
         IResolutionMarket.Answer yes = IResolutionMarket.Answer.Yes;
         IResolutionMarket.Answer no = IResolutionMarket.Answer.No;
-        assertEq(market.correctnessOf(yes, 10_000, true), 100, "certain and right");
-        assertEq(market.correctnessOf(yes, 10_000, false), 0, "certain and wrong");
-        assertEq(market.correctnessOf(yes, 5_000, true), 75, "coin flip, right: 100 - 25");
-        assertEq(market.correctnessOf(no, 5_000, true), 75, "coin flip, wrong: 100 - 25");
+        assertEq(writer.correctnessOf(yes, 10_000, true), 100, "certain and right");
+        assertEq(writer.correctnessOf(yes, 10_000, false), 0, "certain and wrong");
+        assertEq(writer.correctnessOf(yes, 5_000, true), 75, "coin flip, right: 100 - 25");
+        assertEq(writer.correctnessOf(no, 5_000, true), 75, "coin flip, wrong: 100 - 25");
         // right with 0.9: d = 1000, d² = 1e6 -> (1e6 + 5e5) / 1e6 = 1 -> 99
-        assertEq(market.correctnessOf(yes, 9_000, true), 99, "0.9 right");
+        assertEq(writer.correctnessOf(yes, 9_000, true), 99, "0.9 right");
         // wrong with 0.9: d = 9000, d² = 81e6 -> 81 -> 19
-        assertEq(market.correctnessOf(no, 9_000, true), 19, "0.9 wrong");
+        assertEq(writer.correctnessOf(no, 9_000, true), 19, "0.9 wrong");
         // right with 0.7: d = 3000 -> 9e6 -> 9 -> 91; wrong with 0.7: d = 7000 -> 49e6 -> 49 -> 51
-        assertEq(market.correctnessOf(no, 7_000, false), 91, "0.7 right");
-        assertEq(market.correctnessOf(yes, 7_000, false), 51, "0.7 wrong");
+        assertEq(writer.correctnessOf(no, 7_000, false), 91, "0.7 right");
+        assertEq(writer.correctnessOf(yes, 7_000, false), 51, "0.7 wrong");
         // half-up rounding: d = 7071 -> d² = 49_999_041 -> (+5e5) / 1e6 = 50 -> 50
-        assertEq(market.correctnessOf(yes, 7_071, false), 50, "rounded half up");
-        assertEq(market.correctnessOf(IResolutionMarket.Answer.None, 0, true), 0, "failure");
-        assertEq(market.correctnessOf(IResolutionMarket.Answer.Abstained, 0, true), 0, "abstention");
+        assertEq(writer.correctnessOf(yes, 7_071, false), 50, "rounded half up");
+        assertEq(writer.correctnessOf(IResolutionMarket.Answer.None, 0, true), 0, "failure");
+        assertEq(writer.correctnessOf(IResolutionMarket.Answer.Abstained, 0, true), 0, "abstention");
     }
 
     function testCorrectnessOfRejectsConfidenceAboveOne() public {
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.InvalidReport.selector, 0));
-        market.correctnessOf(IResolutionMarket.Answer.Yes, 10_001, true);
+        writer.correctnessOf(IResolutionMarket.Answer.Yes, 10_001, true);
     }
 }

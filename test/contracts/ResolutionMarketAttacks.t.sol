@@ -4,7 +4,9 @@ pragma solidity ^0.8.24;
 import {IdentityRegistry} from "../../contracts/erc8004/IdentityRegistry.sol";
 import {ReputationRegistry} from "../../contracts/erc8004/ReputationRegistry.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
+import {IMarketReputation} from "../../contracts/market/interfaces/IMarketReputation.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
+import {_gov, _rep} from "./market/Split.sol";
 
 /// @notice The attacks of issue 12 / 11, written as tests.
 contract ResolutionMarketAttacksTest is MarketFixture {
@@ -92,7 +94,7 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         address rogue = address(0x0BAD0);
         vm.deal(rogue, 1 ether);
         vm.prank(owner);
-        market.queueResolver(rogue);
+        gov.queueResolver(rogue);
         vm.prank(rogue);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, rogue, id));
         market.proposeResolution{value: BOND}(id, V_YES, _uniform(2, YES), HASH, URI);
@@ -111,7 +113,7 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         vm.deal(w, 1 ether);
         uint256 agentId = _registerAgent(w);
         vm.prank(w);
-        IdentityRegistry(address(identity)).approve(address(market), agentId);
+        IdentityRegistry(address(identity)).approve(address(writer), agentId);
         vm.prank(w);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketIsAgentOperator.selector, agentId));
         market.joinMarket{value: STAKE}(id, agentId);
@@ -129,24 +131,24 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         r[0] = _report(NO, 10_000, 90, 90, 90);
         r[11] = _report(NO, 10_000, 90, 90, 90);
         vm.prank(ws[0]);
-        IdentityRegistry(address(identity)).setApprovalForAll(address(market), true);
+        IdentityRegistry(address(identity)).setApprovalForAll(address(writer), true);
         vm.prank(ws[11]);
-        IdentityRegistry(address(identity)).approve(address(market), ids[11]);
+        IdentityRegistry(address(identity)).approve(address(writer), ids[11]);
         _propose(market, id, V_YES, r);
         _warpPastWindow(market, id);
         bytes memory reason = abi.encodeWithSelector(IResolutionMarket.MarketIsAgentOperator.selector, ids[0]);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.FeedbackFailed(id, ids[0], "correctness", reason);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.FeedbackFailed(id, ids[0], "quality", reason);
+        vm.expectEmit(address(writer));
+        emit IMarketReputation.FeedbackFailed(id, ids[0], "correctness", reason);
+        vm.expectEmit(address(writer));
+        emit IMarketReputation.FeedbackFailed(id, ids[0], "quality", reason);
         market.finalize(id);
         market.publishFeedback(id, 10);
 
         assertEq(market.pendingWithdrawal(ws[0]), STAKE, "refused seat: stake only");
         assertEq(market.pendingWithdrawal(ws[11]), STAKE, "refused seat: stake only");
         assertEq(market.pendingWithdrawal(ws[1]), STAKE + POOL / 10, "others share the pool");
-        assertEq(uint256(reputation.getLastIndex(ids[0], address(market))), 0, "nothing written");
-        assertEq(uint256(reputation.getLastIndex(ids[11], address(market))), 0, "nothing written");
+        assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 0, "nothing written");
+        assertEq(uint256(reputation.getLastIndex(ids[11], address(writer))), 0, "nothing written");
         (bool c, bool q) = market.pendingFeedback(id, 0);
         assertTrue(c && q, "both records pending");
         (c, q) = market.pendingFeedback(id, 11);
@@ -159,7 +161,7 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         assertEq(market.retryFeedback(id, 0), 0, "still refused");
         // It revokes (or gives up the agent): anyone writes the records.
         vm.prank(ws[0]);
-        IdentityRegistry(address(identity)).setApprovalForAll(address(market), false);
+        IdentityRegistry(address(identity)).setApprovalForAll(address(writer), false);
         vm.prank(ws[11]);
         IdentityRegistry(address(identity)).approve(address(0), ids[11]);
         vm.expectEmit(address(market));
@@ -167,10 +169,10 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         vm.prank(stranger);
         assertEq(market.retryFeedback(id, 0), 2, "written");
         assertEq(market.retryFeedback(id, 11), 2, "written");
-        (int128 v,, string memory tag1,,) = reputation.readFeedback(ids[0], address(market), 1);
+        (int128 v,, string memory tag1,,) = reputation.readFeedback(ids[0], address(writer), 1);
         assertEq(int256(v), 0, "confidently wrong: correctness 0 on the registry");
         assertEq(tag1, "correctness", "tag");
-        assertEq(uint256(reputation.getLastIndex(ids[11], address(market))), 2, "both records");
+        assertEq(uint256(reputation.getLastIndex(ids[11], address(writer))), 2, "both records");
         (c, q) = market.pendingFeedback(id, 0);
         assertTrue(!c && !q, "nothing pending");
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NothingPending.selector, id, 0));

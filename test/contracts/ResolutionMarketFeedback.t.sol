@@ -6,9 +6,11 @@ import {IdentityRegistry} from "../../contracts/erc8004/IdentityRegistry.sol";
 import {ReputationRegistry} from "../../contracts/erc8004/ReputationRegistry.sol";
 import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
+import {IMarketReputation} from "../../contracts/market/interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
+import {_gov, _rep} from "./market/Split.sol";
 import {
     FeedbackSink,
     RevertingReputationRegistry,
@@ -17,7 +19,7 @@ import {
     GasRecordingReputationRegistry,
     ReentrantReputationRegistry,
     SimpleIdentityRegistry,
-    ResolutionMarketHarness
+    MarketReputationHarness
 } from "./market/MarketMocks.sol";
 
 /// @notice ERC-8004 feedback must never block finalization: hostile registries, starving callers, 100 seats.
@@ -67,8 +69,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
     function testRevertingRegistryDoesNotBlockFinalization() public {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 3);
-        vm.expectEmit(address(m));
-        emit IResolutionMarket.FeedbackFailed(
+        vm.expectEmit(address(_rep(m)));
+        emit IMarketReputation.FeedbackFailed(
             id, 1, "correctness", abi.encodeWithSelector(RevertingReputationRegistry.Nope.selector, 1)
         );
         vmx.recordLogs();
@@ -115,8 +117,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
     function testReturnDataBombIsTruncated() public {
         ReturnBombReputationRegistry rep = new ReturnBombReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 1);
-        vm.expectEmit(address(m));
-        emit IResolutionMarket.FeedbackFailed(id, 1, "correctness", new bytes(256));
+        vm.expectEmit(address(_rep(m)));
+        emit IMarketReputation.FeedbackFailed(id, 1, "correctness", new bytes(256));
         m.finalize(id);
         _assertFullySettled(m, ws, POOL);
     }
@@ -125,8 +127,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         ReentrantReputationRegistry rep = new ReentrantReputationRegistry();
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 2);
         rep.arm(m, id);
-        vm.expectEmit(address(m));
-        emit IResolutionMarket.FeedbackFailed(
+        vm.expectEmit(address(_rep(m)));
+        emit IMarketReputation.FeedbackFailed(
             id, 1, "correctness", abi.encodeWithSelector(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector)
         );
         m.finalize(id);
@@ -137,7 +139,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
     /// @notice A caller that sends just enough gas to finalize cannot turn feedback into failures: every call
     ///         that is made receives the full cap, the rest stays pending for publishFeedback.
     function testStarvingCallerCannotForceFeedbackFailures() public {
-        uint256 cap = market.FEEDBACK_CALL_GAS();
+        uint256 cap = writer.FEEDBACK_CALL_GAS();
         // The callee reads gasleft() after its dispatcher and ABI decoding (~1.4k gas after the CALL).
         GasRecordingReputationRegistry rep = new GasRecordingReputationRegistry(cap - 2_500, 150_000);
         ResolutionMarket m = _deployMarket(IIdentityRegistry(address(simple)), IReputationRegistry(address(rep)));
@@ -178,7 +180,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
 
     /// @notice Starving publishFeedback: also never a failure, and the cursor only moves over made calls.
     function testStarvingPublishFeedback() public {
-        GasRecordingReputationRegistry rep = new GasRecordingReputationRegistry(market.FEEDBACK_CALL_GAS() - 2_500, 100_000);
+        GasRecordingReputationRegistry rep = new GasRecordingReputationRegistry(writer.FEEDBACK_CALL_GAS() - 2_500, 100_000);
         (ResolutionMarket m, uint256 id,) = _hostile(rep, 30);
         m.finalize{gas: 2_500_000}(id);
         (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
@@ -197,9 +199,9 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
 
     /// @notice The defensive guard inside the single call: a direct call without the full cap reverts.
     function testFeedbackCallGuardReverts() public {
-        ResolutionMarketHarness h = new ResolutionMarketHarness(address(identity), address(reputation), owner);
-        uint256 needed = market.FEEDBACK_CALL_GAS() + market.FEEDBACK_CALL_GAS() / 63 + 3_600;
-        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
+        MarketReputationHarness h = new MarketReputationHarness(address(reputation));
+        uint256 needed = writer.FEEDBACK_CALL_GAS() + writer.FEEDBACK_CALL_GAS() / 63 + 3_600;
+        vm.expectRevert(IMarketReputation.FeedbackGasTooLow.selector);
         h.exposedGiveFeedback{gas: needed - 10_000}(1);
     }
 
@@ -208,7 +210,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id,) = _hostile(rep, 1);
         m.finalize(id);
-        vm.expectRevert(IResolutionMarket.FeedbackGasTooLow.selector);
+        vm.expectRevert(IMarketReputation.FeedbackGasTooLow.selector);
         m.retryFeedback{gas: 300_000}(id, 0);
     }
 
@@ -247,12 +249,12 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
             (, pending) = market.feedbackStatus(id);
         }
         for (uint256 i; i < 100; ++i) {
-            assertEq(uint256(reputation.getLastIndex(ids[i], address(market))), 2, "2 records each");
+            assertEq(uint256(reputation.getLastIndex(ids[i], address(writer))), 2, "2 records each");
             IResolutionMarket.Reputation memory r = market.getReputation(ids[i]);
             assertEq(uint256(r.settled), 1, "settled");
             assertEq(
                 uint256(r.correctness),
-                market.correctnessOf(reports[i].answer, reports[i].confidenceBps, true),
+                writer.correctnessOf(reports[i].answer, reports[i].confidenceBps, true),
                 "correctness"
             );
             assertEq(uint256(r.resQuality), reports[i].resQuality, "res");

@@ -3,10 +3,12 @@ pragma solidity ^0.8.24;
 
 import {IIdentityRegistry} from "../../contracts/erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../../contracts/erc8004/interfaces/IReputationRegistry.sol";
+import {ReportCodec} from "../../contracts/market/libraries/ReportCodec.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {SettlementMathHarness, SimpleIdentityRegistry, GasRecordingReputationRegistry} from "./market/MarketMocks.sol";
+import {_gov, _rep} from "./market/Split.sol";
 
 /// @notice Fuzz tests of the settlement math, alone and through the market (every path, slashing included).
 contract ResolutionMarketFuzzTest is MarketFixture {
@@ -66,13 +68,16 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         uint256 q = (yes == outcome) ? c : 10_000 - c;
         uint256 miss = 10_000 - q; // 1 - q in bps
         uint256 expected = (100 * (100_000_000 - miss * miss) + 50_000_000) / 100_000_000;
-        uint256 got = market.correctnessOf(a, uint16(c), outcome);
+        uint256 got = writer.correctnessOf(a, uint16(c), outcome);
         assertEq(got, expected, "100(1 - Brier) rounded");
         if (yes == outcome) assertTrue(got >= 75, "a right answer scores >= 75");
         else assertTrue(got <= 75, "a wrong answer scores <= 75");
     }
 
-    function testFuzzPackReportRoundTrip(uint8 answerRaw, uint16 conf, uint8 a, uint8 b, uint8 d) public view {
+    function testFuzzPackReportRoundTrip(uint8 answerRaw, uint16 conf, uint8 a, uint8 b, uint8 d, bool signed)
+        public
+        view
+    {
         IResolutionMarket.Answer answer = IResolutionMarket.Answer(answerRaw % 4);
         IResolutionMarket.WorkerReport memory r;
         r.answer = answer;
@@ -82,12 +87,41 @@ contract ResolutionMarketFuzzTest is MarketFixture {
             r.srcQuality = b % 101;
             r.analysisDepth = d % 101;
         }
-        IResolutionMarket.WorkerReport memory back = math.unpackReport(math.packReport(r, 0));
+        ReportCodec.Report memory back = math.decodeReport(math.packReport(r, 0, signed));
+        assertEq(back.signed, signed, "signed");
+        assertTrue(!back.pendingCorrectness && !back.pendingQuality && !back.refused, "flags clear");
         assertEq(uint256(back.answer), uint256(r.answer), "answer");
         assertEq(uint256(back.confidenceBps), r.confidenceBps, "conf");
         assertEq(uint256(back.resQuality), r.resQuality, "res");
         assertEq(uint256(back.srcQuality), r.srcQuality, "src");
         assertEq(uint256(back.analysisDepth), r.analysisDepth, "depth");
+    }
+
+    /// @notice Every named field survives encode/decode, flags included, and no field bleeds into another.
+    function testFuzzReportCodecRoundTrip(
+        uint8 answerRaw,
+        uint16 conf,
+        uint8 a,
+        uint8 b,
+        uint8 d,
+        bool pc,
+        bool pq,
+        bool refused,
+        bool signed
+    ) public view {
+        ReportCodec.Report memory r = ReportCodec.Report(
+            IResolutionMarket.Answer(answerRaw % 4), conf, a, b, d, pc, pq, refused, signed
+        );
+        ReportCodec.Report memory back = math.decodeReport(math.encodeReport(r));
+        assertEq(uint256(back.answer), uint256(r.answer), "answer");
+        assertEq(uint256(back.confidenceBps), conf, "conf");
+        assertEq(uint256(back.resQuality), a, "res");
+        assertEq(uint256(back.srcQuality), b, "src");
+        assertEq(uint256(back.analysisDepth), d, "depth");
+        assertEq(back.pendingCorrectness, pc, "pc");
+        assertEq(back.pendingQuality, pq, "pq");
+        assertEq(back.refused, refused, "refused");
+        assertEq(back.signed, signed, "signed");
     }
 
     // ------------------------------------------------------------------ through the market
@@ -116,13 +150,13 @@ contract ResolutionMarketFuzzTest is MarketFixture {
                 answered = true;
                 r[i] = IResolutionMarket.WorkerReport(
                     a, uint16(5_000 + (x >> 8) % 5_001), uint8((x >> 24) % 101), uint8((x >> 32) % 101), uint8((x >> 40) % 101)
-                );
+                , bytes32(0), "");
             } else {
                 r[i].answer = a;
             }
         }
         if (!answered && verdict != IResolutionMarket.Verdict.Invalid) {
-            r[0] = IResolutionMarket.WorkerReport(IResolutionMarket.Answer.Yes, 10_000, 0, 0, 0);
+            r[0] = IResolutionMarket.WorkerReport(IResolutionMarket.Answer.Yes, 10_000, 0, 0, 0, bytes32(0), "");
         }
     }
 
@@ -134,7 +168,7 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         Run memory run;
         run.n = 1 + (uint256(nRaw) % 30);
         run.path = uint256(pathRaw) % 6;
-        run.pool = cheap.MIN_REWARD_POOL() + _rand(seed, 1) % 1_000 ether;
+        run.pool = _gov(cheap).MIN_REWARD_POOL() + _rand(seed, 1) % 1_000 ether;
         vm.prank(creator);
         run.id = cheap.createMarket{value: run.pool}(QUESTION, uint64(block.timestamp + 1 days));
         for (uint256 i; i < run.n; ++i) {

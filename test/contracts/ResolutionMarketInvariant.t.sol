@@ -8,6 +8,7 @@ import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMa
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {SimpleIdentityRegistry, RevertingReputationRegistry} from "./market/MarketMocks.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
+import {_gov, _rep} from "./market/Split.sol";
 
 /// @notice Drives the market through random sequences of every action, disputes and slashing included.
 contract MarketHandler is TestBase {
@@ -55,7 +56,7 @@ contract MarketHandler is TestBase {
 
     function create(uint256 actorSeed, uint256 poolSeed, uint256 durationSeed) external {
         address who = actor(actorSeed);
-        uint256 pool = market.MIN_REWARD_POOL() + (poolSeed % 10 ether);
+        uint256 pool = _gov(market).MIN_REWARD_POOL() + (poolSeed % 10 ether);
         vm.deal(who, who.balance + pool);
         vm.prank(who);
         uint256 id = market.createMarket{value: pool}("q", uint64(block.timestamp + 1 + (durationSeed % 2 days)));
@@ -107,7 +108,7 @@ contract MarketHandler is TestBase {
             IResolutionMarket.Answer a = IResolutionMarket.Answer(x % 4);
             r[i].answer = a;
             if (a == IResolutionMarket.Answer.Yes || a == IResolutionMarket.Answer.No) {
-                r[i] = IResolutionMarket.WorkerReport(a, uint16(5_000 + (x >> 8) % 5_001), uint8((x >> 24) % 101), 50, 50);
+                r[i] = IResolutionMarket.WorkerReport(a, uint16(5_000 + (x >> 8) % 5_001), uint8((x >> 24) % 101), 50, 50, bytes32(0), "");
             }
         }
         uint256 bond = market.getMarketConfig(id).bond;
@@ -195,9 +196,9 @@ contract ResolutionMarketInvariantTest is TestBase {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         market = new ResolutionMarket(IIdentityRegistry(address(simple)), IReputationRegistry(address(rep)), address(this));
         TestArbiter arbiter = new TestArbiter();
-        market.queueDefaultArbiter(arbiter);
-        market.queueResolver(address(0xBEEF));
-        market.setDefaults(0.001 ether, 6, 1 hours, 1 hours, 0.01 ether);
+        _gov(market).queueDefaultArbiter(arbiter);
+        _gov(market).queueResolver(address(0xBEEF));
+        _gov(market).setDefaults(0.001 ether, 6, 1 hours, 1 hours, 0.01 ether);
         handler = new MarketHandler(market, arbiter, simple);
     }
 

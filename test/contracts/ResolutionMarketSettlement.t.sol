@@ -39,10 +39,10 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     /// @dev seat 0 YES 90 % (80/70/60), seat 1 NO 70 % (50/50/50), seat 2 failed, seat 3 abstained.
     function _mixed() internal pure returns (IResolutionMarket.WorkerReport[] memory r) {
         r = new IResolutionMarket.WorkerReport[](4);
-        r[0] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60);
-        r[1] = IResolutionMarket.WorkerReport(NO, 7_000, 50, 50, 50);
-        r[2] = IResolutionMarket.WorkerReport(NONE, 0, 0, 0, 0);
-        r[3] = IResolutionMarket.WorkerReport(ABSTAINED, 0, 0, 0, 0);
+        r[0] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60, bytes32(0), "");
+        r[1] = IResolutionMarket.WorkerReport(NO, 7_000, 50, 50, 50, bytes32(0), "");
+        r[2] = IResolutionMarket.WorkerReport(NONE, 0, 0, 0, 0, bytes32(0), "");
+        r[3] = IResolutionMarket.WorkerReport(ABSTAINED, 0, 0, 0, 0, bytes32(0), "");
     }
 
     function _sumCredits() internal view returns (uint256 sum) {
@@ -82,7 +82,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         // Nothing is paid or written before finalization.
         assertEq(_sumCredits(), 0, "no credits yet");
         assertEq(uint256(market.getReputation(ids[0]).settled), 0, "no reputation yet");
-        assertEq(uint256(reputation.getLastIndex(ids[0], address(market))), 0, "no records yet");
+        assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 0, "no records yet");
     }
 
     function testProposeReverts() public {
@@ -118,25 +118,25 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     }
 
     function testProposeRejectsInvalidReports() public {
-        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 4_999, 1, 1, 1), 0);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(NO, 10_001, 1, 1, 1), 1);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 6_000, 101, 1, 1), 2);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 6_000, 1, 101, 1), 3);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(NO, 6_000, 1, 1, 101), 0);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(NONE, 1, 0, 0, 0), 1);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(NONE, 0, 0, 0, 1), 2);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(ABSTAINED, 0, 1, 0, 0), 3);
-        _expectInvalidReport(IResolutionMarket.WorkerReport(ABSTAINED, 5_000, 0, 0, 0), 0);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 4_999, 1, 1, 1, bytes32(0), ""), 0);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(NO, 10_001, 1, 1, 1, bytes32(0), ""), 1);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 6_000, 101, 1, 1, bytes32(0), ""), 2);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(YES, 6_000, 1, 101, 1, bytes32(0), ""), 3);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(NO, 6_000, 1, 1, 101, bytes32(0), ""), 0);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(NONE, 1, 0, 0, 0, bytes32(0), ""), 1);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(NONE, 0, 0, 0, 1, bytes32(0), ""), 2);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(ABSTAINED, 0, 1, 0, 0, bytes32(0), ""), 3);
+        _expectInvalidReport(IResolutionMarket.WorkerReport(ABSTAINED, 5_000, 0, 0, 0, bytes32(0), ""), 0);
         // Boundaries are accepted.
         IResolutionMarket.WorkerReport[] memory r = _mixed();
-        r[0] = IResolutionMarket.WorkerReport(YES, 5_000, 100, 100, 100);
-        r[1] = IResolutionMarket.WorkerReport(NO, 10_000, 0, 0, 0);
+        r[0] = IResolutionMarket.WorkerReport(YES, 5_000, 100, 100, 100, bytes32(0), "");
+        r[1] = IResolutionMarket.WorkerReport(NO, 10_000, 0, 0, 0, bytes32(0), "");
         _propose(market, id, V_YES, r);
     }
 
     function testYesNoVerdictNeedsAnAnswer() public {
         IResolutionMarket.WorkerReport[] memory r = _uniform(4, NONE);
-        r[3] = IResolutionMarket.WorkerReport(ABSTAINED, 0, 0, 0, 0);
+        r[3] = IResolutionMarket.WorkerReport(ABSTAINED, 0, 0, 0, 0, bytes32(0), "");
         vm.prank(resolver);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NoAnswerForVerdict.selector, id));
         market.proposeResolution{value: BOND}(id, V_NO, r, HASH, URI);
@@ -203,22 +203,22 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         assertEq(uint256(market.getReputation(ids[3]).settled), 0, "abstention not counted");
 
         // ERC-8004 records: 2 per answer, 1 per failure, none for an abstention.
-        assertEq(uint256(reputation.getLastIndex(ids[0], address(market))), 2, "two records");
-        (int128 v, uint8 dec, string memory tag1, string memory tag2,) = reputation.readFeedback(ids[0], address(market), 1);
+        assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 2, "two records");
+        (int128 v, uint8 dec, string memory tag1, string memory tag2,) = reputation.readFeedback(ids[0], address(writer), 1);
         assertEq(int256(v), 99, "correctness value");
         assertEq(uint256(dec), 0, "decimals");
         assertEq(tag1, "correctness", "tag1");
         assertEq(tag2, "cresolver", "tag2");
-        (v,, tag1,,) = reputation.readFeedback(ids[0], address(market), 2);
+        (v,, tag1,,) = reputation.readFeedback(ids[0], address(writer), 2);
         assertEq(int256(v), 70, "quality = floor((80+70+60)/3)");
         assertEq(tag1, "quality", "tag1 quality");
-        (v,,,,) = reputation.readFeedback(ids[1], address(market), 2);
+        (v,,,,) = reputation.readFeedback(ids[1], address(writer), 2);
         assertEq(int256(v), 50, "quality seat 1");
-        assertEq(uint256(reputation.getLastIndex(ids[2], address(market))), 1, "one record for a failure");
-        (v,, tag1,,) = reputation.readFeedback(ids[2], address(market), 1);
+        assertEq(uint256(reputation.getLastIndex(ids[2], address(writer))), 1, "one record for a failure");
+        (v,, tag1,,) = reputation.readFeedback(ids[2], address(writer), 1);
         assertEq(int256(v), 0, "failure correctness 0");
         assertEq(tag1, "correctness", "failure tag");
-        assertEq(uint256(reputation.getLastIndex(ids[3], address(market))), 0, "no record for an abstention");
+        assertEq(uint256(reputation.getLastIndex(ids[3], address(writer))), 0, "no record for an abstention");
         (uint256 cursor, uint256 pending) = market.feedbackStatus(id);
         assertEq(cursor, 4, "cursor");
         assertEq(pending, 0, "nothing pending");
@@ -229,7 +229,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
 
     function testAllZeroWeightsReturnThePoolToTheCreator() public {
         IResolutionMarket.WorkerReport[] memory r = _uniform(4, NONE);
-        r[0] = IResolutionMarket.WorkerReport(NO, 10_000, 90, 90, 90); // certain and wrong: correctness 0
+        r[0] = IResolutionMarket.WorkerReport(NO, 10_000, 90, 90, 90, bytes32(0), ""); // certain and wrong: correctness 0
         _settle(market, id, V_YES, r);
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 4; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stakes back");
@@ -261,7 +261,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         for (uint256 i; i < 4; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stakes back");
         assertEq(market.pendingWithdrawal(resolver), BOND, "bond back");
         assertEq(uint256(market.getReputation(ids[0]).settled), 0, "no reputation");
-        assertEq(uint256(reputation.getLastIndex(ids[0], address(market))), 0, "no records");
+        assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 0, "no records");
         _assertConserved();
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Invalid));
         market.publishFeedback(id, 10);
@@ -282,7 +282,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         _settle(market, id, V_YES, _mixed());
         VmExtra.Log[] memory logs = vmx.getRecordedLogs();
         bytes32 proposedTopic = keccak256(
-            "ResolutionProposed(uint256,address,uint8,bytes32,string,uint64,(uint8,uint16,uint8,uint8,uint8)[])"
+            "ResolutionProposed(uint256,address,uint8,bytes32,string,uint64,(uint8,uint16,uint8,uint8,uint8,bytes32,bytes)[])"
         );
         bytes32 settledTopic = keccak256(
             "WorkerSettled(uint256,uint256,address,(uint8,uint16,bool,uint8,uint8,uint8,uint8,uint256,uint256,uint256))"
@@ -313,10 +313,10 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     /// @dev seats 0-1 answer YES, seats 2-3 answer NO (all 0.9, scores 80/70/60).
     function _split() internal pure returns (IResolutionMarket.WorkerReport[] memory r) {
         r = new IResolutionMarket.WorkerReport[](4);
-        r[0] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60);
-        r[1] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60);
-        r[2] = IResolutionMarket.WorkerReport(NO, 9_000, 80, 70, 60);
-        r[3] = IResolutionMarket.WorkerReport(NO, 9_000, 80, 70, 60);
+        r[0] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60, bytes32(0), "");
+        r[1] = IResolutionMarket.WorkerReport(YES, 9_000, 80, 70, 60, bytes32(0), "");
+        r[2] = IResolutionMarket.WorkerReport(NO, 9_000, 80, 70, 60, bytes32(0), "");
+        r[3] = IResolutionMarket.WorkerReport(NO, 9_000, 80, 70, 60, bytes32(0), "");
     }
 
     function testDisputeCallsTheArbiter() public {

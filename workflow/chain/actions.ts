@@ -7,7 +7,14 @@ import { privateKeyToAccount } from "viem/accounts";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
-import { ADMISSION_NAMES, isAdmitted, readMarket, type AdmissionName, type MarketConfigView } from "./lifecycle.js";
+import {
+  ADMISSION_NAMES,
+  isAdmitted,
+  readGovernance,
+  readMarket,
+  type AdmissionName,
+  type MarketConfigView,
+} from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -319,11 +326,11 @@ export async function requireResolver(ctx: ChainContext, market: Address, market
 /** Refuses a key that is not a resolver of the contract at all (neither active nor queued). For the daemon. */
 export async function requireResolverKey(ctx: ChainContext, market: Address): Promise<{ activeFrom: bigint }> {
   const { account } = requireWallet(ctx);
-  const activeFrom = await readMarket(ctx, market, "resolverActiveFrom", [account.address]);
+  const activeFrom = await readGovernance(ctx, market, "resolverActiveFrom", [account.address]);
   if (activeFrom === 0n)
     throw new ChainError(
       "precondition",
-      `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver)`,
+      `${account.address} is not a resolver on market contract ${market} (the owner queues resolvers with queueResolver on the market's governance)`,
     );
   return { activeFrom };
 }

@@ -12,6 +12,8 @@ export const CONTRACT_SOURCES = {
   IdentityRegistry: "contracts/erc8004/IdentityRegistry.sol",
   ReputationRegistry: "contracts/erc8004/ReputationRegistry.sol",
   ResolutionMarket: "contracts/market/ResolutionMarket.sol",
+  MarketGovernance: "contracts/market/MarketGovernance.sol",
+  MarketReputation: "contracts/market/MarketReputation.sol",
   BettingMarket: "contracts/market/BettingMarket.sol",
   CREReceiver: "contracts/cre/CREReceiver.sol",
   CommitteeArbiter: "contracts/arbiter/CommitteeArbiter.sol",

@@ -3,7 +3,8 @@
  *
  * Report: `abi.encode(uint256 chainId, address market, uint256 marketId, uint8 verdict,
  * WorkerReport[] reports, bytes32 bundleHash, string bundleURI)` with
- * `WorkerReport = (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth)`.
+ * `WorkerReport = (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth,
+ * bytes32 replyHash, bytes signature)` (docs/RECORDS.md §2; an empty signature: attested by the proposer).
  * viem's encoding is the canonical one the receiver insists on (it re-encodes and compares).
  * Metadata: what the KeystoneForwarder hands the receiver, `workflowId | workflowName (10 bytes) | workflowOwner`
  * followed by a 2-byte report id.
@@ -14,6 +15,7 @@ import {
   encodePacked,
   getAddress,
   parseAbiParameters,
+  zeroHash,
   type Address,
   type Hex,
 } from "viem";
@@ -32,6 +34,10 @@ export interface WorkerReportWire {
   resQuality: number;
   srcQuality: number;
   analysisDepth: number;
+  /** keccak256 of the agent's canonical reply; zero when absent. */
+  replyHash?: Hex;
+  /** The agent's EIP-712 signature; empty ("0x") when absent: the seat is attested. */
+  signature?: Hex;
 }
 
 export interface CreReport {
@@ -45,7 +51,7 @@ export interface CreReport {
 }
 
 export const CRE_REPORT_PARAMS = parseAbiParameters(
-  "uint256 chainId, address market, uint256 marketId, uint8 verdict, (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth)[] reports, bytes32 bundleHash, string bundleURI",
+  "uint256 chainId, address market, uint256 marketId, uint8 verdict, (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth, bytes32 replyHash, bytes signature)[] reports, bytes32 bundleHash, string bundleURI",
 );
 
 function checkReport(r: CreReport): void {
@@ -71,7 +77,7 @@ export function encodeCreReport(report: CreReport): Hex {
     getAddress(report.market),
     report.marketId,
     report.verdict,
-    report.reports.map((w) => ({ ...w })),
+    report.reports.map((w) => ({ ...w, replyHash: w.replyHash ?? zeroHash, signature: w.signature ?? "0x" })),
     report.bundleHash,
     report.bundleURI,
   ]);

@@ -22,13 +22,14 @@ import {
   creReceiverAbi,
   identityRegistryAbi,
   reputationRegistryAbi,
+  marketGovernanceAbi,
   resolutionMarketAbi,
 } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import type { DeployJournal } from "./deploy-journal.js";
 import { ChainError, toChainError } from "./errors.js";
-import { getDefaults, readMarket } from "./lifecycle.js";
+import { getDefaults, governanceOf, readGovernance, readMarket } from "./lifecycle.js";
 import { sendContractTx } from "./writer.js";
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
@@ -69,6 +70,10 @@ export interface Deployment {
     IdentityRegistry: DeployedContract;
     ReputationRegistry: DeployedContract;
     ResolutionMarket: DeployedContract;
+    /** Created by the ResolutionMarket's constructor (same transaction): the bounded owner. */
+    MarketGovernance: DeployedContract;
+    /** Created by the ResolutionMarket's constructor: the ERC-8004 feedback writer (the records' client). */
+    MarketReputation: DeployedContract;
     BettingMarket?: DeployedContract;
     CREReceiver?: DeployedContract & { forwarder: Address };
     CommitteeArbiter?: DeployedContract & { members: Address[]; threshold: number };
@@ -272,10 +277,19 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     reputation.address,
     account.address,
   ]);
+  // The market's constructor creates its governance and feedback writer: same transaction, fixed addresses.
+  const { address: _market, constructorArgs: _args, gasUsed: _gas, ...created } = market;
+  const governance = await governanceOf(ctx, market.address);
   const contracts: Deployment["contracts"] = {
     IdentityRegistry: identity,
     ReputationRegistry: reputation,
     ResolutionMarket: market,
+    MarketGovernance: { ...created, address: getAddress(governance), constructorArgs: [account.address] },
+    MarketReputation: {
+      ...created,
+      address: getAddress(await readMarket(ctx, market.address, "reputation", [])),
+      constructorArgs: [reputation.address],
+    },
   };
 
   if (options.betting ?? true) {
@@ -310,15 +324,15 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   // (afterwards every such change waits RESOLVER_DELAY and applies to markets created later).
   // A resumed run skips what the chain already shows (a resolver with an activation time, the arbiter in force).
   for (const resolver of resolvers) {
-    const activeFrom = await readMarket(ctx, market.address, "resolverActiveFrom", [resolver]);
+    const activeFrom = await readGovernance(ctx, market.address, "resolverActiveFrom", [resolver]);
     if (activeFrom === 0n) {
       progress(`queueing resolver ${resolver}`);
       await sendContractTx(ctx, {
-        address: market.address,
-        abi: resolutionMarketAbi,
+        address: governance,
+        abi: marketGovernanceAbi,
         functionName: "queueResolver",
         args: [resolver],
-        label: "ResolutionMarket.queueResolver",
+        label: "MarketGovernance.queueResolver",
       });
     }
     stepDone(`queueResolver ${resolver}`);
@@ -348,11 +362,11 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   if (getAddress((await getDefaults(ctx, market.address)).arbiter) !== getAddress(arbiter)) {
     progress(`setting the default arbiter ${arbiter}`);
     await sendContractTx(ctx, {
-      address: market.address,
-      abi: resolutionMarketAbi,
+      address: governance,
+      abi: marketGovernanceAbi,
       functionName: "queueDefaultArbiter",
       args: [arbiter],
-      label: "ResolutionMarket.queueDefaultArbiter",
+      label: "MarketGovernance.queueDefaultArbiter",
     });
   }
   stepDone("queueDefaultArbiter");

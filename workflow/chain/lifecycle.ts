@@ -6,7 +6,7 @@
  * min(2^24, block gas limit) and returns what the receipt's events say.
  */
 import { getAddress, parseEventLogs, zeroAddress, type Address, type ContractFunctionReturnType, type Hex } from "viem";
-import { resolutionMarketAbi } from "./abis.js";
+import { marketGovernanceAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
@@ -23,11 +23,12 @@ export type AdmissionName = (typeof ADMISSION_NAMES)[number];
 /** Seats whose ERC-8004 records `finalize` writes itself; the rest wait for `publishFeedback`. */
 export const INLINE_FEEDBACK_SEATS = 10;
 /**
- * Gas the market wants left before starting one seat's records (its FEEDBACK_WORKER_MIN_GAS, rounded up). The node's
+ * Gas the market wants left before starting one seat's records (MarketReputation's FEEDBACK_WORKER_MIN_GAS, plus the 1/64 the
+ * market keeps when it calls the writer, rounded up). The node's
  * estimate already contains the records it wrote; what it lacks is the slack of the last seat's check, so this is
  * added once, not per seat.
  */
-export const FEEDBACK_SEAT_MIN_GAS = 700_000n;
+export const FEEDBACK_SEAT_MIN_GAS = 760_000n;
 
 type MarketAbi = typeof resolutionMarketAbi;
 
@@ -82,9 +83,34 @@ export async function getMarketConfig(ctx: ChainContext, market: Address, market
   return shapeConfig(await readMarket(ctx, market, "getMarketConfig", [marketId]));
 }
 
+/** The market's MarketGovernance (the bounded owner: resolvers, default arbiter, defaults). */
+export function governanceOf(ctx: ChainContext, market: Address): Promise<Address> {
+  return readMarket(ctx, market, "governance", []);
+}
+
+/** The market's MarketReputation: the ERC-8004 client of its records (read summaries with it as the client). */
+export function feedbackClientOf(ctx: ChainContext, market: Address): Promise<Address> {
+  return readMarket(ctx, market, "reputation", []);
+}
+
+/** One view of the market's governance contract, with the error labelled by contract and function. */
+export async function readGovernance<F extends ViewFunctionName<typeof marketGovernanceAbi>>(
+  ctx: ChainContext,
+  market: Address,
+  functionName: F,
+  args: ViewArgs<typeof marketGovernanceAbi, F>,
+): Promise<ViewResult<typeof marketGovernanceAbi, F>> {
+  const governance = await governanceOf(ctx, market);
+  return readView(
+    ctx,
+    viewCall(governance, marketGovernanceAbi, functionName, args),
+    `MarketGovernance.${functionName}`,
+  );
+}
+
 /** The settings a market created now with zero params would get. */
 export async function getDefaults(ctx: ChainContext, market: Address): Promise<MarketConfigView> {
-  return shapeConfig(await readMarket(ctx, market, "getDefaults", []));
+  return shapeConfig(await readGovernance(ctx, market, "getDefaults", []));
 }
 
 export interface ProposalView {

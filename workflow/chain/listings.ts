@@ -7,7 +7,7 @@ import type { Address } from "viem";
 import { bettingMarketAbi, identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { STATUS_NAMES, toChainError } from "./errors.js";
-import { getReputation, readMarket, type ReputationView } from "./lifecycle.js";
+import { feedbackClientOf, getReputation, readMarket, type ReputationView } from "./lifecycle.js";
 import { readContractLogs, readLogs } from "./logs.js";
 import { readView, viewCall } from "./reads.js";
 import { readMany, type StatusName } from "./snapshot.js";
@@ -129,11 +129,12 @@ export async function agentDetails(
   let erc8004: AgentDetails["erc8004"] = null;
   try {
     const registry = await readMarket(ctx, market, "reputationRegistry", []);
+    const client = await feedbackClientOf(ctx, market);
     const [count, value, decimals] = await ctx.publicClient.readContract({
       address: registry,
       abi: reputationRegistryAbi,
       functionName: "getSummary",
-      args: [agentId, [market], "", ""],
+      args: [agentId, [client], "", ""],
     });
     erc8004 = { count, value, decimals: Number(decimals) };
   } catch {

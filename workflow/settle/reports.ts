@@ -2,6 +2,7 @@
  * The pipeline's verdict and per-seat reports in the shapes IResolutionMarket.proposeResolution takes, and the
  * contract's report rules checked before anything is sent (a refused proposal costs gas and tells nothing).
  */
+import { zeroHash, type Hex } from "viem";
 import type { AnswerKind, VerdictKind, WorkerReport } from "../core/types.js";
 
 /** IResolutionMarket.Verdict. */
@@ -19,6 +20,10 @@ export interface WorkerReportTuple {
   resQuality: number;
   srcQuality: number;
   analysisDepth: number;
+  /** keccak256 of the agent's canonical reply (zero until agents sign: docs/RECORDS.md §2). */
+  replyHash: Hex;
+  /** The agent's EIP-712 signature; empty: the seat is attested by the proposer only. */
+  signature: Hex;
 }
 
 export function encodeReport(r: WorkerReport): WorkerReportTuple {
@@ -28,6 +33,8 @@ export function encodeReport(r: WorkerReport): WorkerReportTuple {
     resQuality: r.resQuality,
     srcQuality: r.srcQuality,
     analysisDepth: r.analysisDepth,
+    replyHash: zeroHash,
+    signature: "0x",
   };
 }
 

@@ -2,6 +2,8 @@
 pragma solidity ^0.8.24;
 
 import {IArbiter} from "./IArbiter.sol";
+import {IMarketGovernance} from "./IMarketGovernance.sol";
+import {IMarketReputation} from "./IMarketReputation.sol";
 
 /// @title Resolution market: ERC-8004 agents stake to resolve a question; a bonded, disputable proposal settles it
 /// @notice Lifecycle:
@@ -13,7 +15,9 @@ import {IArbiter} from "./IArbiter.sol";
 ///         ResolutionRequested -> (grace over) requestCancel -> (cancel window over, still no proposal) cancelStale
 ///         -> Cancelled.
 ///         Rewards, stakes, reputation and ERC-8004 records are written only at finalization; every path ends with
-///         all funds withdrawable by someone (pull payments).
+///         all funds withdrawable by someone (pull payments). The owner's powers live in the market's
+///         `governance()`, the ERC-8004 writer and reputation book in its `reputation()` (both deployed by the
+///         market's constructor, so their addresses are fixed at deployment).
 interface IResolutionMarket {
     // ------------------------------------------------------------------------------------------------
     // Types
@@ -106,13 +110,17 @@ interface IResolutionMarket {
 
     /// @notice One worker's answer and evaluation, in seat order, as posted with a proposal.
     /// @dev `confidenceBps` is the worker's stated probability (5000-10000) that its Yes/No answer is right; it must be
-    ///      0 for None/Abstained. Scores are 0-100 and must be 0 for None/Abstained.
+    ///      0 for None/Abstained. Scores are 0-100 and must be 0 for None/Abstained. `replyHash` is keccak256 of the
+    ///      agent's canonical reply without its signature; `signature` is the agent's EIP-712 `Answer` signature
+    ///      (docs/RECORDS.md §2), empty for a report only the proposer attests.
     struct WorkerReport {
         Answer answer;
         uint16 confidenceBps;
         uint8 resQuality;
         uint8 srcQuality;
         uint8 analysisDepth;
+        bytes32 replyHash;
+        bytes signature;
     }
 
     struct Proposal {
@@ -185,20 +193,11 @@ interface IResolutionMarket {
     event MarketCancelled(uint256 indexed marketId, address indexed caller);
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
     event Withdrawal(address indexed account, uint256 amount);
-    /// @notice An ERC-8004 record could not be written; it stays pending and `retryFeedback` can write it later.
-    event FeedbackFailed(uint256 indexed marketId, uint256 indexed agentId, string tag, bytes reason);
     event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
     /// @notice `retryFeedback` wrote `written` records of a seat; `stillPending` records remain refused.
     event FeedbackRetried(uint256 indexed marketId, uint256 indexed seat, uint256 written, uint256 stillPending);
     /// @notice A stake went back to its worker because the market was cancelled (no proposal).
     event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
-
-    // Owner (timelocked where it could decide a market)
-    event ResolverQueued(address indexed resolver, uint64 activeFrom);
-    event ResolverRemoved(address indexed resolver);
-    event DefaultArbiterQueued(address indexed arbiter, uint64 effectiveAt);
-    event DefaultArbiterUpdated(address indexed arbiter);
-    event DefaultsUpdated(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond);
 
     // ------------------------------------------------------------------------------------------------
     // Errors
@@ -208,7 +207,6 @@ interface IResolutionMarket {
     error NotResolver(address account, uint256 marketId);
     error NotArbiter(address account, uint256 marketId);
     error MaxWorkersOutOfRange(uint256 value);
-    error GracePeriodOutOfRange(uint256 value);
     error DisputeWindowOutOfRange(uint256 value);
     error MinStakeOutOfRange(uint256 value);
     error BondOutOfRange(uint256 value);
@@ -248,15 +246,10 @@ interface IResolutionMarket {
     error CancelWindowOpen(uint256 marketId, uint256 endsAt);
     error NothingToWithdraw();
     error TransferFailed(address account, uint256 amount);
-    error NothingQueued();
-    error TimelockNotOver(uint256 effectiveAt);
     error SeatOutOfRange(uint256 marketId, uint256 seat);
     error NothingPending(uint256 marketId, uint256 seat);
-    error RenounceOwnershipDisabled();
     /// @notice A constructor argument that must be a contract (a registry) is not.
     error NotAContract(address account);
-    /// @notice A feedback call would not get its full gas cap (the caller sent too little gas for a retry).
-    error FeedbackGasTooLow();
     /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
     error AgentIdTooLarge(uint256 agentId);
 
@@ -319,37 +312,13 @@ interface IResolutionMarket {
     function withdraw() external;
 
     // ------------------------------------------------------------------------------------------------
-    // Owner (bounded: it can stall markets created later, never move funds nor decide a market)
-    // ------------------------------------------------------------------------------------------------
-
-    /// @notice Queues `resolver`: it may propose on markets created at or after `now + RESOLVER_DELAY`
-    ///         (immediately while no market exists yet). No-op if already queued.
-    function queueResolver(address resolver) external;
-
-    /// @notice Revokes `resolver` at once (it can only stall markets; stalled markets cancel with refunds).
-    function removeResolver(address resolver) external;
-
-    /// @notice Queues the default arbiter of markets created after `now + RESOLVER_DELAY` (immediately while no
-    ///         market exists yet). Replaces a queued one.
-    function queueDefaultArbiter(IArbiter arbiter) external;
-
-    /// @notice Anyone: applies the queued default arbiter once its timelock is over (also done lazily at creation).
-    function applyDefaultArbiter() external;
-
-    /// @notice Defaults of markets created from now on (markets snapshot them at creation).
-    function setDefaults(uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond)
-        external;
-
-    // ------------------------------------------------------------------------------------------------
     // Views
     // ------------------------------------------------------------------------------------------------
 
-    /// @notice The settings a market created now with zero params would get (`createdAt` = 0, admission Open).
-    function getDefaults() external view returns (MarketConfig memory);
-    /// @notice The queued default arbiter and when it applies (zero if none).
-    function pendingDefaultArbiter() external view returns (IArbiter arbiter, uint64 effectiveAt);
-    /// @notice Markets created at or after this time accept proposals from `resolver` (0 = not a resolver).
-    function resolverActiveFrom(address resolver) external view returns (uint64);
+    /// @notice The bounded owner: resolvers, default arbiter, defaults (deployed by this market).
+    function governance() external view returns (IMarketGovernance);
+    /// @notice The ERC-8004 feedback writer and reputation book (deployed by this market; the records' client).
+    function reputation() external view returns (IMarketReputation);
     /// @notice Feedback progress: seats processed by the cursor, and seats still waiting for `publishFeedback`.
     function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending);
     /// @notice Which records of a processed seat are pending for `retryFeedback`.
@@ -362,9 +331,8 @@ interface IResolutionMarket {
         external
         view
         returns (address[] memory workers, uint256[] memory agentIds, uint256[] memory stakes);
+    /// @notice Forwarded to `reputation().getReputation`.
     function getReputation(uint256 agentId) external view returns (Reputation memory);
-    /// @notice 100·(1 − Brier) of a Yes/No answer with `confidenceBps` against `outcome`, rounded half up.
-    function correctnessOf(Answer answer, uint16 confidenceBps, bool outcome) external pure returns (uint8);
     /// @notice Whether `account` may propose on `marketId` (resolver active from before the market's creation).
     function isResolverFor(address account, uint256 marketId) external view returns (bool);
     function pendingWithdrawal(address account) external view returns (uint256);

@@ -4,8 +4,8 @@ pragma solidity ^0.8.24;
 import {IResolutionMarket} from "../interfaces/IResolutionMarket.sol";
 
 /// @title Settlement arithmetic of the resolution market
-/// @notice Correctness (100·(1 − Brier)), reward weights, the pool split, and the packed per-seat report and
-///         per-agent reputation words.
+/// @notice Correctness (100·(1 − Brier)), reward weights, the pool split and the packed per-agent reputation
+///         word (the per-seat report word is ReportCodec's).
 /// @dev Split rule: each seat gets `floor(pool * w_i / W)` with `W = sum(w_i)`; the remainder (`< n` wei) goes to
 ///      the largest weight, lowest index on ties; `W == 0` pays nobody (the caller refunds the creator).
 ///      Weights come from {rewardWeight} (at most 100 * 900), so `pool * w_i` never overflows.
@@ -13,13 +13,6 @@ library SettlementMath {
     /// @notice Base of the reward weight: correctness × (QUALITY_BASE + the three 0-100 scores).
     uint256 internal constant QUALITY_BASE = 600;
     uint256 internal constant MAX_SCORE = 100;
-
-    // Packed report (64 bits, stored next to the seat's agent id):
-    // answer 0-7 | confidenceBps 8-23 | resQuality 24-31 | srcQuality 32-39 | analysisDepth 40-47 | flags 48-50.
-    uint256 internal constant PENDING_CORRECTNESS = 1 << 48;
-    uint256 internal constant PENDING_QUALITY = 1 << 49;
-    uint256 internal constant PENDING_MASK = PENDING_CORRECTNESS | PENDING_QUALITY;
-    uint256 internal constant REFUSED = 1 << 50;
 
     /// @notice 100·(1 − Brier) of a Yes/No answer with confidence `c` (bps) against `outcome`, rounded half up;
     ///         0 for None and Abstained. `d = right ? 10000 − c : c`; result `100 − (d² + 500_000) / 1_000_000`.
@@ -76,33 +69,6 @@ library SettlementMath {
         }
         // paid <= pool: every share is the floor of its exact fraction.
         payouts[lead] += pool - paid;
-    }
-
-    /// @notice Validates one report and packs it (flags clear). Yes/No: confidence in [5000, 10000];
-    ///         None/Abstained: confidence and scores 0; scores <= 100. Reverts `InvalidReport(index)` otherwise.
-    function packReport(IResolutionMarket.WorkerReport calldata r, uint256 index) internal pure returns (uint64) {
-        IResolutionMarket.Answer answer = r.answer;
-        uint256 c = r.confidenceBps;
-        uint256 res = r.resQuality;
-        uint256 src = r.srcQuality;
-        uint256 depth = r.analysisDepth;
-        if (answer == IResolutionMarket.Answer.Yes || answer == IResolutionMarket.Answer.No) {
-            if (c < 5_000 || c > 10_000 || res > MAX_SCORE || src > MAX_SCORE || depth > MAX_SCORE) {
-                revert IResolutionMarket.InvalidReport(index);
-            }
-        } else if (c | res | src | depth != 0) {
-            revert IResolutionMarket.InvalidReport(index);
-        }
-        return uint64(uint256(answer) | (c << 8) | (res << 24) | (src << 32) | (depth << 40));
-    }
-
-    /// @notice Unpacks a report word (flags ignored).
-    function unpackReport(uint256 packed) internal pure returns (IResolutionMarket.WorkerReport memory r) {
-        r.answer = IResolutionMarket.Answer(packed & 0xff);
-        r.confidenceBps = uint16(packed >> 8);
-        r.resQuality = uint8(packed >> 24);
-        r.srcQuality = uint8(packed >> 32);
-        r.analysisDepth = uint8(packed >> 40);
     }
 
     // Reputation accumulator, six 40-bit fields (low to high): settled | sumCorrectness | answered | sumRes |

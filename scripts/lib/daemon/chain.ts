@@ -81,12 +81,13 @@ export async function startTestChain(): Promise<TestChain> {
   const deployMarketAt = async (): Promise<Address> => {
     const m = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
     // Before the first market exists, queued resolvers and the default arbiter are active at once (bootstrap).
+    const governance = await publicClient.readContract({ address: m, abi: marketAbi, functionName: "governance" });
     for (const r of resolvers)
-      await send(owner, { address: m, abi: marketAbi, functionName: "queueResolver", args: [r] });
-    await send(owner, { address: m, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
+      await send(owner, { address: governance, abi: marketAbi, functionName: "queueResolver", args: [r] });
+    await send(owner, { address: governance, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
     // Room for 12 seats (feedback past the 10th inline seat); other defaults as deployed.
     await send(owner, {
-      address: m,
+      address: governance,
       abi: marketAbi,
       functionName: "setDefaults",
       args: [parseEther("0.001"), 12, 3 * 86_400, 86_400, parseEther("0.01")],

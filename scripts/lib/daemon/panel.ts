@@ -70,9 +70,12 @@ export async function startPanelChain(): Promise<PanelChain> {
   const reputation = await deploy("erc8004/ReputationRegistry.sol/ReputationRegistry.json", [identity]);
   const market = await deploy("market/ResolutionMarket.sol/ResolutionMarket.json", [identity, reputation, owner]);
   const resolverKey = hardhatKey(19);
-  await send(owner, { address: market, abi: marketAbi, functionName: "queueResolver", args: [accounts[19]] });
+  const governance = await publicClient.readContract({ address: market, abi: marketAbi, functionName: "governance" });
+  // The ERC-8004 client of the market's records (its MarketReputation).
+  const client = await publicClient.readContract({ address: market, abi: marketAbi, functionName: "reputation" });
+  await send(owner, { address: governance, abi: marketAbi, functionName: "queueResolver", args: [accounts[19]] });
   const arbiter = await deploy("../test/contracts/market/TestArbiter.sol/TestArbiter.json", []);
-  await send(owner, { address: market, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
+  await send(owner, { address: governance, abi: marketAbi, functionName: "queueDefaultArbiter", args: [arbiter] });
 
   return {
     rpcUrl,
@@ -193,13 +196,13 @@ export async function startPanelChain(): Promise<PanelChain> {
         address: reputation,
         abi: reputationRegistryAbi,
         functionName: "readAllFeedback",
-        args: [agentId, [market], "", "", false],
+        args: [agentId, [client], "", "", false],
       });
       const [count] = await publicClient.readContract({
         address: reputation,
         abi: reputationRegistryAbi,
         functionName: "getSummary",
-        args: [agentId, [market], "", ""],
+        args: [agentId, [client], "", ""],
       });
       return { tag1s: all[4], values: all[2], count };
     },

@@ -10,6 +10,7 @@ import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
 import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 import {BettingMarket} from "../../../contracts/market/BettingMarket.sol";
 import {TestArbiter} from "../market/TestArbiter.sol";
+import {_gov, _rep} from "../market/Split.sol";
 
 /// @notice The real contracts wired together: ERC-8004 registries, ResolutionMarket (with a test arbiter as the
 ///         default arbiter and an EOA resolver), BettingMarket.
@@ -37,8 +38,8 @@ abstract contract RealStackFixture is TestBase {
         betting = new BettingMarket(IResolutionMarket(address(market)));
         arbiter = new TestArbiter();
         // Before the first market: both apply at once (deployment bootstrap).
-        market.queueDefaultArbiter(arbiter);
-        market.queueResolver(resolverEOA);
+        _gov(market).queueDefaultArbiter(arbiter);
+        _gov(market).queueResolver(resolverEOA);
         vm.deal(creator, 100 ether);
         vm.deal(resolverEOA, 100 ether);
     }
@@ -82,7 +83,7 @@ abstract contract RealStackFixture is TestBase {
                 uint8(40 + (i * 7) % 61),
                 50,
                 60
-            );
+            , bytes32(0), "");
         }
     }
 

@@ -9,6 +9,9 @@ import {IReputationRegistry} from "../../../contracts/erc8004/interfaces/IReputa
 import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
 import {TestArbiter} from "./TestArbiter.sol";
+import {MarketGovernance} from "../../../contracts/market/MarketGovernance.sol";
+import {MarketReputation} from "../../../contracts/market/MarketReputation.sol";
+import {_gov, _rep} from "./Split.sol";
 
 /// @notice Extra cheatcodes (same address as `vm`).
 interface VmExtra {
@@ -38,6 +41,9 @@ abstract contract MarketFixture is TestBase {
     IReputationRegistry internal reputation;
     ResolutionMarket internal market;
     TestArbiter internal arbiter;
+    /// @dev The governance and the feedback writer of `market` (read once: pranks apply to the next call).
+    MarketGovernance internal gov;
+    MarketReputation internal writer;
 
     address internal owner = address(0xA11CE);
     address internal resolver = address(0xBEEF);
@@ -53,6 +59,8 @@ abstract contract MarketFixture is TestBase {
         reputation = IReputationRegistry(address(new ReputationRegistry(address(identity))));
         arbiter = new TestArbiter();
         market = _deployMarket(identity, reputation);
+        gov = _gov(market);
+        writer = _rep(market);
         vm.deal(creator, 1_000_000 ether);
         vm.deal(stranger, 1_000 ether);
         vm.deal(resolver, 1_000 ether);
@@ -62,10 +70,11 @@ abstract contract MarketFixture is TestBase {
     /// @dev Bootstrap (no market yet): the resolver and the arbiter apply at once; defaults allow 100 seats.
     function _deployMarket(IIdentityRegistry id, IReputationRegistry rep) internal returns (ResolutionMarket m) {
         m = new ResolutionMarket(id, rep, owner);
+        MarketGovernance g = _gov(m);
         vm.startPrank(owner);
-        m.queueResolver(resolver);
-        m.queueDefaultArbiter(arbiter);
-        m.setDefaults(0.001 ether, 100, 3 days, 1 days, uint96(BOND));
+        g.queueResolver(resolver);
+        g.queueDefaultArbiter(arbiter);
+        g.setDefaults(0.001 ether, 100, 3 days, 1 days, uint96(BOND));
         vm.stopPrank();
     }
 
@@ -128,7 +137,7 @@ abstract contract MarketFixture is TestBase {
         pure
         returns (IResolutionMarket.WorkerReport memory)
     {
-        return IResolutionMarket.WorkerReport(answer, confidenceBps, res, src, depth);
+        return IResolutionMarket.WorkerReport(answer, confidenceBps, res, src, depth, bytes32(0), "");
     }
 
     /// @dev `n` seats answering `answer` with confidence 9000 and scores 80/70/60.
@@ -140,8 +149,8 @@ abstract contract MarketFixture is TestBase {
         r = new IResolutionMarket.WorkerReport[](n);
         for (uint256 i; i < n; ++i) {
             r[i] = answer == IResolutionMarket.Answer.Yes || answer == IResolutionMarket.Answer.No
-                ? IResolutionMarket.WorkerReport(answer, 9_000, 80, 70, 60)
-                : IResolutionMarket.WorkerReport(answer, 0, 0, 0, 0);
+                ? IResolutionMarket.WorkerReport(answer, 9_000, 80, 70, 60, bytes32(0), "")
+                : IResolutionMarket.WorkerReport(answer, 0, 0, 0, 0, bytes32(0), "");
         }
     }
 

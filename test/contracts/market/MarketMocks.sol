@@ -5,6 +5,8 @@ import {IIdentityRegistry} from "../../../contracts/erc8004/interfaces/IIdentity
 import {IReputationRegistry} from "../../../contracts/erc8004/interfaces/IReputationRegistry.sol";
 import {ResolutionMarket} from "../../../contracts/market/ResolutionMarket.sol";
 import {SettlementMath} from "../../../contracts/market/libraries/SettlementMath.sol";
+import {ReportCodec} from "../../../contracts/market/libraries/ReportCodec.sol";
+import {MarketReputation} from "../../../contracts/market/MarketReputation.sol";
 import {IResolutionMarket} from "../../../contracts/market/interfaces/IResolutionMarket.sol";
 
 /// @notice Base of the hostile reputation registries: only `giveFeedback` matters to the market.
@@ -232,20 +234,26 @@ contract SettlementMathHarness {
         return SettlementMath.correctness(answer, confidenceBps, outcome);
     }
 
-    function packReport(IResolutionMarket.WorkerReport calldata r, uint256 index) external pure returns (uint64) {
-        return SettlementMath.packReport(r, index);
+    function packReport(IResolutionMarket.WorkerReport calldata r, uint256 index, bool signed)
+        external
+        pure
+        returns (uint64)
+    {
+        return ReportCodec.fromProposal(r, index, signed);
     }
 
-    function unpackReport(uint256 packed) external pure returns (IResolutionMarket.WorkerReport memory) {
-        return SettlementMath.unpackReport(packed);
+    function decodeReport(uint256 packed) external pure returns (ReportCodec.Report memory) {
+        return ReportCodec.decode(packed);
+    }
+
+    function encodeReport(ReportCodec.Report memory r) external pure returns (uint64) {
+        return ReportCodec.encode(r);
     }
 }
 
 /// @notice Exposes the single feedback call so the defensive EIP-150 guard can be exercised directly.
-contract ResolutionMarketHarness is ResolutionMarket {
-    constructor(address identity_, address reputation_, address owner_)
-        ResolutionMarket(IIdentityRegistry(identity_), IReputationRegistry(reputation_), owner_)
-    {}
+contract MarketReputationHarness is MarketReputation {
+    constructor(address reputation_) MarketReputation(IReputationRegistry(reputation_)) {}
 
     function exposedGiveFeedback(uint256 agentId) external {
         _giveFeedback(0, _feedbackTemplate("", bytes32(0)), agentId, 1, false);

@@ -8,7 +8,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { bettingMarketAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import type { ChainContext } from "../../../workflow/chain/clients.js";
 import { deployContract } from "../../../workflow/chain/deploy.js";
-import { readMarket } from "../../../workflow/chain/lifecycle.js";
+import { readGovernance, readMarket } from "../../../workflow/chain/lifecycle.js";
 import { readContractLogs, readLogs } from "../../../workflow/chain/logs.js";
 import { readView, viewCall } from "../../../workflow/chain/reads.js";
 import { readMany } from "../../../workflow/chain/snapshot.js";
@@ -32,7 +32,7 @@ function typedReads(ctx: ChainContext, market: Address): void {
   expectTypeOf(readMarket(ctx, market, "getWorkers", [1n])).resolves.toEqualTypeOf<
     readonly [readonly Address[], readonly bigint[], readonly bigint[]]
   >();
-  expectTypeOf(readMarket(ctx, market, "resolverActiveFrom", [market])).resolves.toEqualTypeOf<bigint>();
+  expectTypeOf(readGovernance(ctx, market, "resolverActiveFrom", [market])).resolves.toEqualTypeOf<bigint>();
   expectTypeOf(readMarket(ctx, market, "getMarket", [1n]))
     .resolves.toHaveProperty("bundleHash")
     .toEqualTypeOf<Hex>();

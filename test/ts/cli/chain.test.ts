@@ -20,7 +20,7 @@ import { ChainError } from "../../../workflow/chain/errors.js";
 import { MULTICALL3_ADDRESS, readMarketState } from "../../../workflow/chain/snapshot.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, txGasCeiling } from "../../../workflow/chain/gas.js";
-import { getMarketConfig, readMarket } from "../../../workflow/chain/lifecycle.js";
+import { getMarketConfig, readGovernance } from "../../../workflow/chain/lifecycle.js";
 import { resolutionMarketAbi, identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { hardhatKey } from "./helpers/keys.js";
 import { startRpcBridge, type RpcBridge } from "./helpers/rpc-bridge.js";
@@ -86,7 +86,7 @@ describe("deployAll", () => {
     }
     expect(deployment.contracts.CREReceiver).toBeUndefined();
     // Queued before the first market: active at once (the deployment bootstrap).
-    expect(await readMarket(owner, market, "resolverActiveFrom", [owner.account!.address])).toBeGreaterThan(0n);
+    expect(await readGovernance(owner, market, "resolverActiveFrom", [owner.account!.address])).toBeGreaterThan(0n);
     expect(deployment.resolvers).toEqual([owner.account!.address]);
     expect(JSON.stringify(deployment).toLowerCase()).not.toContain(hardhatKey(0).slice(2).toLowerCase());
   });
@@ -101,7 +101,7 @@ describe("deployAll", () => {
     const receiver = d.contracts.CREReceiver!.address;
     expect(d.resolvers).toContain(receiver);
     expect(
-      await readMarket(owner, d.contracts.ResolutionMarket.address, "resolverActiveFrom", [receiver]),
+      await readGovernance(owner, d.contracts.ResolutionMarket.address, "resolverActiveFrom", [receiver]),
     ).toBeGreaterThan(0n);
   });
 

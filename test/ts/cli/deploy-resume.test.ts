@@ -11,7 +11,7 @@ import type { Address } from "viem";
 import { connect } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { fileDeployJournal } from "../../../workflow/chain/deploy-journal.js";
-import { readMarket } from "../../../workflow/chain/lifecycle.js";
+import { readGovernance, readMarket } from "../../../workflow/chain/lifecycle.js";
 import { cli, startInProcessChain } from "./helpers/inprocess-cli.js";
 import { hardhatKey } from "./helpers/keys.js";
 import type { HardhatNode } from "./helpers/processes.js";
@@ -65,7 +65,7 @@ describe("deploy resumes after a failure", () => {
     expect(await ctx.publicClient.getTransactionCount({ address: ctx.account!.address })).toBe(nonceBefore + 4);
     const market = json.contracts.ResolutionMarket!.address;
     expect(await readMarket(ctx, market, "identityRegistry", [])).toBe(json.contracts.IdentityRegistry!.address);
-    expect(await readMarket(ctx, market, "resolverActiveFrom", [ctx.account!.address])).toBeGreaterThan(0n);
+    expect(await readGovernance(ctx, market, "resolverActiveFrom", [ctx.account!.address])).toBeGreaterThan(0n);
     expect(existsSync(`${out}.partial`)).toBe(false);
     expect(JSON.parse(readFileSync(out, "utf8"))).toMatchObject({ arbiter: json.arbiter });
   });

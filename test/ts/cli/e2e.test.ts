@@ -189,7 +189,12 @@ describe("cresolver on a local hardhat node", () => {
       address: reputation,
       abi: reputationRegistryAbi,
       functionName: "getSummary",
-      args: [0n, [market], "correctness", "cresolver"],
+      args: [
+        0n,
+        [await client.readContract({ address: market, abi: resolutionMarketAbi, functionName: "reputation" })],
+        "correctness",
+        "cresolver",
+      ],
     });
     expect([count, value]).toEqual([1n, 99n]);
 
@@ -418,7 +423,12 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
       address: canonical.reputationRegistry,
       abi: reputationRegistryAbi,
       functionName: "getSummary",
-      args: [BigInt(agent.agentId as string), [market], "quality", "cresolver"],
+      args: [
+        BigInt(agent.agentId as string),
+        [await client.readContract({ address: market, abi: resolutionMarketAbi, functionName: "reputation" })],
+        "quality",
+        "cresolver",
+      ],
     });
     expect([count, value]).toEqual([1n, 66n]);
   });

@@ -11,6 +11,7 @@ import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
+import { governanceOf } from "../../../workflow/chain/lifecycle.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { hardhatKey } from "./helpers/keys.js";
 
@@ -431,14 +432,15 @@ describe("the owner's timelocked changes", () => {
   it("a resolver queued now cannot propose on an existing market; settings shows it and a queued arbiter with their effective times", async () => {
     const id = await frozen([1]);
     const late = withKey(h.owner, hardhatKey(11)).account!.address;
+    const governance = await governanceOf(h.owner, h.market);
     await sendContractTx(h.owner, {
-      address: h.market,
+      address: governance,
       abi: parseAbi(["function queueResolver(address)"]),
       functionName: "queueResolver",
       args: [late],
     });
     await sendContractTx(h.owner, {
-      address: h.market,
+      address: governance,
       abi: parseAbi(["function queueDefaultArbiter(address)"]),
       functionName: "queueDefaultArbiter",
       args: [h.identity],

@@ -7,12 +7,23 @@
  */
 import { network } from "hardhat";
 import { describe, expect, it } from "vitest";
-import { getAddress, getContract, keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
+import {
+  getAddress,
+  getContract,
+  keccak256,
+  parseEther,
+  toHex,
+  zeroHash,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
 import {
   bettingMarketAbi,
   creReceiverAbi,
   identityRegistryAbi,
   resolutionMarketAbi,
+  marketGovernanceAbi,
 } from "../../../workflow/chain/abis.js";
 import {
   ANSWER,
@@ -71,9 +82,10 @@ describe("CREReceiver end to end (viem encoding)", () => {
     );
     const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
     // Before the first market both apply at once: the receiver as resolver, a 1-of-1 committee as default arbiter.
-    await wait(await market.write.queueResolver([receiver.address]));
+    const governance = typed(await market.read.governance(), marketGovernanceAbi);
+    await wait(await governance.write.queueResolver([receiver.address]));
     const arbiter = await viem.deployContract("CommitteeArbiter", [[owner.account.address], 1n, [market.address]]);
-    await wait(await market.write.queueDefaultArbiter([arbiter.address]));
+    await wait(await governance.write.queueDefaultArbiter([arbiter.address]));
     await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.1") }));
 
     const deadline = (await publicClient.getBlock()).timestamp + 3600n;
@@ -121,9 +133,11 @@ describe("CREReceiver end to end (viem encoding)", () => {
     expect(decoded.market).toBe(market.address);
     expect(decoded.marketId).toBe(marketId);
     expect(decoded.verdict).toBe(VERDICT.yes);
-    expect(decoded.reports.map((r) => ({ ...r }))).toEqual(base.reports);
+    // Absent reply hashes and signatures travel as zero and empty: every seat attested.
+    const wire = base.reports.map((r) => ({ ...r, replyHash: zeroHash, signature: "0x" }));
+    expect(decoded.reports.map((r) => ({ ...r }))).toEqual(wire);
     expect(decoded.bundleURI).toBe(BUNDLE_URI);
-    expect(decodeCreReport(report)).toEqual({ ...base, chainId: 31337n });
+    expect(decodeCreReport(report)).toEqual({ ...base, chainId: 31337n, reports: wire });
     expect(() => encodeCreReport({ ...base, verdict: 3 })).toThrow(RangeError);
 
     // Only the forwarder, and only a report for this chain and this market.

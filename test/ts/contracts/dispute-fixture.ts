@@ -16,6 +16,7 @@ import {
   type Abi,
   type Address,
   type Hex,
+  zeroHash,
 } from "viem";
 import {
   bettingMarketAbi,
@@ -23,6 +24,7 @@ import {
   identityRegistryAbi,
   resolutionMarketAbi,
   umaArbiterAbi,
+  marketGovernanceAbi,
 } from "../../../workflow/chain/abis.js";
 import { connectProvider, type ChainContext } from "../../../workflow/chain/clients.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
@@ -89,7 +91,8 @@ export async function startStack() {
     expect(receipt.status).toBe("success");
     return receipt;
   };
-  await wait(await market.write.queueResolver([addr("resolver")]));
+  const governance = typed(await market.read.governance(), marketGovernanceAbi);
+  await wait(await governance.write.queueResolver([addr("resolver")]));
 
   async function increaseTime(seconds: number) {
     await testClient.increaseTime({ seconds });
@@ -142,9 +145,33 @@ export async function startStack() {
   /** The captured panel's proposal: NO (the truth is YES); w1 and w3 answered NO, w2 answered YES. */
   async function proposeWrong(marketId: bigint) {
     const reports = [
-      { answer: ANSWER.no, confidenceBps: 9000, resQuality: 80, srcQuality: 70, analysisDepth: 60 },
-      { answer: ANSWER.yes, confidenceBps: 8000, resQuality: 90, srcQuality: 85, analysisDepth: 75 },
-      { answer: ANSWER.no, confidenceBps: 7000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
+      {
+        answer: ANSWER.no,
+        confidenceBps: 9000,
+        resQuality: 80,
+        srcQuality: 70,
+        analysisDepth: 60,
+        replyHash: zeroHash,
+        signature: "0x" as const,
+      },
+      {
+        answer: ANSWER.yes,
+        confidenceBps: 8000,
+        resQuality: 90,
+        srcQuality: 85,
+        analysisDepth: 75,
+        replyHash: zeroHash,
+        signature: "0x" as const,
+      },
+      {
+        answer: ANSWER.no,
+        confidenceBps: 7000,
+        resQuality: 60,
+        srcQuality: 50,
+        analysisDepth: 40,
+        replyHash: zeroHash,
+        signature: "0x" as const,
+      },
     ];
     await wait(
       await market.write.proposeResolution([marketId, VERDICT.no, reports, BUNDLE_HASH, BUNDLE_URI], {

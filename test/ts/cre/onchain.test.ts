@@ -22,7 +22,12 @@ import {
 } from "viem";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { createAdapterRegistry } from "../../../protocols/adapter-registry.js";
-import { creReceiverAbi, identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import {
+  creReceiverAbi,
+  identityRegistryAbi,
+  resolutionMarketAbi,
+  marketGovernanceAbi,
+} from "../../../workflow/chain/abis.js";
 import { connectProvider } from "../../../workflow/chain/clients.js";
 import { encodeCreMetadata } from "../../../workflow/chain/cre-report.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
@@ -133,9 +138,10 @@ sdkTest(
       ).address,
       creReceiverAbi,
     );
-    await wait(await market.write.queueResolver([receiver.address]));
+    const governance = typed(await market.read.governance(), marketGovernanceAbi);
+    await wait(await governance.write.queueResolver([receiver.address]));
     const arbiter = await viem.deployContract("CommitteeArbiter", [[owner.account.address], 1n, [market.address]]);
-    await wait(await market.write.queueDefaultArbiter([arbiter.address]));
+    await wait(await governance.write.queueDefaultArbiter([arbiter.address]));
     await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.1") }));
 
     const deadline = (await publicClient.getBlock()).timestamp + 3600n;

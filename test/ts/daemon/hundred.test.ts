@@ -114,7 +114,20 @@ describe("a 100-worker market through the daemon", () => {
       } as never);
       return publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     };
-    await sendOwner("setDefaults", [parseEther("0.001"), N, 3 * 86_400, WINDOW, parseEther("0.01")]);
+    const governance = await publicClient.readContract({
+      address: chain.market,
+      abi: marketAbi,
+      functionName: "governance",
+    });
+    const setDefaults = await ownerWallet.writeContract({
+      address: governance,
+      abi: marketAbi,
+      functionName: "setDefaults",
+      args: [parseEther("0.001"), N, 3 * 86_400, WINDOW, parseEther("0.01")],
+      account: owner,
+      chain: c,
+    });
+    await publicClient.waitForTransactionReceipt({ hash: setDefaults, pollingInterval: 20 });
     const block = await publicClient.getBlock();
     const created = await sendOwner(
       "createMarket",

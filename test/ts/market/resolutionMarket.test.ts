@@ -21,6 +21,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   let identity: Awaited<ReturnType<typeof viem.deployContract<"IdentityRegistry">>>;
   let reputation: Awaited<ReturnType<typeof viem.deployContract<"ReputationRegistry">>>;
   let market: Awaited<ReturnType<typeof viem.deployContract<"ResolutionMarket">>>;
+  let governance: Awaited<ReturnType<typeof viem.getContractAt<"MarketGovernance">>>;
+  /** The market's MarketReputation: the ERC-8004 client of its records. */
+  let client: Address;
   let creator: Address;
   let resolver: Address;
   let bond: bigint;
@@ -42,9 +45,11 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     ]);
     const arbiter = await viem.deployContract("CommitteeArbiter", [[deployer.account.address], 1n, [market.address]]);
     // Before the first market exists, queued resolvers and the default arbiter are active at once.
-    await market.write.queueResolver([resolver]);
-    await market.write.queueDefaultArbiter([arbiter.address]);
-    bond = ((await market.read.getDefaults()) as { bond: bigint }).bond;
+    governance = await viem.getContractAt("MarketGovernance", (await market.read.governance()) as Address);
+    client = (await market.read.reputation()) as Address;
+    await governance.write.queueResolver([resolver]);
+    await governance.write.queueDefaultArbiter([arbiter.address]);
+    bond = ((await governance.read.getDefaults()) as { bond: bigint }).bond;
   });
 
   async function freshWorkers(n: number) {
@@ -144,7 +149,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
 
     // Every answered seat: a "correctness" and a "quality" record from the market.
     for (const w of workers) {
-      expect(await reputation.read.getLastIndex([w.agentId, market.address])).toBe(2n);
+      expect(await reputation.read.getLastIndex([w.agentId, client])).toBe(2n);
     }
     const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean };
     expect(info.status).toBe(3); // Resolved
@@ -178,7 +183,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
       await market.write.publishFeedback([marketId, 10n], { gas: 5_000_000n });
     }
     for (const w of workers) {
-      expect(await reputation.read.getLastIndex([w.agentId, market.address])).toBe(2n);
+      expect(await reputation.read.getLastIndex([w.agentId, client])).toBe(2n);
     }
     const info = (await market.read.getMarket([marketId])) as { status: number; outcome: boolean };
     expect(info.status).toBe(3); // Resolved
