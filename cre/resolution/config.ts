@@ -44,9 +44,13 @@ export const configSchema = z
     limits: z
       .object({
         httpCalls: positiveInt.optional(),
+        consensusCalls: positiveInt.min(2).optional(),
         chainReads: positiveInt.optional(),
         callTimeoutMs: positiveInt.max(60_000).optional(),
         maxReplyBytes: positiveInt.optional(),
+        maxResponseBytes: positiveInt.optional(),
+        maxRequestBytes: positiveInt.optional(),
+        maxObservationBytes: positiveInt.optional(),
         maxReportBytes: positiveInt.optional(),
         gasLimit: positiveInt.optional(),
       })
@@ -63,7 +67,7 @@ export const configSchema = z
       ...DEFAULT_DON_LIMITS,
       ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)),
     };
-    return { ...c, limits, maxPanel: maxDonPanel(limits) };
+    return { ...c, limits, maxPanel: maxDonPanel(limits, { recordCalls: 0 }) };
   });
 
 export type WorkflowConfig = z.output<typeof configSchema>;

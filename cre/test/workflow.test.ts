@@ -32,6 +32,8 @@ describe("CRE workflow (SDK test runtime)", () => {
     expect(log.chainReads).toBe(2);
     // 3 asks + 3 challenges, every one asking the DON's cache to share the reply between nodes.
     expect(summary.httpCalls).toBe(6);
+    // One consensus call per round (asks, challenges), one for the report.
+    expect(summary.consensusCalls).toBe(3);
     expect(log.http.map((h) => h.url.replace(/^https:\/\/agent-\d\.example/, ""))).toEqual([
       "/a2a/resolve",
       "/a2a/resolve",
@@ -101,13 +103,61 @@ describe("CRE workflow (SDK test runtime)", () => {
   });
 
   test("a panel larger than the HTTP budget allows is skipped before any call, with the reason", async () => {
-    const market = testMarket(hosts(3));
-    const log = installMocks(market, agentsFor([honestAgent(true), honestAgent(true), honestAgent(true)]));
+    const market = testMarket(hosts(6));
+    const log = installMocks(market, agentsFor(Array.from({ length: 6 }, () => honestAgent(true))));
     const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
     expect(summary.status).toBe("skipped");
-    expect(summary.reason).toMatch(/panel of 3 needs up to 6 HTTP calls; this DON execution allows 5 \(max panel 2\)/);
+    expect(summary.reason).toMatch(/panel of 6: 6 asks .* = 6 HTTP calls; this DON execution allows 5 \(max panel 5\)/);
     expect(log.http).toHaveLength(0);
     expect(log.reports).toHaveLength(0);
+  });
+
+  test("at the published 5 HTTP calls a 5-seat panel resolves: one ask round, challenges skipped and marked", async () => {
+    const market = testMarket(hosts(5));
+    const log = installMocks(
+      market,
+      agentsFor([true, true, true, false, true].map((yes, i) => honestAgent(yes, 0.7 + i * 0.05, `a${i}`))),
+    );
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
+    expect(summary).toMatchObject({ status: "proposed", verdict: "yes", httpCalls: 5, consensusCalls: 2 });
+    expect(summary.plan?.challengesSkipped).toContain("5 challenge calls needed, 0 of the 5 HTTP calls left");
+    expect(log.http.every((h) => h.url.endsWith("/a2a/resolve"))).toBe(true);
+    const bundle = parseBundle(summary.bundle!);
+    expect(bundle.extra).toMatchObject({ don: { challenges: "skipped" } });
+    expect(log.reports[0]!.report.reports).toHaveLength(5);
+  });
+
+  test("at 15 HTTP calls a 10-seat panel resolves within 20 consensus calls (2 used)", async () => {
+    const market = testMarket(hosts(10));
+    installMocks(market, agentsFor(Array.from({ length: 10 }, (_, i) => honestAgent(i % 3 !== 0, 0.8, `a${i}`))));
+    const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 15 } }), requestLog(market));
+    expect(summary).toMatchObject({ status: "proposed", verdict: "yes", httpCalls: 10, consensusCalls: 2 });
+    expect(summary.plan?.consensusCalls.total).toBe(2);
+  });
+
+  test("rounds split to fit the observation quota, and the consensus budget decides the challenge round", async () => {
+    const market = testMarket(hosts(5));
+    const log = installMocks(market, agentsFor(Array.from({ length: 5 }, () => honestAgent(true, 0.9))));
+    // 2 calls per observation: 3 ask rounds, 3 challenge rounds, 1 report.
+    const split = await runHandler(
+      testConfig(market, { limits: { httpCalls: 10, maxObservationBytes: 2_048 } }),
+      requestLog(market),
+    );
+    expect(split.summary).toMatchObject({ status: "proposed", httpCalls: 10, consensusCalls: 7 });
+    expect(log.http).toHaveLength(10);
+    // With 6 consensus calls the challenge rounds do not fit: they are skipped, nothing fails mid-execution.
+    const tight = await runHandler(
+      testConfig(market, { limits: { httpCalls: 10, maxObservationBytes: 2_048, consensusCalls: 6 } }),
+      requestLog(market),
+    );
+    expect(tight.summary).toMatchObject({ status: "proposed", httpCalls: 5, consensusCalls: 4 });
+    expect(tight.summary.plan?.challengesSkipped).toContain("3 consensus calls needed, 2 left");
+    // Too few for the asks themselves: refused before any call.
+    const none = await runHandler(
+      testConfig(market, { limits: { httpCalls: 10, maxObservationBytes: 2_048, consensusCalls: 3 } }),
+      requestLog(market),
+    );
+    expect(none.summary.reason).toContain("4 consensus calls needed; this DON execution allows 3");
   });
 
   test("a market no longer in ResolutionRequested is skipped after one read, nothing written", async () => {
@@ -146,12 +196,16 @@ describe("CRE workflow (SDK test runtime)", () => {
     const agents = agentsFor([honestAgent(true, 0.9, "a"), honestAgent(true, 0.8, "b")]);
     agents.set("registry.example", registry);
     const log = installMocks(market, agents);
-    // 2 seats × (ask + challenge) + 1 registration = 5 calls: exactly the default quota.
+    // 2 seats × (ask + challenge) + 1 registration = 5 calls: exactly the default quota; 4 rounds + the report.
     const { summary } = await runHandler(testConfig(market, { limits: { httpCalls: 5 } }), requestLog(market));
-    expect(summary).toMatchObject({ status: "proposed", httpCalls: 5 });
+    expect(summary).toMatchObject({ status: "proposed", httpCalls: 5, consensusCalls: 4 });
     expect(log.http[0]).toMatchObject({ method: "GET", url: "https://registry.example/agents/2.json" });
+    // One call fewer: the challenge round no longer fits and is skipped, the bundle says so.
     const tooFew = await runHandler(testConfig(market, { limits: { httpCalls: 4 } }), requestLog(market));
-    expect(tooFew.summary.reason).toContain("needs up to 5 HTTP calls");
+    expect(tooFew.summary).toMatchObject({ status: "proposed", httpCalls: 3, consensusCalls: 3 });
+    expect(parseBundle(tooFew.summary.bundle!).extra).toMatchObject({ don: { challenges: "skipped" } });
+    const tooFewStill = await runHandler(testConfig(market, { limits: { httpCalls: 2 } }), requestLog(market));
+    expect(tooFewStill.summary.reason).toContain("= 3 HTTP calls; this DON execution allows 2");
   });
 
   test("the HTTP budget is a hard backstop: a call past it fails in our words without reaching the network", async () => {
@@ -160,6 +214,8 @@ describe("CRE workflow (SDK test runtime)", () => {
     const http = createCreHttpClient({
       runtime: newTestRuntime(),
       calls: createBudget(1),
+      rounds: createBudget(5),
+      callsPerRound: 24,
       maxReplyBytes: 20_480,
       cacheMaxAgeSeconds: 0,
     });
@@ -182,7 +238,7 @@ describe("CRE workflow (SDK test runtime)", () => {
     const market = testMarket(hosts(1));
     const c = configSchema.parse(testConfig(market, { limits: {} }));
     expect(c.limits).toMatchObject({ httpCalls: 5, chainReads: 10, callTimeoutMs: 10_000 });
-    expect(c.maxPanel).toBe(2);
+    expect(c.maxPanel).toBe(5);
     expect(() => configSchema.parse({ ...testConfig(market), marketAddress: "0x123" })).toThrow();
     expect(() => configSchema.parse({ ...testConfig(market), extra: 1 })).toThrow();
     expect(() =>
