@@ -42,6 +42,8 @@ import { createBudget, type Budget } from "./budget.js";
 import { readMarket } from "./chain.js";
 import type { WorkflowConfig } from "./config.js";
 import { createCreHttpClient } from "./http.js";
+import { createDonTrackRecord } from "./record.js";
+import type { RecordCutoff } from "../../workflow/core/record-document.js";
 
 /** What one execution returns (the DON's execution result; shown by `cre workflow simulate`). */
 export interface ExecutionSummary {
@@ -72,15 +74,20 @@ export function crePorts(
   tokenURIs: readonly (string | undefined)[],
   calls: Budget,
   rounds: Budget,
+  cutoff?: RecordCutoff,
 ): PipelinePorts {
-  const http = createCreHttpClient({
-    runtime,
-    calls,
-    rounds,
-    callsPerRound: callsPerRound(config.limits),
-    maxReplyBytes: config.limits.maxReplyBytes,
-    cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
-  });
+  const client = (maxReplyBytes: number) =>
+    createCreHttpClient({
+      runtime,
+      calls,
+      rounds,
+      callsPerRound: callsPerRound(config.limits),
+      maxReplyBytes,
+      cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
+    });
+  const http = client(config.limits.maxReplyBytes);
+  const trackRecord =
+    cutoff !== undefined ? createDonTrackRecord(client(config.limits.maxResponseBytes), config, cutoff) : undefined;
   const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
   return {
     market: { readMarket: async () => snapshot },
@@ -94,6 +101,7 @@ export function crePorts(
       }),
     ]),
     evaluator: createRubricEvaluator(),
+    ...(trackRecord !== undefined ? { trackRecord } : {}),
   };
 }
 
@@ -149,7 +157,8 @@ export async function onResolutionRequested(
     runtime.log(`market ${marketId}: ${read.reason}`);
     return summary({ status: "skipped", reason: read.reason });
   }
-  const recordCalls = 0;
+  const { recordCalls } = config;
+  if (config.trackRecord !== undefined && read.cutoff === undefined) throw new Error("the record cut-off was not read");
   const planned = planDonExecution(config.limits, {
     seats: read.snapshot.workers.length,
     registrationFetches: registrationFetches(read.tokenURIs),
@@ -162,9 +171,13 @@ export async function onResolutionRequested(
   }
   const { plan } = planned;
 
-  const run = await runResolution(marketId, crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds), {
-    don: { limits: config.limits, recordCalls },
-  });
+  const run = await runResolution(
+    marketId,
+    crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds, read.cutoff),
+    {
+      don: { limits: config.limits, recordCalls },
+    },
+  );
   const reportHex = reportOf(config, run);
   if (size(reportHex) > config.limits.maxReportBytes)
     throw new Error(`report of ${size(reportHex)} bytes exceeds ${config.limits.maxReportBytes}`);

@@ -12,6 +12,7 @@ import { configSchema } from "../resolution/config.js";
 import { ANSWER_CODE, VERDICT_CODE } from "../../workflow/settle/reports.js";
 import { createCreHttpClient } from "../resolution/http.js";
 import { brokenAgent, honestAgent, testMarket, type Agent } from "./agents.js";
+import { colludedHistory, cutoffOf, RECORD_HOST, RECORD_URL, recordServer } from "./history.js";
 import { installMocks } from "./mocks.js";
 import { requestLog, runHandler, testConfig } from "./run.js";
 
@@ -158,6 +159,64 @@ describe("CRE workflow (SDK test runtime)", () => {
       requestLog(market),
     );
     expect(none.summary.reason).toContain("4 consensus calls needed; this DON execution allows 3");
+  });
+
+  test("with a track record: one record round, the document verified against the cut-off, colluders outweighed", async () => {
+    // 7 asks + 1 record call leave 7 for the challenges: 4 rounds with the report. 40 past markets in which agents 6 and 7 always answered against the outcome; now they say no, 1-5 say yes.
+    const history = colludedHistory(40);
+    const market = testMarket(hosts(7), { cutoff: cutoffOf(history) });
+    const answers = [true, true, true, true, true, false, false];
+    const agents = agentsFor(answers.map((yes, i) => honestAgent(yes, i >= 5 ? 0.95 : 0.7, `a${i}`)));
+    const counts: number[] = [];
+    agents.set(
+      RECORD_HOST,
+      recordServer(history, market.chainId, market.market, (c) => counts.push(c)),
+    );
+    const log = installMocks(market, agents);
+    const config = testConfig(market, { limits: { httpCalls: 15 }, trackRecord: { url: RECORD_URL } });
+    const { summary } = await runHandler(config, requestLog(market));
+    expect(summary).toMatchObject({ status: "proposed", verdict: "yes", httpCalls: 15, consensusCalls: 4 });
+    expect(counts).toEqual([40]);
+    expect(log.http.filter((h) => h.url.includes(RECORD_HOST))).toHaveLength(1);
+    const bundle = parseBundle(summary.bundle!);
+    expect(bundle.estimates?.history.markets).toBe(40);
+    // The same market without the record: the colluders are unproven like everyone, the verdict is weaker.
+    const bare = await runHandler(testConfig(market, { limits: { httpCalls: 15 } }), requestLog(market));
+    expect(parseBundle(bare.summary.bundle!).estimates?.history.markets).toBe(0);
+  });
+
+  test("a record document that does not lead to the cut-off head stops the execution: nothing is proposed", async () => {
+    const history = colludedHistory(35);
+    const forged = history.map((e) => (e.index === 30 ? { ...e, outcome: !e.outcome } : e));
+    const market = testMarket(hosts(3), { cutoff: cutoffOf(history) });
+    const agents = agentsFor([honestAgent(true), honestAgent(true), honestAgent(false)]);
+    agents.set(RECORD_HOST, recordServer(forged, market.chainId, market.market));
+    const log = installMocks(market, agents);
+    await expect(
+      runHandler(testConfig(market, { trackRecord: { url: RECORD_URL } }), requestLog(market)),
+    ).rejects.toThrow(/track record could not be read/);
+    expect(log.reports).toHaveLength(0);
+  });
+
+  test("with a record at 15 HTTP calls a 14-seat panel resolves; at 5 calls 4 seats (the record takes one call)", async () => {
+    const history = colludedHistory(30, [], 3, 14);
+    const big = testMarket(hosts(14), { cutoff: cutoffOf(history) });
+    const agents = agentsFor(Array.from({ length: 14 }, (_, i) => honestAgent(i % 4 !== 0, 0.8, `a${i}`)));
+    agents.set(RECORD_HOST, recordServer(history, big.chainId, big.market));
+    installMocks(big, agents);
+    const at15 = await runHandler(
+      testConfig(big, { limits: { httpCalls: 15 }, trackRecord: { url: RECORD_URL } }),
+      requestLog(big),
+    );
+    expect(at15.summary).toMatchObject({ status: "proposed", httpCalls: 15, consensusCalls: 3 });
+    expect(at15.config.maxPanel).toBe(14);
+    const small = testMarket(hosts(4), { cutoff: cutoffOf(history) });
+    installMocks(small, agents);
+    const at5 = await runHandler(
+      testConfig(small, { limits: { httpCalls: 5 }, trackRecord: { url: RECORD_URL } }),
+      requestLog(small),
+    );
+    expect(at5.summary).toMatchObject({ status: "proposed", httpCalls: 5, consensusCalls: 3 });
   });
 
   test("a market no longer in ResolutionRequested is skipped after one read, nothing written", async () => {
