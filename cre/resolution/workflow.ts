@@ -5,11 +5,12 @@
  * report to CREReceiver, which proposes the verdict on the market with a bond (workflow/chain/cre-report.ts is the
  * report format).
  *
- * Limits (workflow/don-limits.ts, docs/CRE.md): a market whose panel needs more HTTP calls or a larger report than
- * one execution allows is not resolved here (the result says why; a daemon resolver can take it). On a DON:
- * protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric evaluator only (the LLM evaluator needs
- * an API key and a Node HTTP stack, and is not deterministic across nodes), and no track record (rebuilding it needs
- * log scans far beyond a DON execution's chain-read quota): every agent is unproven, as for a fresh market.
+ * Limits (workflow/don-limits.ts, docs/CRE.md): the execution is planned against the quotas before any call (HTTP
+ * calls, consensus calls, observation, request and report sizes); a market that does not fit is not resolved here
+ * (the result says why; a daemon resolver can take it), and the challenge round runs only where it fits (the
+ * pipeline's DON-compatible mode). On a DON: protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric
+ * evaluator only (the LLM evaluator needs an API key and a Node HTTP stack, and is not deterministic across nodes),
+ * and the track record as the served window document verified against the market's cut-off (cre/resolution/record.ts).
  */
 import {
   cre,
