@@ -5,8 +5,8 @@
  * daemon's pipeline in its DON-compatible mode (real loopback HTTP, the undici client, the index path of the record)
  * — and then finalizes with the daemon's verdict, so market k+1 has k markets of history.
  *
- * `npm test` replays one short seed; `DON_REPLAY=1 npx vitest run test/ts/cre/replay.test.ts` replays the
- * acceptance run (20 seeds × 60 markets) and writes bench/results/don-replay.json.
+ * `npm test` replays one short seed;
+ * `DON_REPLAY=1 npx vitest run test/ts/cre/replay.test.ts --testTimeout 3600000` replays the acceptance run (20 seeds × 60 markets) and writes bench/results/don-replay.json.
  * The CRE side (SDK-typed) is loaded by path at run time, as in parity.test.ts.
  */
 import { writeFileSync } from "node:fs";
@@ -24,7 +24,7 @@ import { runResolution } from "../../../workflow/pipeline/run.js";
 import { startServer, type TestServer } from "../workflow/helpers/servers.js";
 
 const CRE = "../../../cre/test/";
-type SdkTest = (title: string, fn: () => Promise<void>, timeout?: number) => void;
+type SdkTest = (title: string, fn: () => Promise<void>) => void;
 const { test: sdkTest } = (await import(/* @vite-ignore */ "@chainlink/cre-sdk/test")) as unknown as { test: SdkTest };
 interface Mocks {
   installMocks(market: TestMarket, agents: Map<string, Agent>): unknown;
@@ -223,5 +223,4 @@ sdkTest(
     expect(total.agree).toBe(total.markets);
     expect(total.sameBundle).toBe(total.markets);
   },
-  FULL ? 3_600_000 : 120_000,
 );
