@@ -9,6 +9,7 @@
 import type { AdapterRegistry } from "../protocols/types.js";
 import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
 import type { VerdictConfigInput } from "./core/vote.js";
+import type { DonRunMode } from "./don-limits.js";
 import type { UriFetcher } from "./registration/index.js";
 
 /** Reads a market whose worker set is frozen (read stage). Throws if the market cannot be resolved now. */
@@ -73,4 +74,9 @@ export interface ResolutionConfig {
   vote?: VerdictConfigInput;
   /** Deterministic metadata hashed into the bundle as given (e.g. a pipeline version). */
   bundleExtra?: Record<string, unknown>;
+  /**
+   * DON-compatible mode (workflow/don-limits.ts, workflow/pipeline/don-mode.ts): keep to one CRE DON execution's
+   * quotas — the challenge round runs only when they afford it — so a daemon and a DON produce one bundle.
+   */
+  don?: DonRunMode;
 }

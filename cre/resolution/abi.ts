@@ -27,3 +27,12 @@ export const RESOLUTION_REQUESTED_TOPIC = toEventSelector(
 
 /** IResolutionMarket.Status.ResolutionRequested: the only status a proposal can be made in. */
 export const STATUS_RESOLUTION_REQUESTED = 2;
+
+/**
+ * The market's track-record cut-off (docs/RECORDS.md §3: the record's entry count and head stored at
+ * `requestResolution`). Kept apart from `marketReadAbi` until the contracts carry the view: read in the first
+ * multicall only when a track record is configured.
+ */
+export const recordReadAbi = parseAbi([
+  "function recordCutoff(uint256 marketId) view returns (uint256 count, bytes32 head)",
+]);

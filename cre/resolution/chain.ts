@@ -12,13 +12,20 @@ import {
   type Runtime,
 } from "@chainlink/cre-sdk";
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
+import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
+import { identityReadAbi, marketReadAbi, multicall3Abi, recordReadAbi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
 import type { Budget } from "./budget.js";
 import type { WorkflowConfig } from "./config.js";
 
 export type MarketRead =
-  | { kind: "ready"; snapshot: MarketSnapshot; tokenURIs: (string | undefined)[] }
+  | {
+      kind: "ready";
+      snapshot: MarketSnapshot;
+      tokenURIs: (string | undefined)[];
+      /** The market's track-record cut-off (read only when a track record is configured). */
+      cutoff?: RecordCutoff;
+    }
   /** Nothing to propose: the market left ResolutionRequested (proposed, disputed, final) or does not exist. */
   | { kind: "skip"; reason: string };
 
@@ -73,7 +80,16 @@ export function readMarket(
       target: market,
       callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
     });
-  const [info, workers, identity] = aggregate(runtime, evm, config, reads, first);
+  const withRecord = config.trackRecord !== undefined;
+  if (withRecord)
+    first.push({
+      target: market,
+      callData: encodeFunctionData({ abi: recordReadAbi, functionName: "recordCutoff", args: [marketId] }),
+    });
+  const results = aggregate(runtime, evm, config, reads, first);
+  const [info, workers] = results;
+  const identity = config.identityRegistry === undefined ? results[2] : undefined;
+  const cutoffResult = withRecord ? results[results.length - 1] : undefined;
   if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
   const m = decodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", data: info.returnData });
   if (m.status !== STATUS_RESOLUTION_REQUESTED)
@@ -86,12 +102,24 @@ export function readMarket(
   });
   let registry = config.identityRegistry;
   if (registry === undefined) {
-    if (!identity.success) throw new Error("identityRegistry() reverted");
+    if (identity === undefined || !identity.success) throw new Error("identityRegistry() reverted");
     registry = decodeFunctionResult({
       abi: marketReadAbi,
       functionName: "identityRegistry",
       data: identity.returnData,
     });
+  }
+
+  let cutoff: RecordCutoff | undefined;
+  if (cutoffResult !== undefined) {
+    if (!cutoffResult.success) throw new Error(`recordCutoff(${marketId}) reverted`);
+    const [count, head] = decodeFunctionResult({
+      abi: recordReadAbi,
+      functionName: "recordCutoff",
+      data: cutoffResult.returnData,
+    });
+    if (count > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`recordCutoff(${marketId}) count out of range`);
+    cutoff = { count: Number(count), head };
   }
 
   const snapshot: MarketSnapshot = {
@@ -103,7 +131,8 @@ export function readMarket(
     context: "",
     workers: addresses.map((address, i) => ({ address, agentId: agentIds[i], stake: stakes[i] })),
   };
-  if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [] };
+  const extra = cutoff !== undefined ? { cutoff } : {};
+  if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [], ...extra };
   const uris = aggregate(
     runtime,
     evm,
@@ -119,5 +148,5 @@ export function readMarket(
       ? decodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", data: r.returnData })
       : undefined,
   );
-  return { kind: "ready", snapshot, tokenURIs };
+  return { kind: "ready", snapshot, tokenURIs, ...extra };
 }

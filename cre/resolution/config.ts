@@ -41,12 +41,33 @@ export const configSchema = z
     bundleUriTemplate: z.string().max(256).default(""),
     /** How long the DON's HTTP cache may serve one worker reply to the other nodes, seconds. */
     httpCacheMaxAgeSeconds: z.number().int().min(0).max(600).default(600),
+    /**
+     * The served track record (docs/TRACK-RECORD.md): the window document for a market's cut-off, fetched in one
+     * HTTP call and verified against the cut-off head read on-chain. Without it every agent is unproven.
+     */
+    trackRecord: z
+      .object({
+        /** The document's URL; `{chainId}`, `{market}`, `{marketId}` and `{count}` (the cut-off) are filled in. */
+        url: z
+          .string()
+          .min(1)
+          .max(512)
+          .refine((u) => /^https?:\/\//i.test(u), { message: "http(s) URL expected" }),
+        /** Arbiters whose rulings are known truth (the deployment's allow-list, as the daemon uses it). */
+        trustedArbiters: z.array(address).max(64).default([]),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         httpCalls: positiveInt.optional(),
+        consensusCalls: positiveInt.min(2).optional(),
         chainReads: positiveInt.optional(),
         callTimeoutMs: positiveInt.max(60_000).optional(),
         maxReplyBytes: positiveInt.optional(),
+        maxResponseBytes: positiveInt.optional(),
+        maxRequestBytes: positiveInt.optional(),
+        maxObservationBytes: positiveInt.optional(),
         maxReportBytes: positiveInt.optional(),
         gasLimit: positiveInt.optional(),
       })
@@ -63,7 +84,8 @@ export const configSchema = z
       ...DEFAULT_DON_LIMITS,
       ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)),
     };
-    return { ...c, limits, maxPanel: maxDonPanel(limits) };
+    const recordCalls = c.trackRecord !== undefined ? 1 : 0;
+    return { ...c, limits, recordCalls, maxPanel: maxDonPanel(limits, { recordCalls }) };
   });
 
 export type WorkflowConfig = z.output<typeof configSchema>;

@@ -5,11 +5,12 @@
  * report to CREReceiver, which proposes the verdict on the market with a bond (workflow/chain/cre-report.ts is the
  * report format).
  *
- * Limits (workflow/don-limits.ts, docs/CRE.md): a market whose panel needs more HTTP calls or a larger report than
- * one execution allows is not resolved here (the result says why; a daemon resolver can take it). On a DON:
- * protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric evaluator only (the LLM evaluator needs
- * an API key and a Node HTTP stack, and is not deterministic across nodes), and no track record (rebuilding it needs
- * log scans far beyond a DON execution's chain-read quota): every agent is unproven, as for a fresh market.
+ * Limits (workflow/don-limits.ts, docs/CRE.md): the execution is planned against the quotas before any call (HTTP
+ * calls, consensus calls, observation, request and report sizes); a market that does not fit is not resolved here
+ * (the result says why; a daemon resolver can take it), and the challenge round runs only where it fits (the
+ * pipeline's DON-compatible mode). On a DON: protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric
+ * evaluator only (the LLM evaluator needs an API key and a Node HTTP stack, and is not deterministic across nodes),
+ * and the track record as the served window document verified against the market's cut-off (cre/resolution/record.ts).
  */
 import {
   cre,
@@ -26,7 +27,13 @@ import { createCresolverAdapter, CRESOLVER_PROTOCOL } from "../../protocols/cres
 import { createAdapterRegistry } from "../../protocols/adapter-registry.js";
 import { encodeCreReport } from "../../workflow/chain/cre-report.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
-import { httpCallsNeeded } from "../../workflow/don-limits.js";
+import {
+  callsPerRound,
+  isInlineUri,
+  planDonExecution,
+  questionBytes,
+  type DonPlan,
+} from "../../workflow/don-limits.js";
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { runResolution, type ResolutionRunResult } from "../../workflow/pipeline/run.js";
 import type { PipelinePorts } from "../../workflow/ports.js";
@@ -36,6 +43,8 @@ import { createBudget, type Budget } from "./budget.js";
 import { readMarket } from "./chain.js";
 import type { WorkflowConfig } from "./config.js";
 import { createCreHttpClient } from "./http.js";
+import { createDonTrackRecord } from "./record.js";
+import type { RecordCutoff } from "../../workflow/core/record-document.js";
 
 /** What one execution returns (the DON's execution result; shown by `cre workflow simulate`). */
 export interface ExecutionSummary {
@@ -47,6 +56,10 @@ export interface ExecutionSummary {
   txHash?: Hex;
   httpCalls: number;
   chainReads: number;
+  /** Consensus calls made: one per HTTP round, one for the report. */
+  consensusCalls: number;
+  /** The execution's plan against the quotas (absent when it stopped before planning). */
+  plan?: DonPlan;
   /** The canonical bundle, when it fits the execution result (the DON does not publish it anywhere else). */
   bundle?: string;
 }
@@ -61,13 +74,21 @@ export function crePorts(
   snapshot: MarketSnapshot,
   tokenURIs: readonly (string | undefined)[],
   calls: Budget,
+  rounds: Budget,
+  cutoff?: RecordCutoff,
 ): PipelinePorts {
-  const http = createCreHttpClient({
-    runtime,
-    calls,
-    maxReplyBytes: config.limits.maxReplyBytes,
-    cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
-  });
+  const client = (maxReplyBytes: number) =>
+    createCreHttpClient({
+      runtime,
+      calls,
+      rounds,
+      callsPerRound: callsPerRound(config.limits),
+      maxReplyBytes,
+      cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
+    });
+  const http = client(config.limits.maxReplyBytes);
+  const trackRecord =
+    cutoff !== undefined ? createDonTrackRecord(client(config.limits.maxResponseBytes), config, cutoff) : undefined;
   const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
   return {
     market: { readMarket: async () => snapshot },
@@ -81,12 +102,13 @@ export function crePorts(
       }),
     ]),
     evaluator: createRubricEvaluator(),
+    ...(trackRecord !== undefined ? { trackRecord } : {}),
   };
 }
 
 /** Registration files the discover stage will fetch over HTTP (everything but inline `data:` URIs). */
 export function registrationFetches(tokenURIs: readonly (string | undefined)[]): number {
-  return tokenURIs.filter((u) => u !== undefined && !u.trim().toLowerCase().startsWith("data:")).length;
+  return tokenURIs.filter((u) => u !== undefined && !isInlineUri(u)).length;
 }
 
 /** The CRE report of a run (workflow/chain/cre-report.ts format). Throws if the market would refuse it. */
@@ -113,18 +135,22 @@ export async function onResolutionRequested(
   const config = runtime.config;
   const reads = createBudget(config.limits.chainReads);
   const calls = createBudget(config.limits.httpCalls);
+  // The report's consensus call is reserved; the HTTP rounds get the rest.
+  const rounds = createBudget(config.limits.consensusCalls - 1);
+  let reports = 0;
   const emitter = bytesToHex(log.address);
   if (emitter.toLowerCase() !== config.marketAddress.toLowerCase())
     throw new Error(`log from ${emitter}, not the configured market`);
   if (log.topics.length < 2 || bytesToHex(log.topics[0]) !== RESOLUTION_REQUESTED_TOPIC)
     throw new Error("not a ResolutionRequested log");
   const marketId = hexToBigInt(bytesToHex(log.topics[1]));
-  const summary = (s: Omit<ExecutionSummary, "marketId" | "httpCalls" | "chainReads">): string =>
+  const summary = (s: Omit<ExecutionSummary, "marketId" | "httpCalls" | "chainReads" | "consensusCalls">): string =>
     JSON.stringify({
       marketId: marketId.toString(),
       ...s,
       httpCalls: calls.used,
       chainReads: reads.used,
+      consensusCalls: rounds.used + reports,
     } satisfies ExecutionSummary);
 
   const read = readMarket(runtime, evm, config, reads, marketId);
@@ -132,18 +158,31 @@ export async function onResolutionRequested(
     runtime.log(`market ${marketId}: ${read.reason}`);
     return summary({ status: "skipped", reason: read.reason });
   }
-  const seats = read.snapshot.workers.length;
-  const needed = httpCallsNeeded(seats, registrationFetches(read.tokenURIs));
-  if (seats > config.maxPanel || needed > config.limits.httpCalls) {
-    const reason = `panel of ${seats} needs up to ${needed} HTTP calls; this DON execution allows ${config.limits.httpCalls} (max panel ${config.maxPanel}): leave it to a daemon resolver`;
-    runtime.log(`market ${marketId}: ${reason}`);
-    return summary({ status: "skipped", reason });
+  const { recordCalls } = config;
+  if (config.trackRecord !== undefined && read.cutoff === undefined) throw new Error("the record cut-off was not read");
+  const planned = planDonExecution(config.limits, {
+    seats: read.snapshot.workers.length,
+    registrationFetches: registrationFetches(read.tokenURIs),
+    recordCalls,
+    questionBytes: questionBytes(read.snapshot.question, read.snapshot.context),
+  });
+  if ("refused" in planned) {
+    runtime.log(`market ${marketId}: ${planned.refused}`);
+    return summary({ status: "skipped", reason: planned.refused });
   }
+  const { plan } = planned;
 
-  const run = await runResolution(marketId, crePorts(runtime, config, read.snapshot, read.tokenURIs, calls));
+  const run = await runResolution(
+    marketId,
+    crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds, read.cutoff),
+    {
+      don: { limits: config.limits, recordCalls },
+    },
+  );
   const reportHex = reportOf(config, run);
   if (size(reportHex) > config.limits.maxReportBytes)
     throw new Error(`report of ${size(reportHex)} bytes exceeds ${config.limits.maxReportBytes}`);
+  reports++;
   const signed = runtime.report(prepareReportRequest(reportHex)).result();
   const reply = evm
     .writeReport(runtime, {
@@ -161,6 +200,7 @@ export async function onResolutionRequested(
   runtime.log(`market ${marketId}: proposed ${run.proposal.verdict}, bundle ${run.bundleHash}`);
   return summary({
     status: "proposed",
+    plan,
     verdict: run.proposal.verdict,
     ...(run.invalidReason !== undefined ? { reason: run.invalidReason } : {}),
     bundleHash: run.bundleHash,

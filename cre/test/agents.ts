@@ -86,6 +86,8 @@ export interface TestMarket {
   seats: Seat[];
   /** tokenURI per seat (undefined: the registry reverts). */
   tokenURIs: (string | undefined)[];
+  /** The market's track-record cut-off (`recordCutoff`); absent: the view reverts. */
+  cutoff?: { count: number; head: `0x${string}` };
 }
 
 export const MARKET_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const;

@@ -5,9 +5,17 @@
  */
 import { getNetwork } from "@chainlink/cre-sdk";
 import { EvmMock, HttpActionsMock, REPORT_METADATA_HEADER_LENGTH } from "@chainlink/cre-sdk/test";
-import { bytesToHex, decodeFunctionData, encodeFunctionResult, getAddress, toHex, type Hex } from "viem";
+import {
+  bytesToHex,
+  decodeFunctionData,
+  encodeFunctionResult,
+  getAddress,
+  toFunctionSelector,
+  toHex,
+  type Hex,
+} from "viem";
 import { decodeCreReport, type CreReport } from "../../workflow/chain/cre-report.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
+import { identityReadAbi, marketReadAbi, multicall3Abi, recordReadAbi } from "../resolution/abi.js";
 import { MULTICALL3_ADDRESS } from "../resolution/config.js";
 import type { Agent, TestMarket } from "./agents.js";
 
@@ -29,6 +37,18 @@ export const CHAIN_SELECTOR_NAME = "ethereum-testnet-sepolia";
 function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean; returnData: Hex } {
   const fail = { success: false, returnData: "0x" as Hex };
   if (getAddress(target) === getAddress(market.market)) {
+    if (data.startsWith(toFunctionSelector(recordReadAbi[0]))) {
+      const { args } = decodeFunctionData({ abi: recordReadAbi, data });
+      if (market.cutoff === undefined || args[0] !== market.marketId) return fail;
+      return {
+        success: true,
+        returnData: encodeFunctionResult({
+          abi: recordReadAbi,
+          functionName: "recordCutoff",
+          result: [BigInt(market.cutoff.count), market.cutoff.head],
+        }),
+      };
+    }
     const call = decodeFunctionData({ abi: marketReadAbi, data });
     if (call.functionName === "identityRegistry")
       return {
@@ -112,7 +132,7 @@ export function installMocks(market: CallSource, agents: Map<string, Agent>): Mo
     log.http.push({ method: req.method, url: req.url, body, cached: req.cacheSettings?.store === true });
     const agent = agents.get(url.host);
     if (agent === undefined) throw new Error(`connection refused: ${url.host}`);
-    const reply = agent(url.pathname, body === "" ? null : JSON.parse(body));
+    const reply = agent(`${url.pathname}${url.search}`, body === "" ? null : JSON.parse(body));
     return { statusCode: reply.status, headers: reply.headers, body: b64(new TextEncoder().encode(reply.body)) };
   };
   return log;

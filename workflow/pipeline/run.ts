@@ -36,6 +36,7 @@ import { resolveStage } from "./07-resolve.js";
 import { reviewStage } from "./08-review.js";
 import { bundleStage } from "./09-bundle.js";
 import { capWorkerShares } from "./cap.js";
+import { donModeRun, withSkippedChallenges } from "./don-mode.js";
 import { RunAbortedError, type StageName } from "./errors.js";
 import { emit, stageFailures, type ProgressListener } from "./call-worker.js";
 
@@ -140,15 +141,21 @@ export async function runResolution(
   };
 
   const market = await timed("read", () => readStage(ports.market, marketId));
-  const discovered = await timed("discover", () => discoverStage(market, ports, config));
+  const don = config.don !== undefined ? donModeRun(config.don, market, ports.directory) : undefined;
+  const discovered = await timed("discover", () =>
+    discoverStage(market, don !== undefined ? { ...ports, directory: don.directory } : ports, config),
+  );
   let records = capWorkerShares(await timed("ask", () => askStage(market, discovered, ports.adapters, onProgress)));
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;
+  let challengesSkipped: string | undefined;
   if (quorum.reached) {
-    records = capWorkerShares(
-      await timed("challenge", () => challengeStage(market, records, ports.adapters, onProgress)),
-    );
+    challengesSkipped = don?.challengeShortfall(quorum.answered);
+    if (challengesSkipped === undefined)
+      records = capWorkerShares(
+        await timed("challenge", () => challengeStage(market, records, ports.adapters, onProgress)),
+      );
     evaluation = await timed("evaluate", () =>
       evaluateStage(market, records, ports.evaluator, ports.fallbackEvaluator),
     );
@@ -160,7 +167,9 @@ export async function runResolution(
     await timed("review", () => reviewStage(market, records, decision, ports.adapters, onProgress)),
   );
   emit(onProgress, { type: "summary", failed: stageFailures(records) });
-  const sealed = await timed("bundle", () => bundleStage(market, records, quorum, evaluation, decision, config));
+  const sealed = await timed("bundle", () =>
+    bundleStage(market, records, quorum, evaluation, decision, withSkippedChallenges(config, challengesSkipped)),
+  );
   timings.total = performance.now() - start;
   const proposal: VerdictProposal = sealed.proposal ?? {
     marketId,

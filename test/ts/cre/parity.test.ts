@@ -18,6 +18,9 @@ import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/htt
 import { runResolution } from "../workflow/helpers/checked-bundle.js";
 import { encodeReport, VERDICT_CODE } from "../../../workflow/settle/reports.js";
 import { brokenAgent, honestAgent, testMarket, type Agent, type TestMarket } from "../../../cre/test/agents.js";
+import { colludedHistory, cutoffOf, indexTrackRecord, recordServer } from "../../../cre/test/history.js";
+import type { RecordEntry } from "../../../workflow/core/track-record.js";
+import type { DonLimits } from "../../../workflow/don-limits.js";
 import { startServer, type TestServer } from "../workflow/helpers/servers.js";
 
 // The CRE side, loaded by (non-literal) path: see the header.
@@ -38,15 +41,23 @@ interface Host {
 interface Run {
   testConfig(market: TestMarket, overrides?: Record<string, unknown>): Record<string, unknown>;
   requestLog(market: TestMarket): unknown;
+  runHandler(config: Record<string, unknown>, log: unknown): Promise<{ summary: Summary }>;
 }
+type Summary = { status: string; verdict: string; bundleHash: string; bundle: string; httpCalls: number };
+
+/** The market's past (a record served at /record/… on the same loopback server), when a test sets one. */
+let history: RecordEntry[] | undefined;
 
 let server: TestServer;
+let current: TestMarket | undefined;
 let agents: Agent[] = [];
 let http: SafeHttpClient;
 const profile = donCompatibleHttp(DEFAULT_DON_LIMITS);
 
 /** One loopback server; /agent-N/... is agent N. The CRE mock routes the same paths to the same functions. */
 const router: Agent = (path, body) => {
+  if (path.startsWith("/record/") && history !== undefined && current !== undefined)
+    return recordServer(history, current.chainId, current.market)(path, body);
   const m = /^\/agent-(\d+)(\/.*)$/.exec(path);
   const agent = m ? agents[Number(m[1]) - 1] : undefined;
   return agent ? agent(m![2]!, body) : { status: 404, headers: { "content-type": "application/json" }, body: "{}" };
@@ -54,10 +65,8 @@ const router: Agent = (path, body) => {
 
 beforeAll(async () => {
   server = await startServer((req, res) => {
-    const reply = router(
-      new URL(req.url ?? "/", "http://x").pathname,
-      req.bodyText === "" ? null : JSON.parse(req.bodyText),
-    );
+    const url = new URL(req.url ?? "/", "http://x");
+    const reply = router(`${url.pathname}${url.search}`, req.bodyText === "" ? null : JSON.parse(req.bodyText));
     res.writeHead(reply.status, { ...reply.headers, "content-length": Buffer.byteLength(reply.body) });
     res.end(reply.body);
   });
@@ -68,7 +77,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function throughNode(market: TestMarket) {
+/** The daemon's pipeline in its DON-compatible mode when `don` is given; with the index's record when one is set. */
+async function throughNode(market: TestMarket, don?: { limits: DonLimits; recordCalls: number }) {
   const snapshot: MarketSnapshot = {
     chainId: market.chainId,
     marketAddress: market.market,
@@ -79,36 +89,45 @@ async function throughNode(market: TestMarket) {
     workers: market.seats.map((s) => ({ ...s })),
   };
   const uris = new Map(market.seats.map((s, i) => [s.agentId, market.tokenURIs[i]]));
-  return runResolution(market.marketId, {
-    market: { readMarket: async () => snapshot },
-    directory: { agentURI: async (id) => uris.get(id) },
-    fetcher: http.fetcher,
-    adapters: createAdapterRegistry([
-      createCresolverAdapter({
-        http,
-        resolveTimeoutMs: profile.resolveTimeoutMs,
-        challengeTimeoutMs: profile.challengeTimeoutMs,
-        retryDelayMs: 10,
-      }),
-    ]),
-    evaluator: createRubricEvaluator(),
-  });
+  return runResolution(
+    market.marketId,
+    {
+      market: { readMarket: async () => snapshot },
+      directory: { agentURI: async (id) => uris.get(id) },
+      fetcher: http.fetcher,
+      adapters: createAdapterRegistry([
+        createCresolverAdapter({
+          http,
+          resolveTimeoutMs: profile.resolveTimeoutMs,
+          challengeTimeoutMs: profile.challengeTimeoutMs,
+          retryDelayMs: 10,
+        }),
+      ]),
+      evaluator: createRubricEvaluator(),
+      ...(history !== undefined ? { trackRecord: indexTrackRecord(history, market.chainId, market.market) } : {}),
+    },
+    don !== undefined ? { don } : {},
+  );
 }
 
 async function throughCre(
   market: TestMarket,
-): Promise<{ summary: { verdict: string; bundleHash: string; bundle: string }; report: CreReport }> {
-  const [{ installMocks }, { runInQuickJS }, { testConfig, requestLog }, { default: bundle }] = await Promise.all([
-    import(/* @vite-ignore */ `${CRE}mocks.js`) as Promise<Mocks>,
-    import(/* @vite-ignore */ `${CRE}quickjs-host.js`) as Promise<Host>,
-    import(/* @vite-ignore */ `${CRE}run.js`) as Promise<Run>,
-    import(/* @vite-ignore */ BUNDLE) as Promise<{ default: string }>,
-  ]);
+  overrides: Record<string, unknown> = {},
+): Promise<{ summary: Summary; report: CreReport; sdk: Summary }> {
+  const [{ installMocks }, { runInQuickJS }, { testConfig, requestLog, runHandler }, { default: bundle }] =
+    await Promise.all([
+      import(/* @vite-ignore */ `${CRE}mocks.js`) as Promise<Mocks>,
+      import(/* @vite-ignore */ `${CRE}quickjs-host.js`) as Promise<Host>,
+      import(/* @vite-ignore */ `${CRE}run.js`) as Promise<Run>,
+      import(/* @vite-ignore */ BUNDLE) as Promise<{ default: string }>,
+    ]);
   const log = installMocks(market, new Map([[new URL(server.url).host, router]]));
-  const run = await runInQuickJS(bundle, testConfig(market), { log: requestLog(market) });
+  const run = await runInQuickJS(bundle, testConfig(market, overrides), { log: requestLog(market) });
   if (!run.result.ok) throw new Error(`${run.result.error}\n${run.logs.join("\n")}`);
   expect(log.reports).toHaveLength(1);
-  return { summary: JSON.parse(run.result.value), report: decodeCreReport(log.reports[0]!.raw) };
+  // The same handler in-process on the SDK's test runtime.
+  const { summary: sdk } = await runHandler(testConfig(market, overrides), requestLog(market));
+  return { summary: JSON.parse(run.result.value), report: decodeCreReport(log.reports[0]!.raw), sdk };
 }
 
 async function expectParity(list: Agent[]): Promise<string> {
@@ -148,3 +167,41 @@ sdkTest(
 sdkTest("parity: without quorum both propose Invalid with the same bundle", async () => {
   expect(await expectParity([honestAgent(true), brokenAgent("bad-schema"), brokenAgent("500")])).toBe("invalid");
 });
+
+sdkTest(
+  "parity with history: 35 finalized markets behind a 7-seat panel with 2 colluders — same verdict, posterior and bundle on the daemon (DON-compatible mode, index record), the SDK runtime and QuickJS",
+  async () => {
+    history = colludedHistory(35);
+    agents = [true, true, true, true, true, false, false].map((yes, i) =>
+      honestAgent(yes, i >= 5 ? 0.95 : 0.7, `h${i}`),
+    );
+    const market = testMarket(
+      agents.map((_, i) => `${server.url}/agent-${i + 1}`),
+      { cutoff: cutoffOf(history) },
+    );
+    current = market;
+    try {
+      // 7 asks + 1 record call of 10: the challenge round does not fit on either side.
+      const limits: DonLimits = { ...DEFAULT_DON_LIMITS, httpCalls: 10, maxReplyBytes: profile.maxResponseBytes };
+      const node = await throughNode(market, { limits, recordCalls: 1 });
+      const cre = await throughCre(market, {
+        limits: { httpCalls: 10 },
+        trackRecord: { url: `${server.url}/record/track-record?count={count}` },
+      });
+      expect(node.decision.history.markets).toBe(35);
+      expect(node.proposal.verdict).toBe("yes");
+      for (const side of [cre.summary, cre.sdk]) {
+        expect(side.verdict).toBe(node.proposal.verdict);
+        expect(side.bundleHash).toBe(node.bundleHash);
+        expect(side.bundle).toBe(node.bundle.json);
+        expect(side.httpCalls).toBe(8);
+      }
+      expect(JSON.parse(cre.summary.bundle).decision.posterior).toBe(node.decision.posterior);
+      expect(JSON.parse(cre.summary.bundle).extra).toMatchObject({ don: { challenges: "skipped" } });
+      expect(cre.report.reports).toEqual(node.proposal.reports.map(encodeReport));
+    } finally {
+      history = undefined;
+      current = undefined;
+    }
+  },
+);
