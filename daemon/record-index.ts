@@ -25,7 +25,8 @@ import {
 import type { HistoryMarket } from "../workflow/core/types.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
-import { entryOfLog, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
+import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
+import type { TrackRecordSource } from "../workflow/ports.js";
 import { RECORD_INDEX_SCHEMA } from "./migrations.js";
 import type { DatabaseSync } from "./sqlite.js";
 
@@ -268,4 +269,34 @@ export class RecordIndex {
     this.tx(() => this.setCursor(latest, hash ?? null));
     return { count, head, added, dropped, toBlock: latest };
   }
+}
+
+/**
+ * The pipeline's TrackRecordSource over the index: sync (new logs only), the market's cut-off, the panel's window
+ * history. A market not requested yet (a manual run) uses the current head.
+ */
+export function indexTrackRecord(
+  index: RecordIndex,
+  ctx: ChainContext,
+  market: Address,
+  options: { fromBlock?: bigint; chunkBlocks?: bigint } = {},
+): TrackRecordSource {
+  return {
+    async history(snapshot) {
+      const synced = await index.sync(ctx);
+      const range = {
+        ...(options.fromBlock !== undefined ? { fromBlock: options.fromBlock } : {}),
+        chunkBlocks: options.chunkBlocks ?? 2_000_000n,
+      };
+      const cutoff = (await readCutoff(ctx, market, snapshot.marketId, range)) ?? {
+        count: synced.count,
+        head: synced.head,
+      };
+      return index.history(
+        cutoff,
+        snapshot.workers.map((w) => w.agentId),
+        snapshot.chainId,
+      );
+    },
+  };
 }

@@ -34,6 +34,14 @@ export function providerMessage(error: unknown): string | undefined {
   return undefined;
 }
 
+/** viem's own cap on an answer's body, when that is what failed. */
+function bodyTooLarge(error: unknown): string | undefined {
+  for (const e of causes(error))
+    if (e instanceof Error && /response body exceeded the size limit/i.test(e.message))
+      return "response size exceeded (the client's body cap)";
+  return undefined;
+}
+
 /** The range the provider suggests ("[0x…, 0x…]"), when it names one. */
 function suggestedEnd(message: string, start: bigint, end: bigint): bigint | undefined {
   const m = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message);
@@ -155,7 +163,8 @@ export async function* scanContractLogs(
         });
         break;
       } catch (error) {
-        const said = providerMessage(error);
+        // viem refuses an answer over its 10 MB body cap (≈ 5,000 seven-seat records): a limit like the provider's.
+        const said = bodyTooLarge(error) ?? providerMessage(error);
         if (said === undefined || !isRangeLimit(said))
           throw toChainError(error, `eth_getLogs ${eventName} ${start}..${end}`);
         if (end === start)

@@ -5,6 +5,7 @@
 import { parseAbi, type Address, type Hex } from "viem";
 import type { RecordCutoff } from "../core/record-document.js";
 import type { RecordEntry } from "../core/track-record.js";
+import { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { toChainError } from "./errors.js";
 import { type DecodedLog, type LogChunk, type LogRange, scanContractLogs } from "./logs.js";
@@ -80,4 +81,21 @@ export async function readRecordHead(ctx: ChainContext, market: Address, blockNu
   } catch (error) {
     throw toChainError(error, "ResolutionMarket.recordHead");
   }
+}
+
+/**
+ * A market's cut-off: `recordHead()` at the block of its `ResolutionRequested` (the record as the request found
+ * it). Provisional until the market stores the cut-off (docs/RECORDS.md §3); undefined when it was not requested.
+ */
+export async function readCutoff(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+  range: LogRange = {},
+): Promise<RecordCutoff | undefined> {
+  for await (const chunk of scanContractLogs(ctx, market, resolutionMarketAbi, "ResolutionRequested", range, {
+    marketId,
+  }))
+    for (const log of chunk.logs) return readRecordHead(ctx, market, log.blockNumber);
+  return undefined;
 }
