@@ -38,7 +38,10 @@ import { type DaemonConfigInput, parseDaemonConfig } from "./config.js";
 import { createLogger, type DaemonHandle, sanitizeError, startDaemon } from "./index.js";
 import type { SigningKey } from "./keys.js";
 import { createMetrics } from "./metrics.js";
+import { mountTrackRecord } from "./record-api.js";
+import { RecordIndex } from "./record-index.js";
 import { createPipelineSeams, type PipelineSeams } from "./seams.js";
+import { ChainError } from "../workflow/chain/errors.js";
 
 export type MarketOption = Address | `0x${string}` | { address: Address | `0x${string}`; startBlock?: number | bigint };
 
@@ -84,6 +87,8 @@ export interface ResolverDaemonOptions {
   /** A dispute of our proposal: escalate (default) or concede. */
   onDispute?: "escalate" | "concede";
   watchIntervalMs?: number;
+  /** Blocks per eth_getLogs of the track-record index before provider limits split it. Default 2,000,000. */
+  recordChunkBlocks?: bigint;
   /** Wipe a database bound to another chain or deployment instead of refusing to start. */
   resetStore?: boolean;
   /** What escalating a dispute takes for a market's arbiter (default: nothing to send, e.g. a committee). */
@@ -155,6 +160,13 @@ function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
 
 export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {
   const credentials = credentialStore(options.credentials);
+  const startBlockOf = (market: string): bigint | undefined => {
+    const m = options.markets.find(
+      (x) => (typeof x === "string" ? x : x.address).toLowerCase() === market.toLowerCase(),
+    );
+    const b = typeof m === "object" ? m.startBlock : undefined;
+    return b !== undefined ? BigInt(b) : options.startBlock !== undefined ? BigInt(options.startBlock) : undefined;
+  };
   const markets = options.markets.map((m) =>
     typeof m === "string"
       ? m
@@ -224,6 +236,8 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
   let signingKey: SigningKey | undefined;
   let closed = false;
   const seams = new Map<string, PipelineSeams>();
+  // The track-record index per market contract, built (synced from the deployment block) before any job runs.
+  const indexes = new Map<string, RecordIndex>();
   const seamsFor = (market: `0x${string}`): PipelineSeams => {
     const key = market.toLowerCase();
     let s = seams.get(key);
@@ -245,6 +259,8 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           challengeTimeoutMs: options.challengeTimeoutMs,
           resolution: options.resolution,
           escalate: escalate === undefined ? undefined : (id: bigint) => escalate(market as Address, id),
+          recordIndex: indexes.get(key),
+          recordFromBlock: startBlockOf(key),
         }),
       });
       seams.set(key, s);
@@ -265,8 +281,28 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       markets: markets.map((m) => (typeof m === "string" ? m : m.address) as Address),
       ...(options.explorerBetting ? { betting: options.explorerBetting } : {}),
     },
-    registerApiPlugins: async (app, { signingKey: key }) => {
+    registerApiPlugins: async (app, { signingKey: key, store, chainId }) => {
       signingKey = key;
+      for (const m of markets) {
+        const address = (typeof m === "string" ? m : m.address).toLowerCase() as Address;
+        const index = new RecordIndex(store.db, {
+          chainId,
+          market: address,
+          fromBlock: startBlockOf(address) ?? 0n,
+          ...(options.recordChunkBlocks !== undefined ? { chunkBlocks: options.recordChunkBlocks } : {}),
+        });
+        try {
+          const synced = await index.sync(ctx);
+          logger.info({ market: address, entries: synced.count, added: synced.added }, "track-record index ready");
+          indexes.set(address, index);
+        } catch (err) {
+          // A market contract without the record (before docs/RECORDS.md §3): its verdicts read the logs as before.
+          if (!(err instanceof ChainError && /recordHead/.test(err.message) && /revert|no data/.test(err.message)))
+            throw err;
+          logger.warn({ market: address }, "market contract has no track-record chain: verdicts read its logs");
+        }
+      }
+      mountTrackRecord(app, chainId, indexes);
       await mountAgoraEventStream(app, key, agoraEvents, issuer);
     },
   }).catch(async (err: unknown) => {

@@ -2,6 +2,26 @@
  * The daemon database's schema, one SQL script per `PRAGMA user_version` step (store.ts runs them in order,
  * each in one transaction). Never edit a released step: append one.
  */
+/** The track-record index's tables (daemon/record-index.ts; `cresolver resolve` creates them in its cache file). */
+export const RECORD_INDEX_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS record_entries (
+    chain_id INTEGER NOT NULL,
+    market TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    head TEXT NOT NULL,
+    block_number INTEGER NOT NULL,
+    block_hash TEXT NOT NULL,
+    entry BLOB NOT NULL,
+    PRIMARY KEY (chain_id, market, idx)
+  );
+  CREATE TABLE IF NOT EXISTS record_cursor (
+    chain_id INTEGER NOT NULL,
+    market TEXT NOT NULL,
+    last_block INTEGER NOT NULL,
+    block_hash TEXT,
+    PRIMARY KEY (chain_id, market)
+  );`;
+
 export const MIGRATIONS: readonly string[] = [
   // v1 (round 1: resolveMarket / settleInvalid)
   `CREATE TABLE cursor (
@@ -110,4 +130,6 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (job_id, attempt)
    );
    CREATE INDEX bundles_hash ON bundles (hash);`,
+  // v3 (issue 22): the track-record index.
+  RECORD_INDEX_SCHEMA,
 ];

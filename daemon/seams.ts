@@ -24,6 +24,7 @@ import type { ResolutionConfig } from "../workflow/ports.js";
 import { createSettler, SettleError } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import { daemonMarketAbi, readMarketOnChain } from "./chain.js";
+import { indexTrackRecord, type RecordIndex } from "./record-index.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
 
 /** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
@@ -43,6 +44,10 @@ export interface PipelineSeamsConfig {
   resolution?: ResolutionConfig;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
+  /** The track-record index (daemon/record-index.ts): verdicts read the window before the cut-off from it. */
+  recordIndex?: RecordIndex;
+  /** The market contract's deployment block (where the cut-off's request log is looked for). */
+  recordFromBlock?: bigint;
   /** What escalating a dispute of our proposal takes. Default `escalateDispute` (UMA: counter the assertion; else nothing). */
   escalate?: (marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
 }
@@ -139,6 +144,11 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     challengeTimeoutMs: config.challengeTimeoutMs,
   });
   const { ctx, market } = config;
+  // The index instead of re-reading every log from block 0 on each resolution.
+  if (config.recordIndex !== undefined)
+    ports.trackRecord = indexTrackRecord(config.recordIndex, ctx, market, {
+      ...(config.recordFromBlock !== undefined ? { fromBlock: config.recordFromBlock } : {}),
+    });
   if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");
   const account = ctx.account.address;
   const client = ctx.publicClient as unknown as PublicClient;

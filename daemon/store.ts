@@ -355,10 +355,12 @@ export class Store {
     ).map((r) => ({ chainId: r.chain_id, market: r.market, lastBlock: r.last_block, blockHash: r.block_hash }));
   }
 
-  /** Wipes jobs, bundles, cursors and the binding (the signing key stays). */
+  /** Wipes jobs, bundles, cursors, the track-record index and the binding (the signing key stays). */
   reset(): void {
     this.tx(() =>
-      this.db.exec("DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta;"),
+      this.db.exec(
+        "DELETE FROM bundles; DELETE FROM jobs; DELETE FROM cursor; DELETE FROM markets; DELETE FROM meta; DELETE FROM record_entries; DELETE FROM record_cursor;",
+      ),
     );
   }
 

@@ -31,6 +31,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { hardhat, mainnet, sepolia } from "viem/chains";
 import { ChainError } from "./errors.js";
+import { isRangeLimit } from "./logs.js";
 import { NonceQueue } from "./nonce.js";
 import { findCause } from "../util/cause.js";
 import { backoffDelay, retry } from "../util/retry.js";
@@ -131,7 +132,9 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
         parsed = undefined;
       }
       const err = parsed && !Array.isArray(parsed) ? parsed.error : undefined;
-      if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code))
+      // A getLogs range or result cap (also sent as -32005) is answered at once: logs.ts splits the range.
+      const rangeLimit = typeof err?.message === "string" && isRangeLimit(err.message);
+      if (err && typeof err.code === "number" && RETRY_RPC_CODES.has(err.code) && !rangeLimit)
         throw new TransientRpcFailure(`JSON-RPC ${err.code}`);
       if (
         err &&

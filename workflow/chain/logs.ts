@@ -1,11 +1,54 @@
 /**
  * Event logs of the market contract in chunks of `chunkBlocks` (public RPC providers refuse wide eth_getLogs
  * ranges), from `fromBlock` (the contract's deployment block when known) to `toBlock` (default: latest).
+ *
+ * Provider limits are not failures of the read: a range refused for its size or its result count ("query returned
+ * more than 10000 results", "block range is too large", Infura's -32005 with "Try with this block range [a, b]")
+ * is split — to the range the provider names, else in halves — down to one block; the chunk then grows back. Only
+ * a single block that is still refused fails, with the provider's message kept. The retrying transport
+ * (clients.ts) passes these answers through at once instead of retrying them as a rate limit (`isRangeLimit`).
  */
-import type { Abi, Address, ContractEventArgs, ContractEventName, Log } from "viem";
+import { BaseError, type Abi, type Address, type ContractEventArgs, type ContractEventName, type Log } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
-import { toChainError } from "./errors.js";
+import { ChainError, toChainError } from "./errors.js";
+import { causes } from "../util/cause.js";
+
+/** A provider's answer that the range or the result count of an eth_getLogs was too large. */
+const RANGE_LIMIT =
+  /more than [\d,]+ (results|logs)|too many (results|logs|blocks)|(block )?range (is |was )?(too (large|wide|big)|exceed)|response size (exceeded|too large)|exceeds? (the )?max(imum)? (block )?range|max(imum)? block range|limited to a [\d,]+( block)? range|block range limit|log response size|range should work|this block range/i;
+
+/** True for an RPC error message saying the getLogs range or result count was too large (not a rate limit). */
+export function isRangeLimit(message: string): boolean {
+  return RANGE_LIMIT.test(message);
+}
+
+/** The provider's own words in a viem error chain (its `details`), first line, capped. */
+export function providerMessage(error: unknown): string | undefined {
+  for (const e of causes(error)) {
+    const details = e instanceof BaseError ? e.details : undefined;
+    if (typeof details === "string" && details !== "") return details.split("\n")[0].slice(0, 300);
+  }
+  for (const e of causes(error))
+    if (e instanceof Error && isRangeLimit(e.message)) return e.message.split("\n")[0].slice(0, 300);
+  return undefined;
+}
+
+/** viem's own cap on an answer's body, when that is what failed. */
+function bodyTooLarge(error: unknown): string | undefined {
+  for (const e of causes(error))
+    if (e instanceof Error && /response body exceeded the size limit/i.test(e.message))
+      return "response size exceeded (the client's body cap)";
+  return undefined;
+}
+
+/** The range the provider suggests ("[0x…, 0x…]"), when it names one. */
+function suggestedEnd(message: string, start: bigint, end: bigint): bigint | undefined {
+  const m = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message);
+  if (m === null) return undefined;
+  const [a, b] = [BigInt(m[1]), BigInt(m[2])];
+  return a === start && b >= start && b < end ? b : undefined;
+}
 
 export interface LogRange {
   /** First block to scan (the market contract's deployment block). Default 0. */
@@ -60,19 +103,56 @@ export async function readContractLogs(
   range: LogRange = {},
   args?: ContractEventArgs,
 ): Promise<DecodedLog[]> {
+  const out: DecodedLog[] = [];
+  for await (const chunk of scanContractLogs(ctx, address, abi, eventName, range, args)) out.push(...chunk.logs);
+  return out;
+}
+
+/** One answered eth_getLogs request of a scan: its range and its logs. */
+export interface LogChunk<L> {
+  fromBlock: bigint;
+  toBlock: bigint;
+  logs: L[];
+}
+
+/**
+ * The logs of `readContractLogs`, one answered request at a time (a long scan holds one chunk in memory; the
+ * caller can commit progress after each). Splits refused ranges as the module comment says.
+ */
+export function scanContractLogs<const A extends Abi, E extends ContractEventName<A>>(
+  ctx: ChainContext,
+  address: Address,
+  abi: A,
+  eventName: E,
+  range?: LogRange,
+  args?: ContractEventArgs<A, E>,
+): AsyncGenerator<LogChunk<DecodedLog<A, E>>>;
+export async function* scanContractLogs(
+  ctx: ChainContext,
+  address: Address,
+  abi: Abi,
+  eventName: string,
+  range: LogRange = {},
+  args?: ContractEventArgs,
+): AsyncGenerator<LogChunk<DecodedLog>> {
   const from = range.fromBlock ?? 0n;
   const chunk = range.chunkBlocks ?? 10_000n;
+  if (chunk < 1n) throw new RangeError("chunkBlocks must be at least 1");
   const to =
     range.toBlock ??
     (await ctx.publicClient.getBlockNumber({ cacheTime: 0 }).catch((e: unknown) => {
       throw toChainError(e, "eth_blockNumber");
     }));
-  const out: DecodedLog[] = [];
-  for (let start = from; start <= to; start += chunk) {
-    const end = start + chunk - 1n < to ? start + chunk - 1n : to;
-    try {
-      out.push(
-        ...(await ctx.publicClient.getContractEvents({
+  let span = chunk;
+  // Never grow back past a span the provider refused (a range cap stays a cap; a result cap is per region).
+  let ceiling = chunk;
+  let start = from;
+  while (start <= to) {
+    let end = start + span - 1n < to ? start + span - 1n : to;
+    let logs: DecodedLog[];
+    for (;;) {
+      try {
+        logs = await ctx.publicClient.getContractEvents({
           address,
           abi,
           eventName,
@@ -80,11 +160,29 @@ export async function readContractLogs(
           toBlock: end,
           strict: true,
           ...(args ? { args } : {}),
-        })),
-      );
-    } catch (error) {
-      throw toChainError(error, `eth_getLogs ${eventName} ${start}..${end}`);
+        });
+        break;
+      } catch (error) {
+        // viem refuses an answer over its 10 MB body cap (≈ 5,000 seven-seat records): a limit like the provider's.
+        const said = bodyTooLarge(error) ?? providerMessage(error);
+        if (said === undefined || !isRangeLimit(said))
+          throw toChainError(error, `eth_getLogs ${eventName} ${start}..${end}`);
+        if (end === start)
+          throw new ChainError(
+            "rpc",
+            `eth_getLogs ${eventName} block ${start}: the provider refused one block: ${said}`,
+            {
+              cause: error,
+            },
+          );
+        const refused = end - start + 1n;
+        if (refused - 1n < ceiling) ceiling = refused - 1n;
+        end = suggestedEnd(said, start, end) ?? start + (end - start) / 2n;
+        span = end - start + 1n;
+      }
     }
+    yield { fromBlock: start, toBlock: end, logs };
+    start = end + 1n;
+    if (span < ceiling) span = span * 2n < ceiling ? span * 2n : ceiling;
   }
-  return out;
 }

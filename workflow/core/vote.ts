@@ -328,7 +328,8 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     reports: reports.map((r) => ({ ...r })),
     rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
     estimate,
-    history: historyDigest(input.history),
+    // The digest covers what the estimator read: its bounded window (the last maxMarkets), not the whole record.
+    history: historyDigest(input.history.slice(Math.max(0, input.history.length - estimate.config.maxMarkets))),
     config: cfg,
     outcome,
     tally,
