@@ -7,6 +7,21 @@ const require = createRequire(import.meta.url);
 const SOLC_VERSION = "0.8.34";
 const solcPath = require.resolve("solc/soljson.js");
 
+// One variable scheme for the CLI and Hardhat tasks: RPC_URL and PRIVATE_KEY (environment or keystore). The older
+// per-network names still work from the environment, with a deprecation line.
+const RENAMED = [
+  ["SEPOLIA_RPC_URL", "RPC_URL"],
+  ["CRESOLVER_RPC_URL", "RPC_URL"],
+  ["SEPOLIA_PRIVATE_KEY", "PRIVATE_KEY"],
+  ["CRESOLVER_PRIVATE_KEY", "PRIVATE_KEY"],
+] as const;
+for (const [old, current] of RENAMED) {
+  const value = process.env[old];
+  if (value === undefined || value === "") continue;
+  process.stderr.write(`warning: ${old} is deprecated, set ${current} instead (the CLI reads ${current} too)\n`);
+  process.env[current] ??= value;
+}
+
 export default defineConfig({
   plugins: [hardhatToolboxViem],
   solidity: {
@@ -23,22 +38,22 @@ export default defineConfig({
     tests: { solidity: "test/contracts", nodejs: "test/hardhat-node" },
   },
   // Configuration variables come from the environment or the encrypted keystore
-  // (`npx hardhat keystore set SEPOLIA_PRIVATE_KEY`); they are read only when a task uses the network.
+  // (`npx hardhat keystore set PRIVATE_KEY`); they are read only when a task uses the network.
   networks: {
     localhost: { type: "http", chainType: "l1", url: "http://127.0.0.1:8545" },
     sepolia: {
       type: "http",
       chainType: "l1",
       chainId: 11155111,
-      url: configVariable("SEPOLIA_RPC_URL"),
-      accounts: [configVariable("SEPOLIA_PRIVATE_KEY")],
+      url: configVariable("RPC_URL"),
+      accounts: [configVariable("PRIVATE_KEY")],
     },
-    // Any other chain: `--network custom` with CRESOLVER_RPC_URL and CRESOLVER_PRIVATE_KEY.
+    // Any other chain: `--network custom`, the same RPC_URL and PRIVATE_KEY.
     custom: {
       type: "http",
       chainType: "l1",
-      url: configVariable("CRESOLVER_RPC_URL"),
-      accounts: [configVariable("CRESOLVER_PRIVATE_KEY")],
+      url: configVariable("RPC_URL"),
+      accounts: [configVariable("PRIVATE_KEY")],
     },
   },
   // `npm run verify -- --network sepolia` (scripts/verify.ts) verifies every contract of deployments/<network>.json.

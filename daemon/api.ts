@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import { EXPLORER_PREFIX, explorerPlugin, type ExplorerOptions } from "../explorer/plugin.js";
 import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
 import { jwks } from "./keys.js";
-import { rawCidV1 } from "./cid.js";
+import { ipfsCid } from "./cid.js";
 import type { MarketOnChain } from "./config.js";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
@@ -172,7 +172,7 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
             attempt: latest.attempt,
             hash: latest.hash,
             path: `/bundles/${latest.hash}.json`,
-            ipfsUri: `ipfs://${rawCidV1(latest.json)}`,
+            ipfsUri: `ipfs://${await ipfsCid(latest.json)}`,
             json: latest.json,
             ...storedDocument(latest.json),
           }

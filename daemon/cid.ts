@@ -1,31 +1,28 @@
 /**
- * CIDv1 of a bundle's bytes (codec raw 0x55, multihash sha2-256), base32 lower-case with the multibase prefix
- * "b": what `ipfs add --cid-version 1 --raw-leaves` gives a file of one block (≤ 256 KiB with default chunking;
- * a larger file gets a UnixFS DAG with another CID). Computed locally: the daemon pins nothing, the operator can.
+ * The IPFS CID of a bundle's bytes, as `ipfs add --cid-version 1` computes it (kubo's defaults for CIDv1: 256 KiB
+ * fixed-size chunks, raw leaves, a balanced UnixFS DAG of at most 174 links per node): `bafkrei…` for a bundle of
+ * one chunk, `bafybei…` (a dag-pb root) above 256 KiB. Computed by the maintained UnixFS importer, nothing stored:
+ * the daemon pins nothing, the operator can (docs/DEPLOY.md), and the CID then resolves to these exact bytes.
  */
-import { createHash } from "node:crypto";
+import { balanced } from "ipfs-unixfs-importer/layout";
+import { fixedSize } from "ipfs-unixfs-importer/chunker";
+import { importBytes } from "ipfs-unixfs-importer";
 
-const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+/** `ipfs add --cid-version 1`'s settings, spelled out so a library default change cannot move the CID. */
+export const IPFS_ADD_V1 = {
+  cidVersion: 1,
+  rawLeaves: true,
+  reduceSingleLeafToSelf: true,
+  chunker: fixedSize({ chunkSize: 262_144 }),
+  layout: balanced({ maxChildrenPerNode: 174 }),
+} as const;
 
-function base32(bytes: Uint8Array): string {
-  let out = "";
-  let bits = 0;
-  let value = 0;
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out;
-}
+/** Blocks are hashed, not kept: the CID is all we need. */
+const discard = { put: async <K>(key: K): Promise<K> => key };
 
-/** `bafkrei…`: CIDv1, raw, sha2-256 of `data`. */
-export function rawCidV1(data: string | Uint8Array): string {
-  const digest = createHash("sha256").update(data).digest();
-  // version 1, codec raw (0x55), multihash sha2-256 (0x12) of 32 bytes (0x20)
-  return `b${base32(Uint8Array.from([0x01, 0x55, 0x12, 0x20, ...digest]))}`;
+/** The CIDv1 (base32) `ipfs add --cid-version 1` gives `data` (a string is taken as UTF-8). */
+export async function ipfsCid(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const { cid } = await importBytes(bytes, discard, IPFS_ADD_V1);
+  return cid.toString();
 }

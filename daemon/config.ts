@@ -155,6 +155,8 @@ export interface ProposeInput {
   payload: unknown;
   bundleHash: Hex;
   bundleURI: string;
+  /** A proposal this job already broadcast (before a restart): wait for it instead of sending another. */
+  sentTx?: Hex;
 }
 
 /**

@@ -490,9 +490,18 @@ export class Runner {
       throw new Error(`market is ${chain.status} on chain, cannot propose`);
     }
     const payload: unknown = job.payload === null ? null : JSON.parse(job.payload);
+    if (job.txHash !== null)
+      log.info({ txHash: job.txHash }, "job: waiting for the proposal sent before, not sending another");
     const res = await seams.propose(
       job.marketId,
-      { verdict: job.verdict as Verdict, payload, bundleHash: job.bundleHash as Hex, bundleURI: job.bundleUri ?? "" },
+      {
+        verdict: job.verdict as Verdict,
+        payload,
+        bundleHash: job.bundleHash as Hex,
+        bundleURI: job.bundleUri ?? "",
+        // Linked at broadcast: a restart with it pending waits for it instead of sending a second proposal.
+        ...(job.txHash !== null ? { sentTx: job.txHash as Hex } : {}),
+      },
       {
         signal: entry.controller.signal,
         onSent: (txHash) => {

@@ -4,7 +4,7 @@
  * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
  * moved on by another daemon (or before a restart) is never written twice.
  */
-import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { parseAbi, TransactionNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
@@ -131,6 +131,24 @@ export async function escalateDispute(
   return { action: "escalated-uma" };
 }
 
+/**
+ * Waits for a transaction this daemon broadcast before a restart: its receipt status, or undefined when the node
+ * no longer knows it (dropped from the pool, or a chain reset).
+ */
+async function awaitSent(
+  client: PublicClient,
+  hash: Hex,
+  signal: AbortSignal,
+): Promise<"success" | "reverted" | undefined> {
+  const known = await client.getTransaction({ hash }).catch((err: unknown) => {
+    if (err instanceof TransactionNotFoundError) return undefined;
+    throw err;
+  });
+  if (known === undefined) return undefined;
+  const receipt = await abortable(client.waitForTransactionReceipt({ hash }), signal);
+  return receipt.status;
+}
+
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
   const { ports, close } = createPipelinePorts({
     ctx: config.ctx,
@@ -194,6 +212,13 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
           { length: Number(workerCount) },
           (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }),
         );
+      if (input.sentTx !== undefined) {
+        const landed = await awaitSent(client, input.sentTx, hooks.signal);
+        // Mined and the market moved on: our proposal (or another) is there; the runner reads which. Reverted,
+        // dropped, or an earlier round's transaction while the market awaits a proposal again: send a new one.
+        if (landed && (await readMarketOnChain(client, market, marketId)).status !== "requested")
+          return landed === "success" ? { txHash: input.sentTx } : { kind: "not-requested" };
+      }
       try {
         const res = await settler.propose({
           marketId,
@@ -201,9 +226,9 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
           reports,
           bundleHash: input.bundleHash,
           bundleURI: input.bundleURI,
+          onSent: hooks.onSent,
         });
         if (res.status === "already-settled") return { kind: "not-requested" };
-        hooks.onSent(res.txHash);
         return { txHash: res.txHash };
       } catch (err) {
         throw err instanceof SettleError && err.cause instanceof Error ? err.cause : err;

@@ -11,10 +11,34 @@ import hre from "hardhat";
 import { CONTRACT_SOURCES, type ContractName } from "../workflow/chain/artifacts.js";
 import type { Deployment } from "../workflow/chain/deploy.js";
 
-const connection = await network.connect();
+const connection = await network.getOrCreate();
 const file = process.env.CRESOLVER_DEPLOYMENT ?? `deployments/${connection.networkName}.json`;
-const deployment = JSON.parse(readFileSync(file, "utf8")) as Deployment;
-let failed = 0;
+
+/** The deployment file, or undefined after one `error:` line (no stack trace: a missing file is not a bug). */
+function readDeployment(path: string): Deployment | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const missing = (error as { code?: unknown }).code === "ENOENT";
+    console.error(
+      missing
+        ? `error: no deployment file ${path}: deploy first (npx cresolver deploy) or set CRESOLVER_DEPLOYMENT`
+        : `error: cannot read ${path}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as Deployment;
+  } catch {
+    console.error(`error: ${path} is not JSON`);
+    return undefined;
+  }
+}
+
+const loaded = readDeployment(file);
+const deployment = loaded ?? { contracts: {} };
+let failed = loaded === undefined ? 1 : 0;
 for (const [name, c] of Object.entries(deployment.contracts) as [
   ContractName,
   Deployment["contracts"]["ResolutionMarket"],

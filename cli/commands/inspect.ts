@@ -7,6 +7,7 @@ import { Command, Option } from "commander";
 import { formatEther, type Address } from "viem";
 import { STATUS_NAMES } from "../../workflow/chain/errors.js";
 import { agentDetails, listAgents, listMarkets, owedTo } from "../../workflow/chain/listings.js";
+import { visibleText } from "../../workflow/core/text.js";
 import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { decodeAgentUri, pickWorkerEndpoint } from "../../workflow/registration/index.js";
 import { parseAddress, parseUint, type DeploymentFile } from "../config.js";
@@ -28,7 +29,7 @@ export function marketListCommand(runtime: () => Runtime): Command {
       const markets = opts.status === undefined ? all : all.filter((m) => m.status.toLowerCase() === opts.status);
       const lines = markets.map(
         (m) =>
-          `${String(m.marketId).padStart(4)}  ${m.status.padEnd(19)} ${iso(m.deadline)}  ${formatEther(m.rewardPool)} ETH  ${m.workerCount} workers${m.outcome ? `  → ${m.outcome}` : ""}  ${m.question}`,
+          `${String(m.marketId).padStart(4)}  ${m.status.padEnd(19)} ${iso(m.deadline)}  ${formatEther(m.rewardPool)} ETH  ${m.workerCount} workers${m.outcome ? `  → ${m.outcome}` : ""}  ${visibleText(m.question)}`,
       );
       rt.emit(
         { market, count: markets.length, markets },
@@ -114,7 +115,7 @@ function agentShow(runtime: () => Runtime): Command {
       const lines = [
         `agent ${agentId} in ${identity}`,
         `  owner         ${d.owner}, wallet ${d.agentWallet}`,
-        `  registration  ${registration.name ?? "?"}: ${registration.endpoint ? `${registration.endpoint} (${registration.protocol})` : (registration.error ?? "?")}`,
+        `  registration  ${visibleText(registration.name ?? "?")}: ${registration.endpoint ? `${visibleText(registration.endpoint)} (${registration.protocol})` : visibleText(registration.error ?? "?")}`,
         `  record        ${d.reputation.settled} settled, correctness ${d.reputation.correctness}, quality ${d.reputation.resQuality}/${d.reputation.srcQuality}/${d.reputation.analysisDepth}`,
         `  ERC-8004      ${d.erc8004 ? `${d.erc8004.count} records from this market, summary ${d.erc8004.value} (${d.erc8004.decimals} decimals)` : "no summary"}`,
         `  answers       ${d.trackRecord.length} finalized market(s)${accuracy !== null ? `, ${(accuracy * 100).toFixed(0)}% correct` : ""}`,

@@ -30,6 +30,7 @@ import {
 } from "../../workflow/chain/lifecycle.js";
 import { viewCall } from "../../workflow/chain/reads.js";
 import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
+import { visibleText } from "../../workflow/core/text.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
 import { loadTrace, traceLines } from "../bundle-trace.js";
 import { parseIntIn, parseUint } from "../config.js";
@@ -174,7 +175,7 @@ function show(runtime: () => Runtime): Command {
         };
         const lines = [
           `market ${marketId} at ${market}: ${s.statusName}${outcome ? ` → ${outcome}` : ""}`,
-          `  question      ${s.question}`,
+          `  question      ${visibleText(s.question)}`,
           `  deadline      ${iso(s.deadline)}`,
           `  reward pool   ${formatEther(s.rewardPool)} ETH, total stake ${formatEther(s.totalStake)} ETH, min stake ${formatEther(s.minStake)} ETH`,
           `  admission     ${admissionRule(s.config)}`,

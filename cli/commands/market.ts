@@ -19,6 +19,7 @@ import {
   parseUint,
   referenceTime,
 } from "../config.js";
+import { checkQuestion } from "../../workflow/core/text.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import { marketListCommand } from "./inspect.js";
@@ -92,7 +93,10 @@ function create(runtime: () => Runtime): Command {
     .description(
       "Create a market with a reward pool and its settings (admission, stake, seats, dispute window, bond, arbiter; omitted = the contract's defaults). Prints the marketId.",
     )
-    .requiredOption("--question <text>", "the yes/no question (≤ 1024 bytes)")
+    .requiredOption(
+      "--question <text>",
+      "the yes/no question (≤ 1024 bytes; line breaks become spaces; control and bidi characters are refused)",
+    )
     .requiredOption(
       "--deadline <when>",
       "joining closes then: Unix seconds, an ISO date, or +<n>s|m|h|d from now (wall clock, or the chain's time if it is ahead)",
@@ -110,8 +114,10 @@ function create(runtime: () => Runtime): Command {
     .action(async (opts: CreateOptions) => {
       const rt = runtime();
       rt.requireKey();
-      if (opts.question.trim() === "") throw new CliError("--question must not be empty");
-      const bytes = Buffer.byteLength(opts.question, "utf8");
+      const checked = checkQuestion(opts.question);
+      if (!checked.ok) throw new CliError(`--question ${checked.reason}`);
+      const question = checked.question;
+      const bytes = Buffer.byteLength(question, "utf8");
       if (bytes > MAX_QUESTION_BYTES)
         throw new CliError(`--question is ${bytes} bytes, the market accepts at most ${MAX_QUESTION_BYTES}`);
       const reward = parseEth(opts.reward, "--reward");
@@ -131,13 +137,13 @@ function create(runtime: () => Runtime): Command {
         if (arbiterCode === undefined || arbiterCode === "0x")
           throw new CliError(`--arbiter ${params.arbiter} is not a contract on chain ${ctx.chainId}`);
       }
-      const r = await createMarket(ctx, market, opts.question, deadline, reward, params);
+      const r = await createMarket(ctx, market, question, deadline, reward, params);
       const config = await getMarketConfig(ctx, market, r.marketId);
       rt.emit(
         {
           marketId: r.marketId,
           market,
-          question: opts.question,
+          question,
           deadline,
           reward,
           config,
@@ -146,7 +152,7 @@ function create(runtime: () => Runtime): Command {
           blockNumber: r.blockNumber,
         },
         [
-          `created market ${r.marketId}: "${opts.question}" (deadline ${iso(deadline)}, reward ${formatEther(reward)} ETH)`,
+          `created market ${r.marketId}: "${question}" (deadline ${iso(deadline)}, reward ${formatEther(reward)} ETH)`,
           `  admission ${admissionRule(config)}${params.allowedAgents ? ` (${params.allowedAgents.join(", ")})` : ""}; min stake ${formatEther(config.minStake)} ETH; ${config.maxWorkers} seats`,
           `  dispute window ${formatDuration(config.disputeWindow)}, bond ${formatEther(config.bond)} ETH, arbiter ${config.arbiter}`,
           `  tx ${r.txHash}`,

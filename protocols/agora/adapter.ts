@@ -131,7 +131,8 @@ export function splitChallengeReplies(reasoning: string, count: number): string[
     const re = new RegExp(`(^|\\n)[ \\t]*(?:\\[${i}\\]|${i}[.)]|challenge ${i}\\s*[:.)-])`, "gi");
     re.lastIndex = from;
     const m = re.exec(reasoning);
-    if (m === null) return Array.from({ length: count }, () => reasoning.trim());
+    // Not numbered per challenge: one reply to the round (the rubric reads what it covers per challenge).
+    if (m === null) return [reasoning.trim()];
     const at = m.index + m[1].length;
     starts.push(at);
     from = at + 1;

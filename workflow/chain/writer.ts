@@ -42,6 +42,8 @@ export interface ContractWrite<A extends Abi, F extends WriteFunctionName<A>> {
   gas?: bigint | ((estimate: bigint) => bigint);
   /** Label for errors, e.g. "ResolutionMarket.joinMarket". Default: the function name. */
   label?: string;
+  /** Called with the hash as soon as the node accepted the transaction, before waiting for its receipt. */
+  onSent?: (hash: Hex) => void;
 }
 
 export interface WriteResult<R = unknown> {
@@ -123,6 +125,7 @@ export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi
   } catch (error) {
     throw toChainError(error, label);
   }
+  write.onSent?.(hash);
   let receipt: TransactionReceipt;
   try {
     receipt = await ctx.publicClient.waitForTransactionReceipt({ hash });

@@ -47,6 +47,8 @@ import {
   contentTerms,
   marketPatterns,
   sanitizeString,
+  splitParagraphs,
+  splitSentences,
   words,
   type CleanedText,
 } from "../core/text.js";
@@ -422,7 +424,15 @@ export function scoreWorker(
     if (k === 0) {
       put("collaboration", 50, "not challenged: neutral score");
     } else {
-      const replies = Array.isArray(worker.challengeReplies) ? worker.challengeReplies : [];
+      const given = Array.isArray(worker.challengeReplies) ? worker.challengeReplies : [];
+      // One reply to a round of challenges (protocols that carry the round as one message, or map one item to one
+      // challenge): scored per challenge on the part of it that covers that challenge, so the same defence scores
+      // the same through every protocol.
+      // A reply with instruction-like text anywhere stays whole (one unanswered reply): splitting must not rescue parts.
+      const nonBlank = given.filter((r) => typeof r === "string" && r.trim() !== "");
+      const one = nonBlank.length === 1 && k > 1 ? String(nonBlank[0]) : undefined;
+      const single = one !== undefined && !cleanForScoring(one, undefined, exempt).injected;
+      const replies = single ? splitByChallenge(replyView(one, protocol), challenges) : given;
       const questionTerms = contentTerms(market.question ?? "");
       const seenReplies = new Set<string>();
       let answered = 0;
@@ -457,7 +467,7 @@ export function scoreWorker(
       put(
         "collaboration",
         (40 * answered) / k + (30 * lengthSum) / k + (30 * topicSum) / k - (extra ? 10 : 0),
-        `${answered}/${k} challenges answered` +
+        `${answered}/${k} challenges answered${single ? " (one reply to the round, read per challenge)" : ""}` +
           (duplicates ? `, ${duplicates} duplicated repl${duplicates === 1 ? "y" : "ies"}` : "") +
           (extra ? `, ${extra} extra repl${extra === 1 ? "y" : "ies"} ignored (count mismatch, -10)` : "") +
           `, substance ${Math.round((100 * lengthSum) / k)}%, on-topic ${Math.round((100 * topicSum) / k)}%` +
@@ -482,6 +492,42 @@ export function scoreWorker(
     ordered[k] = scores[k];
   }
   return ordered;
+}
+
+/**
+ * One reply to k challenges → k replies: each sentence goes to the challenge whose own terms it shares most
+ * (ties: the earliest), a sentence sharing none continues the previous sentence's challenge (leading ones wait for
+ * the first attributed sentence). A reply that shares no term with any challenge answers the first one only, as
+ * before: it covers nothing specific.
+ */
+export function splitByChallenge(reply: string, challenges: readonly string[]): string[] {
+  const terms = challenges.map((c) => new Set(contentTerms(typeof c === "string" ? c : "")));
+  const parts: string[][] = challenges.map(() => []);
+  let current = -1;
+  let waiting: string[] = [];
+  for (const paragraph of splitParagraphs(reply)) {
+    for (const sentence of splitSentences(paragraph)) {
+      let best = -1;
+      let bestOverlap = 0;
+      const own = contentTerms(sentence);
+      terms.forEach((set, i) => {
+        const overlap = own.filter((t) => set.has(t)).length;
+        if (overlap > bestOverlap) {
+          best = i;
+          bestOverlap = overlap;
+        }
+      });
+      if (best >= 0) current = best;
+      if (current < 0) {
+        waiting.push(sentence);
+        continue;
+      }
+      parts[current].push(...waiting, sentence);
+      waiting = [];
+    }
+  }
+  if (current < 0) return [reply];
+  return parts.map((p) => p.join(" "));
 }
 
 /** Counts of YES/NO among the answering workers of an input. */

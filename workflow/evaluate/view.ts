@@ -124,6 +124,8 @@ export function answerView(answer: Pick<WorkerAnswer, "evidence" | "sources">, p
 const REPLY_LABELS: Record<string, RegExp> = {
   // protocols/roundtable/challenge-mapping.ts: `Challenge to peer-2 on "…": ` / `Concession to peer-1 on "…": `
   roundtable: /^(Challenge|Concession) to .{0,300}? on ".{0,300}?": /gm,
+  // protocols/factagora/mapping.ts challengeReplies, when no reply is labelled: `Round 2 position: YES (confidence 0.8). `
+  factagora: /^Round 2 position: [A-Z]{1,20} \(confidence [0-9.eE-]{1,24}\)\. /g,
 };
 
 /** A challenge reply without our adapter's wrapper (see REPLY_LABELS). */

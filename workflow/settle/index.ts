@@ -47,6 +47,8 @@ export interface ProposalInput {
   bundleHash: Hex;
   /** Where the bundle can be fetched; "" when nowhere. Overrides the settler's `bundleURI` option. */
   bundleURI?: string;
+  /** Hears the proposal's hash once broadcast, before its receipt (so a crash while it is pending loses nothing). */
+  onSent?: (hash: Hex) => void;
 }
 
 export type SettleResult =
@@ -203,6 +205,7 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
       value: bond,
       label,
       gas: (estimate) => cappedGas(label, estimate, withHeadroom(estimate), ceiling),
+      ...(input.onSent !== undefined ? { onSent: input.onSent } : {}),
     });
     const [event] = parseEventLogs({
       abi: resolutionMarketAbi,

@@ -221,7 +221,7 @@ describe("bad input is refused before anything is sent", () => {
     // market create
     await refuses(
       ["market", "create", "--question", " ", "--deadline", "+1h", "--reward", "1"],
-      /--question must not be empty/,
+      /--question is empty/,
       o,
     );
     await refuses(

@@ -485,8 +485,8 @@ describe("agora adapter", () => {
       "2) Second.",
       "[3] Third.",
     ]);
-    expect(splitChallengeReplies("One answer for all.", 2)).toEqual(["One answer for all.", "One answer for all."]);
-    expect(splitChallengeReplies("1. only one", 2)).toEqual(["1. only one", "1. only one"]);
+    expect(splitChallengeReplies("One answer for all.", 2)).toEqual(["One answer for all."]);
+    expect(splitChallengeReplies("1. only one", 2)).toEqual(["1. only one"]);
   });
 
   it("is registered by defaultAdapters only when a signer is configured", () => {
