@@ -4,7 +4,7 @@
  * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
  * moved on by another daemon (or before a restart) is never written twice.
  */
-import { parseAbi, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
@@ -23,7 +23,8 @@ import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
 import { createSettler, SettleError } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
-import { daemonMarketAbi, readMarketOnChain } from "./chain.js";
+import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
+import { readMarketOnChain } from "./chain.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
 
 /** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
@@ -76,12 +77,6 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const umaArbiterViews = parseAbi([
-  "function assertionIdOf(address market, uint256 marketId) view returns (bytes32)",
-  "function oracle() view returns (address)",
-  "function currency() view returns (address)",
-]);
-
 /**
  * Escalating a dispute of our proposal, by the market's arbiter: a UmaArbiter asserted the disputer's claim on
  * UMA's Optimistic Oracle V3, so the proposer counters that assertion (OOv3 `disputeAssertion`, paying UMA's bond
@@ -98,7 +93,7 @@ export async function escalateDispute(
   try {
     assertionId = await ctx.publicClient.readContract({
       address: arbiter,
-      abi: umaArbiterViews,
+      abi: umaArbiterAbi,
       functionName: "assertionIdOf",
       args: [market, marketId],
     });
@@ -107,8 +102,8 @@ export async function escalateDispute(
   }
   if (/^0x0+$/.test(assertionId)) return { action: "escalated" };
   const [optimisticOracle, currency] = await Promise.all([
-    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "oracle" }),
-    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "currency" }),
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "oracle" }),
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "currency" }),
   ]);
   const uma = { optimisticOracle, currency } as UmaStack;
   const assertion = await getAssertion(ctx, uma, assertionId);
@@ -174,7 +169,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     async propose(marketId, input, hooks) {
       const { workerCount } = await client.readContract({
         address: market,
-        abi: daemonMarketAbi,
+        abi: resolutionMarketAbi,
         functionName: "getMarket",
         args: [marketId],
       });
