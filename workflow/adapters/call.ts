@@ -9,6 +9,7 @@ import { isHttpError } from "../http/errors.js";
 import { hasTimers } from "../timers.js";
 import { retry } from "../util/retry.js";
 import type { AgentCredentials, CredentialStore } from "./credentials.js";
+import { CresolverError } from "../util/errors.js";
 
 export interface RetryPolicy {
   /** Overall deadline of the call, retries included. */
@@ -20,7 +21,7 @@ export interface RetryPolicy {
 }
 
 /** A reply that arrived but does not match the protocol's schema. */
-export class InvalidReplyError extends Error {
+export class InvalidReplyError extends CresolverError {
   readonly kind: FailureKind = "invalid-response";
   constructor(message: string) {
     super(message.length > 300 ? `${message.slice(0, 300)}…` : message);

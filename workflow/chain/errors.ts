@@ -16,6 +16,7 @@ import {
   resolutionMarketAbi,
   umaArbiterAbi,
 } from "./abis.js";
+import { CresolverError } from "../util/errors.js";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -27,7 +28,7 @@ export type ChainErrorKind =
   /** The request was refused before anything was sent (bad input, wrong state, missing contract). */
   | "precondition";
 
-export class ChainError extends Error {
+export class ChainError extends CresolverError {
   readonly kind: ChainErrorKind;
   /** Custom error name, e.g. "StakeTooLow"; "Error" for require strings, "Panic" for panics. */
   readonly errorName?: string;

@@ -2,6 +2,7 @@
  * JSON helpers for untrusted replies and for requests that carry uint256 values.
  */
 import { MAX_STRING_CHARS, sanitizeString } from "../core/text.js";
+import { CresolverError } from "../util/errors.js";
 
 export interface SanitizeLimits {
   /** Longest string (values and keys) kept, in UTF-16 code units; longer ones are cut. Default 50,000. */
@@ -12,7 +13,7 @@ export interface SanitizeLimits {
 
 export const DEFAULT_SANITIZE_LIMITS: SanitizeLimits = { maxStringLength: MAX_STRING_CHARS, maxDepth: 64 };
 
-export class JsonDepthError extends Error {
+export class JsonDepthError extends CresolverError {
   constructor(maxDepth: number) {
     super(`JSON nested deeper than ${maxDepth} levels`);
     this.name = "JsonDepthError";
