@@ -6,11 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
-import { bundleHash, canonicalJson } from "../workflow/core/bundle.js";
+import { bundleHash, canonicalJson, MAX_BUNDLE_BYTES } from "../workflow/core/bundle.js";
 import { type BundleDocument, type BundleWorker, parseStoredBundle } from "../workflow/core/bundle-schema.js";
 import { createSafeHttpClient } from "../workflow/http/index.js";
 
-const MAX_BUNDLE_BYTES = 4_000_000;
 type Decision = NonNullable<BundleDocument["decision"]>;
 
 export interface TraceWorker {

@@ -2,6 +2,7 @@
  * `cresolver` entry: `npx cresolver …` (bin/cresolver.mjs), `npm run cresolver -- …` or `npx tsx cli/main.ts …`.
  */
 import { VERSION } from "./version.js";
+import { skipSqliteNotice } from "./warnings.js";
 
 const argv = process.argv.slice(2);
 // `--version` alone answers before viem, commander and the commands load (well under a second).
@@ -9,6 +10,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${VERSION}\n`);
   process.exit(0);
 }
+skipSqliteNotice();
 const { run } = await import("./program.js");
 const code = await run(argv, {
   stdout: (s) => process.stdout.write(s),

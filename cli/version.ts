@@ -1,2 +1,2 @@
 /** The CLI's version, in its own module so `cresolver --version` answers without loading the command tree. */
-export const VERSION = "0.1.0";
+export const VERSION = "0.3.0";

@@ -23,7 +23,8 @@ import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
 import { createSettler, SettleError } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
-import { daemonMarketAbi, readMarketOnChain } from "./chain.js";
+import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
+import { readMarketOnChain } from "./chain.js";
 import { indexTrackRecord, type RecordIndex } from "./record-index.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
 
@@ -81,12 +82,6 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const umaArbiterViews = parseAbi([
-  "function assertionIdOf(address market, uint256 marketId) view returns (bytes32)",
-  "function oracle() view returns (address)",
-  "function currency() view returns (address)",
-]);
-
 /**
  * Escalating a dispute of our proposal, by the market's arbiter: a UmaArbiter asserted the disputer's claim on
  * UMA's Optimistic Oracle V3, so the proposer counters that assertion (OOv3 `disputeAssertion`, paying UMA's bond
@@ -103,7 +98,7 @@ export async function escalateDispute(
   try {
     assertionId = await ctx.publicClient.readContract({
       address: arbiter,
-      abi: umaArbiterViews,
+      abi: umaArbiterAbi,
       functionName: "assertionIdOf",
       args: [market, marketId],
     });
@@ -112,8 +107,8 @@ export async function escalateDispute(
   }
   if (/^0x0+$/.test(assertionId)) return { action: "escalated" };
   const [optimisticOracle, currency] = await Promise.all([
-    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "oracle" }),
-    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterViews, functionName: "currency" }),
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "oracle" }),
+    ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "currency" }),
   ]);
   const uma = { optimisticOracle, currency } as UmaStack;
   const assertion = await getAssertion(ctx, uma, assertionId);
@@ -202,7 +197,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     async propose(marketId, input, hooks) {
       const { workerCount } = await client.readContract({
         address: market,
-        abi: daemonMarketAbi,
+        abi: resolutionMarketAbi,
         functionName: "getMarket",
         args: [marketId],
       });

@@ -1,20 +1,5 @@
 /**
- * node:sqlite without its one-time "SQLite is an experimental feature" warning: Node 22 prints it on
- * first import, which would put a stray line on stderr of every CLI command that touches the daemon.
- * Any other warning goes through unchanged.
+ * The one import of node:sqlite. Node 22 prints a one-time "SQLite is an experimental feature" warning when it
+ * loads; the CLI entry skips that notice in its own warning output (cli/warnings.ts), so this module patches nothing.
  */
-const emitWarning = process.emitWarning;
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  const text = typeof warning === "string" ? warning : warning.message;
-  if (text.includes("SQLite is an experimental feature")) return;
-  return (emitWarning as (w: string | Error, ...r: unknown[]) => void).call(process, warning, ...rest);
-}) as typeof process.emitWarning;
-let sqlite: typeof import("node:sqlite");
-try {
-  sqlite = await import("node:sqlite");
-} finally {
-  process.emitWarning = emitWarning;
-}
-export const DatabaseSync = sqlite.DatabaseSync;
-export type DatabaseSync = import("node:sqlite").DatabaseSync;
-export type { SQLInputValue } from "node:sqlite";
+export { DatabaseSync, type SQLInputValue } from "node:sqlite";

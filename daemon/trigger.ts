@@ -6,19 +6,16 @@
  * loses a range: the range is simply scanned again (job insertion is idempotent).
  */
 import type { Logger } from "pino";
-import { parseAbiItem, type PublicClient } from "viem";
+import { getAbiItem, type PublicClient } from "viem";
 import { sanitizeError } from "./log.js";
 import type { DaemonMetrics } from "./metrics.js";
 import type { DisputedEvent, RequestedEvent, Store } from "./store.js";
+import { resolutionMarketAbi } from "../workflow/chain/abis.js";
+import { nameOf, VERDICT_NAMES } from "../workflow/core/codes.js";
 import { backoffDelay } from "../workflow/util/retry.js";
 
-export const RESOLUTION_REQUESTED = parseAbiItem(
-  "event ResolutionRequested(uint256 indexed marketId, string question)",
-);
-export const PROPOSAL_DISPUTED = parseAbiItem(
-  "event ProposalDisputed(uint256 indexed marketId, address indexed disputer, uint8 claimed, address arbiter)",
-);
-const VERDICTS = ["no", "yes", "invalid"] as const;
+const RESOLUTION_REQUESTED = getAbiItem({ abi: resolutionMarketAbi, name: "ResolutionRequested" });
+const PROPOSAL_DISPUTED = getAbiItem({ abi: resolutionMarketAbi, name: "ProposalDisputed" });
 
 export interface TriggerMarket {
   address: `0x${string}`;
@@ -177,9 +174,9 @@ export class Trigger {
         const marketId = log.args.marketId;
         if (marketId === undefined || log.blockNumber === null) continue;
         if (log.eventName === "ProposalDisputed") {
-          const { disputer, claimed } = log.args as { disputer?: string; claimed?: number };
+          const { disputer, claimed } = log.args;
           if (disputer === undefined || claimed === undefined) continue;
-          disputes.push({ marketId, disputer, claimed: VERDICTS[claimed] ?? String(claimed) });
+          disputes.push({ marketId, disputer, claimed: nameOf(VERDICT_NAMES, claimed, String(claimed)) });
           continue;
         }
         const delay = this.o.firstRunDelay(marketId);

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import type { z } from "zod";
 import { EngineUpstreamError } from "./engine/types.js";
+import { CresolverError } from "../../workflow/util/errors.js";
 
 export interface ErrorBody {
   /** Machine-readable kind. */
@@ -20,7 +21,7 @@ export interface ErrorBody {
 }
 
 /** A 400 raised by request validation. */
-export class BadRequestError extends Error {
+export class BadRequestError extends CresolverError {
   readonly statusCode = 400;
   constructor(
     message: string,

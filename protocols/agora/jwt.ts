@@ -24,6 +24,7 @@ import {
   type JWTVerifyGetKey,
   type KeyObject,
 } from "jose";
+import { CresolverError } from "../../workflow/util/errors.js";
 
 export type AgoraSigningAlg = "ES256" | "EdDSA";
 export const AGORA_ALGORITHMS: readonly AgoraSigningAlg[] = ["ES256", "EdDSA"];
@@ -81,7 +82,7 @@ export function createJoseSigner(
 }
 
 /** Why a token was refused; `message` is ours (never echoes the token). */
-export class AgoraTokenError extends Error {
+export class AgoraTokenError extends CresolverError {
   constructor(
     readonly reason:
       | "malformed"

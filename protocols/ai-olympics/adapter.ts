@@ -15,7 +15,7 @@ import type {
 } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError } from "../../workflow/http/errors.js";
-import { toFailure } from "../../workflow/adapters/call.js";
+import { routeEndpoint, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../wire-fields.js";
 import {
@@ -165,17 +165,10 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       log,
     });
 
-    let url: string;
-    try {
-      const parsed = new URL(endpoint.url);
-      parsed.hash = "";
-      url = parsed.toString();
-    } catch {
-      return fail({ kind: "registration", message: "endpoint is not a URL" }, 0);
-    }
-    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
-    if (found.kind === "refused") return fail(found.failure, 0);
-    const secret = found.kind === "ok" ? found.credentials.hmacSecret : undefined;
+    const route = routeEndpoint(config.credentials, seat, endpoint.url);
+    if ("failure" in route) return fail(route.failure, 0);
+    const { url } = route;
+    const secret = route.credentials?.hmacSecret;
     if (secret === undefined || secret === "") {
       return fail(
         {

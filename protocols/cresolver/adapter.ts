@@ -12,7 +12,7 @@ import type {
   WorkerSeat,
 } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
+import { callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../wire-fields.js";
 import {
@@ -57,22 +57,10 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
     seat: WorkerSeat,
     path: string,
   ): { url: string; headers?: Record<string, string> } | { refused: CallResult<never> } {
-    let url: string;
-    try {
-      url = joinEndpoint(endpoint.url, path);
-    } catch {
-      return {
-        refused: {
-          ok: false,
-          failure: { kind: "registration", message: "endpoint is not a URL" },
-          latencyMs: 0,
-          attempts: 0,
-        },
-      };
-    }
-    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
-    if (found.kind === "refused") return { refused: { ok: false, failure: found.failure, latencyMs: 0, attempts: 0 } };
-    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
+    const route = routeEndpoint(config.credentials, seat, endpoint.url, path);
+    if ("failure" in route) return { refused: { ok: false, failure: route.failure, latencyMs: 0, attempts: 0 } };
+    const { url } = route;
+    const token = route.credentials?.bearerToken;
     if (token === undefined) return config.headers ? { url, headers: config.headers } : { url };
     return { url, headers: { ...config.headers, authorization: `Bearer ${token}` } };
   }

@@ -16,7 +16,7 @@ import type {
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { retry } from "../../workflow/util/retry.js";
-import { InvalidReplyError, toFailure } from "../../workflow/adapters/call.js";
+import { InvalidReplyError, routeEndpoint, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import {
   buildRound1Request,
@@ -118,17 +118,10 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       latencyMs: Math.round(performance.now() - start),
       attempts,
     });
-    let url: string;
-    try {
-      const u = new URL(endpoint.url);
-      u.hash = "";
-      url = u.toString();
-    } catch {
-      return done({ ok: false, failure: { kind: "registration", message: "endpoint is not a URL" } }, 0);
-    }
-    const found = config.credentials.forEndpoint(seat.agentId, url);
-    if (found.kind === "refused") return done({ ok: false, failure: found.failure }, 0);
-    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
+    const route = routeEndpoint(config.credentials, seat, endpoint.url);
+    if ("failure" in route) return done({ ok: false, failure: route.failure }, 0);
+    const { url } = route;
+    const token = route.credentials?.bearerToken;
     if (token === undefined) {
       return done(
         {

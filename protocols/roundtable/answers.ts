@@ -9,6 +9,7 @@ import { detectInjection, sanitizeString } from "../../workflow/core/text.js";
 import { InvalidReplyError } from "../../workflow/adapters/call.js";
 import { answerConfidence, readDetermination, readEvidence, type EvidenceLevel } from "./determination.js";
 import { ROUNDTABLE_LIMITS, ROUNDTABLE_PROTOCOL, type AnalysisReply, type VoteReply } from "./wire.js";
+import { CresolverError } from "../../workflow/util/errors.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Reply mapping.
@@ -32,7 +33,7 @@ export function injectionFlags(
   return out;
 }
 
-export class AbstainedError extends Error {
+export class AbstainedError extends CresolverError {
   constructor(message: string) {
     super(message);
     this.name = "AbstainedError";

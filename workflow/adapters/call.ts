@@ -3,11 +3,13 @@
  * inside it (only for failures the HTTP layer marks retryable: 5xx and connection-level errors),
  * and every failure returned as a CallResult, never thrown.
  */
-import type { CallResult, FailureKind, WorkerFailure } from "../core/types.js";
+import type { CallResult, FailureKind, WorkerFailure, WorkerSeat } from "../core/types.js";
 import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
 import { hasTimers } from "../timers.js";
 import { retry } from "../util/retry.js";
+import type { AgentCredentials, CredentialStore } from "./credentials.js";
+import { CresolverError } from "../util/errors.js";
 
 export interface RetryPolicy {
   /** Overall deadline of the call, retries included. */
@@ -19,7 +21,7 @@ export interface RetryPolicy {
 }
 
 /** A reply that arrived but does not match the protocol's schema. */
-export class InvalidReplyError extends Error {
+export class InvalidReplyError extends CresolverError {
   readonly kind: FailureKind = "invalid-response";
   constructor(message: string) {
     super(message.length > 300 ? `${message.slice(0, 300)}…` : message);
@@ -77,4 +79,34 @@ export function joinEndpoint(endpoint: string, path: string): string {
   url.hash = "";
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
   return url.toString();
+}
+
+/** Where to send one call and the secrets bound to that URL, or why the call is refused before any network I/O. */
+export type EndpointRoute = { url: string; credentials: AgentCredentials | undefined } | { failure: WorkerFailure };
+
+/**
+ * The one route of every adapter's call: the endpoint URL (plus `path` when given; the fragment dropped) and the
+ * credentials the store binds to that URL's origin. A registration whose endpoint is not a URL, or credentials
+ * bound to another origin, refuse the call.
+ */
+export function routeEndpoint(
+  credentials: CredentialStore | undefined,
+  seat: WorkerSeat,
+  endpointUrl: string,
+  path?: string,
+): EndpointRoute {
+  let url: string;
+  try {
+    if (path !== undefined) url = joinEndpoint(endpointUrl, path);
+    else {
+      const parsed = new URL(endpointUrl);
+      parsed.hash = "";
+      url = parsed.toString();
+    }
+  } catch {
+    return { failure: { kind: "registration", message: "endpoint is not a URL" } };
+  }
+  const found = credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
+  if (found.kind === "refused") return { failure: found.failure };
+  return { url, credentials: found.kind === "ok" ? found.credentials : undefined };
 }

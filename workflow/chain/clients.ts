@@ -36,6 +36,7 @@ import { NonceQueue } from "./nonce.js";
 import { findCause } from "../util/cause.js";
 import { backoffDelay, retry } from "../util/retry.js";
 import { redactUrl } from "../util/redact.js";
+import { CresolverError } from "../util/errors.js";
 
 export interface RetryOptions {
   /** Extra attempts after the first (default 4). */
@@ -74,7 +75,7 @@ function parseBody(init: RequestInit | undefined): JsonRpcBody | JsonRpcBody[] |
 }
 
 /** A failure worth another attempt; `reason` names it without request bodies. */
-class TransientRpcFailure extends Error {
+class TransientRpcFailure extends CresolverError {
   constructor(readonly reason: string) {
     super(reason);
   }

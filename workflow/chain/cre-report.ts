@@ -19,13 +19,12 @@ import {
   type Address,
   type Hex,
 } from "viem";
+import { ANSWER_CODE, VERDICT_CODE } from "../core/codes.js";
+import type { VerdictKind } from "../core/types.js";
 
-/** `IResolutionMarket.Verdict`. */
-export const VERDICT = { no: 0, yes: 1, invalid: 2 } as const;
-export type VerdictName = keyof typeof VERDICT;
-
-/** `IResolutionMarket.Answer`. */
-export const ANSWER = { none: 0, abstained: 1, no: 2, yes: 3 } as const;
+/** `IResolutionMarket.Verdict` and `Answer` codes (one table: workflow/core/codes.ts). */
+export { ANSWER_CODE as ANSWER, VERDICT_CODE as VERDICT } from "../core/codes.js";
+export type VerdictName = VerdictKind;
 
 /** One seat's `IResolutionMarket.WorkerReport`. */
 export interface WorkerReportWire {
@@ -55,10 +54,10 @@ export const CRE_REPORT_PARAMS = parseAbiParameters(
 );
 
 function checkReport(r: CreReport): void {
-  if (!Object.values<number>(VERDICT).includes(r.verdict))
+  if (!Object.values<number>(VERDICT_CODE).includes(r.verdict))
     throw new RangeError(`verdict ${r.verdict} is not 0 (no), 1 (yes) or 2 (invalid)`);
   r.reports.forEach((w, i) => {
-    if (!Object.values<number>(ANSWER).includes(w.answer))
+    if (!Object.values<number>(ANSWER_CODE).includes(w.answer))
       throw new RangeError(`reports[${i}].answer ${w.answer} is not an Answer`);
     if (!Number.isInteger(w.confidenceBps) || w.confidenceBps < 0 || w.confidenceBps > 0xffff)
       throw new RangeError(`reports[${i}].confidenceBps ${w.confidenceBps} is not a uint16`);

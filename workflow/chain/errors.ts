@@ -6,6 +6,7 @@
  * through the market that called it.
  */
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, type Abi, type Hex } from "viem";
+import { STATUS_NAMES } from "../core/codes.js";
 import {
   bettingMarketAbi,
   committeeArbiterAbi,
@@ -15,6 +16,7 @@ import {
   resolutionMarketAbi,
   umaArbiterAbi,
 } from "./abis.js";
+import { CresolverError } from "../util/errors.js";
 
 type AbiError = Extract<Abi[number], { type: "error" }>;
 
@@ -26,7 +28,7 @@ export type ChainErrorKind =
   /** The request was refused before anything was sent (bad input, wrong state, missing contract). */
   | "precondition";
 
-export class ChainError extends Error {
+export class ChainError extends CresolverError {
   readonly kind: ChainErrorKind;
   /** Custom error name, e.g. "StakeTooLow"; "Error" for require strings, "Panic" for panics. */
   readonly errorName?: string;
@@ -76,16 +78,8 @@ export function withAllErrors<const A extends Abi>(abi: A): A {
 }
 
 /** IResolutionMarket.Status names (v2 appends Proposed and Disputed), for readable WrongStatus errors. */
-export const STATUS_NAMES = [
-  "None",
-  "Open",
-  "ResolutionRequested",
-  "Resolved",
-  "Invalid",
-  "Cancelled",
-  "Proposed",
-  "Disputed",
-] as const;
+/** Re-exported for callers that took it from here; the table lives in workflow/core/codes.ts. */
+export { STATUS_NAMES };
 
 function formatValue(name: string, value: unknown): string {
   if (typeof value === "bigint") return value.toString();

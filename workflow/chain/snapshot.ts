@@ -8,7 +8,8 @@ import { getAddress, type Abi, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "./abis.js";
 import { viewCall, type ViewCall, type ViewFunctionName, type ViewResult } from "./reads.js";
 import type { ChainContext } from "./clients.js";
-import { ChainError, STATUS_NAMES, toChainError, withAllErrors } from "./errors.js";
+import { STATUS_NAMES, type StatusName } from "../core/codes.js";
+import { ChainError, toChainError, withAllErrors } from "./errors.js";
 import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./lifecycle.js";
 
 /** The canonical multicall3 deployment (same address on nearly every chain). */
@@ -101,7 +102,7 @@ function unwrap<T>(r: ReadResult<T>, what: string): T {
   return r.result;
 }
 
-export type StatusName = (typeof STATUS_NAMES)[number];
+export type { StatusName };
 
 export interface WorkerState {
   address: Address;

@@ -1,6 +1,6 @@
 /**
- * UMA's Optimistic Oracle V3 stack on a local chain, from the compiled artifacts of `@uma/core` (a dev
- * dependency): Finder, Store (with a final fee for the currency), IdentifierWhitelist ("ASSERT_TRUTH"),
+ * UMA's Optimistic Oracle V3 stack on a local chain, from UMA's compiled artifacts as published in
+ * `@uma/contracts-node` (a dev dependency with no dependencies of its own; the bytecode is `@uma/core` 2.62.2's): Finder, Store (with a final fee for the currency), IdentifierWhitelist ("ASSERT_TRUTH"),
  * AddressWhitelist (the currency), a TestnetERC20 currency, MockOracleAncillary registered as the "Oracle"
  * (it stands in for UMA's DVM vote: `pushMockPrice`), and OptimisticOracleV3. Plus the moves a party makes
  * on OOv3: dispute an assertion, have the mock DVM answer, settle.
@@ -28,7 +28,8 @@ import { deployContract, type DeployedContract } from "./deploy.js";
 import { ChainError, toChainError } from "./errors.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "./writer.js";
 
-/** Artifact paths inside `@uma/core/artifacts/contracts/`. */
+/** Artifact paths below {@link UMA_ARTIFACT_ROOT}. */
+export const UMA_ARTIFACT_ROOT = "@uma/contracts-node/dist/packages/core/artifacts/contracts";
 export const UMA_ARTIFACTS = {
   Finder: "data-verification-mechanism/implementation/Finder.sol/Finder.json",
   Store: "data-verification-mechanism/implementation/Store.sol/Store.json",
@@ -109,14 +110,17 @@ export interface DeployUmaOptions {
   currencyDecimals?: number;
 }
 
-/** Reads one `@uma/core` artifact (ABI + bytecode); a clear error when the package is missing. */
+/** Reads one UMA artifact (ABI + bytecode); a clear error when the package is missing. */
 export function loadUmaArtifact(name: UmaContractName): { abi: Abi; bytecode: Hex } {
   const require = createRequire(import.meta.url);
   let file: string;
   try {
-    file = require.resolve(`@uma/core/artifacts/contracts/${UMA_ARTIFACTS[name]}`);
+    file = require.resolve(`${UMA_ARTIFACT_ROOT}/${UMA_ARTIFACTS[name]}`);
   } catch {
-    throw new ChainError("precondition", `@uma/core is not installed (needed for UMA's ${name}): run \`npm install\``);
+    throw new ChainError(
+      "precondition",
+      `@uma/contracts-node is not installed (needed for UMA's ${name}): run \`npm install\``,
+    );
   }
   const parsed = JSON.parse(readFileSync(file, "utf8")) as {
     abi: Abi;

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { BUNDLE_SCHEMA, DAEMON_INVALID_SCHEMA, MAX_BUNDLE_BYTES } from "./bundle.js";
 import { DIMENSIONS, type FailureKind } from "./types.js";
+import { CresolverError } from "../util/errors.js";
 
 /** More seats than any market can have (uint8 maxWorkers). */
 const MAX_BUNDLE_SEATS = 256;
@@ -225,7 +226,7 @@ export const storedBundleDocumentSchema = z.discriminatedUnion("schema", [
 export type StoredBundleDocument = z.infer<typeof storedBundleDocumentSchema>;
 
 /** A bundle text that is not a valid document; the message is one line. */
-export class InvalidBundleError extends Error {
+export class InvalidBundleError extends CresolverError {
   override readonly name = "InvalidBundleError";
 }
 

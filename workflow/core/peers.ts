@@ -9,9 +9,13 @@ import { type Address, isAnswered, type PeerFinding, type WorkerRecord } from ".
 /** Every answering worker's finding except `self`'s, stripped of identity and extras, in canonical order. */
 export function peerFindings(records: readonly WorkerRecord[], self: Address): PeerFinding[] {
   const me = self.toLowerCase();
+  return anonymousFindings(records.filter((r) => r.seat.address.toLowerCase() !== me));
+}
+
+/** Every answering worker's finding, stripped of identity and extras, in canonical order (not seat order). */
+export function anonymousFindings(records: readonly WorkerRecord[]): PeerFinding[] {
   return records
     .filter(isAnswered)
-    .filter((r) => r.seat.address.toLowerCase() !== me)
     .map((r): PeerFinding => {
       const a = r.answer;
       return {

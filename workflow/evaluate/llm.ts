@@ -53,6 +53,7 @@ import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
 import { causes } from "../util/cause.js";
 import { retry } from "../util/retry.js";
 import { redactText } from "../util/redact.js";
+import { CresolverError } from "../util/errors.js";
 
 export const LLM_SEED = 42;
 
@@ -172,7 +173,7 @@ export function parseLlmOutput(content: string): DimensionScores {
  */
 export type FailureBlame = "worker" | "service";
 
-class AttemptError extends Error {
+class AttemptError extends CresolverError {
   constructor(
     message: string,
     readonly retryable: boolean,
@@ -186,7 +187,7 @@ function redact(text: string, secret: string): string {
   return sanitizeString(redactText(String(text), [secret]).replace(/\s+/g, " "), 300);
 }
 
-class ResponseTooLargeError extends Error {}
+class ResponseTooLargeError extends CresolverError {}
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the innermost causes are the informative ones. */
 function causeChain(err: unknown): string {

@@ -4,11 +4,12 @@
  * headers, bodies or raw library messages, so no secret or attacker text is echoed.
  */
 import type { FailureKind, WorkerFailure } from "../core/types.js";
+import { CresolverError } from "../util/errors.js";
 
 /** Longest message kept; anything derived from input is shortened before it gets here. */
 const MAX_MESSAGE = 300;
 
-export class HttpError extends Error {
+export class HttpError extends CresolverError {
   readonly kind: FailureKind;
   /** True for 5xx and connection-level failures (refused, reset, connect timeout). */
   readonly retryable: boolean;

@@ -10,4 +10,4 @@ export type {
 export { HttpError, DestinationRefusedError, isHttpError } from "./errors.js";
 export { classifyAddress, assertAddressAllowed, checkUrlHost, isAllowedClass } from "./guard.js";
 export type { AddressClass, DestinationPolicy } from "./guard.js";
-export { sanitizeJson, sanitizeString, stringifyJson, DEFAULT_SANITIZE_LIMITS } from "./json.js";
+export { sanitizeJson, stringifyJson, DEFAULT_SANITIZE_LIMITS } from "./json.js";

@@ -1,6 +1,9 @@
 /**
  * JSON helpers for untrusted replies and for requests that carry uint256 values.
  */
+import { MAX_STRING_CHARS, sanitizeString } from "../core/text.js";
+import { CresolverError } from "../util/errors.js";
+
 export interface SanitizeLimits {
   /** Longest string (values and keys) kept, in UTF-16 code units; longer ones are cut. Default 50,000. */
   maxStringLength: number;
@@ -8,9 +11,9 @@ export interface SanitizeLimits {
   maxDepth: number;
 }
 
-export const DEFAULT_SANITIZE_LIMITS: SanitizeLimits = { maxStringLength: 50_000, maxDepth: 64 };
+export const DEFAULT_SANITIZE_LIMITS: SanitizeLimits = { maxStringLength: MAX_STRING_CHARS, maxDepth: 64 };
 
-export class JsonDepthError extends Error {
+export class JsonDepthError extends CresolverError {
   constructor(maxDepth: number) {
     super(`JSON nested deeper than ${maxDepth} levels`);
     this.name = "JsonDepthError";
@@ -18,8 +21,9 @@ export class JsonDepthError extends Error {
 }
 
 /**
- * Returns a copy of parsed JSON with NUL characters removed from every string (keys included) and
- * every string cut to `maxStringLength` (never splitting a surrogate pair). Objects are rebuilt with
+ * Returns a copy of parsed JSON with every string (keys included) made safe by the one `sanitizeString`
+ * (workflow/core/text.ts: control characters but \t \n \r removed, lone surrogates replaced, cut to
+ * `maxStringLength` without splitting a pair). Objects are rebuilt with
  * own data properties only, so a `"__proto__"` key stays a plain key and cannot touch a prototype.
  */
 export function sanitizeJson(value: unknown, limits: SanitizeLimits = DEFAULT_SANITIZE_LIMITS, depth = 0): unknown {
@@ -32,17 +36,6 @@ export function sanitizeJson(value: unknown, limits: SanitizeLimits = DEFAULT_SA
     entries.push([sanitizeString(key, limits.maxStringLength), sanitizeJson(item, limits, depth + 1)]);
   }
   return Object.fromEntries(entries);
-}
-
-export function sanitizeString(text: string, maxLength: number): string {
-  let out = text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
-  if (out.length > maxLength) {
-    let end = maxLength;
-    const code = out.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end -= 1; // do not leave a lone high surrogate
-    out = out.slice(0, end);
-  }
-  return out;
 }
 
 /**

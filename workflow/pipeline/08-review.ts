@@ -11,11 +11,10 @@
  * call is the adapter's own (round-table: 120 s).
  */
 import type { AdapterRegistry } from "../../protocols/types.js";
-import { canonicalJson } from "../core/bundle.js";
+import { anonymousFindings } from "../core/peers.js";
 import {
   isAnswered,
   type MarketSnapshot,
-  type PeerFinding,
   type ReviewProposal,
   type ReviewVerdict,
   type WorkerRecord,
@@ -31,20 +30,7 @@ export function reviewProposal(
 ): ReviewProposal | undefined {
   if (decision === undefined || decision.outcome.kind !== "resolved") return undefined;
   const { yesWeight, noWeight, margin, yesVoters, noVoters } = decision.tally;
-  const findings = records
-    .filter(isAnswered)
-    .map((r): PeerFinding => {
-      const a = r.answer;
-      return {
-        determination: a.determination,
-        confidence: a.confidence,
-        evidence: a.evidence,
-        sources: [...a.sources],
-      };
-    })
-    .map((finding) => ({ finding, key: canonicalJson(finding) }))
-    .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
-    .map((x) => x.finding);
+  const findings = anonymousFindings(records);
   return {
     ask: { marketId: market.marketId, question: market.question, deadline: market.deadline, context: market.context },
     resolution: decision.outcome.resolution,

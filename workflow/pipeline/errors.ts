@@ -2,6 +2,7 @@
  * Infrastructure failures that stop a run (market unreadable, evaluator and fallback both broken).
  * Worker misbehaviour never becomes one of these: it is recorded per worker instead.
  */
+import { CresolverError } from "../util/errors.js";
 export type StageName =
   | "read"
   | "discover"
@@ -13,7 +14,7 @@ export type StageName =
   | "review"
   | "bundle";
 
-export class PipelineError extends Error {
+export class PipelineError extends CresolverError {
   readonly stage: StageName;
   constructor(stage: StageName, message: string, cause?: unknown) {
     super(`${stage}: ${message}`, cause === undefined ? undefined : { cause });
@@ -26,7 +27,7 @@ export class PipelineError extends Error {
  * The run's abort signal fired (daemon shutdown, job timeout): nothing was decided, nothing was written, and the
  * run must not count as an attempt. `name` is "AbortError", like the platform's own abort errors.
  */
-export class RunAbortedError extends Error {
+export class RunAbortedError extends CresolverError {
   readonly stage: StageName;
   constructor(stage: StageName, reason?: unknown) {
     super(`run aborted during ${stage}`, reason === undefined ? undefined : { cause: reason });

@@ -2,6 +2,7 @@
  * Typed failures of registration-file handling. Discovery turns these into a per-worker
  * "registration" failure; nothing here is meant to crash the pipeline.
  */
+import { CresolverError } from "../util/errors.js";
 
 export const REGISTRATION_ERROR_CODES = [
   "bad-uri",
@@ -19,7 +20,7 @@ export type RegistrationErrorCode = (typeof REGISTRATION_ERROR_CODES)[number];
 /** Longest message we build; input is attacker-controlled, so it is never echoed in full. */
 const MAX_MESSAGE = 500;
 
-export class RegistrationError extends Error {
+export class RegistrationError extends CresolverError {
   readonly code: RegistrationErrorCode;
 
   constructor(code: RegistrationErrorCode, message: string, options?: { cause?: unknown }) {

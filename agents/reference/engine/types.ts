@@ -2,6 +2,7 @@
  * Protocol-independent vocabulary of the reference agent's answer engines.
  * Protocol handlers (protocols/<name>/agent.ts) translate their wire format to and from these types.
  */
+import { CresolverError } from "../../../workflow/util/errors.js";
 
 /** A market question as any protocol hands it to the engine. */
 export interface Question {
@@ -50,7 +51,7 @@ export interface AnswerEngine {
  * The upstream (LLM endpoint) failed or produced something unusable. Protocol modules answer 502 with
  * `message`, which is sanitized: no secrets, no stack, capped length.
  */
-export class EngineUpstreamError extends Error {
+export class EngineUpstreamError extends CresolverError {
   readonly statusCode = 502;
   constructor(
     message: string,

@@ -119,7 +119,7 @@ describe("CREReceiver end to end (viem encoding)", () => {
       reports: [
         { answer: ANSWER.yes, confidenceBps: 9000, resQuality: 90, srcQuality: 80, analysisDepth: 70 },
         { answer: ANSWER.yes, confidenceBps: 7000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
-        { answer: ANSWER.none, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
+        { answer: ANSWER.failed, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
       ],
       bundleHash: BUNDLE_HASH,
       bundleURI: BUNDLE_URI,

@@ -1,5 +1,5 @@
 /**
- * Disputes escalated to UMA's real Optimistic Oracle V3 (from `@uma/core`, MockOracleAncillary as the DVM) on
+ * Disputes escalated to UMA's real Optimistic Oracle V3 (from `@uma/contracts-node`, MockOracleAncillary as the DVM) on
  * Hardhat's in-process chain, through ResolutionMarket v2 and UmaArbiter:
  *  - a captured panel proposes NO on a YES question, a disputer claims YES, the proposer's side counters the
  *    assertion on OOv3, the mock DVM says the claim is true, settlement finalizes the market YES (overturned):
@@ -61,7 +61,7 @@ async function disputeYes(
   return { umaBond, assertionId, receipt };
 }
 
-describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/core)", () => {
+describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", () => {
   it("counter-asserted, the DVM backs the claim: the wrong proposal is overturned, bonds and stakes move, betting pays YES", async () => {
     const { s, uma, arbiter, disputerCtx, resolverCtx, marketId, stake, workers } = await umaSetup();
     const disputer = s.addr("disputer");

@@ -1,5 +1,5 @@
 /**
- * UMA's own OOv3 stack from `@uma/core` on Hardhat's in-process chain (workflow/chain/uma.ts): wiring, the
+ * UMA's own OOv3 stack from `@uma/contracts-node` on Hardhat's in-process chain (workflow/chain/uma.ts): wiring, the
  * minimum bond, and an assertion's two endings (unchallenged; countered and decided by the mock DVM) with
  * the bonds where UMA's rules put them. No cresolver contract is involved here (see uma-arbiter.test.ts).
  */
@@ -77,7 +77,7 @@ beforeAll(async () => {
   for (const who of [asserter, counter]) await mintCurrency(owner, uma, who.account!.address, 1_000n * E18);
 });
 
-describe("UMA stack from @uma/core", () => {
+describe("UMA stack from @uma/contracts-node", () => {
   it("our typed call fragments exist, byte for byte, in the artifacts' ABIs", () => {
     const pairs: [UmaContractName, Abi][] = [
       ["Finder", umaAbis.finder],

@@ -1,5 +1,5 @@
 /**
- * The production daemon escalates a dispute of its proposal to UMA's real Optimistic Oracle V3 (`@uma/core`,
+ * The production daemon escalates a dispute of its proposal to UMA's real Optimistic Oracle V3 (`@uma/contracts-node`,
  * MockOracleAncillary standing in for the DVM) through the market's UmaArbiter: it counters the disputer's
  * assertion on OOv3 from its own account; the DVM rules; settlement calls the arbiter back, the market is
  * finalized and the daemon records whether its proposal stood or was overturned. Without UMA's bond currency the
