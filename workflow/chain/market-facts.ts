@@ -43,7 +43,11 @@ export async function readArbitration(
     /* not a committee */
   }
   try {
-    const c = await readView(ctx, viewCall(arbiter, umaArbiterAbi, "getCase", [market, marketId]), "UmaArbiter.getCase");
+    const c = await readView(
+      ctx,
+      viewCall(arbiter, umaArbiterAbi, "getCase", [market, marketId]),
+      "UmaArbiter.getCase",
+    );
     return {
       kind: "uma",
       address: arbiter,
