@@ -285,3 +285,52 @@ export function stem(word: string): string {
   }
   return word;
 }
+
+// Bidi controls (ALM, LRM, RLM, embeddings, overrides, isolates): they reorder the text a reader sees.
+const BIDI_CONTROL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+// Shown by `visibleText`: control characters (Cc), format characters (Cf: bidi controls, zero-width spaces, BOM,
+// soft hyphen…) and the line/paragraph separators, except ZWNJ/ZWJ, which join scripts and emoji and reorder nothing.
+const SHOWN_AS_CODE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const SHOWN_AS_CODE_ONE = new RegExp(SHOWN_AS_CODE.source, "u");
+const LONE_SURROGATE_ONE = new RegExp(LONE_SURROGATE.source);
+
+/**
+ * Untrusted text made safe to print on one line of a terminal or a page: every control, bidi or other invisible
+ * format character (newlines included) becomes a visible `[U+XXXX]` marker, so nothing reorders, hides or breaks
+ * the surrounding text ("a\u202Edesrever" prints as "a[U+202E]desrever", in logical order). Lone surrogates become
+ * U+FFFD. Printable text, including right-to-left scripts, is kept as is.
+ */
+export function visibleText(value: string): string {
+  return String(value)
+    .replace(LONE_SURROGATE, "\uFFFD")
+    .replace(SHOWN_AS_CODE, (c) => `[${codePointName(c)}]`);
+}
+
+/** "U+202E" for "\u202E". */
+function codePointName(c: string): string {
+  return `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+export type QuestionCheck = { ok: true; question: string } | { ok: false; reason: string };
+
+const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+
+/**
+ * The check every new market question goes through (CLI, APIs): line breaks and tabs become one space, runs of
+ * spaces collapse, the ends are trimmed and the text is NFC-normalized; a question that still holds a control,
+ * bidi or other invisible format character (ZWNJ/ZWJ excepted) or a lone surrogate is refused with the first
+ * offending character named, since silently dropping it would change what the creator meant. Empty is refused.
+ */
+export function checkQuestion(value: string): QuestionCheck {
+  if (LONE_SURROGATE_ONE.test(value)) {
+    return { ok: false, reason: "holds a lone UTF-16 surrogate (not valid text)" };
+  }
+  const question = value.replace(LINE_BREAKS, " ").replace(/ {2,}/g, " ").trim().normalize("NFC");
+  if (question === "") return { ok: false, reason: "is empty" };
+  const bad = question.match(SHOWN_AS_CODE_ONE);
+  if (bad) {
+    const kind = BIDI_CONTROL.test(bad[0]) ? "a bidi control character" : "an invisible or control character";
+    return { ok: false, reason: `holds ${kind} (${codePointName(bad[0])}) at position ${bad.index ?? 0}` };
+  }
+  return { ok: true, question };
+}
