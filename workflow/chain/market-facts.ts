@@ -6,15 +6,18 @@
  * read is left out, never an error.
  */
 import type { Address } from "viem";
-import type { ArbitrationFacts, SettlementFacts } from "../core/explain.js";
-import type { VerdictKind } from "../core/types.js";
+import type { StoredBundleDocument } from "../core/bundle-schema.js";
+import type { ArbitrationFacts, ExplainInput, SettlementFacts } from "../core/explain.js";
+import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { decodeAgentUri, type UriFetcher } from "../registration/index.js";
 import { VERDICT_NAMES } from "../settle/reports.js";
 import { committeeArbiterAbi, umaArbiterAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
+import type { SeatResult } from "./lifecycle.js";
 import { readLogs } from "./logs.js";
 import { createChainPorts } from "./ports.js";
 import { readView, viewCall } from "./reads.js";
+import type { MarketState } from "./snapshot.js";
 
 const verdictOf = (code: number | bigint): VerdictKind => VERDICT_NAMES[Number(code)] ?? "invalid";
 
@@ -122,4 +125,47 @@ export async function readAgentNames(
     }),
   );
   return out;
+}
+
+/** The summary's input from a market snapshot and the reads above (explorer and `market show` alike). */
+export function explainInputOf(
+  state: MarketState,
+  extra: {
+    now: bigint;
+    reports: readonly WorkerReport[];
+    results: readonly SeatResult[];
+    facts?: SettlementFacts;
+    names?: ReadonlyMap<string, string>;
+    bundle?: StoredBundleDocument;
+    betting?: { yes: bigint; no: bigint; settlement: string };
+  },
+): ExplainInput {
+  const p = state.proposal;
+  return {
+    status: state.statusName,
+    outcome: state.outcome,
+    rewardPool: state.rewardPool,
+    creator: state.creator,
+    deadline: state.deadline,
+    now: extra.now,
+    ...(p !== undefined
+      ? {
+          proposal: {
+            verdict: p.verdict,
+            proposer: p.proposer,
+            bond: p.bond,
+            disputeEndsAt: p.disputeEndsAt,
+            ...(p.dispute ? { dispute: { disputer: p.dispute.disputer, claimed: p.dispute.claimed } } : {}),
+          },
+        }
+      : {}),
+    workers: state.workers.map((w) => ({ agentId: w.agentId, address: w.address, stake: w.stake })),
+    reports: extra.reports.map((r) => ({ answer: r.answer, confidenceBps: r.confidenceBps })),
+    results: [...extra.results],
+    feedbackPending: state.feedbackPending,
+    ...(extra.bundle !== undefined ? { bundle: extra.bundle } : {}),
+    ...(extra.facts !== undefined ? { facts: extra.facts } : {}),
+    ...(extra.names !== undefined ? { names: extra.names } : {}),
+    ...(extra.betting !== undefined ? { betting: extra.betting } : {}),
+  };
 }
