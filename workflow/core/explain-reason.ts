@@ -81,7 +81,7 @@ function blocText(b: BlocFacts): string {
 }
 
 function provenText(p: ProvenFacts): string {
-  return `${plural(p.voters, "proven agent")} weigh ${p.yes.toFixed(2)} for YES and ${p.no.toFixed(2)} for NO (log-odds)`;
+  return `${plural(p.voters, "proven agent")} ${p.voters === 1 ? "weighs" : "weigh"} ${p.yes.toFixed(2)} for YES and ${p.no.toFixed(2)} for NO (log-odds)`;
 }
 
 /** One sentence per reason: the formatter every surface uses. */

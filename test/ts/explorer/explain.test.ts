@@ -6,7 +6,7 @@
  * engine (the stand-in for their LLM), so each market's answers are known.
  */
 import type { Browser, Page } from "playwright-core";
-import { createWalletClient, http, parseEventLogs, type Abi, type Address } from "viem";
+import { createWalletClient, getAddress, http, parseEventLogs, type Abi, type Address } from "viem";
 import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
@@ -88,7 +88,7 @@ beforeAll(async () => {
     return chain.publicClient.waitForTransactionReceipt({ hash });
   };
 
-  disputer = a[15];
+  disputer = getAddress(a[15]);
 
   // The bloc market: five new agents, four say YES.
   const bloc = [
@@ -250,7 +250,7 @@ describe("the explorer explains each decision", () => {
     );
     expect(await text(page, '#seats tr[data-seat="1"] [data-field="weight"]')).toBe("bloc");
     const money = await page.locator("#money li").allTextContents();
-    expect(money).toContain(`1 ETH of the reward pool back to the creator ${chain.creator} (Invalid)`);
+    expect(money).toContain(`1 ETH of the reward pool back to the creator ${getAddress(chain.creator)} (Invalid)`);
     expect(money).toContain("Stakes: 0.03 ETH returned to 3 of 3 workers");
     expect(await text(page, "#feedback")).toBe("ERC-8004 feedback: none (an Invalid market writes no records)");
     await page.close();
