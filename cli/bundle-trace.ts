@@ -7,7 +7,14 @@
 import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
 import { bundleHash, canonicalJson, MAX_BUNDLE_BYTES } from "../workflow/core/bundle.js";
-import { type BundleDocument, type BundleWorker, parseStoredBundle } from "../workflow/core/bundle-schema.js";
+import {
+  type BundleDocument,
+  type BundleWorker,
+  parseStoredBundle,
+  type StoredBundleDocument,
+} from "../workflow/core/bundle-schema.js";
+import { formatReason, percent, percentOfBps } from "../workflow/core/explain.js";
+import { primaryReason } from "../workflow/core/explain-reason.js";
 import { createSafeHttpClient } from "../workflow/http/index.js";
 
 type Decision = NonNullable<BundleDocument["decision"]>;
@@ -17,6 +24,8 @@ export interface TraceWorker {
   agentId: string;
   status: BundleWorker["status"];
   answer: { determination: boolean; confidence: number } | null;
+  /** The confidence posted on chain for this seat (bps), when the bundle carries its report. */
+  onChainConfidenceBps: number | null;
   failure: { stage: "discovery" | "ask" | "challenge"; kind: string; message: string } | null;
   scores: Record<string, number> | null;
   vote: { weight: number; accuracy: number; history: number } | null;
@@ -31,11 +40,15 @@ export interface Trace {
   decision: {
     verdict: Decision["verdict"];
     reason: string | undefined;
+    /** The reason as one sentence (workflow/core/explain-reason.ts). */
+    explanation: string;
     posterior: number | null;
     thresholdBps: number | null;
   } | null;
   quorum: BundleDocument["quorum"] | null;
   workers: TraceWorker[];
+  /** The parsed document (for the market summary). */
+  document: StoredBundleDocument;
 }
 
 function failureOf(w: BundleWorker): TraceWorker["failure"] {
@@ -54,6 +67,7 @@ function workerOf(w: BundleWorker): TraceWorker {
     agentId: w.agentId,
     status: w.status,
     answer: w.answer ? { determination: w.answer.determination, confidence: w.answer.confidence } : null,
+    onChainConfidenceBps: w.report?.confidenceBps ?? null,
     failure: failureOf(w),
     scores: w.evaluation ? { ...w.evaluation.aggregate } : null,
     vote: w.vote ? { weight: w.vote.weight, accuracy: w.vote.accuracy, history: w.vote.history } : null,
@@ -66,9 +80,18 @@ function traceOf(doc: BundleDocument, source: string, verified: boolean): Trace 
   return {
     source,
     verified,
-    decision: d ? { verdict: d.verdict, reason: d.reason, posterior: d.posterior, thresholdBps: d.thresholdBps } : null,
+    decision: d
+      ? {
+          verdict: d.verdict,
+          reason: d.reason,
+          explanation: formatReason(primaryReason(doc)),
+          posterior: d.posterior,
+          thresholdBps: d.thresholdBps,
+        }
+      : null,
     quorum: doc.quorum,
     workers: doc.workers.map(workerOf),
+    document: doc,
   };
 }
 
@@ -110,8 +133,14 @@ export async function loadTrace(options: {
     const doc = parseStoredBundle(text, MAX_BUNDLE_BYTES);
     const verified = bundleHash(canonicalJson(doc)) === options.expectedHash.toLowerCase();
     if ("workers" in doc) return { trace: traceOf(doc, source, verified), error: null };
-    const invalid: Trace["decision"] = { verdict: "invalid", reason: doc.reason, posterior: null, thresholdBps: null };
-    return { trace: { source, verified, decision: invalid, quorum: null, workers: [] }, error: null };
+    const invalid: Trace["decision"] = {
+      verdict: "invalid",
+      reason: doc.reason,
+      explanation: formatReason({ code: "resolver-invalid", detail: doc.reason }),
+      posterior: null,
+      thresholdBps: null,
+    };
+    return { trace: { source, verified, decision: invalid, quorum: null, workers: [], document: doc }, error: null };
   } catch (error) {
     return {
       trace: null,
@@ -120,7 +149,7 @@ export async function loadTrace(options: {
   }
 }
 
-const pct = (v: number | null) => (v === null ? "?" : `${(v * 100).toFixed(1)}%`);
+const pct = (v: number | null) => (v === null ? "?" : percent(v));
 
 /** The trace as text lines for `market show`. */
 export function traceLines(t: Trace): string[] {
@@ -130,11 +159,17 @@ export function traceLines(t: Trace): string[] {
   const d = t.decision;
   if (d)
     lines.push(
-      `  decision      ${d.verdict.toUpperCase()}${d.reason ? ` (${d.reason})` : ""}, posterior ${pct(d.posterior)}, threshold ${d.thresholdBps ?? "?"} bps`,
+      `  decision      ${d.verdict.toUpperCase()}, posterior ${pct(d.posterior)}, threshold ${d.thresholdBps === null ? "?" : percentOfBps(d.thresholdBps)}: ${d.explanation}`,
     );
   for (const w of t.workers) {
+    const stated =
+      w.answer && w.onChainConfidenceBps !== null && Math.round(w.answer.confidence * 10_000) !== w.onChainConfidenceBps
+        ? ` (agent's figure ${pct(w.answer.confidence)})`
+        : "";
+    const confidence =
+      w.onChainConfidenceBps !== null ? percentOfBps(w.onChainConfidenceBps) : pct(w.answer?.confidence ?? null);
     const what = w.answer
-      ? `${w.answer.determination ? "YES" : "NO"} @ ${pct(w.answer.confidence)}`
+      ? `${w.answer.determination ? "YES" : "NO"} at ${confidence}${stated}`
       : w.failure
         ? `failed at ${w.failure.stage}: ${w.failure.kind}${w.failure.message ? ` (${w.failure.message.slice(0, 120)})` : ""}`
         : w.status;
@@ -144,7 +179,7 @@ export function traceLines(t: Trace): string[] {
           .join(", ")}`
       : "";
     const vote = w.vote
-      ? `; vote weight ${w.vote.weight}, accuracy ${pct(w.vote.accuracy)} over ${w.vote.history}`
+      ? `; vote weight ${w.vote.weight.toFixed(2)} (log-odds), accuracy ${pct(w.vote.accuracy)} over ${w.vote.history}`
       : "";
     const reward = w.rewardWeight !== null ? `; reward weight ${w.rewardWeight}` : "";
     lines.push(`    seat ${w.seat} agent ${w.agentId}: ${what}${scores}${vote}${reward}`);

@@ -8,18 +8,25 @@ import { reputationRegistryAbi } from "../workflow/chain/abis.js";
 import { betPosition } from "../workflow/chain/betting.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
-import { getSeatResults, readMarket, type SeatResult } from "../workflow/chain/lifecycle.js";
+import { getReports, getSeatResults, readMarket, type SeatResult } from "../workflow/chain/lifecycle.js";
+import { readAgentNames, readSettlementFacts } from "../workflow/chain/market-facts.js";
 import { createChainPorts } from "../workflow/chain/ports.js";
 import { readMarketState, type MarketState } from "../workflow/chain/snapshot.js";
 import { readTrackRecord } from "../workflow/chain/track-record.js";
+import type { SettlementFacts } from "../workflow/core/explain.js";
+import type { WorkerReport } from "../workflow/core/types.js";
 import type { SafeHttpClient } from "../workflow/http/index.js";
 import { decodeAgentUri, DEFAULT_WORKER_PROTOCOL } from "../workflow/registration/index.js";
 
 /** Bundles larger than this are not fetched (the daemon's own are far smaller). */
 export const MAX_BUNDLE_BYTES = 2 * 1024 * 1024;
 export const BUNDLE_TIMEOUT_MS = 10_000;
-/** The newest markets listed per contract. */
-export const MAX_LISTED_MARKETS = 200;
+/** Markets per page of the list (newest first). */
+export const MARKETS_PER_PAGE = 50;
+/** The newest markets per contract whose seats the agents page lists. */
+export const MAX_AGENT_MARKETS = 200;
+/** How long a registration-file name is reused before it is read again. */
+const NAME_TTL_MS = 5 * 60_000;
 
 export interface ExplorerSource {
   /** Read-only use: no write is ever sent. */
@@ -46,7 +53,7 @@ export interface MarketRow {
   /** "yes" / "no" / "invalid" once final; "proposed: yes" while a proposal waits; "" before. */
   outcome: string;
   disputeEndsAt: bigint;
-  /** "none", or "claimed <verdict> by <address>". */
+  /** "none", or "by <address>, claiming <VERDICT>". */
   dispute: string;
   workers: { agentId: bigint; address: Address }[];
 }
@@ -72,7 +79,7 @@ export function rowOf(s: MarketState): MarketRow {
     pool: s.rewardPool,
     outcome,
     disputeEndsAt: p?.disputeEndsAt ?? 0n,
-    dispute: p?.dispute ? `claimed ${p.dispute.claimed} by ${p.dispute.disputer}` : "none",
+    dispute: p?.dispute ? `by ${p.dispute.disputer}, claiming ${p.dispute.claimed.toUpperCase()}` : "none",
     workers: s.workers.map((w) => ({ agentId: w.agentId, address: w.address })),
   };
 }
@@ -82,17 +89,32 @@ export async function marketRow(src: ExplorerSource, market: Address, id: bigint
   return rowOf(await readMarketState(src.ctx, market, id, { reputation: false }));
 }
 
-/** The newest markets of every contract, newest first. */
-export async function listMarkets(src: ExplorerSource): Promise<MarketRow[]> {
-  const rows: MarketRow[] = [];
-  for (const market of src.markets) {
-    const count = await readMarket(src.ctx, market, "marketCount", []);
-    const ids: bigint[] = [];
-    for (let id = count; id >= 1n && ids.length < MAX_LISTED_MARKETS; id--) ids.push(id);
-    const states = await Promise.all(ids.map((id) => readMarketState(src.ctx, market, id, { reputation: false })));
-    rows.push(...states.map(rowOf));
-  }
-  return rows;
+export interface MarketPage {
+  rows: MarketRow[];
+  /** Markets over all contracts. */
+  total: number;
+  page: number;
+  pages: number;
+}
+
+/** One page of the markets of every contract (contracts in order, each newest first). */
+export async function listMarkets(src: ExplorerSource, page = 1, perPage = MARKETS_PER_PAGE): Promise<MarketPage> {
+  const counts = await Promise.all(src.markets.map((m) => readMarket(src.ctx, m, "marketCount", [])));
+  const total = counts.reduce((a, b) => a + Number(b), 0);
+  const pages = Math.max(1, Math.ceil(total / perPage));
+  const p = Math.min(Math.max(1, page), pages);
+  const wanted: { market: Address; id: bigint }[] = [];
+  let skip = (p - 1) * perPage;
+  src.markets.forEach((market, i) => {
+    for (let id = counts[i]; id >= 1n && wanted.length < perPage; id--) {
+      if (skip > 0) skip--;
+      else wanted.push({ market, id });
+    }
+  });
+  const states = await Promise.all(
+    wanted.map(({ market, id }) => readMarketState(src.ctx, market, id, { reputation: false })),
+  );
+  return { rows: states.map(rowOf), total, page: p, pages };
 }
 
 export type BundleLoad =
@@ -127,6 +149,12 @@ export interface MarketDetail {
   state: MarketState;
   row: MarketRow;
   seats: SeatResult[];
+  /** The proposal's per-seat reports (on chain), seat order. */
+  reports: WorkerReport[];
+  facts: SettlementFacts;
+  names: Map<string, string>;
+  /** Chain time of the read. */
+  now: bigint;
   bundleHash: Hex;
   bundleUri: string;
   bundle: BundleLoad;
@@ -136,8 +164,16 @@ export interface MarketDetail {
 export async function marketDetail(src: ExplorerSource, market: Address, id: bigint): Promise<MarketDetail> {
   const state = await readMarketState(src.ctx, market, id);
   const fromBlock = src.fromBlock ?? 0n;
-  const [seats, pool] = await Promise.all([
+  const disputed = state.proposal?.dispute !== undefined;
+  const [seats, reports, facts, names, block, pool] = await Promise.all([
     getSeatResults(src.ctx, market, id, fromBlock),
+    state.proposal !== undefined ? getReports(src.ctx, market, id, fromBlock) : Promise.resolve([]),
+    readSettlementFacts(src.ctx, market, id, { fromBlock, arbiter: state.config.arbiter, disputed }),
+    agentNames(
+      src,
+      state.workers.map((w) => w.agentId),
+    ),
+    src.ctx.publicClient.getBlock({ blockNumber: state.blockNumber }),
     src.betting !== undefined && market === src.markets[0]
       ? betPosition(src.ctx, src.betting, id, zeroAddress).catch(() => undefined)
       : Promise.resolve(undefined),
@@ -149,6 +185,10 @@ export async function marketDetail(src: ExplorerSource, market: Address, id: big
     state,
     row: rowOf(state),
     seats,
+    reports,
+    facts,
+    names,
+    now: block.timestamp,
     bundleHash,
     bundleUri,
     bundle,
@@ -156,8 +196,35 @@ export async function marketDetail(src: ExplorerSource, market: Address, id: big
   };
 }
 
+const nameCache = new WeakMap<ExplorerSource, Map<string, { name: string | undefined; at: number }>>();
+
+/** Registration-file names of agents (cached a few minutes per source; unreadable files give no name). */
+export async function agentNames(src: ExplorerSource, ids: readonly bigint[]): Promise<Map<string, string>> {
+  let cache = nameCache.get(src);
+  if (cache === undefined) {
+    cache = new Map();
+    nameCache.set(src, cache);
+  }
+  const now = Date.now();
+  const stale = [...new Set(ids)].filter((id) => {
+    const hit = cache.get(id.toString());
+    return hit === undefined || now - hit.at > NAME_TTL_MS;
+  });
+  if (stale.length > 0) {
+    const read = await readAgentNames(src.ctx, src.markets[0], stale, src.http ? { fetcher: src.http.fetcher } : {});
+    for (const id of stale) cache.set(id.toString(), { name: read.get(id.toString()), at: now });
+  }
+  const out = new Map<string, string>();
+  for (const id of ids) {
+    const name = cache.get(id.toString())?.name;
+    if (name !== undefined) out.set(id.toString(), name);
+  }
+  return out;
+}
+
 export interface AgentRow {
   agentId: bigint;
+  name?: string;
   addresses: Address[];
   markets: number;
 }

@@ -1,7 +1,12 @@
 /**
- * HTML building blocks of the explorer: one escaping function every untrusted string goes through, the page
- * layout (skip link, landmarks, lang) and the inline SVG line chart of the agent pages.
+ * HTML building blocks of the explorer: one escaping function every untrusted string goes through, visible
+ * rendering of control and bidi characters, safe links, the page layout (skip link, landmarks, lang) and the
+ * inline SVG line chart of the agent pages.
  */
+import { eth, percent } from "../workflow/core/explain.js";
+import { visibleText } from "../workflow/core/text.js";
+
+export { eth };
 
 /** Escapes text for HTML element content and double-quoted attributes. Every string from the chain, a bundle
  * or a registration file goes through here. */
@@ -20,17 +25,34 @@ export function clip(text: string, max = 160): string {
 export const iso = (seconds: bigint | number): string =>
   Number(seconds) > 0 ? new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z") : "—";
 
-/** Wei as ETH with up to 6 decimals (exact bigint arithmetic, no float rounding of large pools). */
-export function eth(wei: bigint): string {
-  const neg = wei < 0n;
-  const abs = neg ? -wei : wei;
-  const whole = abs / 10n ** 18n;
-  const frac = ((abs % 10n ** 18n) / 10n ** 12n).toString().padStart(6, "0").replace(/0+$/, "");
-  return `${neg ? "-" : ""}${whole}${frac ? `.${frac}` : ""} ETH`;
+/** Probabilities: one unit (percent) on every page. */
+export const pct = (x: number | undefined): string => percent(x);
+
+/**
+ * Untrusted text as HTML: control, bidi and invisible characters become visible `[U+XXXX]` markers (so nothing
+ * can reorder or hide text), then escaped. `multiline` keeps line breaks (evidence, replies); one-line text (a
+ * question, a name) shows them as markers too.
+ */
+export function txt(value: unknown, multiline = false): string {
+  const s = String(value ?? "");
+  return esc(multiline ? s.split(/\r?\n/).map(visibleText).join("\n") : visibleText(s));
 }
 
-export const pct = (x: number | undefined, digits = 1): string =>
-  x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)} %`;
+/**
+ * A source or endpoint: a link only for http(s) URLs (opened without referrer or opener), text otherwise
+ * (javascript:, data: and anything unparsable are never links).
+ */
+export function safeLink(raw: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:"))
+    return `<span class="mono" dir="ltr">${txt(raw)}</span>`;
+  return `<a class="mono" dir="ltr" href="${esc(url.href)}" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">${txt(raw)}</a>`;
+}
 
 export const STYLE = `
 :root{color-scheme:light;--fg:#1a1a1a;--muted:#4a4a4a;--bg:#fff;--line:#c8c8c8;--accent:#0b57d0;--ok:#0a6b2e;--bad:#a8071a;--panel:#f4f6f8}
@@ -48,7 +70,13 @@ th{background:var(--panel)}caption{text-align:left;font-weight:600;padding:.25re
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 section.worker{border:1px solid var(--line);border-radius:.4rem;padding:.5rem 1rem;margin:1rem 0}
 .question{white-space:pre-wrap;overflow-wrap:anywhere}.text{white-space:pre-wrap;overflow-wrap:anywhere}
-figure{margin:1rem 0}figcaption{color:var(--muted)}svg text{font:12px system-ui,sans-serif;fill:#1a1a1a}
+.question,.text,.untrusted,td.q{unicode-bidi:isolate}
+figure{margin:1rem 0}figcaption{color:var(--muted);margin-bottom:.25rem}svg text{font:12px system-ui,sans-serif;fill:#1a1a1a}
+#summary{border:2px solid var(--accent);border-radius:.5rem;padding:.5rem 1rem;margin:1rem 0;background:#f7f9fd}
+#summary h2{margin-top:.25rem}.headline{font-size:1.15rem;font-weight:700;margin:.25rem 0}
+details.worker{border:1px solid var(--line);border-radius:.4rem;padding:.25rem 1rem;margin:.5rem 0}
+details.worker>summary{cursor:pointer;padding:.25rem 0;font-weight:600}
+nav.pager{display:flex;gap:1rem;align-items:baseline;margin:.5rem 0}
 `;
 
 export interface Page {
@@ -84,21 +112,37 @@ export interface Series {
   points: number[];
 }
 
-/** A small line chart of values in [0, 1] with axis labels, a <title>/<desc> and role="img". */
-export function lineChart(id: string, title: string, description: string, series: Series[], xLabels: string[]): string {
-  const w = 560,
-    h = 220,
-    left = 44,
+/** Axis titles of a chart. */
+export interface Axes {
+  x: string;
+  y: string;
+}
+
+/**
+ * A small line chart of values in [0, 1] (shown in percent): caption above, titled axes, a <title>/<desc> and
+ * role="img".
+ */
+export function lineChart(
+  id: string,
+  title: string,
+  description: string,
+  series: Series[],
+  xLabels: string[],
+  axes: Axes = { x: "finalized market, oldest to newest", y: "percent" },
+): string {
+  const w = 580,
+    h = 250,
+    left = 62,
     right = 12,
     top = 12,
-    bottom = 36;
+    bottom = 58;
   const n = Math.max(1, ...series.map((s) => s.points.length));
   const x = (i: number) => left + (n === 1 ? (w - left - right) / 2 : (i * (w - left - right)) / (n - 1));
   const y = (v: number) => top + (1 - Math.min(1, Math.max(0, v))) * (h - top - bottom);
   const grid = [0, 0.25, 0.5, 0.75, 1]
     .map(
       (v) =>
-        `<line x1="${left}" x2="${w - right}" y1="${y(v)}" y2="${y(v)}" stroke="#d0d0d0"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v * 100}%</text>`,
+        `<line x1="${left}" x2="${w - right}" y1="${y(v)}" y2="${y(v)}" stroke="#d0d0d0"/><text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v * 100} %</text>`,
     )
     .join("");
   const lines = series
@@ -108,7 +152,7 @@ export function lineChart(id: string, title: string, description: string, series
       const dots = s.points
         .map(
           (v, i) =>
-            `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label} after ${xLabels[i] ?? i + 1}: ${(v * 100).toFixed(1)} %`)}</title></circle>`,
+            `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label} after ${xLabels[i] ?? i + 1}: ${pct(v)}`)}</title></circle>`,
         )
         .join("");
       return `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${pts}"/>${dots}`;
@@ -117,11 +161,13 @@ export function lineChart(id: string, title: string, description: string, series
   const ticks = xLabels
     .map((l, i) => `<text x="${x(i)}" y="${h - bottom + 16}" text-anchor="middle">${esc(l)}</text>`)
     .join("");
+  const midY = (top + h - bottom) / 2;
+  const axisTitles = `<text class="axis-x" x="${(left + w - right) / 2}" y="${h - bottom + 32}" text-anchor="middle">${esc(axes.x)}</text><text class="axis-y" x="14" y="${midY}" text-anchor="middle" transform="rotate(-90 14 ${midY})">${esc(axes.y)}</text>`;
   const legend = series
     .map(
       (s, i) =>
         `<rect x="${left + i * 150}" y="${h - 12}" width="10" height="10" fill="${s.color}"/><text x="${left + i * 150 + 14}" y="${h - 3}">${esc(s.label)}</text>`,
     )
     .join("");
-  return `<figure><svg id="${esc(id)}" role="img" aria-labelledby="${esc(id)}-t ${esc(id)}-d" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(description)}</desc>${grid}${lines}${ticks}${legend}</svg><figcaption>${esc(title)}</figcaption></figure>`;
+  return `<figure><figcaption id="${esc(id)}-c"><strong>${esc(title)}</strong>: ${esc(description)}</figcaption><svg id="${esc(id)}" role="img" aria-labelledby="${esc(id)}-t ${esc(id)}-d" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"><title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(description)}</desc>${grid}${lines}${ticks}${axisTitles}${legend}</svg></figure>`;
 }

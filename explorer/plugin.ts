@@ -12,9 +12,19 @@ import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { getAddress, isAddress, type Address } from "viem";
 import { parseStoredBundle, type StoredBundleDocument } from "../workflow/core/bundle-schema.js";
-import { agentDetail, agentsOf, listMarkets, marketDetail, marketRow, type ExplorerSource } from "./data.js";
+import {
+  agentDetail,
+  agentNames,
+  agentsOf,
+  listMarkets,
+  MAX_AGENT_MARKETS,
+  type MarketPage,
+  marketDetail,
+  marketRow,
+  type ExplorerSource,
+} from "./data.js";
 import { importMapOf, layout, STYLE, type Page } from "./html.js";
-import { agentPage, agentsPage, errorPage, marketPage, marketsPage, rowView } from "./pages.js";
+import { agentPage, agentsPage, errorPage, marketPage, marketsPage, pageCaption, rowView } from "./pages.js";
 
 export type ExplorerOptions = ExplorerSource;
 
@@ -72,27 +82,34 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     return src.markets.find((m) => getAddress(m) === a);
   };
 
-  // Every open list page polls: concurrent and back-to-back requests share one chain read per second.
-  let listing: { at: number; rows: ReturnType<typeof listMarkets> } | undefined;
-  const listed = () => {
-    if (listing === undefined || Date.now() - listing.at > LIST_CACHE_MS) {
-      const rows = listMarkets(src);
-      listing = { at: Date.now(), rows };
-      rows.catch(() => {
-        if (listing?.rows === rows) listing = undefined;
-      });
-    }
-    return listing.rows;
+  // Every open list page polls: concurrent and back-to-back requests share one chain read per second (per page).
+  const listings = new Map<number, { at: number; rows: Promise<MarketPage> }>();
+  const listed = (page: number, perPage?: number): Promise<MarketPage> => {
+    const key = perPage === undefined ? page : -perPage;
+    const hit = listings.get(key);
+    if (hit !== undefined && Date.now() - hit.at <= LIST_CACHE_MS) return hit.rows;
+    if (listings.size > 64) listings.clear();
+    const rows = listMarkets(src, page, perPage);
+    listings.set(key, { at: Date.now(), rows });
+    rows.catch(() => {
+      if (listings.get(key)?.rows === rows) listings.delete(key);
+    });
+    return rows;
+  };
+  const pageOf = (req: FastifyRequest): number => {
+    const raw = (req.query as { page?: unknown }).page;
+    return typeof raw === "string" && /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : 1;
   };
 
-  app.get("/", async (_req, reply) => {
+  app.get("/", async (req, reply) => {
     try {
-      const rows = await listed();
+      const listing = await listed(pageOf(req));
       return html(
         reply,
         marketsPage(
           base,
-          rows.map((r) => rowView(base, r, multi)),
+          listing.rows.map((r) => rowView(base, r, multi)),
+          listing,
         ),
       );
     } catch (err) {
@@ -100,10 +117,13 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
     }
   });
 
-  app.get("/api/markets", async (_req, reply) => {
+  app.get("/api/markets", async (req, reply) => {
     try {
-      const rows = await listed();
-      return reply.header("cache-control", "no-store").send({ rows: rows.map((r) => rowView(base, r, multi)) });
+      const listing = await listed(pageOf(req));
+      return reply.header("cache-control", "no-store").send({
+        rows: listing.rows.map((r) => rowView(base, r, multi)),
+        caption: pageCaption(listing.rows.length, listing),
+      });
     } catch (err) {
       return reply.code(502).send({ error: `cannot read the markets: ${oneLine(err)}` });
     }
@@ -184,7 +204,21 @@ export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions)
 
   app.get("/agents", async (_req, reply) => {
     try {
-      return html(reply, agentsPage(base, agentsOf(await listed())));
+      const agents = agentsOf((await listed(1, MAX_AGENT_MARKETS)).rows);
+      const names = await agentNames(
+        src,
+        agents.map((a) => a.agentId),
+      );
+      return html(
+        reply,
+        agentsPage(
+          base,
+          agents.map((a) => {
+            const name = names.get(a.agentId.toString());
+            return name !== undefined ? { ...a, name } : a;
+          }),
+        ),
+      );
     } catch (err) {
       return html(reply, errorPage(`cannot read the agents: ${oneLine(err)}`), 502);
     }

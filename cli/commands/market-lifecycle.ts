@@ -29,7 +29,9 @@ import {
   type SeatResult,
 } from "../../workflow/chain/lifecycle.js";
 import { viewCall } from "../../workflow/chain/reads.js";
+import { explainInputOf, readAgentNames, readSettlementFacts } from "../../workflow/chain/market-facts.js";
 import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
+import { explainMarket, explanationLines, percentOfBps } from "../../workflow/core/explain.js";
 import { visibleText } from "../../workflow/core/text.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
 import { loadTrace, traceLines } from "../bundle-trace.js";
@@ -54,7 +56,7 @@ async function chainNow(ctx: ChainContext): Promise<bigint> {
 function seatLine(s: SeatResult): string {
   const answer =
     s.answer === "yes" || s.answer === "no"
-      ? `${s.answer.toUpperCase()} @ ${(s.confidenceBps / 100).toFixed(0)}%`
+      ? `${s.answer.toUpperCase()} at ${percentOfBps(s.confidenceBps)}`
       : s.answer;
   const scored = s.scored ? `correctness ${s.correctness}` : "not scored";
   const slashed = s.stakeSlashed > 0n ? `, stake slashed ${formatEther(s.stakeSlashed)} ETH` : "";
@@ -141,6 +143,28 @@ function show(runtime: () => Runtime): Command {
                 allowLoopback: opts.allowLoopback === true,
                 allowPrivate: opts.allowPrivate === true,
               });
+        const [facts, names] = await Promise.all([
+          readSettlementFacts(ctx, market, marketId, {
+            fromBlock,
+            arbiter: s.config.arbiter,
+            disputed: proposal?.dispute !== undefined,
+          }),
+          readAgentNames(
+            ctx,
+            market,
+            s.workers.map((w) => w.agentId),
+          ),
+        ]);
+        const explanation = explainMarket(
+          explainInputOf(s, {
+            now,
+            reports,
+            results,
+            facts,
+            names,
+            ...(trace ? { bundle: trace.document } : {}),
+          }),
+        );
         const outcome = s.statusName === "Resolved" ? (s.outcome ? "YES" : "NO") : null;
         const result = {
           marketId,
@@ -170,12 +194,17 @@ function show(runtime: () => Runtime): Command {
           blockNumber: s.blockNumber,
           chainTime: now,
           workers,
-          trace,
+          explanation,
+          trace: trace ? { ...trace, document: undefined } : null,
           traceError,
         };
         const lines = [
           `market ${marketId} at ${market}: ${s.statusName}${outcome ? ` → ${outcome}` : ""}`,
           `  question      ${visibleText(s.question)}`,
+          ...explanationLines(
+            explanation,
+            (seat) => `agent ${seat.agentId}${seat.name !== undefined ? ` (${visibleText(seat.name)})` : ""}`,
+          ),
           `  deadline      ${iso(s.deadline)}`,
           `  reward pool   ${formatEther(s.rewardPool)} ETH, total stake ${formatEther(s.totalStake)} ETH, min stake ${formatEther(s.minStake)} ETH`,
           `  admission     ${admissionRule(s.config)}`,
@@ -205,7 +234,7 @@ function show(runtime: () => Runtime): Command {
           lines.push(
             ...reports.map(
               (r, i) =>
-                `    seat ${i}: ${r.answer}${r.answer === "yes" || r.answer === "no" ? ` @ ${(r.confidenceBps / 100).toFixed(0)}%, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}` : ""}`,
+                `    seat ${i}: ${r.answer}${r.answer === "yes" || r.answer === "no" ? ` at ${percentOfBps(r.confidenceBps)}, scores ${r.resQuality}/${r.srcQuality}/${r.analysisDepth}` : ""}`,
             ),
           );
         }

@@ -36,6 +36,10 @@ function rowOf(r) {
     const td = document.createElement("td");
     td.dataset.field = f;
     if (f === "pool") td.className = "num";
+    if (f === "question") {
+      td.className = "q";
+      td.dir = "auto";
+    }
     if (f === "id") {
       const a = document.createElement("a");
       a.href = r.href;
@@ -51,7 +55,7 @@ async function refresh(table, status) {
   try {
     const res = await fetch(table.dataset.liveMarkets, { cache: "no-store" });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const { rows } = await res.json();
+    const { rows, caption } = await res.json();
     const body = table.tBodies[0];
     const existing = new Map(Array.from(body.rows, (tr) => [tr.dataset.key, tr]));
     rows.forEach((r, i) => {
@@ -63,7 +67,7 @@ async function refresh(table, status) {
       if (body.rows[i] !== tr) body.insertBefore(tr, body.rows[i] ?? null);
     });
     for (const [key, tr] of existing) if (!rows.some((r) => r.key === key)) tr.remove();
-    table.caption.textContent = `${rows.length} market(s), newest first`;
+    table.caption.textContent = caption;
     document.getElementById("no-markets")?.remove();
     status.textContent = "";
   } catch (err) {

@@ -163,9 +163,9 @@ describe("propose → window → finalize", () => {
     const f = await h.cresolver(["market", "finalize", String(id)], { key: hardhatKey(5), json: false });
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toMatch(/finalized: Resolved → YES/);
-    expect(f.stdout).toMatch(/agent \d+: YES @ 90%; correctness 99; reward [0-9.]+ ETH; stake back 0\.01 ETH/);
+    expect(f.stdout).toMatch(/agent \d+: YES at 90 %; correctness 99; reward [0-9.]+ ETH; stake back 0\.01 ETH/);
     // A wrong but honest-sized answer still earns by its correctness (only a lost dispute slashes): 64 vs 99.
-    expect(f.stdout).toMatch(/agent \d+: NO @ 60%; correctness 64; reward 0\.39\d+ ETH/);
+    expect(f.stdout).toMatch(/agent \d+: NO at 60 %; correctness 64; reward 0\.39\d+ ETH/);
     expect(f.stdout).toMatch(/agent \d+: failed; correctness 0; reward 0 ETH/);
     const shown = await h.cresolver(["market", "show", String(id)]);
     expect(shown.json).toMatchObject({
@@ -219,6 +219,14 @@ describe("propose → window → finalize", () => {
     expect(vote.json).toMatchObject({ status: "Resolved", arbiter: (before.config as { arbiter: string }).arbiter });
     const final = await h.cresolver(["market", "show", String(id)]);
     expect(final.json).toMatchObject({ status: "Resolved", outcome: "NO" });
+    // The summary reads as one story: proposal, ruling with its votes, who took the bonds and the slashed stakes.
+    const text = await h.cresolver(["market", "show", String(id)], { json: false });
+    expect(text.stdout).toMatch(/summary +Proposed YES, overturned to NO by the committee \(1 of 1 votes\)/);
+    expect(text.stdout).toContain(
+      `money         The disputer ${disputer.account!.address} took both bonds (${formatEther(2n * bond)} ETH) plus 0.02 ETH of slashed stakes (2 seats on the losing side)`,
+    );
+    expect(text.stdout).toMatch(/dispute +Ruling: NO \(the proposal is overturned\)/);
+    expect(text.stdout).not.toMatch(/bps/);
     const results = final.json!.results as { stakeSlashed: string; reward: string }[];
     expect(results.map((r) => r.stakeSlashed)).toEqual([parseEther("0.01").toString(), parseEther("0.01").toString()]);
     const w = await h.cresolver(["market", "withdraw"], { key: hardhatKey(6) });

@@ -13,6 +13,7 @@ import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { startPanelChain, type PanelChain, type PanelWorker } from "../../../scripts/lib/daemon/panel.js";
 import { startProductionDaemon } from "../daemon/helpers/resolver-daemon.js";
 import { run } from "../../../cli/program.js";
+import { percent, percentOfBps } from "../../../workflow/core/explain.js";
 import { launchChromium } from "./helpers.js";
 
 const HOSTILE = `Will <script>window.__pwned = 1</script><b>bold</b> & "quotes" resolve YES?`;
@@ -115,10 +116,10 @@ describe("explorer in Chromium", () => {
     expect(await page.locator("#question").textContent()).toBe(HOSTILE);
     expect(await page.locator('#decision [data-field="verdict"]').textContent()).toBe(doc.decision.verdict);
     expect(await page.locator('#decision [data-field="posterior"]').textContent()).toBe(
-      doc.decision.posterior.toFixed(4),
+      percent(doc.decision.posterior),
     );
     expect(await page.locator('#decision [data-field="threshold"]').textContent()).toBe(
-      `${doc.decision.thresholdBps} bps`,
+      percentOfBps(doc.decision.thresholdBps),
     );
     const settled = await chain.workerSettlements(resolved);
     expect(doc.workers).toHaveLength(3);
@@ -127,16 +128,19 @@ describe("explorer in Chromium", () => {
       expect(await row.locator('[data-field="answer"]').textContent()).toBe(
         w.answer ? (w.answer.determination ? "YES" : "NO") : "no answer",
       );
+      // The confidence posted on chain (the report), in percent.
       if (w.answer)
-        expect(await row.locator('[data-field="confidence"]').textContent()).toBe(
-          `${(w.answer.confidence * 100).toFixed(1)} %`,
+        expect(await row.locator('[data-field="confidence"]').textContent()).toMatch(
+          new RegExp(`^${percentOfBps(w.report.confidenceBps)}`),
         );
-      expect(await row.locator('[data-field="weight"]').textContent()).toBe(w.vote.weight.toFixed(3));
+      expect(await row.locator('[data-field="weight"]').textContent()).toBe(
+        w.vote.excludedReason !== undefined ? "—" : w.vote.unproven ? "bloc" : w.vote.weight.toFixed(2),
+      );
       const payout = settled.get(BigInt(w.agentId))!.payout;
       expect(await row.locator('[data-field="reward"]').textContent()).toMatch(
         payout === 0n ? /^0 ETH$/ : /^0\.\d+ ETH$/,
       );
-      const section = page.locator(`section.worker[data-seat="${w.seat}"]`);
+      const section = page.locator(`details.worker[data-seat="${w.seat}"]`);
       if (w.answer) expect(await section.locator('[data-field="evidence"]').textContent()).toBe(w.answer.evidence);
       const dims = Object.entries(w.evaluation.dimensions) as [string, { score: number; explanation: string }][];
       expect(dims).toHaveLength(8);

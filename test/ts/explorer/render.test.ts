@@ -13,7 +13,7 @@ import {
 } from "../../../explorer/bundle.js";
 import { answer, market, records } from "../core/fixtures.js";
 import { buildBundle } from "../workflow/helpers/checked-bundle.js";
-import { esc, layout, lineChart } from "../../../explorer/html.js";
+import { esc, layout, lineChart, safeLink, txt } from "../../../explorer/html.js";
 import { marketsPage } from "../../../explorer/pages.js";
 
 describe("bundle view helpers", () => {
@@ -86,5 +86,38 @@ describe("escaping", () => {
     expect(svg).toContain('<title id="c-t">Accuracy &lt;b&gt;</title>');
     expect(svg).toContain('<desc id="c-d">desc &amp; more</desc>');
     expect(svg).not.toContain("a<");
+  });
+});
+
+describe("untrusted text and links", () => {
+  it("shows control and bidi characters as markers, keeps the text in logical order, and escapes", () => {
+    expect(txt("Will this be \u202Ereversed\u202C <b>?")).toBe("Will this be [U+202E]reversed[U+202C] &lt;b&gt;?");
+    expect(txt("line one\nline two")).toBe("line one[U+000A]line two");
+    expect(txt("para one\n\u2066two", true)).toBe("para one\n[U+2066]two");
+  });
+
+  it("links only http(s) sources, without opener or referrer", () => {
+    expect(safeLink("https://example.com/a?b=1&c=<2>")).toBe(
+      '<a class="mono" dir="ltr" href="https://example.com/a?b=1&amp;c=%3C2%3E" rel="noopener noreferrer nofollow" referrerpolicy="no-referrer" target="_blank">https://example.com/a?b=1&amp;c=&lt;2&gt;</a>',
+    );
+    for (const bad of [
+      "javascript:alert(1)",
+      "JaVaScRiPt:alert(1)",
+      "data:text/html,<script>",
+      "not a url",
+      "//evil.example",
+    ]) {
+      const html = safeLink(bad);
+      expect(html, bad).not.toContain("<a");
+      expect(html, bad).not.toContain("<script");
+    }
+  });
+
+  it("pages the market list with links to newer and older pages", () => {
+    const html = marketsPage("/explorer", [], { page: 2, pages: 3, total: 120 }).body;
+    expect(html).toContain('<a href="/explorer?page=1" rel="prev">← Newer</a>');
+    expect(html).toContain('<a href="/explorer?page=3" rel="next">Older →</a>');
+    expect(html).toContain("0 of 120 market(s), newest first · page 2 of 3");
+    expect(html).toContain('data-live-markets="/explorer/api/markets?page=2"');
   });
 });
