@@ -18,6 +18,9 @@ import { DEFAULT_MIN_HISTORY, DEFAULT_THRESHOLD_BPS, type VerdictConfigInput } f
 import { scenarios, type Scenario } from "./sim/scenarios.js";
 import { CHECKPOINTS, simulate, type Call, type MarketTrace, type SimResult } from "./sim/simulate.js";
 
+/** Skip the runs with the 15142af estimator (`previous`): halves the time. */
+const NO_PREVIOUS = process.argv.includes("--no-previous");
+
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number): number => {
   const i = args.indexOf(`--${name}`);
@@ -84,12 +87,41 @@ function meanOf(values: (number | null)[]): number | null {
   return v.length === 0 ? null : Math.round((v.reduce((s, x) => s + x, 0) / v.length) * 1000) / 1000;
 }
 
+/** Mean over seeds, per agent id: estimated accuracy after the last market and mean on-chain correctness. */
+function meanAccuracies(results: SimResult[]): Record<string, { estimated: number; correctness: number }> {
+  const out: Record<string, { estimated: number; correctness: number }> = {};
+  const ids = new Set(results.flatMap((r) => Object.keys(r.estimated)));
+  const avg = (xs: (number | undefined)[]): number => {
+    const v = xs.filter((x): x is number => x !== undefined);
+    return v.length === 0 ? 0 : Math.round((v.reduce((t, x) => t + x, 0) / v.length) * 1000) / 1000;
+  };
+  for (const id of ids)
+    out[id] = {
+      estimated: avg(results.map((r) => r.estimated[id])),
+      correctness: avg(results.map((r) => r.correctness[id])),
+    };
+  return out;
+}
+
+const finalOf = (m: MarketTrace): Call => m.finalCall ?? (m.disputed ? "correct" : m.after);
+
 async function runScenario(s: Scenario) {
   const results: SimResult[] = [];
-  for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++)
+  const previous: SimResult[] = [];
+  for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
     results.push(await simulate(s, seed, MARKETS, { ...VOTE, thresholdBps: THRESHOLD_BPS }));
+    if (!NO_PREVIOUS) previous.push(await simulate(s, seed, MARKETS, { thresholdBps: THRESHOLD_BPS }, "15142af"));
+  }
   const counted = (r: SimResult): MarketTrace[] => r.markets.slice(s.countFrom ?? 0);
   const of = (pick: (m: MarketTrace) => Call): Spread => spread(results.map((r) => rates(counted(r).map(pick))));
+  const ofPrevious = (pick: (m: MarketTrace) => Call): Spread | null =>
+    previous.length === 0 ? null : spread(previous.map((r) => rates(counted(r).map(pick))));
+  const fragile =
+    Math.round(
+      (results.reduce((t, r) => t + counted(r).filter((m) => m.fragile).length, 0) /
+        results.reduce((t, r) => t + counted(r).length, 0)) *
+        1000,
+    ) / 10;
   // Determinism: the same seed again gives byte-identical bundles.
   const again = await simulate(s, FIRST_SEED, Math.min(MARKETS, 12), { ...VOTE, thresholdBps: THRESHOLD_BPS });
   const deterministic = again.bundleHashes.every((h, i) => h === results[0].bundleHashes[i]);
@@ -106,7 +138,14 @@ async function runScenario(s: Scenario) {
     countedMarkets: MARKETS - (s.countFrom ?? 0),
     after: of((m) => m.after),
     /** After disputes: a disputed wrong proposal is finalized with the truth by the arbiter. */
-    final: of((m) => (m.disputed ? "correct" : m.after)),
+    final: of(finalOf),
+    /** Share of counted markets left invalid as "fragile" (item 2's cost on honest panels). */
+    fragile,
+    /** The estimator and vote this issue replaced (15142af, bench/sim/frozen-v2), same scenario and seeds. */
+    previous: ofPrevious((m) => m.after),
+    previousFinal: ofPrevious(finalOf),
+    previousSpearman: meanOf(previous.map((r) => r.spearmanAfter[MARKETS] ?? null)),
+    estimated: meanAccuracies(results),
     disputed:
       Math.round(
         (results.reduce((s, r) => s + counted(r).filter((m) => m.disputed).length, 0) /
@@ -230,8 +269,15 @@ async function main(): Promise<void> {
     `  ${label.padEnd(12)} ${String(r.correct).padStart(5)} % correct ${String(r.wrong).padStart(5)} % wrong ${String(r.unresolved).padStart(5)} % unresolved  (worst seed: ${r.minCorrect} % correct, ${r.maxWrong} % wrong)`;
   for (const r of out) {
     console.log(`\n${r.name} — ${r.description} (${r.countedMarkets} markets × ${SEEDS} seeds)`);
-    console.log(row("after", r.after));
-    if (r.disputed > 0) console.log(`${row("final", r.final)}  [${r.disputed} % disputed]`);
+    console.log(`${row("after", r.after)}  [${r.fragile} % fragile]`);
+    console.log(`${row("final", r.final)}  [${r.disputed} % disputed]`);
+    if (r.previous !== null) console.log(row("15142af", r.previous));
+    if (r.previousFinal !== null) console.log(row("15142af fin", r.previousFinal));
+    console.log(
+      `  estimated / correctness ${Object.entries(r.estimated)
+        .map(([id, e]) => `${id}:${e.estimated}/${e.correctness}`)
+        .join(" ")}`,
+    );
     console.log(row("before", r.before));
     console.log(row("oracle", r.oracle));
     console.log(row("head count", r.headCount));

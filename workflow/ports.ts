@@ -8,6 +8,7 @@
  */
 import type { AdapterRegistry } from "../protocols/types.js";
 import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
+import type { Admission } from "./core/admission.js";
 import type { VerdictConfigInput } from "./core/vote.js";
 import type { DonRunMode } from "./don-limits.js";
 import type { UriFetcher } from "./registration/index.js";
@@ -72,6 +73,8 @@ export interface ResolutionConfig {
   registrationTimeoutMs?: number;
   /** Verdict parameters (threshold, minimum history, accuracy estimation). Default: core/vote.ts defaults. */
   vote?: VerdictConfigInput;
+  /** Who counts as "proven" (core/admission.ts, docs/RECORDS.md §5). Default: every yes/no answer counts. */
+  admission?: Admission;
   /** Deterministic metadata hashed into the bundle as given (e.g. a pipeline version). */
   bundleExtra?: Record<string, unknown>;
   /**

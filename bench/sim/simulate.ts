@@ -14,13 +14,16 @@ import type {
   PastReputation,
   WorkerRecord,
 } from "../../workflow/core/types.js";
-import type { VerdictConfigInput } from "../../workflow/core/vote.js";
+import type { VerdictConfigInput, VerdictDecision } from "../../workflow/core/vote.js";
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { evaluateStage } from "../../workflow/pipeline/06-evaluate.js";
 import { marketKey, resolveStage } from "../../workflow/pipeline/07-resolve.js";
 import { bundleStage } from "../../workflow/pipeline/09-bundle.js";
 import type { TrackRecordSource } from "../../workflow/ports.js";
 import { decideResolution as decideResolutionV1 } from "./frozen-vote-v1.js";
+import { decideVerdict as decideVerdictV2 } from "./frozen-v2/vote.js";
+import { reportsOf, readTrackRecord } from "../../workflow/pipeline/07-resolve.js";
+import type { Admission } from "../../workflow/core/admission.js";
 
 /** The simulated agents speak the default protocol (the rubric scores them as such). */
 const SIM_ENDPOINT = { url: "https://agent.invalid/", protocol: "cresolver" };
@@ -34,8 +37,12 @@ export interface MarketTrace {
   truth: boolean;
   /** New decision at its configured threshold (the proposal). */
   after: Call;
-  /** The proposal was wrong and disputed: the arbiter finalized the truth. */
+  /** The proposal was disputed and an allowed, honest arbiter finalized the truth. */
   disputed: boolean;
+  /** The finalized outcome when it is not the proposal's nor the truth (an untrusted arbiter's ruling). */
+  finalCall?: Call;
+  /** Left invalid because a coalition alone decided it (reason "fragile"). */
+  fragile: boolean;
   /** Winning side's posterior and side (for the threshold sweep); side null on a tie or without quorum. */
   posterior: number;
   side: boolean | null;
@@ -56,6 +63,9 @@ export interface SimResult {
   spearmanBefore: Record<number, number | null>;
   /** Bundle hashes, to check determinism across runs. */
   bundleHashes: string[];
+  /** After the last market, per agent id: estimated accuracy (the last decision's estimate) and mean correctness. */
+  estimated: Record<string, number>;
+  correctness: Record<string, number>;
 }
 
 export const CHECKPOINTS = [10, 20, 30, 40, 50, 60];
@@ -96,25 +106,77 @@ export function spearman(xs: number[], ys: number[]): number | null {
 const call = (decided: boolean | null, truth: boolean): Call =>
   decided === null ? "unresolved" : decided === truth ? "correct" : "wrong";
 
+/** Which decision runs the markets: the current one, or the estimator this issue replaced (15142af, frozen). */
+export type Engine = "current" | "15142af";
+
+const FARMER: Address = "0x00000000000000000000000000000000000fa12e";
+const CREATOR: Address = "0x0000000000000000000000000000000000c4ea70";
+const ETH = 10n ** 18n;
+
+/** True (long-run) accuracy of an agent in the simulation: what the oracle and Spearman compare against. */
+function trueAccuracy(a: Scenario["agents"][number], source: number): number {
+  if (a.kind === "colluder" || a.kind === "striker") return 0;
+  if (a.kind === "copier") return source * (1 - (a.noise ?? 0)) + (1 - source) * (a.noise ?? 0);
+  return a.accuracy;
+}
+
 export async function simulate(
   scenario: Scenario,
   seed: number,
   markets: number,
   vote: VerdictConfigInput = {},
+  engine: Engine = "current",
 ): Promise<SimResult> {
   const rng = createRng(seed);
   const truthRng = rng.fork("truth");
   const agentRng = new Map(scenario.agents.map((a) => [a.id, rng.fork(`agent-${a.id}`)]));
-  const disputeRng = rng.fork("dispute"); // forked last: the other streams do not depend on it
+  const disputeRng = rng.fork("dispute"); // forked after the others: they do not depend on it
+  const sourceRng = rng.fork("source");
   const evaluator = createRubricEvaluator();
   const history: HistoryMarket[] = [];
   const source: TrackRecordSource = { history: async () => history.slice() };
-  const accuracyOf = new Map(scenario.agents.map((a) => [a.id, a.kind === "colluder" ? 0 : a.accuracy]));
+  const sourceAccuracy = scenario.source ?? 0.6;
+  const accuracyOf = new Map(scenario.agents.map((a) => [a.id, trueAccuracy(a, sourceAccuracy)]));
   const best = scenario.agents.filter((a) => a.kind === "honest").reduce((x, y) => (y.accuracy > x.accuracy ? y : x));
+  const farmed = scenario.agents.filter((a) => a.farmed === true);
+  const lastEstimate = new Map<string, number>();
+  let admission: Admission | undefined;
+  if (scenario.farm !== undefined) {
+    // The farmer's own cheap markets: only its Sybils sit, each right except one deliberate miss.
+    for (let j = 0; j < scenario.farm.markets; j++) {
+      const t = truthRng.chance(0.5);
+      history.push({
+        key: `31337:0x00000000000000000000000000000000000000bb:${j + 1}`,
+        final: t,
+        disputed: false,
+        value: ETH / 1000n,
+        creator: FARMER,
+        answers: farmed.map((a, k) => ({
+          agentId: a.id,
+          answer: (k % scenario.farm!.markets === j ? !t : t) ? "yes" : "no",
+          confidenceBps: 9_500,
+          signed: true,
+        })),
+      });
+    }
+    admission = {
+      minValue: ETH,
+      controllers: new Map(
+        scenario.agents.map((a) => [a.id, a.farmed === true ? [FARMER] : [addressOf(a.id)]] as const),
+      ),
+    };
+  }
   // On-chain correctness reputation (Resolved markets: yes/no/failed seats) and the old quality reputation.
   const corr = new Map<bigint, { sum: number; n: number }>();
   const oldRep = new Map<string, PastReputation>();
-  const out: SimResult = { markets: [], spearmanAfter: {}, spearmanBefore: {}, bundleHashes: [] };
+  const out: SimResult = {
+    markets: [],
+    spearmanAfter: {},
+    spearmanBefore: {},
+    bundleHashes: [],
+    estimated: {},
+    correctness: {},
+  };
 
   for (let i = 0; i < markets; i++) {
     const truth = truthRng.chance(0.5);
@@ -128,11 +190,18 @@ export async function simulate(
       context: "",
       workers: panel.map((a) => ({ address: addressOf(a.id), agentId: a.id, stake: 10n ** 16n })),
     };
+    const sourceRight = sourceRng.chance(sourceAccuracy);
     const records: WorkerRecord[] = panel.map((a, s) => {
       const r = agentRng.get(a.id)!;
-      const right = a.kind === "honest" ? r.chance(a.accuracy) : false;
+      const honestNow = a.kind === "honest" || (a.kind === "striker" && i < (a.strikeAt ?? 0));
+      const right =
+        a.kind === "copier" ? (r.chance(a.noise ?? 0) ? !sourceRight : sourceRight) : honestNow && r.chance(a.accuracy);
       const determination = right ? truth : !truth;
-      const confidence = a.kind === "honest" ? Math.min(0.99, Math.max(0.5, a.accuracy + 0.05 * r.normal())) : 0.95;
+      const confidence = honestNow
+        ? Math.min(0.99, Math.max(0.5, a.accuracy + 0.05 * r.normal()))
+        : a.kind === "copier"
+          ? Math.min(0.99, Math.max(0.5, 0.85 + 0.05 * r.normal()))
+          : 0.95;
       return {
         seat: market.workers[s],
         endpoint: SIM_ENDPOINT,
@@ -141,10 +210,25 @@ export async function simulate(
     });
     const quorum = quorumStatus(market.workers.length, records.length);
     const evaluation = await evaluateStage(market, records, evaluator);
-    const decision = await resolveStage(market, records, quorum, evaluation, source, { vote });
-    const sealed = bundleStage(market, records, quorum, evaluation, decision);
-    out.bundleHashes.push(sealed.bundle.hash);
+    let decision: Pick<VerdictDecision, "verdict" | "reason" | "logOdds" | "posterior" | "reports"> & {
+      estimate: { agents: { agentId: bigint; accuracy: number }[] };
+    };
+    if (engine === "current") {
+      const d = await resolveStage(market, records, quorum, evaluation, source, {
+        vote,
+        ...(admission !== undefined ? { admission } : {}),
+      });
+      out.bundleHashes.push(bundleStage(market, records, quorum, evaluation, d).bundle.hash);
+      decision = d;
+    } else {
+      const agentIds = records.map((r) => r.seat.agentId);
+      decision = decideVerdictV2(
+        { agentIds, reports: reportsOf(records, evaluation), history: await readTrackRecord(market, source) },
+        vote,
+      );
+    }
 
+    for (const a of decision.estimate.agents) lastEstimate.set(a.agentId.toString(), a.accuracy);
     // Baselines on the same answers and evaluations.
     const yes = records.filter((r) => r.answer!.determination).length;
     const no = records.length - yes;
@@ -160,6 +244,7 @@ export async function simulate(
       truth,
       after: call(decision.verdict === "invalid" ? null : decision.verdict === "yes", truth),
       disputed: false,
+      fragile: decision.reason === "fragile",
       posterior: decision.posterior,
       side,
       quorum: decision.reason !== "no-quorum",
@@ -173,21 +258,34 @@ export async function simulate(
     // Finalization: the record of answers (every market), correctness reputation (Resolved only). A disputed
     // wrong proposal is finalized by the arbiter with the truth (known truth for the estimate).
     const wrong = decision.verdict !== "invalid" && (decision.verdict === "yes") !== truth;
-    const disputed = wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!);
-    const final: boolean | "invalid" = disputed
-      ? truth
-      : decision.verdict === "invalid"
-        ? "invalid"
-        : decision.verdict === "yes";
-    out.markets[out.markets.length - 1].disputed = disputed;
+    const against =
+      decision.verdict !== "invalid" &&
+      records.filter((r) => r.answer!.determination !== (decision.verdict === "yes")).length * 2 >= records.length;
+    const watched = scenario.watcher === true && (decision.reason === "fragile" || against);
+    const disputed = watched || (wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!));
+    const ruling = scenario.untrustedRulings;
+    const untrusted = ruling !== undefined && i >= ruling.from && i < ruling.to;
+    const final: boolean | "invalid" = untrusted
+      ? !truth
+      : disputed
+        ? truth
+        : decision.verdict === "invalid"
+          ? "invalid"
+          : decision.verdict === "yes";
+    out.markets[out.markets.length - 1].disputed = disputed && !untrusted;
+    if (untrusted) out.markets[out.markets.length - 1].finalCall = "wrong";
     history.push({
       key: marketKey(market),
       final,
-      disputed,
+      disputed: disputed || untrusted,
+      ...(disputed || untrusted ? { trustedRuling: !untrusted } : {}),
+      value: ETH,
+      creator: CREATOR,
       answers: decision.reports.map((r, s) => ({
         agentId: panel[s].id,
         answer: r.answer,
         confidenceBps: r.confidenceBps,
+        signed: true,
       })),
     });
     if (final !== "invalid") {
@@ -230,5 +328,10 @@ export async function simulate(
       );
     }
   }
+  for (const a of scenario.agents) {
+    const c = corr.get(a.id);
+    if (c !== undefined) out.correctness[a.id.toString()] = Math.round((c.sum / c.n) * 10) / 10;
+  }
+  for (const [id, acc] of lastEstimate) out.estimated[id] = acc;
   return out;
 }

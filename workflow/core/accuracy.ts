@@ -32,6 +32,7 @@
  */
 import type { HistoryMarket } from "./types.js";
 import { mustGet } from "../util/must.js";
+import { DependenceMatrix, dependenceWeights, pairDependence, robustFactor, type PairStats } from "./dependence.js";
 
 export interface AccuracyConfig {
   /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
@@ -54,6 +55,24 @@ export interface AccuracyConfig {
   maxMarkets: number;
   /** Estimates are clamped to [1 − maxAccuracy, maxAccuracy] (bounded weights). Default 0.99. */
   maxAccuracy: number;
+  /**
+   * Recency: an answer followed by k later yes/no answers of the same agent weighs 2^(−k / halfLife) in the
+   * accuracy estimate (0: no decay). Default 40 (bench:integrity: shorter half-lives cost honest panels accuracy).
+   */
+  halfLife: number;
+  /** Weight of an attested (unsigned) answer relative to a signed one (docs/RECORDS.md §2, §4). Default 0.5. */
+  attestedWeight: number;
+  /**
+   * Undisputed outcomes (and rulings of arbiters the deployment does not trust) are soft evidence: one more voter
+   * of this log-odds in the E-step, never fixed truth. Default 0.5 (a 0.62 voter).
+   */
+  outcomeLogOdds: number;
+  /** Standard errors of excess agreement discounted before a pair counts as dependent (dependence.ts). Default 2. */
+  dependenceMargin: number;
+  /** Standardised residual above which the robust factor fit leaves a pair out. Default 3. */
+  dependenceOutlierZ: number;
+  /** Shared markets needed before a pair's dependence is estimated. Default 8. */
+  dependenceMinShared: number;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -67,6 +86,12 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   cloneMinShared: 5,
   maxMarkets: 5000,
   maxAccuracy: 0.99,
+  halfLife: 40,
+  attestedWeight: 0.5,
+  outcomeLogOdds: 0.5,
+  dependenceMargin: 2,
+  dependenceOutlierZ: 3,
+  dependenceMinShared: 8,
 });
 
 export interface CalibrationBin {
@@ -86,6 +111,8 @@ export interface AgentAccuracy {
   agentId: bigint;
   /** Yes/no answers in the track record used. */
   count: number;
+  /** Their total weight in the estimate (recency × attestation). */
+  weight: number;
   /** Expected number of them that were right (Σ P(right)). */
   right: number;
   /** Estimated probability of being right (Beta-shrunk). The prior mean when count is 0. */
@@ -95,9 +122,18 @@ export interface AgentAccuracy {
   cloneGroup?: bigint;
 }
 
+/** Estimated dependence d ∈ (0, 1] of two agents (dependence.ts); pairs not listed have d = 0. */
+export interface PairDependence {
+  a: bigint;
+  b: bigint;
+  d: number;
+}
+
 export interface AccuracyEstimate {
   /** One per requested agent (or every agent in the history when none requested), by ascending id. */
   agents: AgentAccuracy[];
+  /** Dependent pairs among `agents` (a < b, ascending). */
+  dependence: PairDependence[];
   /** Markets and yes/no answers used. */
   markets: number;
   answers: number;
@@ -146,6 +182,12 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     cloneMinShared: num(c.cloneMinShared, 1, 1e9, "cloneMinShared", true),
     maxMarkets: num(c.maxMarkets, 1, 1e9, "maxMarkets", true),
     maxAccuracy: num(c.maxAccuracy, 0.5, 0.999999, "maxAccuracy"),
+    halfLife: num(c.halfLife, 0, 1e9, "halfLife"),
+    attestedWeight: num(c.attestedWeight, 0, 1, "attestedWeight"),
+    outcomeLogOdds: num(c.outcomeLogOdds, 0, 20, "outcomeLogOdds"),
+    dependenceMargin: num(c.dependenceMargin, 0, 100, "dependenceMargin"),
+    dependenceOutlierZ: num(c.dependenceOutlierZ, 0, 1e6, "dependenceOutlierZ"),
+    dependenceMinShared: num(c.dependenceMinShared, 1, 1e9, "dependenceMinShared", true),
   };
 }
 
@@ -154,38 +196,34 @@ interface Vote {
   /** +1 yes, −1 no. */
   sign: number;
   bps: number;
-}
-
-interface PairStats {
-  a: number;
-  b: number;
-  shared: number;
-  agree: number;
+  /** 1 signed, attestedWeight attested. */
+  att: number;
+  /** Observation weight in the M-step: recency × att. */
+  o: number;
 }
 
 /** Shared and agreeing yes/no answers of every pair of agents that met, in ascending (a, b) order. */
 function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] {
-  const shared = new Map<number, number>();
-  const agree = new Map<number, number>();
+  const acc = new Map<number, PairStats>();
   for (const votes of markets) {
     for (let i = 0; i < votes.length; i++) {
       for (let j = i + 1; j < votes.length; j++) {
         const a = Math.min(votes[i].agent, votes[j].agent);
         const b = Math.max(votes[i].agent, votes[j].agent);
         const key = a * agentCount + b;
-        shared.set(key, (shared.get(key) ?? 0) + 1);
-        if (votes[i].sign === votes[j].sign) agree.set(key, (agree.get(key) ?? 0) + 1);
+        let p = acc.get(key);
+        if (p === undefined) {
+          p = { a, b, n: 0, shared: 0, agree: 0 };
+          acc.set(key, p);
+        }
+        const w = Math.min(votes[i].o, votes[j].o);
+        p.n += 1;
+        p.shared += w;
+        if (votes[i].sign === votes[j].sign) p.agree += w;
       }
     }
   }
-  return [...shared.keys()]
-    .sort((x, y) => x - y)
-    .map((key) => ({
-      a: Math.floor(key / agentCount),
-      b: key % agentCount,
-      shared: mustGet(shared, key),
-      agree: agree.get(key) ?? 0,
-    }));
+  return [...acc.keys()].sort((x, y) => x - y).map((key) => mustGet(acc, key));
 }
 
 /** Union-find over agent indices; the root is the smallest index (= smallest id, indices are id-sorted). */
@@ -195,8 +233,8 @@ function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: Accur
     while (parent[x] !== x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  for (const { a, b, shared, agree } of pairs) {
-    if (shared < cfg.cloneMinShared || agree < cfg.cloneAgreement * shared) continue;
+  for (const { a, b, n, shared, agree } of pairs) {
+    if (n < cfg.cloneMinShared || agree < cfg.cloneAgreement * shared) continue;
     const ra = find(a);
     const rb = find(b);
     if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
@@ -204,56 +242,7 @@ function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: Accur
   return parent.map((_, i) => find(i));
 }
 
-export const SPECTRAL_ITERATIONS = 100;
-
-/**
- * Starting point of EM from pairwise agreement (method of moments): under the one-coin model the agreement
- * a_ij = (agree − disagree)/shared of two agents has expectation v_i·v_j with v = 2p − 1, so v is fitted as
- * the rank-one factor of the agreement matrix (alternating weighted least squares, weights = shared markets,
- * Gauss–Seidel in index order, v clamped to ±0.98, started at 0.5 for everyone; pairs of clones left out),
- * its sign chosen so that most voters (a clone group once) are better than chance. Unlike a start from the
- * majority, this separates a lone accurate agent from a majority that is often wrong together.
- */
-function spectralStart(
-  pairs: readonly PairStats[],
-  agentCount: number,
-  group: readonly number[],
-  count: readonly number[],
-): number[] {
-  const nbrs: { j: number; w: number; a: number }[][] = Array.from({ length: agentCount }, () => []);
-  for (const { a, b, shared, agree } of pairs) {
-    if (group[a] === group[b]) continue; // clones agree by construction: no information on accuracy
-    const r = (2 * agree - shared) / shared;
-    nbrs[a].push({ j: b, w: shared, a: r });
-    nbrs[b].push({ j: a, w: shared, a: r });
-  }
-  const v = new Array<number>(agentCount).fill(0.5);
-  for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
-    let delta = 0;
-    for (let i = 0; i < agentCount; i++) {
-      let num = 0;
-      let den = 0;
-      for (const { j, w, a } of nbrs[i]) {
-        num += w * a * v[j];
-        den += w * v[j] * v[j];
-      }
-      const next = den > 0 ? Math.min(0.98, Math.max(-0.98, num / den)) : 0;
-      delta = Math.max(delta, Math.abs(next - v[i]));
-      v[i] = next;
-    }
-    if (delta < 1e-9) break;
-  }
-  // Agreement fixes v only up to its sign: take the side where most voters (a clone group counting once,
-  // by answers given) are better than chance.
-  let side = 0;
-  const seen = new Set<number>();
-  for (let i = 0; i < agentCount; i++) {
-    if (seen.has(group[i])) continue;
-    seen.add(group[i]);
-    side += count[i] * v[i];
-  }
-  return side < 0 ? v.map((x) => -x) : v;
-}
+export { SPECTRAL_ITERATIONS } from "./dependence.js";
 
 /**
  * Estimates the accuracy of `agents` (default: every agent in `history`) from `history` (finalized markets,
@@ -272,10 +261,12 @@ export function estimateAccuracy(
   for (const m of recent) for (const a of m.answers) if (a.answer === "yes" || a.answer === "no") ids.add(a.agentId);
   const sorted = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const index = new Map(sorted.map((id, i) => [id, i]));
+  const nAgents = sorted.length;
 
-  // Yes/no votes per market (first answer of an agent in a market only); known truths.
+  // Yes/no votes per market (first answer of an agent in a market only); known truths; soft outcomes.
   const votes: Vote[][] = [];
   const known: (number | undefined)[] = [];
+  const soft: number[] = [];
   for (const m of recent) {
     const seen = new Set<number>();
     const vs: Vote[] = [];
@@ -287,25 +278,53 @@ export function estimateAccuracy(
       const bps = Number.isFinite(a.confidenceBps)
         ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps)))
         : 5_000;
-      vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps });
+      const att = a.signed === true ? 1 : cfg.attestedWeight;
+      vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps, att, o: att });
     }
     // Agent order, not log order, inside a market: float sums then do not depend on how answers were listed.
     vs.sort((x, y) => x.agent - y.agent);
     votes.push(vs);
-    known.push(m.disputed && typeof m.final === "boolean" ? (m.final ? 1 : 0) : undefined);
+    const trusted = m.disputed && m.trustedRuling === true && typeof m.final === "boolean";
+    known.push(trusted ? (m.final ? 1 : 0) : undefined);
+    soft.push(!trusted && typeof m.final === "boolean" ? (m.final ? cfg.outcomeLogOdds : -cfg.outcomeLogOdds) : 0);
+  }
+  // Recency: each agent's answers, newest first, decay by 2^(−k/halfLife).
+  if (cfg.halfLife > 0) {
+    const later = new Array<number>(nAgents).fill(0);
+    for (let m = votes.length - 1; m >= 0; m--) {
+      for (const v of votes[m]) {
+        v.o *= 2 ** (-later[v.agent] / cfg.halfLife);
+        later[v.agent] += 1;
+      }
+    }
   }
 
-  const nAgents = sorted.length;
   const pairs = pairStats(votes, nAgents);
   const group = cloneGroups(pairs, nAgents, cfg);
   const groupSize = new Map<number, number>();
   for (const g of group) groupSize.set(g, (groupSize.get(g) ?? 0) + 1);
-  // E-step weight of each vote: 1 / (members of its clone group answering the same market).
-  const voteWeight: number[][] = votes.map((vs) => {
-    const count = new Map<number, number>();
-    for (const v of vs) count.set(group[v.agent], (count.get(group[v.agent]) ?? 0) + 1);
-    return vs.map((v) => 1 / mustGet(count, group[v.agent]));
+  const clonePairs = new Set<number>();
+  pairs.forEach((p, k) => {
+    if (group[p.a] === group[p.b]) clonePairs.add(k);
   });
+  const factor = robustFactor(pairs, nAgents, clonePairs, cfg.dependenceOutlierZ);
+  const dep = new DependenceMatrix(nAgents);
+  pairs.forEach((p, k) => {
+    dep.set(
+      p.a,
+      p.b,
+      clonePairs.has(k) ? 1 : q6(pairDependence(p, factor.v, cfg.dependenceMargin, cfg.dependenceMinShared)),
+    );
+  });
+  for (let a = 0; a < nAgents; a++) for (let b = a + 1; b < nAgents; b++) if (group[a] === group[b]) dep.set(a, b, 1);
+  // E-step weight of each vote: dependence (1 / (1 + Σ d over same-side voters)) × attestation.
+  const voteWeight: number[][] = votes.map((vs) =>
+    dependenceWeights(
+      vs.map((v) => v.agent),
+      vs.map((v) => v.sign),
+      dep,
+    ).map((w, i) => w * vs[i].att),
+  );
 
   const alpha = cfg.priorAccuracy * cfg.priorStrength;
   const beta = (1 - cfg.priorAccuracy) * cfg.priorStrength;
@@ -314,15 +333,27 @@ export function estimateAccuracy(
   const clamp = (p: number): number => Math.min(hi, Math.max(lo, p));
 
   const count = new Array<number>(nAgents).fill(0);
-  for (const vs of votes) for (const v of vs) count[v.agent] += 1;
-  // Start: accuracies from pairwise agreement (shrunk like the M-step), then truths from them (E-step).
-  const start = spectralStart(pairs, nAgents, group, count);
-  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * count[a]) / (alpha + beta + count[a])));
+  const weight = new Array<number>(nAgents).fill(0);
+  for (const vs of votes)
+    for (const v of vs) {
+      count[v.agent] += 1;
+      weight[v.agent] += v.o;
+    }
+  // Start: the robust factor's sign chosen so that most independent voters (weighted by answers and by
+  // 1 / (1 + Σ d)) are better than chance; accuracies from it (shrunk like the M-step), then truths (E-step).
+  let side = 0;
+  for (let i = 0; i < nAgents; i++) {
+    let s = 1;
+    for (let j = 0; j < nAgents; j++) if (j !== i) s += dep.get(i, j);
+    side += (weight[i] * factor.v[i]) / s;
+  }
+  const start = side < 0 ? factor.v.map((x) => -x) : factor.v;
+  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * weight[a]) / (alpha + beta + weight[a])));
   const q: number[] = votes.map((_, m) => known[m] ?? 0.5);
   const eStep = (lg: readonly number[]): void => {
     votes.forEach((vs, m) => {
       if (known[m] !== undefined) return;
-      let s = 0;
+      let s = soft[m];
       vs.forEach((v, i) => {
         s += v.sign * lg[v.agent] * voteWeight[m][i];
       });
@@ -337,9 +368,9 @@ export function estimateAccuracy(
     iterations += 1;
     right.fill(0);
     votes.forEach((vs, m) => {
-      for (const v of vs) right[v.agent] += v.sign > 0 ? q[m] : 1 - q[m];
+      for (const v of vs) right[v.agent] += v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
     });
-    const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + count[a])));
+    const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + weight[a])));
     eStep(next.map(logit));
     let delta = 0;
     for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
@@ -350,7 +381,7 @@ export function estimateAccuracy(
     }
   }
 
-  // Final expected rights (against the final q) and calibration bins.
+  // Final expected rights (against the final q) and calibration bins (weighted like the M-step).
   const bins = cfg.confidenceBins;
   const binOf = (bps: number): number => {
     let b = 0;
@@ -358,13 +389,15 @@ export function estimateAccuracy(
     return b;
   };
   const binCount = sorted.map(() => new Array<number>(bins.length).fill(0));
+  const binWeight = sorted.map(() => new Array<number>(bins.length).fill(0));
   const binRight = sorted.map(() => new Array<number>(bins.length).fill(0));
   right.fill(0);
   votes.forEach((vs, m) => {
     for (const v of vs) {
-      const r = v.sign > 0 ? q[m] : 1 - q[m];
+      const r = v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
       right[v.agent] += r;
       binCount[v.agent][binOf(v.bps)] += 1;
+      binWeight[v.agent][binOf(v.bps)] += v.o;
       binRight[v.agent][binOf(v.bps)] += r;
     }
   });
@@ -375,15 +408,15 @@ export function estimateAccuracy(
   sorted.forEach((id, a) => {
     if (wanted !== undefined && !wanted.has(id)) return;
     outIndex.push(a);
-    const acc = q6(clamp((alpha + right[a]) / (alpha + beta + count[a])));
+    const acc = q6(clamp((alpha + right[a]) / (alpha + beta + weight[a])));
     const calibration: CalibrationBin[] = bins.map((from, b) => {
-      const n = binCount[a][b];
+      const n = binWeight[a][b];
       const r = binRight[a][b];
       const k = cfg.calibrationStrength;
       return {
         fromBps: from,
         toBps: b + 1 < bins.length ? bins[b + 1] - 1 : 10_000,
-        count: n,
+        count: binCount[a][b],
         right: q6(r),
         accuracy: n + k > 0 ? q6(clamp((r + k * acc) / (n + k))) : acc,
       };
@@ -392,21 +425,36 @@ export function estimateAccuracy(
     out.push({
       agentId: id,
       count: count[a],
+      weight: q6(weight[a]),
       right: q6(right[a]),
       accuracy: acc,
       calibration,
       ...(mustGet(groupSize, g) > 1 ? { cloneGroup: sorted[g] } : {}),
     });
   });
+  const outSet = new Set(outIndex);
+  const dependence: PairDependence[] = dep
+    .entries()
+    .filter((e) => outSet.has(e.a) && outSet.has(e.b))
+    .map((e) => ({ a: sorted[e.a], b: sorted[e.b], d: e.d }));
 
   return {
     agents: out,
+    dependence,
     markets: votes.length,
     answers: count.reduce((s, c) => s + c, 0),
     knownTruths: known.filter((k) => k !== undefined).length,
     iterations,
     converged,
-    covariance: logOddsCovariance(votes, voteWeight, known, q, p, outIndex, alpha + beta),
+    covariance: logOddsCovariance(
+      votes,
+      votes.map((vs, m) => vs.map((v, i) => (voteWeight[m][i] * v.o) / v.att)),
+      known,
+      q,
+      p,
+      outIndex,
+      alpha + beta,
+    ),
     config: cfg,
   };
 }

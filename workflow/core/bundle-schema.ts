@@ -122,7 +122,7 @@ const outcome = z.discriminatedUnion("kind", [
 
 const decision = z.strictObject({
   verdict: verdictKind,
-  reason: z.enum(["no-quorum", "below-threshold", "tie"]).optional(),
+  reason: z.enum(["no-quorum", "below-threshold", "tie", "fragile"]).optional(),
   posterior: z.number(),
   logOdds: z.number(),
   thresholdBps: bps,
@@ -135,6 +135,7 @@ const decision = z.strictObject({
     weight: z.number(),
   }),
   rewardWeights: z.array(decimal).max(MAX_BUNDLE_SEATS).optional(),
+  fragility: z.strictObject({ coalition: z.array(decimal).max(MAX_BUNDLE_SEATS), restLogOdds: z.number() }).optional(),
 });
 
 const calibrationBin = z.strictObject({ fromBps: bps, toBps: bps, count, right: z.number(), accuracy: z.number() });
@@ -145,6 +146,7 @@ const estimates = z.strictObject({
       z.strictObject({
         agentId: decimal,
         count,
+        weight: z.number().optional(),
         right: z.number(),
         accuracy: z.number(),
         calibration: z.array(calibrationBin),
@@ -152,6 +154,10 @@ const estimates = z.strictObject({
       }),
     )
     .max(MAX_BUNDLE_SEATS),
+  dependence: z
+    .array(z.strictObject({ a: decimal, b: decimal, d: z.number() }))
+    .max((MAX_BUNDLE_SEATS * (MAX_BUNDLE_SEATS - 1)) / 2)
+    .optional(),
   markets: count,
   answers: count,
   knownTruths: count,
@@ -165,6 +171,8 @@ const voteConfig = z.strictObject({
   minHistory: count,
   unprovenAccuracy: z.number(),
   shrinkage: z.boolean(),
+  coalitionK: count.optional(),
+  coalitionDependence: z.number().optional(),
   accuracy: z.strictObject({
     priorAccuracy: z.number(),
     priorStrength: z.number(),
@@ -176,6 +184,12 @@ const voteConfig = z.strictObject({
     cloneMinShared: count,
     maxMarkets: count,
     maxAccuracy: z.number(),
+    halfLife: z.number().optional(),
+    attestedWeight: z.number().optional(),
+    outcomeLogOdds: z.number().optional(),
+    dependenceMargin: z.number().optional(),
+    dependenceOutlierZ: z.number().optional(),
+    dependenceMinShared: count.optional(),
   }),
 });
 

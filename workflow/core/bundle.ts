@@ -251,6 +251,13 @@ export function buildBundle(input: BundleInput): Bundle {
           quorum: { ...decision.quorum },
           bloc: { ...decision.bloc },
           rewardWeights: decision.rewardWeights?.map(dec),
+          fragility:
+            decision.fragility === undefined
+              ? undefined
+              : {
+                  coalition: decision.fragility.coalition.map(dec),
+                  restLogOdds: decision.fragility.restLogOdds,
+                },
         }
       : undefined,
     estimates: decision
@@ -258,11 +265,13 @@ export function buildBundle(input: BundleInput): Bundle {
           agents: decision.estimate.agents.map((a) => ({
             agentId: dec(a.agentId),
             count: a.count,
+            weight: a.weight,
             right: a.right,
             accuracy: a.accuracy,
             calibration: a.calibration.map((b) => ({ ...b })),
             cloneGroup: a.cloneGroup === undefined ? undefined : dec(a.cloneGroup),
           })),
+          dependence: decision.estimate.dependence.map((e) => ({ a: dec(e.a), b: dec(e.b), d: e.d })),
           markets: decision.estimate.markets,
           answers: decision.estimate.answers,
           knownTruths: decision.estimate.knownTruths,

@@ -40,6 +40,8 @@ import {
   type AccuracyEstimate,
   type AgentAccuracy,
 } from "./accuracy.js";
+import { admittedHistory, type Admission } from "./admission.js";
+import { fragileCoalition } from "./coalition.js";
 import { rewardWeights } from "./correctness.js";
 import { requiredQuorum } from "./quorum.js";
 import type { AnswerKind, Hex, HistoryMarket, ResolutionOutcome, VerdictKind, WorkerReport } from "./types.js";
@@ -54,6 +56,13 @@ export interface VerdictConfig {
   unprovenAccuracy: number;
   /** Empirical-Bayes shrinkage of the proven agents' log-odds by how well the record identifies each. Default true. */
   shrinkage: boolean;
+  /**
+   * No coalition decides alone: the verdict must survive the defection of the `coalitionK` heaviest agents on its
+   * side (0: not checked) and of every dependent group on its side (agents linked by d ≥ `coalitionDependence`;
+   * 1: clones only). Where the rest of the panel then favours the other side, the verdict is invalid "fragile".
+   */
+  coalitionK: number;
+  coalitionDependence: number;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
@@ -61,7 +70,18 @@ export interface VerdictConfig {
 export const DEFAULT_THRESHOLD_BPS = 6_000;
 export const DEFAULT_MIN_HISTORY = 3;
 
-export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
+export const DEFAULT_COALITION_K = 0;
+export const DEFAULT_COALITION_DEPENDENCE = 0.3;
+
+export type InvalidReason = "no-quorum" | "below-threshold" | "tie" | "fragile";
+
+/** Why a verdict was found fragile: the coalition whose defection turns the rest of the panel against it. */
+export interface Fragility {
+  /** Agent ids of the coalition (seat order). */
+  coalition: bigint[];
+  /** Log-odds S of the rest of the panel (+ towards yes). */
+  restLogOdds: number;
+}
 
 export interface VoterBreakdown {
   seat: number;
@@ -113,6 +133,8 @@ export interface VerdictDecision {
   bloc: UnprovenBloc;
   /** The shrinkage applied to the proven weights (absent when off or with fewer than 2 proven voters' groups). */
   shrinkage?: Shrinkage;
+  /** Present when the verdict is invalid "fragile". */
+  fragility?: Fragility;
   /** The proposal's reports, seat order. */
   reports: WorkerReport[];
   /** On-chain reward weights if the verdict finalizes as proposed (yes/no); null for invalid. */
@@ -134,6 +156,8 @@ export interface VerdictInput {
   reports: readonly WorkerReport[];
   /** Finalized markets before this one, oldest first. */
   history: readonly HistoryMarket[];
+  /** The admission filter for "proven" (absent: every yes/no answer in the record counts). */
+  admission?: Admission;
 }
 
 export interface VerdictConfigInput extends Partial<Omit<VerdictConfig, "accuracy">> {
@@ -153,7 +177,13 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
     throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
   const shrinkage = c.shrinkage ?? true;
   if (typeof shrinkage !== "boolean") throw new RangeError(`shrinkage must be a boolean, got ${String(shrinkage)}`);
-  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, accuracy };
+  const coalitionK = c.coalitionK ?? DEFAULT_COALITION_K;
+  if (!Number.isInteger(coalitionK) || coalitionK < 0 || coalitionK > 1000)
+    throw new RangeError(`coalitionK must be an integer in [0, 1000], got ${coalitionK}`);
+  const coalitionDependence = c.coalitionDependence ?? DEFAULT_COALITION_DEPENDENCE;
+  if (typeof coalitionDependence !== "number" || !(coalitionDependence > 0 && coalitionDependence <= 1))
+    throw new RangeError(`coalitionDependence must be in (0, 1], got ${coalitionDependence}`);
+  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, coalitionK, coalitionDependence, accuracy };
 }
 
 export interface Shrinkage {
@@ -175,7 +205,7 @@ export interface Shrinkage {
 export function shrinkageOf(
   estimate: AccuracyEstimate,
   agentIds: readonly bigint[],
-  minHistory: number,
+  proven: (a: AgentAccuracy) => boolean,
 ): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
   const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
   const groups = new Set<bigint>();
@@ -184,7 +214,7 @@ export function shrinkageOf(
     const i = mustGet(row, id);
     const a = estimate.agents[i];
     const g = a.cloneGroup ?? a.agentId;
-    if (a.count < minHistory || groups.has(g)) continue;
+    if (!proven(a) || groups.has(g)) continue;
     groups.add(g);
     idx.push(i);
   }
@@ -224,11 +254,14 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const { agentIds, reports } = input;
   if (agentIds.length !== reports.length)
     throw new RangeError(`${agentIds.length} agent ids for ${reports.length} reports`);
-  const estimate = estimateAccuracy(input.history, agentIds, config?.accuracy);
+  // Admission (docs/RECORDS.md §5): only the markets that count for an agent enter its estimate and its history.
+  const record = input.admission !== undefined ? admittedHistory(input.history, input.admission) : input.history;
+  const estimate = estimateAccuracy(record, agentIds, config?.accuracy);
   const cfg = resolveVerdictConfig(config, estimate.config);
   const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
 
-  const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, cfg.minHistory) : undefined;
+  const historyOf = (a: AgentAccuracy): number => a.count;
+  const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, (a) => historyOf(a) >= cfg.minHistory) : undefined;
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
     const id = agentIds[seat];
@@ -240,11 +273,11 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
       agentId: id,
       answer: r.answer,
       confidenceBps: r.confidenceBps,
-      history: est.count,
+      history: historyOf(est),
       accuracy: est.accuracy,
       calibratedAccuracy: cal,
       weight: 0,
-      unproven: est.count < cfg.minHistory,
+      unproven: historyOf(est) < cfg.minHistory,
       ...(est.cloneGroup !== undefined ? { cloneGroup: est.cloneGroup } : {}),
     };
     if (seen.has(id)) return { ...v, excludedReason: "duplicate agent" };
@@ -254,12 +287,19 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     return v;
   });
 
-  // Clone groups voting here count once: their weights are shared.
-  const present = new Map<bigint, number>();
-  for (const v of voters)
-    if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
-  for (const v of voters)
-    if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / mustGet(present, v.cloneGroup));
+  // Dependent voters on the same side share their weight: each is divided by 1 + Σ d over the others (clones,
+  // d = 1, count once; independent voters, d = 0, fully).
+  const dep = new Map<string, number>();
+  for (const e of estimate.dependence) dep.set(`${e.a}:${e.b}`, e.d);
+  const dependence = (a: bigint, b: bigint): number =>
+    a === b ? 1 : (dep.get(a < b ? `${a}:${b}` : `${b}:${a}`) ?? 0);
+  const weighted = voters.filter((v) => v.weight > 0);
+  const divisors = weighted.map((v) =>
+    weighted.reduce((t, u) => (u !== v && u.answer === v.answer ? t + dependence(v.agentId, u.agentId) : t), 1),
+  );
+  weighted.forEach((v, i) => {
+    v.weight = q6(v.weight / divisors[i]);
+  });
 
   const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
   let yesWeight = 0;
@@ -298,11 +338,29 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
 
   const answered = yesVoters + noVoters;
   const quorum = { n: reports.length, required: requiredQuorum(reports.length), answered };
+  const coalition = fragileCoalition(
+    voters.map((v) => ({
+      agentId: v.agentId,
+      sign: v.answer === "yes" ? 1 : -1,
+      weight: v.excludedReason === undefined && !v.unproven ? v.weight : 0,
+    })),
+    logOdds,
+    cfg.coalitionK,
+    cfg.coalitionDependence,
+    dependence,
+    bloc.side !== null && (bloc.side === "yes") !== logOdds > 0 ? 1 : 0,
+    logit(cfg.thresholdBps / 10_000),
+  );
   let verdict: VerdictKind;
   let reason: InvalidReason | undefined;
   if (reports.length === 0 || answered < quorum.required) reason = "no-quorum";
   else if (logOdds === 0) reason = "tie";
   else if (posterior * 10_000 < cfg.thresholdBps) reason = "below-threshold";
+  else if (coalition !== undefined) reason = "fragile";
+  const fragility: Fragility | undefined =
+    reason === "fragile" && coalition !== undefined
+      ? { coalition: coalition.members.map((i) => voters[i].agentId), restLogOdds: q6(coalition.rest) }
+      : undefined;
   if (reason !== undefined) verdict = "invalid";
   else verdict = logOdds > 0 ? "yes" : "no";
 
@@ -325,6 +383,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     ...(shrink !== undefined
       ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } }
       : {}),
+    ...(fragility !== undefined ? { fragility } : {}),
     reports: reports.map((r) => ({ ...r })),
     rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
     estimate,

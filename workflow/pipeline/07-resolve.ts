@@ -59,7 +59,12 @@ export async function resolveStage(
   // Without quorum the verdict is invalid whatever the record says: do not read it.
   const history = quorum.reached ? await readTrackRecord(market, trackRecord) : [];
   return decideVerdict(
-    { agentIds: records.map((r) => r.seat.agentId), reports: reportsOf(records, evaluation), history },
+    {
+      agentIds: records.map((r) => r.seat.agentId),
+      reports: reportsOf(records, evaluation),
+      history,
+      ...(config.admission !== undefined ? { admission: config.admission } : {}),
+    },
     config.vote,
   );
 }

@@ -25,6 +25,7 @@ function record(
       agentId: BigInt(i + 1),
       answer: (r() < a === truth ? "yes" : "no") as AnswerKind,
       confidenceBps: 8_000,
+      signed: true,
     }));
     return {
       key: `k:${m}`,
@@ -66,7 +67,9 @@ describe("estimateAccuracy", () => {
     const est = estimateAccuracy(h);
     expect(est.agents[0].accuracy).toBeLessThan(est.agents[1].accuracy);
     // …until arbiter-decided markets (known truth) are in the record: one market in two disputed is enough here
-    const disputed = h.map((m, i) => (i % 2 === 0 ? { ...m, disputed: true, final: truths[i] } : m));
+    const disputed = h.map((m, i) =>
+      i % 2 === 0 ? { ...m, disputed: true, trustedRuling: true, final: truths[i] } : m,
+    );
     const fixed = estimateAccuracy(disputed);
     expect(fixed.knownTruths).toBe(30);
     expect(fixed.agents[0].accuracy).toBeGreaterThan(
@@ -122,6 +125,7 @@ describe("estimateAccuracy", () => {
             agentId: BigInt(100 + i),
             answer: (truth ? "no" : "yes") as AnswerKind,
             confidenceBps: 9_900,
+            signed: true,
           })),
     );
     const est = estimateAccuracy(h);

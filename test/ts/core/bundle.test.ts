@@ -68,17 +68,18 @@ function scenario(): BundleInput {
     key: `31337:0xold:${i}`,
     final: i % 2 === 0,
     disputed: true,
+    trustedRuling: true,
     answers: [100n, 101n, 102n].map((agentId) => ({
       agentId,
       answer: (i % 2 === 0) !== (agentId === 102n) ? "yes" : "no",
       confidenceBps: 8_000,
+      signed: true,
     })),
   }));
-  const decision = decideVerdict({
-    agentIds: m.workers.map((w) => w.agentId),
-    reports: reportsOf(recs, evaluation),
-    history,
-  });
+  const decision = decideVerdict(
+    { agentIds: m.workers.map((w) => w.agentId), reports: reportsOf(recs, evaluation), history },
+    { accuracy: { halfLife: 0 } },
+  );
   return { market: m, records: recs, quorum: quorumStatus(4, 3), evaluation, decision };
 }
 

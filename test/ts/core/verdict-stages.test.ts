@@ -17,10 +17,12 @@ function history(m: MarketSnapshot): HistoryMarket[] {
       key: `31337:0xold:${i}`,
       final: i % 2 === 0,
       disputed: true,
+      trustedRuling: true,
       answers: [100n, 102n].map((agentId) => ({
         agentId,
         answer: (i % 2 === 0) !== (agentId === 102n) ? "yes" : "no",
         confidenceBps: 8_000,
+        signed: true,
       })),
     }),
   );
@@ -47,7 +49,10 @@ describe("resolve stage", () => {
         return history(mk);
       },
     };
-    const d = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source);
+    // the worked example of docs/TRUTH.md (no recency decay: 4 answers weigh 1 each)
+    const d = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source, {
+      vote: { accuracy: { halfLife: 0 } },
+    });
     expect(asked).toBe(m);
     expect(d.history.markets).toBe(4); // the market itself was left out
     expect(d.voters.map((v) => [v.unproven, v.accuracy, v.calibratedAccuracy, v.weight])).toEqual([
@@ -71,7 +76,9 @@ describe("resolve stage", () => {
     expect(d.posterior).toBe(0.622653); // σ(0.500825) ≥ 0.6
     expect(d.verdict).toBe("no"); // the proven agent beats a 2-1 head count
     // without the shrinkage: logit(0.85) = 1.734601 against the bloc, σ(0.887303) = 0.708333
-    const raw = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source, { vote: { shrinkage: false } });
+    const raw = await resolveStage(m, recs, quorumStatus(3, 3), evaluation, source, {
+      vote: { shrinkage: false, accuracy: { halfLife: 0 } },
+    });
     expect(raw.voters[0].weight).toBe(1.734601);
     expect(raw.posterior).toBe(0.708333);
     expect(d.reports.map((r) => r.answer)).toEqual(["no", "yes", "yes"]);

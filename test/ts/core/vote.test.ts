@@ -23,14 +23,18 @@ function hm(
     key: `31337:0xabc:${key}`,
     final,
     disputed,
+    ...(disputed ? { trustedRuling: true } : {}),
     answers: Object.entries(answers).map(([id, a]) => ({
       agentId: BigInt(id),
       answer: a,
       confidenceBps: a === "yes" || a === "no" ? bps : 0,
+      signed: true,
     })),
   };
 }
 const side = (b: boolean): AnswerKind => (b ? "yes" : "no");
+/** The hand-checked numbers below have no recency decay (every answer weighs 1). */
+const NO_DECAY = { halfLife: 0 };
 
 describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
   it("all-new agents vote as one bloc worth one unknown voter (accuracy 0.7 → posterior 0.7)", () => {
@@ -103,7 +107,7 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7
   const history = truths.map((t, i) => hm(i, t, true, { 1: side(t), 2: side(i < 3 ? t : !t), 3: "yes" }));
 
   it("known truths give p = (α + right) / (α + β + n) and the calibration bins", () => {
-    const est = estimateAccuracy(history, [1n, 2n, 3n, 9n]);
+    const est = estimateAccuracy(history, [1n, 2n, 3n, 9n], NO_DECAY);
     const [a1, a2, a3, a9] = est.agents;
     expect(est.knownTruths).toBe(6);
     expect(a1.accuracy).toBe(0.88); // (2.8 + 6) / 10
@@ -122,7 +126,7 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7
     // raw log-odds weights (no shrinkage: this checks the estimator's numbers)
     const d = decideVerdict(
       { agentIds: [1n, 3n], reports: [rep("no", 9_500), rep("yes", 9_500)], history },
-      { minHistory: 6, shrinkage: false },
+      { minHistory: 6, shrinkage: false, accuracy: NO_DECAY },
     );
     expect(d.voters[1].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
     expect(d.voters[1].weight).toBe(0.200671); // logit(0.55)
@@ -134,12 +138,15 @@ describe("estimateAccuracy: hand-checked numbers (prior Beta(2.8, 1.2): mean 0.7
   it("confidence counts only as calibrated: a stated 95 % from an agent right half the time weighs little", () => {
     const d = decideVerdict(
       { agentIds: [2n], reports: [rep("yes", 9_900)], history },
-      { minHistory: 1, thresholdBps: 5_000 },
+      { minHistory: 1, thresholdBps: 5_000, accuracy: NO_DECAY },
     );
     expect(d.voters[0].calibratedAccuracy).toBe(0.55); // (3 + 10·0.58) / 16
     expect(d.voters[0].weight).toBe(0.200671);
     // the same agent at a confidence it never used falls back to its overall accuracy
-    const e = decideVerdict({ agentIds: [1n], reports: [rep("yes", 6_000)], history }, { minHistory: 1 });
+    const e = decideVerdict(
+      { agentIds: [1n], reports: [rep("yes", 6_000)], history },
+      { minHistory: 1, accuracy: NO_DECAY },
+    );
     expect(e.voters[0].calibratedAccuracy).toBe(0.88);
   });
 
@@ -212,7 +219,7 @@ describe("decideVerdict: colluders, swarms, clones", () => {
     }));
     const e = decideVerdict(
       { agentIds: [1n, 8n, 2n], reports: [rep("yes"), rep("yes"), rep("no")], history: h2 },
-      { shrinkage: false },
+      { shrinkage: false, accuracy: NO_DECAY },
     );
     expect(e.voters[0].cloneGroup).toBe(1n);
     expect(e.voters[0].weight).toBe(e.voters[1].weight);

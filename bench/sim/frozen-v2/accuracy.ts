@@ -1,0 +1,482 @@
+/** Frozen copy of workflow/core/accuracy.ts at 15142af (the estimator issue 20 replaces): the "before" of bench:integrity. */
+/**
+ * Accuracy of each agent, estimated from the public track record without ground truth. Pure, deterministic.
+ *
+ * Model: one-coin Dawid–Skene. Every finalized market m has a latent truth T_m ∈ {yes, no} (prior ½ each);
+ * agent a answers right with probability p_a, independently of the others. Expectation–maximisation over the
+ * agents × markets matrix of yes/no answers (failed and abstained seats carry no information and are skipped):
+ *   init   q_m = P(T_m = yes) = share of yes among the (clone-weighted) answers of m (½ with none);
+ *   M-step p_a = (α + Σ_m P(a right in m)) / (α + β + n_a)      — Beta(α, β) prior: shrinks short histories
+ *   E-step q_m = σ(Σ_{a answered m} w_a,m · ±logit(p_a))         — + for yes, − for no
+ * repeated until no p_a moves by more than `tolerance` or after `maxIterations`. A market finalized by an
+ * arbiter (`disputed` with a yes/no `final`) is known truth: q_m stays 1 or 0. Our own undisputed outcomes are
+ * NOT used as truth (that would let the resolver confirm itself); Invalid markets still carry answers and a
+ * latent truth. Markets are used as given (the caller passes only markets finalized before the current one).
+ *
+ * Clones: agents whose answers agree on ≥ `cloneAgreement` of ≥ `cloneMinShared` shared markets (identical
+ * histories: suspected Sybils or colluders) form one group (transitively); in the E-step each member's
+ * log-odds is divided by the number of group members answering that market, so k clones count as one voter.
+ *
+ * Calibration: after EM each agent's answers are binned by stated confidence (`confidenceBins`, lower edges in
+ * bps); a bin's accuracy is its expected share right shrunk towards the agent's overall p_a with
+ * `calibrationStrength` pseudo-answers: acc_bin = (Σ P(right) + k·p_a) / (n_bin + k). A stated confidence
+ * therefore counts only as far as the agent's own history at that confidence backs it.
+ *
+ * Uncertainty: the covariance of the requested agents' log-odds accuracies, from the observed information at
+ * the estimate (Louis' formula: what the answers would tell if the truths were known, minus what the unknown
+ * truths hide). The vote uses it to shrink estimates the record cannot pin down (vote.ts).
+ *
+ * Every estimate is rounded to 1e-6 so the bundle holds the exact numbers the vote used.
+ * Cost: O(I × A) for I ≤ maxIterations and A = answers in the (last `maxMarkets`) markets, plus
+ * O(Σ_m k_m²) once for the clone check and the information matrix (k_m = answers in market m, ≤ the seat cap),
+ * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
+ */
+import type { HistoryMarket } from "../../../workflow/core/types.js";
+import { mustGet } from "../../../workflow/util/must.js";
+
+export interface AccuracyConfig {
+  /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
+  priorAccuracy: number;
+  /** α + β of the Beta prior, in pseudo-answers. Default 4. */
+  priorStrength: number;
+  /** Default 50. */
+  maxIterations: number;
+  /** Default 1e-6. */
+  tolerance: number;
+  /** Lower edges (bps, ascending, first = 5000) of the confidence bins. Default [5000, 7000, 9000]. */
+  confidenceBins: number[];
+  /** Pseudo-answers pulling a bin's accuracy towards the agent's overall accuracy. Default 10. */
+  calibrationStrength: number;
+  /** Agreement share at which two agents count as clones. Default 0.98. */
+  cloneAgreement: number;
+  /** Shared markets needed before two agents can count as clones. Default 5. */
+  cloneMinShared: number;
+  /** Only the most recent markets are used (bounded cost). Default 5000. */
+  maxMarkets: number;
+  /** Estimates are clamped to [1 − maxAccuracy, maxAccuracy] (bounded weights). Default 0.99. */
+  maxAccuracy: number;
+}
+
+export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
+  priorAccuracy: 0.7,
+  priorStrength: 4,
+  maxIterations: 50,
+  tolerance: 1e-6,
+  confidenceBins: Object.freeze([5000, 7000, 9000]) as unknown as number[],
+  calibrationStrength: 10,
+  cloneAgreement: 0.98,
+  cloneMinShared: 5,
+  maxMarkets: 5000,
+  maxAccuracy: 0.99,
+});
+
+export interface CalibrationBin {
+  /** Inclusive lower edge, bps. */
+  fromBps: number;
+  /** Inclusive upper edge, bps. */
+  toBps: number;
+  /** Yes/no answers of the agent in this bin. */
+  count: number;
+  /** Expected number of them that were right. */
+  right: number;
+  /** Shrunk accuracy of the bin. */
+  accuracy: number;
+}
+
+export interface AgentAccuracy {
+  agentId: bigint;
+  /** Yes/no answers in the track record used. */
+  count: number;
+  /** Expected number of them that were right (Σ P(right)). */
+  right: number;
+  /** Estimated probability of being right (Beta-shrunk). The prior mean when count is 0. */
+  accuracy: number;
+  calibration: CalibrationBin[];
+  /** Smallest agent id of its clone group, when it has clones. */
+  cloneGroup?: bigint;
+}
+
+export interface AccuracyEstimate {
+  /** One per requested agent (or every agent in the history when none requested), by ascending id. */
+  agents: AgentAccuracy[];
+  /** Markets and yes/no answers used. */
+  markets: number;
+  answers: number;
+  /** Markets with known truth (arbiter-decided). */
+  knownTruths: number;
+  iterations: number;
+  converged: boolean;
+  /**
+   * How uncertain the estimates are: covariance of the requested agents' log-odds accuracies θ = logit(p)
+   * (inverse of the observed information, see `logOddsCovariance`), rows and columns in `agents` order, 1e-6.
+   */
+  covariance: number[][];
+  config: AccuracyConfig;
+}
+
+const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
+export const logit = (p: number): number => Math.log(p / (1 - p));
+
+export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefined): AccuracyConfig {
+  const c = { ...DEFAULT_ACCURACY_CONFIG, ...(config ?? {}) };
+  const num = (v: number, lo: number, hi: number, name: string, int = false): number => {
+    if (typeof v !== "number" || !Number.isFinite(v) || v < lo || v > hi || (int && !Number.isInteger(v))) {
+      throw new RangeError(
+        `accuracy config ${name} must be ${int ? "an integer" : "a number"} in [${lo}, ${hi}], got ${v}`,
+      );
+    }
+    return v;
+  };
+  const bins = [...c.confidenceBins];
+  if (
+    bins.length === 0 ||
+    bins[0] !== 5000 ||
+    bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= bins[i - 1]))
+  ) {
+    throw new RangeError("accuracy config confidenceBins must be ascending integers in [5000, 10000] starting at 5000");
+  }
+  return {
+    priorAccuracy: num(c.priorAccuracy, 0.01, 0.99, "priorAccuracy"),
+    priorStrength: num(c.priorStrength, 0, 1e6, "priorStrength"),
+    maxIterations: num(c.maxIterations, 1, 10_000, "maxIterations", true),
+    tolerance: num(c.tolerance, 0, 1, "tolerance"),
+    confidenceBins: bins,
+    calibrationStrength: num(c.calibrationStrength, 0, 1e6, "calibrationStrength"),
+    cloneAgreement: num(c.cloneAgreement, 0.5, 1.01, "cloneAgreement"),
+    cloneMinShared: num(c.cloneMinShared, 1, 1e9, "cloneMinShared", true),
+    maxMarkets: num(c.maxMarkets, 1, 1e9, "maxMarkets", true),
+    maxAccuracy: num(c.maxAccuracy, 0.5, 0.999999, "maxAccuracy"),
+  };
+}
+
+interface Vote {
+  agent: number;
+  /** +1 yes, −1 no. */
+  sign: number;
+  bps: number;
+}
+
+interface PairStats {
+  a: number;
+  b: number;
+  shared: number;
+  agree: number;
+}
+
+/** Shared and agreeing yes/no answers of every pair of agents that met, in ascending (a, b) order. */
+function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] {
+  const shared = new Map<number, number>();
+  const agree = new Map<number, number>();
+  for (const votes of markets) {
+    for (let i = 0; i < votes.length; i++) {
+      for (let j = i + 1; j < votes.length; j++) {
+        const a = Math.min(votes[i].agent, votes[j].agent);
+        const b = Math.max(votes[i].agent, votes[j].agent);
+        const key = a * agentCount + b;
+        shared.set(key, (shared.get(key) ?? 0) + 1);
+        if (votes[i].sign === votes[j].sign) agree.set(key, (agree.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  return [...shared.keys()]
+    .sort((x, y) => x - y)
+    .map((key) => ({
+      a: Math.floor(key / agentCount),
+      b: key % agentCount,
+      shared: mustGet(shared, key),
+      agree: agree.get(key) ?? 0,
+    }));
+}
+
+/** Union-find over agent indices; the root is the smallest index (= smallest id, indices are id-sorted). */
+function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: AccuracyConfig): number[] {
+  const parent = Array.from({ length: agentCount }, (_, i) => i);
+  const find = (x: number): number => {
+    while (parent[x] !== x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const { a, b, shared, agree } of pairs) {
+    if (shared < cfg.cloneMinShared || agree < cfg.cloneAgreement * shared) continue;
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+  return parent.map((_, i) => find(i));
+}
+
+export const SPECTRAL_ITERATIONS = 100;
+
+/**
+ * Starting point of EM from pairwise agreement (method of moments): under the one-coin model the agreement
+ * a_ij = (agree − disagree)/shared of two agents has expectation v_i·v_j with v = 2p − 1, so v is fitted as
+ * the rank-one factor of the agreement matrix (alternating weighted least squares, weights = shared markets,
+ * Gauss–Seidel in index order, v clamped to ±0.98, started at 0.5 for everyone; pairs of clones left out),
+ * its sign chosen so that most voters (a clone group once) are better than chance. Unlike a start from the
+ * majority, this separates a lone accurate agent from a majority that is often wrong together.
+ */
+function spectralStart(
+  pairs: readonly PairStats[],
+  agentCount: number,
+  group: readonly number[],
+  count: readonly number[],
+): number[] {
+  const nbrs: { j: number; w: number; a: number }[][] = Array.from({ length: agentCount }, () => []);
+  for (const { a, b, shared, agree } of pairs) {
+    if (group[a] === group[b]) continue; // clones agree by construction: no information on accuracy
+    const r = (2 * agree - shared) / shared;
+    nbrs[a].push({ j: b, w: shared, a: r });
+    nbrs[b].push({ j: a, w: shared, a: r });
+  }
+  const v = new Array<number>(agentCount).fill(0.5);
+  for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
+    let delta = 0;
+    for (let i = 0; i < agentCount; i++) {
+      let num = 0;
+      let den = 0;
+      for (const { j, w, a } of nbrs[i]) {
+        num += w * a * v[j];
+        den += w * v[j] * v[j];
+      }
+      const next = den > 0 ? Math.min(0.98, Math.max(-0.98, num / den)) : 0;
+      delta = Math.max(delta, Math.abs(next - v[i]));
+      v[i] = next;
+    }
+    if (delta < 1e-9) break;
+  }
+  // Agreement fixes v only up to its sign: take the side where most voters (a clone group counting once,
+  // by answers given) are better than chance.
+  let side = 0;
+  const seen = new Set<number>();
+  for (let i = 0; i < agentCount; i++) {
+    if (seen.has(group[i])) continue;
+    seen.add(group[i]);
+    side += count[i] * v[i];
+  }
+  return side < 0 ? v.map((x) => -x) : v;
+}
+
+/**
+ * Estimates the accuracy of `agents` (default: every agent in `history`) from `history` (finalized markets,
+ * oldest first, the current market excluded by the caller). See the module doc for the model.
+ */
+export function estimateAccuracy(
+  history: readonly HistoryMarket[],
+  agents?: readonly bigint[],
+  config?: Partial<AccuracyConfig>,
+): AccuracyEstimate {
+  const cfg = resolveAccuracyConfig(config);
+  const recent = history.slice(Math.max(0, history.length - cfg.maxMarkets));
+
+  // Agent index, by ascending id (deterministic whatever the input order).
+  const ids = new Set<bigint>(agents ?? []);
+  for (const m of recent) for (const a of m.answers) if (a.answer === "yes" || a.answer === "no") ids.add(a.agentId);
+  const sorted = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const index = new Map(sorted.map((id, i) => [id, i]));
+
+  // Yes/no votes per market (first answer of an agent in a market only); known truths.
+  const votes: Vote[][] = [];
+  const known: (number | undefined)[] = [];
+  for (const m of recent) {
+    const seen = new Set<number>();
+    const vs: Vote[] = [];
+    for (const a of m.answers) {
+      if (a.answer !== "yes" && a.answer !== "no") continue;
+      const i = mustGet(index, a.agentId);
+      if (seen.has(i)) continue;
+      seen.add(i);
+      const bps = Number.isFinite(a.confidenceBps)
+        ? Math.min(10_000, Math.max(5_000, Math.round(a.confidenceBps)))
+        : 5_000;
+      vs.push({ agent: i, sign: a.answer === "yes" ? 1 : -1, bps });
+    }
+    // Agent order, not log order, inside a market: float sums then do not depend on how answers were listed.
+    vs.sort((x, y) => x.agent - y.agent);
+    votes.push(vs);
+    known.push(m.disputed && typeof m.final === "boolean" ? (m.final ? 1 : 0) : undefined);
+  }
+
+  const nAgents = sorted.length;
+  const pairs = pairStats(votes, nAgents);
+  const group = cloneGroups(pairs, nAgents, cfg);
+  const groupSize = new Map<number, number>();
+  for (const g of group) groupSize.set(g, (groupSize.get(g) ?? 0) + 1);
+  // E-step weight of each vote: 1 / (members of its clone group answering the same market).
+  const voteWeight: number[][] = votes.map((vs) => {
+    const count = new Map<number, number>();
+    for (const v of vs) count.set(group[v.agent], (count.get(group[v.agent]) ?? 0) + 1);
+    return vs.map((v) => 1 / mustGet(count, group[v.agent]));
+  });
+
+  const alpha = cfg.priorAccuracy * cfg.priorStrength;
+  const beta = (1 - cfg.priorAccuracy) * cfg.priorStrength;
+  const lo = 1 - cfg.maxAccuracy;
+  const hi = cfg.maxAccuracy;
+  const clamp = (p: number): number => Math.min(hi, Math.max(lo, p));
+
+  const count = new Array<number>(nAgents).fill(0);
+  for (const vs of votes) for (const v of vs) count[v.agent] += 1;
+  // Start: accuracies from pairwise agreement (shrunk like the M-step), then truths from them (E-step).
+  const start = spectralStart(pairs, nAgents, group, count);
+  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * count[a]) / (alpha + beta + count[a])));
+  const q: number[] = votes.map((_, m) => known[m] ?? 0.5);
+  const eStep = (lg: readonly number[]): void => {
+    votes.forEach((vs, m) => {
+      if (known[m] !== undefined) return;
+      let s = 0;
+      vs.forEach((v, i) => {
+        s += v.sign * lg[v.agent] * voteWeight[m][i];
+      });
+      q[m] = sigmoid(s);
+    });
+  };
+  eStep(p.map(logit));
+  let iterations = 0;
+  let converged = false;
+  const right = new Array<number>(nAgents).fill(0);
+  while (iterations < cfg.maxIterations) {
+    iterations += 1;
+    right.fill(0);
+    votes.forEach((vs, m) => {
+      for (const v of vs) right[v.agent] += v.sign > 0 ? q[m] : 1 - q[m];
+    });
+    const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + count[a])));
+    eStep(next.map(logit));
+    let delta = 0;
+    for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
+    p = next;
+    if (delta <= cfg.tolerance) {
+      converged = true;
+      break;
+    }
+  }
+
+  // Final expected rights (against the final q) and calibration bins.
+  const bins = cfg.confidenceBins;
+  const binOf = (bps: number): number => {
+    let b = 0;
+    while (b + 1 < bins.length && bps >= bins[b + 1]) b += 1;
+    return b;
+  };
+  const binCount = sorted.map(() => new Array<number>(bins.length).fill(0));
+  const binRight = sorted.map(() => new Array<number>(bins.length).fill(0));
+  right.fill(0);
+  votes.forEach((vs, m) => {
+    for (const v of vs) {
+      const r = v.sign > 0 ? q[m] : 1 - q[m];
+      right[v.agent] += r;
+      binCount[v.agent][binOf(v.bps)] += 1;
+      binRight[v.agent][binOf(v.bps)] += r;
+    }
+  });
+
+  const wanted = agents !== undefined ? new Set(agents) : undefined;
+  const out: AgentAccuracy[] = [];
+  const outIndex: number[] = [];
+  sorted.forEach((id, a) => {
+    if (wanted !== undefined && !wanted.has(id)) return;
+    outIndex.push(a);
+    const acc = q6(clamp((alpha + right[a]) / (alpha + beta + count[a])));
+    const calibration: CalibrationBin[] = bins.map((from, b) => {
+      const n = binCount[a][b];
+      const r = binRight[a][b];
+      const k = cfg.calibrationStrength;
+      return {
+        fromBps: from,
+        toBps: b + 1 < bins.length ? bins[b + 1] - 1 : 10_000,
+        count: n,
+        right: q6(r),
+        accuracy: n + k > 0 ? q6(clamp((r + k * acc) / (n + k))) : acc,
+      };
+    });
+    const g = group[a];
+    out.push({
+      agentId: id,
+      count: count[a],
+      right: q6(right[a]),
+      accuracy: acc,
+      calibration,
+      ...(mustGet(groupSize, g) > 1 ? { cloneGroup: sorted[g] } : {}),
+    });
+  });
+
+  return {
+    agents: out,
+    markets: votes.length,
+    answers: count.reduce((s, c) => s + c, 0),
+    knownTruths: known.filter((k) => k !== undefined).length,
+    iterations,
+    converged,
+    covariance: logOddsCovariance(votes, voteWeight, known, q, p, outIndex, alpha + beta),
+    config: cfg,
+  };
+}
+
+/**
+ * Observed information of the log-odds accuracies at the estimate (Louis' formula for EM), inverted. In θ-space
+ * the complete-data information (truths known) of agent a is Σ_m w·p_a(1 − p_a); the truths are not known, so
+ * the information they would have carried is subtracted: for two votes in the same market (signs s_a, s_b,
+ * clone weights w) Σ_m w_a·w_b·s_a·s_b·q_m(1 − q_m) (zero where an arbiter fixed the truth). The Beta prior
+ * adds (α + β)·p(1 − p) on the diagonal. Restricted to `agentsIdx` (others' accuracies taken as known).
+ * Why it matters: with three agents, two good ones that disagree can trade accuracy between them at almost no
+ * cost in likelihood (only the weakest agent's agreements tell them apart); the inverse shows that as a large
+ * variance for both, and the vote's shrinkage then stops trusting either estimate alone.
+ * Cost O(Σ_m k_m² + k³), k = requested agents (≤ the seat cap).
+ */
+function logOddsCovariance(
+  votes: readonly Vote[][],
+  voteWeight: readonly number[][],
+  known: readonly (number | undefined)[],
+  q: readonly number[],
+  p: readonly number[],
+  agentsIdx: readonly number[],
+  priorStrength: number,
+): number[][] {
+  const k = agentsIdx.length;
+  const pos = new Map(agentsIdx.map((a, i) => [a, i]));
+  const info = Array.from({ length: k }, () => new Array<number>(k).fill(0));
+  votes.forEach((vs, m) => {
+    const missing = known[m] !== undefined ? 0 : q[m] * (1 - q[m]);
+    const here: { i: number; w: number; s: number }[] = [];
+    vs.forEach((v, j) => {
+      const i = pos.get(v.agent);
+      if (i === undefined) return;
+      const w = voteWeight[m][j];
+      info[i][i] += w * p[v.agent] * (1 - p[v.agent]);
+      here.push({ i, w, s: v.sign });
+    });
+    for (const x of here) for (const y of here) info[x.i][y.i] -= x.w * y.w * x.s * y.s * missing;
+  });
+  agentsIdx.forEach((a, i) => {
+    info[i][i] += Math.max(priorStrength, 1) * p[a] * (1 - p[a]);
+  });
+  return invertInformation(info).map((row) => row.map(q6));
+}
+
+/** Pivots below this count as no information (variance ≤ 1e6): a degenerate matrix still inverts, deterministically. */
+const MIN_PIVOT = 1e-6;
+
+/** Inverse of a symmetric information matrix (Gauss–Jordan on the diagonal, pivots floored at MIN_PIVOT). */
+export function invertInformation(a: readonly number[][]): number[][] {
+  const n = a.length;
+  const m = a.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    const piv = Math.max(MIN_PIVOT, m[c][c]);
+    m[c][c] = piv;
+    for (let j = 0; j < 2 * n; j++) m[c][j] /= piv;
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = m[r][c];
+      if (f === 0) continue;
+      for (let j = 0; j < 2 * n; j++) m[r][j] -= f * m[c][j];
+    }
+  }
+  return m.map((row) => row.slice(n));
+}
+
+/** The calibrated accuracy of an answer stated with `confidenceBps` (the bin's accuracy; the overall one without bins). */
+export function calibratedAccuracy(agent: AgentAccuracy, confidenceBps: number): number {
+  let found: CalibrationBin | undefined;
+  for (const b of agent.calibration) if (confidenceBps >= b.fromBps) found = b;
+  return found?.accuracy ?? agent.accuracy;
+}

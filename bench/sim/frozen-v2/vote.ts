@@ -1,0 +1,344 @@
+/** Frozen copy of workflow/core/vote.ts at 15142af (the vote issue 20 replaces): the "before" of bench:integrity. */
+/**
+ * The verdict: answers weighed by the log-odds of each agent's estimated accuracy (pure, deterministic).
+ * Text quality never enters; it only scales rewards, on-chain (see correctness.ts).
+ *
+ * 1. Accuracy: `estimateAccuracy` (accuracy.ts) over the public track record of markets finalized before this
+ *    one; an answer's accuracy is the agent's calibrated accuracy at its stated confidence.
+ * 2. Weight of a proven agent (≥ `minHistory` yes/no answers in the record): w = max(0, θ'), θ' its log-odds
+ *    accuracy logit(accuracy) after empirical-Bayes shrinkage (`shrinkageOf`): θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V),
+ *    θ̄ the panel's mean, τ² the spread of the panel's estimates beyond their noise, V the variance of this
+ *    agent's estimate (accuracy.ts, observed information). A well-identified agent keeps its estimate; agents
+ *    the record cannot tell apart (a 3-agent panel whose two good agents disagree) are weighed alike.
+ *    Divided by the number of its clone group's members voting here (identical histories count once). The
+ *    weight is the log-likelihood ratio for independent voters, never negative (a bad agent is ignored, not
+ *    inverted, so nobody can move the verdict by being reliably wrong on purpose).
+ * 3. Unproven agents (fewer than `minHistory`) vote as ONE bloc: their head-count majority with the weight of
+ *    one unknown voter, logit(`unprovenAccuracy`) (0 on a bloc tie). Twenty fresh agents weigh like one.
+ * 4. Log-odds S = Σ w over yes − Σ w over no (truth prior ½); P(yes) = σ(S); the winning side is sign(S) and
+ *    its posterior σ(|S|).
+ * 5. Verdict: fewer than ⌈2n/3⌉ yes/no answers (n = seats) → invalid "no-quorum"; S = 0 → invalid "tie";
+ *    posterior < threshold → invalid "below-threshold"; otherwise the winning side.
+ *
+ * The threshold (default 0.6). For even stakes a wrong resolution costs the rightful winners stake and winnings,
+ * an Invalid refund only the winnings: resolving is the better bet as soon as the market is more likely right
+ * than not. The posterior overstates that with estimated weights, hence the margin: in `npm run bench:integrity`
+ * markets with posterior 0.6–0.7 are right 64–79 % of the time on the 3-, 7- and 10-agent panels (worth
+ * resolving), those at 0.5–0.6 46–65 % on the 7-agent panel with colluders (about break-even; resolving them
+ * takes its wrong rate above the issue's 8 %). A proposal is also contestable during the dispute window (a wrong verdict disputed is
+ * overturned by the arbiter, the proposer losing its bond; an Invalid proposal is disputable too), which is what
+ * lets the resolver be this decisive; a deployment with a short window or a weak arbiter should raise
+ * `thresholdBps` (0.7: fewer wrong, more invalid markets). The unproven bloc's posterior is the prior accuracy
+ * (0.7 ≥ 0.6), so a panel of fresh agents resolves by head count (the dispute window is its safety net); set
+ * `unprovenAccuracy` below the threshold never to resolve on unproven agents alone. See docs/TRUTH.md.
+ */
+import { bundleHash, canonicalJson } from "../../../workflow/core/bundle.js";
+import {
+  calibratedAccuracy,
+  estimateAccuracy,
+  logit,
+  type AccuracyConfig,
+  type AccuracyEstimate,
+  type AgentAccuracy,
+} from "./accuracy.js";
+import { rewardWeights } from "../../../workflow/core/correctness.js";
+import { requiredQuorum } from "../../../workflow/core/quorum.js";
+import type {
+  AnswerKind,
+  Hex,
+  HistoryMarket,
+  ResolutionOutcome,
+  VerdictKind,
+  WorkerReport,
+} from "../../../workflow/core/types.js";
+import { mustGet } from "../../../workflow/util/must.js";
+
+export interface VerdictConfig {
+  /** Posterior of the winning side needed to resolve, in bps (5000..10000). Default 6000. */
+  thresholdBps: number;
+  /** Yes/no answers in the track record before an agent votes on its own. Default 3. */
+  minHistory: number;
+  /** Accuracy of the one unknown voter the unproven bloc counts as. Default: the prior mean (0.7). */
+  unprovenAccuracy: number;
+  /** Empirical-Bayes shrinkage of the proven agents' log-odds by how well the record identifies each. Default true. */
+  shrinkage: boolean;
+  /** Accuracy estimation parameters. */
+  accuracy: AccuracyConfig;
+}
+
+export const DEFAULT_THRESHOLD_BPS = 6_000;
+export const DEFAULT_MIN_HISTORY = 3;
+
+export type InvalidReason = "no-quorum" | "below-threshold" | "tie";
+
+export interface VoterBreakdown {
+  seat: number;
+  agentId: bigint;
+  answer: AnswerKind;
+  confidenceBps: number;
+  /** Yes/no answers of the agent in the track record. */
+  history: number;
+  /** Estimated accuracy (all confidences). */
+  accuracy: number;
+  /** Accuracy of its confidence bin (what the weight uses). */
+  calibratedAccuracy: number;
+  /** Signed-free weight: log-odds units this seat adds to its side (0 for unproven seats: see `bloc`). */
+  weight: number;
+  unproven: boolean;
+  cloneGroup?: bigint;
+  excludedReason?: string;
+}
+
+export interface UnprovenBloc {
+  voters: number;
+  yes: number;
+  no: number;
+  side: "yes" | "no" | null;
+  weight: number;
+}
+
+/** The review stage's view of the vote (weights in log-odds units). */
+export interface Tally {
+  yesWeight: number;
+  noWeight: number;
+  margin: number;
+  yesVoters: number;
+  noVoters: number;
+}
+
+export interface VerdictDecision {
+  verdict: VerdictKind;
+  /** Why the verdict is invalid (absent for yes/no). */
+  reason?: InvalidReason;
+  /** P(winning side) (½ on a tie or without votes). */
+  posterior: number;
+  /** S: + towards yes. */
+  logOdds: number;
+  thresholdBps: number;
+  quorum: { n: number; required: number; answered: number };
+  /** One per seat, seat order. */
+  voters: VoterBreakdown[];
+  bloc: UnprovenBloc;
+  /** The shrinkage applied to the proven weights (absent when off or with fewer than 2 proven voters' groups). */
+  shrinkage?: Shrinkage;
+  /** The proposal's reports, seat order. */
+  reports: WorkerReport[];
+  /** On-chain reward weights if the verdict finalizes as proposed (yes/no); null for invalid. */
+  rewardWeights: bigint[] | null;
+  /** The estimates used (panel agents). */
+  estimate: AccuracyEstimate;
+  /** The track record given: market count and keccak256 of its canonical JSON (to check a recomputation's input). */
+  history: { markets: number; hash: Hex };
+  config: VerdictConfig;
+  /** Legacy view for callers of the old vote: resolved / no-quorum / no-margin (below-threshold, tie). */
+  outcome: ResolutionOutcome;
+  tally: Tally;
+}
+
+export interface VerdictInput {
+  /** The panel's agent ids, seat order. */
+  agentIds: readonly bigint[];
+  /** One per seat, seat order (correctness.ts reportFromRecord). */
+  reports: readonly WorkerReport[];
+  /** Finalized markets before this one, oldest first. */
+  history: readonly HistoryMarket[];
+}
+
+export interface VerdictConfigInput extends Partial<Omit<VerdictConfig, "accuracy">> {
+  accuracy?: Partial<AccuracyConfig>;
+}
+
+export function resolveVerdictConfig(config: VerdictConfigInput | undefined, accuracy: AccuracyConfig): VerdictConfig {
+  const c = config ?? {};
+  const thresholdBps = c.thresholdBps ?? DEFAULT_THRESHOLD_BPS;
+  const minHistory = c.minHistory ?? DEFAULT_MIN_HISTORY;
+  const unprovenAccuracy = c.unprovenAccuracy ?? accuracy.priorAccuracy;
+  if (!Number.isInteger(thresholdBps) || thresholdBps < 5_000 || thresholdBps > 10_000)
+    throw new RangeError(`thresholdBps must be an integer in [5000, 10000], got ${thresholdBps}`);
+  if (!Number.isInteger(minHistory) || minHistory < 0 || minHistory > 1e9)
+    throw new RangeError(`minHistory must be a non-negative integer, got ${minHistory}`);
+  if (typeof unprovenAccuracy !== "number" || !(unprovenAccuracy >= 0.5 && unprovenAccuracy <= 0.99))
+    throw new RangeError(`unprovenAccuracy must be in [0.5, 0.99], got ${unprovenAccuracy}`);
+  const shrinkage = c.shrinkage ?? true;
+  if (typeof shrinkage !== "boolean") throw new RangeError(`shrinkage must be a boolean, got ${String(shrinkage)}`);
+  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, accuracy };
+}
+
+export interface Shrinkage {
+  /** θ̄: mean log-odds accuracy of the panel's proven agents (a clone group once). */
+  mean: number;
+  /** τ²: their spread beyond estimation noise (variance of θ minus the mean of the V_a), floored at 1e-6. */
+  between: number;
+  /** Proven agents (clone groups) it was computed from. */
+  groups: number;
+}
+
+/**
+ * Empirical-Bayes (James–Stein) shrinkage of the panel's proven log-odds accuracies: θ' = θ̄ + (θ − θ̄)·τ²/(τ² + V_a),
+ * V_a = the variance of agent a's log-odds from the estimate (`AccuracyEstimate.covariance`). A well-identified
+ * agent (small V) keeps its estimate; one the record cannot pin down moves towards the panel's mean; when the
+ * spread of the estimates is no larger than their noise (τ² ≈ 0) the agents are treated alike and the vote
+ * becomes a head count at their common accuracy. Needs ≥ 2 proven groups on the panel (else undefined).
+ */
+export function shrinkageOf(
+  estimate: AccuracyEstimate,
+  agentIds: readonly bigint[],
+  minHistory: number,
+): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
+  const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
+  const groups = new Set<bigint>();
+  const idx: number[] = [];
+  for (const id of agentIds) {
+    const i = mustGet(row, id);
+    const a = estimate.agents[i];
+    const g = a.cloneGroup ?? a.agentId;
+    if (a.count < minHistory || groups.has(g)) continue;
+    groups.add(g);
+    idx.push(i);
+  }
+  if (idx.length < 2) return undefined;
+  const th = idx.map((i) => logit(estimate.agents[i].accuracy));
+  const mean = q6(th.reduce((s, x) => s + x, 0) / th.length);
+  const spread = th.reduce((s, x) => s + (x - mean) ** 2, 0) / (th.length - 1);
+  const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
+  const between = q6(Math.max(1e-6, spread - noise));
+  const apply = (id: bigint, theta: number): number => {
+    const i = mustGet(row, id);
+    const v = estimate.covariance[i][i];
+    return mean + ((theta - mean) * between) / (between + v);
+  };
+  return { mean, between, groups: idx.length, apply };
+}
+
+const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
+const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+
+/** Market count and keccak256 of the canonical JSON of the track record (answers as given, in order). */
+export function historyDigest(history: readonly HistoryMarket[]): { markets: number; hash: Hex } {
+  const doc = history.map((m) => ({
+    key: m.key,
+    final: m.final,
+    disputed: m.disputed === true,
+    answers: m.answers.map((a) => ({ agentId: a.agentId, answer: a.answer, confidenceBps: a.confidenceBps })),
+  }));
+  return { markets: history.length, hash: bundleHash(canonicalJson(doc)) };
+}
+
+/**
+ * Decides the verdict of one market from its reports and the public track record. Deterministic: same input,
+ * same decision (estimates and weights rounded to 1e-6, sums in seat order).
+ */
+export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput): VerdictDecision {
+  const { agentIds, reports } = input;
+  if (agentIds.length !== reports.length)
+    throw new RangeError(`${agentIds.length} agent ids for ${reports.length} reports`);
+  const estimate = estimateAccuracy(input.history, agentIds, config?.accuracy);
+  const cfg = resolveVerdictConfig(config, estimate.config);
+  const byId = new Map<bigint, AgentAccuracy>(estimate.agents.map((a) => [a.agentId, a]));
+
+  const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, cfg.minHistory) : undefined;
+  const seen = new Set<bigint>();
+  const voters: VoterBreakdown[] = reports.map((r, seat) => {
+    const id = agentIds[seat];
+    const est = mustGet(byId, id);
+    const votes = r.answer === "yes" || r.answer === "no";
+    const cal = votes ? calibratedAccuracy(est, r.confidenceBps) : est.accuracy;
+    const v: VoterBreakdown = {
+      seat,
+      agentId: id,
+      answer: r.answer,
+      confidenceBps: r.confidenceBps,
+      history: est.count,
+      accuracy: est.accuracy,
+      calibratedAccuracy: cal,
+      weight: 0,
+      unproven: est.count < cfg.minHistory,
+      ...(est.cloneGroup !== undefined ? { cloneGroup: est.cloneGroup } : {}),
+    };
+    if (seen.has(id)) return { ...v, excludedReason: "duplicate agent" };
+    seen.add(id);
+    if (!votes) return { ...v, excludedReason: r.answer };
+    if (!v.unproven) v.weight = q6(Math.max(0, shrink !== undefined ? shrink.apply(id, logit(cal)) : logit(cal)));
+    return v;
+  });
+
+  // Clone groups voting here count once: their weights are shared.
+  const present = new Map<bigint, number>();
+  for (const v of voters)
+    if (v.cloneGroup !== undefined && v.weight > 0) present.set(v.cloneGroup, (present.get(v.cloneGroup) ?? 0) + 1);
+  for (const v of voters)
+    if (v.cloneGroup !== undefined && v.weight > 0) v.weight = q6(v.weight / mustGet(present, v.cloneGroup));
+
+  const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
+  let yesWeight = 0;
+  let noWeight = 0;
+  let yesVoters = 0;
+  let noVoters = 0;
+  for (const v of voters) {
+    if (v.excludedReason !== undefined) continue;
+    if (v.answer === "yes") yesVoters += 1;
+    else noVoters += 1;
+    if (v.unproven) {
+      bloc.voters += 1;
+      if (v.answer === "yes") bloc.yes += 1;
+      else bloc.no += 1;
+    } else if (v.answer === "yes") yesWeight += v.weight;
+    else noWeight += v.weight;
+  }
+  if (bloc.yes !== bloc.no) {
+    bloc.side = bloc.yes > bloc.no ? "yes" : "no";
+    bloc.weight = q6(Math.max(0, logit(cfg.unprovenAccuracy)));
+    if (bloc.side === "yes") yesWeight += bloc.weight;
+    else noWeight += bloc.weight;
+  }
+  yesWeight = q6(yesWeight);
+  noWeight = q6(noWeight);
+  const logOdds = q6(yesWeight - noWeight);
+  const posterior = q6(sigmoid(Math.abs(logOdds)));
+  const total = yesWeight + noWeight;
+  const tally: Tally = {
+    yesWeight,
+    noWeight,
+    margin: total > 0 ? Math.abs(yesWeight - noWeight) / total : 0,
+    yesVoters,
+    noVoters,
+  };
+
+  const answered = yesVoters + noVoters;
+  const quorum = { n: reports.length, required: requiredQuorum(reports.length), answered };
+  let verdict: VerdictKind;
+  let reason: InvalidReason | undefined;
+  if (reports.length === 0 || answered < quorum.required) reason = "no-quorum";
+  else if (logOdds === 0) reason = "tie";
+  else if (posterior * 10_000 < cfg.thresholdBps) reason = "below-threshold";
+  if (reason !== undefined) verdict = "invalid";
+  else verdict = logOdds > 0 ? "yes" : "no";
+
+  const outcome: ResolutionOutcome =
+    verdict !== "invalid"
+      ? { kind: "resolved", resolution: verdict === "yes" }
+      : reason === "no-quorum"
+        ? { kind: "no-quorum", answered, required: quorum.required }
+        : { kind: "no-margin", yesWeight, noWeight, margin: tally.margin };
+
+  return {
+    verdict,
+    ...(reason !== undefined ? { reason } : {}),
+    posterior: reason === "tie" ? 0.5 : posterior,
+    logOdds,
+    thresholdBps: cfg.thresholdBps,
+    quorum,
+    voters,
+    bloc,
+    ...(shrink !== undefined
+      ? { shrinkage: { mean: shrink.mean, between: shrink.between, groups: shrink.groups } }
+      : {}),
+    reports: reports.map((r) => ({ ...r })),
+    rewardWeights: verdict === "invalid" ? null : rewardWeights(reports, verdict === "yes"),
+    estimate,
+    history: historyDigest(input.history),
+    config: cfg,
+    outcome,
+    tally,
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * Dependence between agents, estimated from their joint answers (pure, deterministic; used by accuracy.ts and the
+ * vote). Under the one-coin model two independent agents agree, net of disagreements, at a_ij = v_i·v_j
+ * (v = 2p − 1). Agents that copy each other, or a shared source, agree more than their accuracies predict. The
+ * model: with probability d_ij the two give the same answer for a shared reason, otherwise they answer
+ * independently, so a_ij = d_ij + (1 − d_ij)·v_i·v_j and
+ *
+ *   d_ij = clamp((a_ij − v_i·v_j − z·se_ij) / (1 − v_i·v_j), 0, 1),   se_ij = √(max(0.05, 1 − (v_i·v_j)²) / n_ij)
+ *
+ * (z = `dependenceMargin` standard errors are discounted so that honest pairs, whose excess is noise, get 0).
+ *
+ * v is the rank-one factor of the agreement matrix, fitted robustly: a weighted least-squares fit, then the pair
+ * with the largest positive standardised residual is left out and the fit repeated, while that residual exceeds
+ * `dependenceOutlierZ` (at most `MAX_OUTLIERS` pairs). Dependent pairs are the ones the factor cannot explain, so
+ * they must not shape it: a block of three copiers otherwise pulls the factor towards their shared source.
+ * Clone pairs (agreement ≥ cloneAgreement on ≥ cloneMinShared markets) have d = 1 and are never fitted.
+ *
+ * Cost: O(F × I × P) with P pairs of agents that met, I ≤ SPECTRAL_ITERATIONS, F ≤ MAX_OUTLIERS + 1 fits.
+ */
+
+export interface PairStats {
+  a: number;
+  b: number;
+  /** Markets both answered yes/no (raw count). */
+  n: number;
+  /** Weighted (recency × attestation) shared markets and agreements. */
+  shared: number;
+  agree: number;
+}
+
+export const SPECTRAL_ITERATIONS = 100;
+/** Most pairs the robust fit leaves out (bounded cost). */
+export const MAX_OUTLIERS = 32;
+const V_MAX = 0.98;
+
+/** Net agreement of a pair, in [−1, 1]. */
+export const netAgreement = (p: PairStats): number => (p.shared > 0 ? (2 * p.agree - p.shared) / p.shared : 0);
+
+function fitFactor(pairs: readonly PairStats[], agentCount: number, skip: ReadonlySet<number>, v: number[]): void {
+  const nbrs: { j: number; w: number; a: number }[][] = Array.from({ length: agentCount }, () => []);
+  pairs.forEach((p, k) => {
+    if (skip.has(k) || p.shared <= 0) return;
+    const r = netAgreement(p);
+    nbrs[p.a].push({ j: p.b, w: p.shared, a: r });
+    nbrs[p.b].push({ j: p.a, w: p.shared, a: r });
+  });
+  for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
+    let delta = 0;
+    for (let i = 0; i < agentCount; i++) {
+      let num = 0;
+      let den = 0;
+      for (const { j, w, a } of nbrs[i]) {
+        num += w * a * v[j];
+        den += w * v[j] * v[j];
+      }
+      const next = den > 0 ? Math.min(V_MAX, Math.max(-V_MAX, num / den)) : 0;
+      delta = Math.max(delta, Math.abs(next - v[i]));
+      v[i] = next;
+    }
+    if (delta < 1e-9) break;
+  }
+}
+
+const standardError = (vv: number, n: number): number => Math.sqrt(Math.max(0.05, 1 - vv * vv) / Math.max(n, 1e-9));
+
+/**
+ * Robust rank-one factor of the agreement matrix (unsigned: v and −v fit alike) and the pairs it left out.
+ * `fixed` pairs (clones) are never fitted.
+ */
+export function robustFactor(
+  pairs: readonly PairStats[],
+  agentCount: number,
+  fixed: ReadonlySet<number>,
+  outlierZ: number,
+): { v: number[]; outliers: number[] } {
+  const skip = new Set(fixed);
+  const v = new Array<number>(agentCount).fill(0.5);
+  const outliers: number[] = [];
+  fitFactor(pairs, agentCount, skip, v);
+  while (outliers.length < MAX_OUTLIERS) {
+    let worst = -1;
+    let worstZ = outlierZ;
+    pairs.forEach((p, k) => {
+      if (skip.has(k) || p.shared <= 0) return;
+      const vv = v[p.a] * v[p.b];
+      const z = (netAgreement(p) - vv) / standardError(vv, p.shared);
+      if (z > worstZ) {
+        worstZ = z;
+        worst = k;
+      }
+    });
+    if (worst < 0) break;
+    skip.add(worst);
+    outliers.push(worst);
+    fitFactor(pairs, agentCount, skip, v);
+  }
+  return { v, outliers };
+}
+
+/** d_ij of one pair (module doc); 1 for clones; 0 below `minShared` markets. */
+export function pairDependence(p: PairStats, v: readonly number[], margin: number, minShared: number): number {
+  if (p.n < minShared || p.shared <= 0) return 0;
+  const vv = v[p.a] * v[p.b];
+  if (vv >= 1) return 0;
+  const excess = netAgreement(p) - vv - margin * standardError(vv, p.shared);
+  return Math.min(1, Math.max(0, excess / (1 - vv)));
+}
+
+/** Symmetric lookup of d over agent indices. */
+export class DependenceMatrix {
+  private readonly d = new Map<number, number>();
+  constructor(private readonly agentCount: number) {}
+  set(a: number, b: number, d: number): void {
+    if (d > 0) this.d.set(Math.min(a, b) * this.agentCount + Math.max(a, b), d);
+  }
+  get(a: number, b: number): number {
+    return a === b ? 1 : (this.d.get(Math.min(a, b) * this.agentCount + Math.max(a, b)) ?? 0);
+  }
+  /** Every pair with d > 0, ascending (a, b). */
+  entries(): { a: number; b: number; d: number }[] {
+    return [...this.d.entries()]
+      .sort((x, y) => x[0] - y[0])
+      .map(([k, d]) => ({ a: Math.floor(k / this.agentCount), b: k % this.agentCount, d }));
+  }
+}
+
+/**
+ * Weight of each vote of a market: 1 / (1 + Σ d_ij over the other voters j on the same side). k voters who always
+ * copy each other (d = 1) count as one; independent voters (d = 0) count fully. `sides[i]` is +1 or −1.
+ */
+export function dependenceWeights(
+  agents: readonly number[],
+  sides: readonly number[],
+  dep: { get(a: number, b: number): number },
+): number[] {
+  return agents.map((a, i) => {
+    let s = 1;
+    agents.forEach((b, j) => {
+      if (j !== i && sides[j] === sides[i]) s += dep.get(a, b);
+    });
+    return 1 / s;
+  });
+}
