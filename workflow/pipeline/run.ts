@@ -36,6 +36,7 @@ import { resolveStage } from "./07-resolve.js";
 import { reviewStage } from "./08-review.js";
 import { bundleStage } from "./09-bundle.js";
 import { capWorkerShares } from "./cap.js";
+import { checkSignatures } from "./signatures.js";
 import { RunAbortedError, type StageName } from "./errors.js";
 import { emit, stageFailures, type ProgressListener } from "./call-worker.js";
 
@@ -141,7 +142,11 @@ export async function runResolution(
 
   const market = await timed("read", () => readStage(ports.market, marketId));
   const discovered = await timed("discover", () => discoverStage(market, ports, config));
-  let records = capWorkerShares(await timed("ask", () => askStage(market, discovered, ports.adapters, onProgress)));
+  let records = capWorkerShares(
+    await timed("ask", async () =>
+      checkSignatures(market, await askStage(market, discovered, ports.adapters, onProgress), ports.signatures),
+    ),
+  );
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;
