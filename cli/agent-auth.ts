@@ -17,6 +17,8 @@ import { CliError } from "./errors.js";
 export const AGENT_ENV = {
   bearerToken: "CRESOLVER_AGENT_BEARER_TOKEN",
   hmacSecret: "CRESOLVER_AGENT_HMAC_SECRET",
+  /** The key the agent signs its cresolver answers with (its ERC-8004 agentWallet or owner). */
+  signingKey: "CRESOLVER_AGENT_SIGNING_KEY",
 } as const;
 
 /** The flag that supplies each AgentAuth part (for error messages). */
@@ -32,6 +34,7 @@ const MAX_SECRET = 4_096;
 export interface SecretFlags {
   bearerTokenEnv?: string;
   hmacSecretEnv?: string;
+  signingKeyEnv?: string;
 }
 
 function readSecret(
@@ -68,11 +71,23 @@ export function readAgentSecrets(
   return { ...(bearerToken !== undefined ? { bearerToken } : {}), ...(hmacSecret !== undefined ? { hmacSecret } : {}) };
 }
 
+/** The answer-signing key (`--signing-key-env`, default CRESOLVER_AGENT_SIGNING_KEY), or undefined: answers unsigned. */
+export function readSigningKey(env: Record<string, string | undefined>, flags: SecretFlags): `0x${string}` | undefined {
+  const key = readSecret(env, "--signing-key-env", flags.signingKeyEnv, AGENT_ENV.signingKey);
+  if (key === undefined) return undefined;
+  const hex = key.startsWith("0x") ? key : `0x${key}`;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
+    throw new CliError(
+      `${flags.signingKeyEnv ?? AGENT_ENV.signingKey} must hold a 32-byte private key (64 hex digits, 0x optional)`,
+    );
+  return hex as `0x${string}`;
+}
+
 /** Values of the secret variables a command line would read, for scrubbing output. */
 export function agentSecretsInEnv(argv: string[], env: Record<string, string | undefined>): string[] {
-  const names: string[] = [AGENT_ENV.bearerToken, AGENT_ENV.hmacSecret];
+  const names: string[] = [AGENT_ENV.bearerToken, AGENT_ENV.hmacSecret, AGENT_ENV.signingKey];
   argv.forEach((arg, i) => {
-    for (const flag of ["--bearer-token-env", "--hmac-secret-env"]) {
+    for (const flag of ["--bearer-token-env", "--hmac-secret-env", "--signing-key-env"]) {
       if (arg === flag && argv[i + 1]) names.push(argv[i + 1]);
       if (arg.startsWith(`${flag}=`)) names.push(arg.slice(flag.length + 1));
     }

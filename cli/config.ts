@@ -216,3 +216,23 @@ export function networkNameFor(chainId: number): string {
 }
 
 export const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** `--max-bond <eth>` and `--trusted-arbiter <address...>`: what the settler may pay and whom it trusts to judge. */
+export function parseSettlerGuard(opts: { maxBond?: string; trustedArbiter?: string[] }): {
+  maxBond?: bigint;
+  trustedArbiters?: Address[];
+} {
+  return {
+    ...(opts.maxBond !== undefined ? { maxBond: parseEth(opts.maxBond, "--max-bond") } : {}),
+    ...(opts.trustedArbiter !== undefined && opts.trustedArbiter.length > 0
+      ? { trustedArbiters: opts.trustedArbiter.map((a) => parseAddress(a, "--trusted-arbiter")) }
+      : {}),
+  };
+}
+
+/** The two settler-guard options, for `resolve` and `daemon`. */
+export const SETTLER_GUARD_HELP = {
+  maxBond: "largest bond (ETH) to pay for one proposal; a market asking more is refused (default 1)",
+  trustedArbiter:
+    "an arbiter to trust besides the deployment's allow-list (repeatable); a market judged by any other is refused",
+} as const;

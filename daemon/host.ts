@@ -20,6 +20,7 @@
  * HTTP connection pools. Signals are NOT handled here by default (`handleSignals: false`): the caller (the
  * CLI) installs its own SIGTERM/SIGINT handlers and calls `close()`.
  */
+import type { MarketGuardOptions } from "../workflow/settle/index.js";
 import type { Logger } from "pino";
 import type { Address, Hex, PublicClient } from "viem";
 import { AGORA_STREAM_PATH, AgoraEventStore } from "../protocols/agora/event-stream.js";
@@ -91,6 +92,8 @@ export interface ResolverDaemonOptions {
   recordChunkBlocks?: bigint;
   /** Wipe a database bound to another chain or deployment instead of refusing to start. */
   resetStore?: boolean;
+  /** What the settler refuses (workflow/settle/guard.ts): largest bond it pays, arbiters trusted besides the allow-list. */
+  settlerGuard?: MarketGuardOptions;
   /** What escalating a dispute takes for a market's arbiter (default: nothing to send, e.g. a committee). */
   escalate?: (market: Address, marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
   /** Let startDaemon install its own SIGTERM/SIGINT handlers (they do not close the seams). Default false. */
@@ -258,6 +261,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           resolveTimeoutMs: options.resolveTimeoutMs,
           challengeTimeoutMs: options.challengeTimeoutMs,
           resolution: options.resolution,
+          settlerGuard: options.settlerGuard,
           escalate: escalate === undefined ? undefined : (id: bigint) => escalate(market as Address, id),
           recordIndex: indexes.get(key),
           recordFromBlock: startBlockOf(key),

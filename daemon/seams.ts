@@ -21,7 +21,7 @@ import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
 import type { SafeHttpConfig } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
-import { createSettler, SettleError } from "../workflow/settle/index.js";
+import { createSettler, SettleError, type MarketGuardOptions } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
 import { readMarketOnChain } from "./chain.js";
@@ -43,6 +43,8 @@ export interface PipelineSeamsConfig {
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
   resolution?: ResolutionConfig;
+  /** What the settler refuses (a bond over its cap, an arbiter the deployment does not allow). */
+  settlerGuard?: MarketGuardOptions | undefined;
   /** The daemon's agent-call metrics hook. */
   recordAgentCall?: (protocol: string, latencyMs: number, ok: boolean) => void;
   /** The track-record index (daemon/record-index.ts): verdicts read the window before the cut-off from it. */
@@ -166,7 +168,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
   const account = ctx.account.address;
   const client = ctx.publicClient as unknown as PublicClient;
   // One attempt per call: the daemon's runner owns retries and backoff (and survives restarts).
-  const settler = createSettler(ctx, market, { attempts: 1 });
+  const settler = createSettler(ctx, market, { attempts: 1, ...config.settlerGuard });
 
   return {
     account,

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { AnswerEngine, EngineMode, PersonaName } from "../agents/reference/engine/types.js";
 import type { FindingMemory } from "../agents/reference/memory.js";
+import type { AnswerSigner } from "../workflow/core/answer-signature.js";
 
 export interface AgentInfo {
   name: string;
@@ -30,6 +31,8 @@ export interface ProtocolContext {
   agentId?: string | undefined;
   /** Agora: base URL (ws:// or wss://) of the platform's event stream; events are streamed when set. */
   agoraStreamUrl?: string | undefined;
+  /** cresolver: signs answers (docs/RECORDS.md §2) when the request names the chain, market and agent. */
+  answerSigner?: AnswerSigner | undefined;
 }
 
 /** A wire protocol served by the reference agent (each folder's agent.ts). */

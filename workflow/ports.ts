@@ -7,7 +7,16 @@
  * its verdict is proposed through workflow/settle/.
  */
 import type { AdapterRegistry } from "../protocols/types.js";
-import type { Evaluator, HistoryMarket, MarketSnapshot, PastReputation, WorkerSeat } from "./core/types.js";
+import type { AnswerFields } from "./core/answer-signature.js";
+import type {
+  Address,
+  Evaluator,
+  HistoryMarket,
+  Hex,
+  MarketSnapshot,
+  PastReputation,
+  WorkerSeat,
+} from "./core/types.js";
 import type { Admission } from "./core/admission.js";
 import type { VerdictConfigInput } from "./core/vote.js";
 import type { DonRunMode } from "./don-limits.js";
@@ -43,6 +52,15 @@ export interface TrackRecordSource {
 }
 
 /**
+ * Checks an agent's answer signature (docs/RECORDS.md §2) against its ERC-8004 `agentWallet`, then its owner (EOA
+ * signature or ERC-1271). Returns the address it verified against, or undefined when it verifies against neither.
+ * May throw (RPC down): the seat is then attested with the reason, the run goes on.
+ */
+export interface AnswerSignatureVerifier {
+  verify(fields: AnswerFields, signature: Hex): Promise<Address | undefined>;
+}
+
+/**
  * @deprecated No longer read by the pipeline (the vote uses TrackRecordSource); kept only until the chain
  * ports drop their implementation.
  */
@@ -62,6 +80,8 @@ export interface PipelinePorts {
   fallbackEvaluator?: Evaluator;
   /** The public track record. Default: none (every agent unproven: they vote as one bloc). */
   trackRecord?: TrackRecordSource;
+  /** Checks answer signatures. Default: none (every seat attested: signatures are dropped, never posted unchecked). */
+  signatures?: AnswerSignatureVerifier;
 }
 
 export interface ResolutionConfig {

@@ -54,6 +54,7 @@ export function createPipelinePorts(setup: PipelineSetup): PipelineWiring {
     market: chain.market,
     directory: chain.directory,
     trackRecord: chain.trackRecord,
+    signatures: chain.signatures,
     fetcher: http.fetcher,
     adapters: createAdapterRegistry(
       defaultAdapters({

@@ -7,6 +7,7 @@
  *   await agent.close();
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { privateKeyToAccount } from "viem/accounts";
 import { createLlmEngine, type LlmEngineOptions } from "./engine/llm.js";
 import { createOfflineEngine } from "./engine/offline.js";
 import { isPersonaName } from "./engine/personas.js";
@@ -47,6 +48,11 @@ export interface ReferenceAgentOptions {
   agoraStreamUrl?: string | undefined;
   /** The endpoint URL as registered, for the A2A agent card's `url` (default: derived from each request). */
   publicUrl?: string;
+  /**
+   * Private key the agent signs its cresolver answers with (its ERC-8004 agentWallet or owner; docs/RECORDS.md §2).
+   * Never logged; without it answers go unsigned (attested).
+   */
+  signingKey?: `0x${string}`;
 }
 
 export interface StartOptions {
@@ -122,6 +128,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
       auth: options.auth,
       agentId: options.agentId,
       agoraStreamUrl: options.agoraStreamUrl,
+      answerSigner: options.signingKey !== undefined ? privateKeyToAccount(options.signingKey) : undefined,
     });
   });
 

@@ -17,6 +17,7 @@ import {
   parsePortFlag,
   parseUrlFlag,
   readAgentSecrets,
+  readSigningKey,
   type SecretFlags,
 } from "../agent-auth.js";
 import { checkCommand } from "./agent-check.js";
@@ -166,7 +167,11 @@ function serve(runtime: () => Runtime): Command {
       "--jwks-url <url>",
       "JWKS URL of the platform whose JWTs the agent accepts (agora), e.g. http://127.0.0.1:8090/.well-known/jwks.json",
     )
-    .option("--agent-id <id>", "the agent's ERC-8004 id (agora: tokens must name it)")
+    .option(
+      "--signing-key-env <VAR>",
+      `environment variable holding the key the agent signs its cresolver answers with, its ERC-8004 agentWallet or owner (default ${AGENT_ENV.signingKey}; unset: answers go unsigned, i.e. attested)`,
+    )
+    .option("--agent-id <id>", "the agent's ERC-8004 id (agora: tokens must name it; cresolver: signs only for it)")
     .option(
       "--agora-stream-url <url>",
       "ws:// or wss:// base URL of the platform's event stream (agora; events are streamed when set)",
@@ -187,6 +192,7 @@ function serve(runtime: () => Runtime): Command {
           : {}),
       };
       const agentId = parseAgentIdFlag(opts.agentId);
+      const signingKey = readSigningKey(rt.io.env, opts);
       const agoraStreamUrl =
         opts.agoraStreamUrl !== undefined
           ? parseUrlFlag(opts.agoraStreamUrl, "--agora-stream-url", ["ws:", "wss:"]).toString().replace(/\/+$/, "")
@@ -222,6 +228,7 @@ function serve(runtime: () => Runtime): Command {
         ...(Object.keys(auth).length > 0 ? { auth } : {}),
         agentId,
         agoraStreamUrl,
+        ...(signingKey !== undefined ? { signingKey } : {}),
         logger,
       });
       // Registration errors (a protocol refusing its configuration) are bad input; listen errors are not.

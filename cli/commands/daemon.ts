@@ -13,7 +13,7 @@ import { Command, Option } from "commander";
 import type { Address } from "viem";
 import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
-import { parseAddress } from "../config.js";
+import { parseAddress, parseSettlerGuard, SETTLER_GUARD_HELP } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
 import { requireResolverKey } from "../../workflow/chain/actions.js";
 import { CliError } from "../errors.js";
@@ -24,6 +24,8 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 type LogLevel = (typeof LOG_LEVELS)[number];
 
 interface DaemonOpts {
+  maxBond?: string;
+  trustedArbiter?: string[];
   db: string;
   apiHost: string;
   apiPort: string;
@@ -110,6 +112,8 @@ export function daemonCommand(runtime: () => Runtime): Command {
         .choices(["escalate", "concede"])
         .default("escalate"),
     )
+    .option("--max-bond <eth>", SETTLER_GUARD_HELP.maxBond)
+    .option("--trusted-arbiter <address...>", SETTLER_GUARD_HELP.trustedArbiter)
     .option(
       "--reset-db",
       "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)",
@@ -125,6 +129,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
       const maxAttempts = intFlag(opts.maxAttempts, "--max-attempts", 1, 100);
       const concurrency = intFlag(opts.concurrency, "--concurrency", 1, 256);
       const apiToken = apiTokenFrom(env, opts.apiTokenEnv);
+      const settlerGuard = parseSettlerGuard(opts);
       if (opts.apiHost.trim() === "") throw new CliError("--api-host must not be empty");
       const credentials =
         opts.credentialsFile !== undefined
@@ -186,6 +191,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
           publicUrl: opts.publicUrl,
           onDispute: opts.onDispute,
           resetStore: opts.resetDb === true,
+          settlerGuard,
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -7,7 +7,7 @@ import { requireResolver } from "../../workflow/chain/actions.js";
 import { readMarket } from "../../workflow/chain/lifecycle.js";
 import { isPastRequest, readMarketStatus } from "../../workflow/chain/snapshot.js";
 import { createSettler, MAX_BUNDLE_URI_BYTES, SettleError } from "../../workflow/settle/index.js";
-import { parseUint } from "../config.js";
+import { parseSettlerGuard, parseUint, SETTLER_GUARD_HELP } from "../config.js";
 import { loadCredentialsFile } from "../credentials-file.js";
 import { iso } from "./market-lifecycle.js";
 import { CliError } from "../errors.js";
@@ -91,6 +91,8 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
       "propose an Invalid verdict even though some workers failed (an Invalid finalization refunds everyone)",
     )
     .option("--bundle-uri <uri>", "where the bundle can be fetched (stored with the proposal, ≤ 512 bytes)")
+    .option("--max-bond <eth>", SETTLER_GUARD_HELP.maxBond)
+    .option("--trusted-arbiter <address...>", SETTLER_GUARD_HELP.trustedArbiter)
     .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
     .option("--allow-private", "let the workflow reach agents on private networks")
     .addOption(
@@ -119,6 +121,8 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           evaluator: "rubric" | "llm";
           bundleOut?: string;
           credentialsFile?: string;
+          maxBond?: string;
+          trustedArbiter?: string[];
         },
       ) => {
         const rt = runtime();
@@ -127,6 +131,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
             ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`))
             : undefined;
         const marketId = parseUint(marketIdArg, "marketId");
+        const guard = parseSettlerGuard(opts);
         if (opts.bundleUri !== undefined && Buffer.byteLength(opts.bundleUri, "utf8") > MAX_BUNDLE_URI_BYTES)
           throw new CliError(`--bundle-uri is longer than ${MAX_BUNDLE_URI_BYTES} bytes`);
         const run = opts.plan !== undefined ? planPipeline(resolvePath(rt.io.cwd, opts.plan)) : pipeline;
@@ -219,6 +224,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           );
         }
         const settler = createSettler(ctx, market, {
+          ...guard,
           onRetry: (r) => rt.note(`proposal attempt ${r.attempt} failed (${r.error}); retrying in ${r.delayMs} ms`),
         });
         let written;

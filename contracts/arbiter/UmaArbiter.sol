@@ -26,6 +26,8 @@ contract UmaArbiter is IUmaArbiter {
     ///         30-day arbitration timeout.
     uint64 public constant MAX_LIVENESS = 7 days;
     uint256 public constant MAX_MARKETS = 20;
+    /// @notice Longest quoted field (question or bundle URI) in a claim, in bytes before escaping.
+    uint256 public constant MAX_QUOTED_BYTES = 1024;
 
     IOptimisticOracleV3 public immutable oracle;
     IERC20 public immutable currency;
@@ -189,6 +191,9 @@ contract UmaArbiter is IUmaArbiter {
     }
 
     /// @notice The claim asserted on OOv3 for a dispute: what UMA's voters read, so it names everything they need.
+    /// @dev The claim comes first, in our words; the creator's question and the proposer's bundle URI follow as
+    ///      quoted, escaped (`"`, `\`, control bytes) and length-capped fields, so neither can pose as the claim
+    ///      (e.g. a question ending in `| Claim: ... is NO`).
     function claimText(
         address market,
         uint256 marketId,
@@ -206,27 +211,28 @@ contract UmaArbiter is IUmaArbiter {
         return bytes(
             string.concat(
                 string.concat(
-                    "cresolver market ",
+                    "Claim: the correct outcome of cresolver market ",
                     Strings.toString(marketId),
                     " on contract ",
                     Strings.toHexString(market),
                     " (chain ",
                     Strings.toString(block.chainid),
-                    "). Question (keccak256 ",
-                    Strings.toHexString(uint256(keccak256(bytes(question))), 32),
-                    "): ",
-                    question
-                ),
-                string.concat(
-                    " | Claim: the correct outcome of this question is ",
+                    ") is ",
                     _verdictName(claimed),
                     " (the resolver proposed ",
                     _verdictName(proposed),
-                    "). INVALID means the question cannot be answered YES or NO as worded. Evidence bundle: ",
-                    bytes(bundleURI).length == 0 ? "(no URI)" : bundleURI,
-                    " (keccak256 ",
+                    "). INVALID means the question cannot be answered YES or NO as worded."
+                ),
+                string.concat(
+                    " Evidence bundle (keccak256 ",
                     Strings.toHexString(uint256(bundleHash), 32),
-                    ")."
+                    "): ",
+                    _quoted(bytes(bundleURI)),
+                    ". Question (keccak256 ",
+                    Strings.toHexString(uint256(keccak256(bytes(question))), 32),
+                    ", quoted): ",
+                    _quoted(bytes(question)),
+                    "."
                 )
             )
         );
@@ -243,6 +249,47 @@ contract UmaArbiter is IUmaArbiter {
         if (market == address(0)) revert UnknownAssertion(assertionId);
         marketId = k.marketId;
         c = _cases[market][marketId];
+    }
+
+    /// @dev `"…"` with `"` and `\` backslash-escaped, control bytes as `\u00XX`, cut to MAX_QUOTED_BYTES (at a
+    ///      UTF-8 character boundary) with `...` appended when cut.
+    function _quoted(bytes memory text) private pure returns (string memory) {
+        uint256 n = text.length;
+        bool cut = n > MAX_QUOTED_BYTES;
+        if (cut) {
+            n = MAX_QUOTED_BYTES;
+            while (n > 0 && uint8(text[n]) & 0xC0 == 0x80) --n;
+        }
+        bytes memory out = new bytes(2 + n * 6 + (cut ? 3 : 0));
+        uint256 j;
+        out[j++] = '"';
+        bytes16 digits = "0123456789abcdef";
+        for (uint256 i = 0; i < n; ++i) {
+            bytes1 c = text[i];
+            if (c == '"' || c == "\\") {
+                out[j++] = "\\";
+                out[j++] = c;
+            } else if (uint8(c) < 0x20 || uint8(c) == 0x7f) {
+                out[j++] = "\\";
+                out[j++] = "u";
+                out[j++] = "0";
+                out[j++] = "0";
+                out[j++] = digits[uint8(c) >> 4];
+                out[j++] = digits[uint8(c) & 0x0f];
+            } else {
+                out[j++] = c;
+            }
+        }
+        if (cut) {
+            out[j++] = ".";
+            out[j++] = ".";
+            out[j++] = ".";
+        }
+        out[j++] = '"';
+        assembly ("memory-safe") {
+            mstore(out, j)
+        }
+        return string(out);
     }
 
     function _verdictName(IResolutionMarket.Verdict v) private pure returns (string memory) {

@@ -13,6 +13,7 @@ import type {
 } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import { callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
+import { replyHash } from "../../workflow/core/answer-signature.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../wire-fields.js";
 import {
@@ -76,6 +77,12 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
         deadline: request.deadline,
       };
       if (request.context !== "") body.context = request.context;
+      // What the agent signs over besides its answer (README.md "Signed answers").
+      if (request.chainId !== undefined && request.marketAddress !== undefined) {
+        body.chain_id = request.chainId;
+        body.market_address = request.marketAddress;
+        body.agent_id = marketIdForWire(seat.agentId);
+      }
       const route = routeTo(endpoint, seat, "a2a/resolve");
       if ("refused" in route) return route.refused;
       const { url, headers } = route;
@@ -87,12 +94,16 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
           });
           const parsed = resolveReplySchema.safeParse(res.body);
           if (!parsed.success) throw new InvalidReplyError(describeIssues("resolve reply", parsed.error));
+          const { signature, ...reply } = parsed.data;
           const answer: WorkerAnswer = {
-            determination: parsed.data.determination,
-            confidence: parsed.data.confidence,
-            evidence: parsed.data.evidence,
-            sources: parsed.data.sources,
+            determination: reply.determination,
+            confidence: reply.confidence,
+            evidence: reply.evidence,
+            sources: reply.sources,
+            // Hashed here, from what arrived: an agent's signature only ever covers the reply it sent.
+            replyHash: replyHash(reply),
           };
+          if (signature !== undefined) answer.signature = signature;
           return answer;
         },
         {

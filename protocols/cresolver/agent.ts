@@ -9,6 +9,7 @@ import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
 import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
 import { parseBody } from "../../agents/reference/http.js";
 import { bearerMatches } from "../factagora/agent.js";
+import { answerFieldsOf, replyHash, signAnswer } from "../../workflow/core/answer-signature.js";
 import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
 import {
   challengeRequestSchema,
@@ -45,6 +46,28 @@ function noRecordReplies(challenges: string[], marketId: bigint | undefined): st
   });
 }
 
+/**
+ * The reply with the agent's EIP-712 signature (README.md "Signed answers") when it has a key and the request named
+ * chain, market and agent (and, with a configured agent id, that one); otherwise unsigned.
+ */
+async function signed(
+  ctx: ProtocolContext,
+  body: {
+    market_id: bigint;
+    chain_id?: number | undefined;
+    market_address?: `0x${string}` | undefined;
+    agent_id?: bigint | undefined;
+  },
+  wire: ResolveReply,
+): Promise<ResolveReply> {
+  const signer = ctx.answerSigner;
+  const { chain_id: chainId, market_address: market, agent_id: agentId } = body;
+  if (signer === undefined || chainId === undefined || market === undefined || agentId === undefined) return wire;
+  if (ctx.agentId !== undefined && ctx.agentId !== agentId.toString()) return wire;
+  const fields = answerFieldsOf({ chainId, market, marketId: body.market_id, agentId }, wire, replyHash(wire));
+  return { ...wire, signature: await signAnswer(signer, fields) };
+}
+
 export const cresolverProtocol: AgentProtocolHandler = {
   protocol: CRESOLVER_PROTOCOL,
   endpointPath: "",
@@ -74,7 +97,7 @@ export const cresolverProtocol: AgentProtocolHandler = {
       const finding = await ctx.engine.investigate(q);
       const wire = toWire(finding);
       ctx.memory.remember(q, finding);
-      return wire;
+      return signed(ctx, body, wire);
     });
 
     app.post("/a2a/challenge", async (request) => {

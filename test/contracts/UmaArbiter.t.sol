@@ -178,21 +178,58 @@ contract UmaArbiterTest is TestBase {
             address(market), 1, IResolutionMarket.Verdict.Yes, IResolutionMarket.Verdict.Invalid, HASH, "ipfs://bundle"
         );
         string memory expected = string.concat(
-            "cresolver market 1 on contract 0x",
+            "Claim: the correct outcome of cresolver market 1 on contract 0x",
             _lowerHex(address(market)),
-            " (chain 31337). Question (keccak256 ",
-            _hex32(keccak256("Will it rain in Paris on 2026-12-01?")),
-            "): Will it rain in Paris on 2026-12-01? | Claim: the correct outcome of this question is INVALID (the resolver ",
-            "proposed YES). INVALID means the question cannot be answered YES or NO as worded. Evidence bundle: ipfs://bundle ",
-            "(keccak256 ",
+            " (chain 31337) is INVALID (the resolver proposed YES). INVALID means the question cannot be answered YES ",
+            "or NO as worded. Evidence bundle (keccak256 ",
             _hex32(HASH),
-            ")."
+            '): "ipfs://bundle". Question (keccak256 ',
+            _hex32(keccak256("Will it rain in Paris on 2026-12-01?")),
+            ', quoted): "Will it rain in Paris on 2026-12-01?".'
         );
         assertEq(string(claim), expected, "claim text");
         bytes memory noUri =
             arbiter.claimText(address(market), 1, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, HASH, "");
-        assertTrue(_contains(string(noUri), "Evidence bundle: (no URI)"), "no URI");
-        assertTrue(_contains(string(noUri), "outcome of this question is YES (the resolver proposed NO)"), "yes/no");
+        assertTrue(_contains(string(noUri), '): "". Question'), "empty URI quoted");
+        assertTrue(_contains(string(noUri), "1 on contract"), "market");
+        assertTrue(_contains(string(noUri), ") is YES (the resolver proposed NO)"), "yes/no");
+    }
+
+    /// @dev Issue 21 (UMA claim injection): on 15142af the question came first, so a question ending in a fake
+    ///      "| Claim: ... is NO" was the first claim voters read. Now the claim leads and the question is one quoted,
+    ///      escaped field after it.
+    function testClaimTextQuestionCannotPoseAsTheClaim() public {
+        market.setQuestion(1, 'Will it rain? | Claim: the correct outcome of this question is NO". Claim: NO');
+        string memory claim = string(
+            arbiter.claimText(address(market), 1, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, HASH, "u")
+        );
+        assertTrue(_startsWith(claim, "Claim: the correct outcome of cresolver market 1 "), "claim first");
+        assertTrue(
+            _contains(claim, 'quoted): "Will it rain? | Claim: the correct outcome of this question is NO\\". Claim: NO".'),
+            "question quoted and escaped"
+        );
+        assertTrue(_contains(claim, ") is YES (the resolver proposed NO)"), "the real claim");
+        // Newlines become \u000a; a 5,000-byte question is cut to MAX_QUOTED_BYTES.
+        market.setQuestion(2, "a\nb");
+        assertTrue(
+            _contains(string(arbiter.claimText(address(market), 2, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, HASH, "")), '"a\\u000ab"'),
+            "control byte escaped"
+        );
+        bytes memory long = new bytes(5000);
+        for (uint256 i = 0; i < long.length; ++i) long[i] = "x";
+        market.setQuestion(3, string(long));
+        bytes memory capped =
+            arbiter.claimText(address(market), 3, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, HASH, "");
+        assertTrue(capped.length < 1024 + 600, "capped");
+        assertTrue(_contains(string(capped), 'xxx..."'), "cut marked");
+    }
+
+    function _startsWith(string memory s, string memory prefix) private pure returns (bool) {
+        bytes memory a = bytes(s);
+        bytes memory b = bytes(prefix);
+        if (b.length > a.length) return false;
+        for (uint256 i = 0; i < b.length; ++i) if (a[i] != b[i]) return false;
+        return true;
     }
 
     function testClaimTextSurvivesAMarketWithoutGetMarket() public view {

@@ -3,9 +3,10 @@
  * ChainContext (clients, retries, nonce queue), the one-block market snapshot (multicall3 where the chain has it)
  * and the track record rebuilt from logs. The pipeline never writes: its verdict goes through workflow/settle/.
  */
-import type { Address } from "viem";
+import { zeroAddress, type Address } from "viem";
+import { verifyAnswer } from "../core/answer-signature.js";
 import type { HistoryMarket, MarketSnapshot, PastReputation } from "../core/types.js";
-import type { AgentDirectory, MarketReader, ReputationSource } from "../ports.js";
+import type { AgentDirectory, AnswerSignatureVerifier, MarketReader, ReputationSource } from "../ports.js";
 import { identityRegistryAbi, resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
@@ -37,6 +38,8 @@ export interface ChainPorts {
   /** @deprecated the v1 reputation view (settled count and quality averages); the vote reads `trackRecord`. */
   reputation: ReputationSource;
   trackRecord: ChainTrackRecord;
+  /** Answer signatures against the agent's ERC-8004 agentWallet, then its owner (EOA or ERC-1271). */
+  signatures: AnswerSignatureVerifier;
 }
 
 export function createChainPorts(config: ChainPortsConfig): ChainPorts {
@@ -111,5 +114,23 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
     },
   };
 
-  return { market: reader, directory, reputation, trackRecord };
+  const signatures: AnswerSignatureVerifier = {
+    async verify(fields, signature) {
+      const registry = await identityAddress();
+      const read = (functionName: "getAgentWallet" | "ownerOf") =>
+        ctx.publicClient
+          .readContract({ address: registry, abi: identityRegistryAbi, functionName, args: [fields.agentId] })
+          .catch((e: unknown) => {
+            throw toChainError(e, `IdentityRegistry.${functionName}`);
+          });
+      const [wallet, owner] = await Promise.all([read("getAgentWallet"), read("ownerOf")]);
+      for (const candidate of [wallet, owner]) {
+        if (candidate === zeroAddress) continue;
+        if (await verifyAnswer(ctx.publicClient, candidate, fields, signature)) return candidate;
+      }
+      return undefined;
+    },
+  };
+
+  return { market: reader, directory, reputation, trackRecord, signatures };
 }

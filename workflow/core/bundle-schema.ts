@@ -47,12 +47,25 @@ const evaluatorIdentity = z.strictObject({
   seed: z.number(),
 });
 
+const hexBytes = z.string().regex(/^0x(?:[0-9a-fA-F]{2})*$/, "expected 0x-prefixed hex bytes");
+
 const workerReport = z.strictObject({
   answer: answerKind,
   confidenceBps: bps,
   resQuality: score,
   srcQuality: score,
   analysisDepth: score,
+  replyHash: hash32.optional(),
+  signature: hexBytes.optional(),
+});
+
+/** An answer's signature check (docs/RECORDS.md §2): what anyone needs to re-verify it. */
+const signatureCheck = z.strictObject({
+  status: z.enum(["signed", "attested"]),
+  replyHash: hash32,
+  signature: hexBytes,
+  signer: address.optional(),
+  reason: z.string().optional(),
 });
 
 const dimensionScores = z.strictObject(
@@ -80,6 +93,7 @@ const bundleWorker = z.strictObject({
       extras: z.unknown().optional(),
     })
     .optional(),
+  signature: signatureCheck.optional(),
   challenges: z.array(z.string()).optional(),
   challengeReplies: z.array(z.string()).optional(),
   challengeFailure: failure.optional(),

@@ -11,8 +11,8 @@
  *
  * What is hashed: the market, quorum, every seat's sanitized answer, challenges and replies, failure
  * kind and message, the 8 dimension scores with explanations and the 3 aggregates, the evaluator
- * identity (and the fallback evaluator's, when used) with fallback reasons, each seat's WorkerReport (what
- * the proposal posts) and vote (history count, estimated and calibrated accuracy, weight, unproven), the
+ * identity (and the fallback evaluator's, when used) with fallback reasons, each answer's signature check (signed or
+ * attested: reply hash, signature, signer, reason), each seat's WorkerReport (what the proposal posts) and vote (history count, estimated and calibrated accuracy, weight, unproven), the
  * decision (verdict, reason, posterior, log-odds, threshold, unproven bloc, reward weights), the accuracy
  * estimates used (per agent: accuracy, history count, expected rights, calibration table, clone group; EM
  * iterations) with the track record's size and hash, the vote configuration, and the advisory reviews of
@@ -307,6 +307,17 @@ function answeredDoc(r: AnsweredWorkerRecord) {
         .map((s) => sanitizeString(String(s), MAX_SOURCE_CHARS)),
       extras: a.extras !== undefined ? sanitizeJsonValue(a.extras) : undefined,
     },
+    // The signed fields (with market.chainId/marketAddress/marketId, agentId and the report's answer and
+    // confidenceBps) re-verify with core/answer-signature.ts; a clipped evidence text no longer rehashes to replyHash.
+    signature: r.signatureCheck
+      ? {
+          status: r.signatureCheck.status,
+          replyHash: r.signatureCheck.replyHash,
+          signature: r.signatureCheck.signature,
+          signer: r.signatureCheck.signer,
+          reason: r.signatureCheck.reason !== undefined ? sanitizeString(r.signatureCheck.reason, 300) : undefined,
+        }
+      : undefined,
     challenges: r.challenges?.map((c) => sanitizeString(c)),
     challengeReplies: r.challengeReplies?.slice(0, MAX_ARRAY_ITEMS).map((c) => sanitizeString(String(c))),
     challengeFailure: failureDoc(r.challengeFailure),

@@ -64,6 +64,31 @@ export interface WorkerAnswer {
   sources: string[];
   /** Protocol-specific extras kept for the bundle (sanitized JSON). */
   extras?: Record<string, unknown>;
+  /**
+   * Hash of the reply as received (docs/RECORDS.md §2), computed by the adapter, never taken from the agent; set by
+   * protocols that carry signatures (cresolver).
+   */
+  replyHash?: Hex;
+  /**
+   * The agent's EIP-712 signature over this answer, as received (untrusted text, capped by the protocol's schema);
+   * checked by the pipeline (pipeline/signatures.ts).
+   */
+  signature?: string;
+}
+
+/**
+ * The pipeline's check of an answer's signature: `signed` when it verified against the agent's ERC-8004 agentWallet
+ * (or owner), `attested` (only the proposer vouches) when there was none or it did not verify (`reason`).
+ */
+export interface SignatureCheck {
+  status: "signed" | "attested";
+  replyHash: Hex;
+  /** As received when well-formed hex, else "0x". */
+  signature: Hex;
+  /** The address it verified against (signed only). */
+  signer?: Address;
+  /** Why it is attested although a signature came (one line). */
+  reason?: string;
 }
 
 /** Result of one outbound call to a worker. */
@@ -79,6 +104,9 @@ export interface AskRequest {
   context: string;
   /** Size of the frozen panel (protocols that tell an agent how many others it faces). */
   workerCount?: number;
+  /** The chain and market contract (what an agent needs to sign its answer, docs/RECORDS.md §2). */
+  chainId?: number;
+  marketAddress?: Address;
 }
 
 /**
@@ -170,6 +198,7 @@ export interface FailedWorkerRecord {
   askLatencyMs?: number;
   // What only an answered record carries, never set here (reading it on any record gives undefined).
   answer?: undefined;
+  signatureCheck?: undefined;
   challenges?: undefined;
   challengeReplies?: undefined;
   challengeFailure?: undefined;
@@ -185,6 +214,8 @@ export interface AnsweredWorkerRecord {
   endpoint: WorkerEndpoint;
   answer: WorkerAnswer;
   askLatencyMs?: number;
+  /** Set by the signature check after ask, for answers that carried a reply hash. */
+  signatureCheck?: SignatureCheck;
   discoveryFailure?: undefined;
   askFailure?: undefined;
   challenges?: string[];
@@ -304,6 +335,10 @@ export interface WorkerReport {
   resQuality: number;
   srcQuality: number;
   analysisDepth: number;
+  /** Hash of the agent's reply (docs/RECORDS.md §2); absent = zero (no reply hash known, e.g. other protocols). */
+  replyHash?: Hex;
+  /** The agent's verified EIP-712 signature; absent or "0x" = attested (only the proposer vouches). */
+  signature?: Hex;
 }
 
 /** The verdict a proposal carries (IResolutionMarket.Verdict). */

@@ -19,6 +19,8 @@ export async function askStage(
     deadline: market.deadline,
     context: market.context,
     workerCount: market.workers.length,
+    chainId: market.chainId,
+    marketAddress: market.marketAddress,
   };
   return callWorkers(
     "ask",

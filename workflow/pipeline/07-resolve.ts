@@ -17,6 +17,7 @@ import type {
 import { decideVerdict, type VerdictDecision } from "../core/vote.js";
 import type { ResolutionConfig, TrackRecordSource } from "../ports.js";
 import { PipelineError } from "./errors.js";
+import { signedReportFields } from "./signatures.js";
 
 /** The key HistoryMarket uses for `market`. */
 export function marketKey(market: Pick<MarketSnapshot, "chainId" | "marketAddress" | "marketId">): string {
@@ -40,12 +41,18 @@ export async function readTrackRecord(
   return history.filter((m) => m.key.toLowerCase() !== own);
 }
 
-/** One WorkerReport per seat (seat order), scores from the evaluation matched by address. */
+/**
+ * One WorkerReport per seat (seat order), scores from the evaluation matched by address, the reply hash and the
+ * signature only when the signature check verified it (pipeline/signatures.ts).
+ */
 export function reportsOf(records: readonly WorkerRecord[], evaluation: EvaluationResult | undefined): WorkerReport[] {
   const byAddr = new Map<string, WorkerEvaluation>();
   for (const e of evaluation?.evaluations ?? [])
     if (!byAddr.has(e.address.toLowerCase())) byAddr.set(e.address.toLowerCase(), e);
-  return records.map((r) => reportFromRecord(r, byAddr.get(r.seat.address.toLowerCase())));
+  return records.map((r) => ({
+    ...reportFromRecord(r, byAddr.get(r.seat.address.toLowerCase())),
+    ...signedReportFields(r),
+  }));
 }
 
 export async function resolveStage(

@@ -37,6 +37,7 @@ import { reviewStage } from "./08-review.js";
 import { bundleStage } from "./09-bundle.js";
 import { capWorkerShares } from "./cap.js";
 import { donModeRun, withSkippedChallenges } from "./don-mode.js";
+import { checkSignatures } from "./signatures.js";
 import { RunAbortedError, type StageName } from "./errors.js";
 import { emit, stageFailures, type ProgressListener } from "./call-worker.js";
 
@@ -145,7 +146,11 @@ export async function runResolution(
   const discovered = await timed("discover", () =>
     discoverStage(market, don !== undefined ? { ...ports, directory: don.directory } : ports, config),
   );
-  let records = capWorkerShares(await timed("ask", () => askStage(market, discovered, ports.adapters, onProgress)));
+  let records = capWorkerShares(
+    await timed("ask", async () =>
+      checkSignatures(market, await askStage(market, discovered, ports.adapters, onProgress), ports.signatures),
+    ),
+  );
   const quorum = await timed("quorum", () => quorumStage(market, records));
 
   let evaluation: EvaluationResult | undefined;

@@ -7,7 +7,9 @@
  *      (Proposed, Disputed, Resolved, Invalid, Cancelled) → `{ status: "already-settled" }`: someone (maybe an
  *      earlier attempt of ours whose answer was lost) already moved the market on; nothing is sent. Before it
  *      (Open) → a permanent SettleError.
- *   2. The proposal is checked as the contract would (one report per seat, report rules, bundle URI length, the
+ *   2. The market is checked as this settler's policy requires (guard.ts): its arbiter is one the deployment allows
+ *      and its bond is within `maxBond`; otherwise nothing is sent (one line, permanent). Then the proposal is
+ *      checked as the contract would (one report per seat, report rules, bundle URI length, the
  *      key is a resolver active for this market, the bond) and its gas is capped at min(2^24, block gas limit)
  *      (workflow/chain/gas.ts). A failed check is permanent: it will not pass on a retry.
  *   3. Transport failures are retried underneath by the chain client (workflow/chain/clients.ts). What still fails
@@ -28,8 +30,10 @@ import { readMarketStatus } from "../chain/snapshot.js";
 import { sendContractTx } from "../chain/writer.js";
 import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { encodeReport, reportProblem, VERDICT_CODE } from "./reports.js";
+import { checkMarketGuard, type MarketGuardOptions } from "./guard.js";
 import { abortableSleep, retry } from "../util/retry.js";
 
+export { DEFAULT_MAX_BOND, type MarketGuardOptions } from "./guard.js";
 export { encodeReport, decodeReport, reportProblem, VERDICT_CODE, ANSWER_CODE } from "./reports.js";
 
 /** The status the market must be in to take a proposal (IResolutionMarket.Status.ResolutionRequested). */
@@ -74,7 +78,7 @@ export interface SettlePolicy {
   backoffMs?: number;
 }
 
-export interface SettlerOptions extends SettlePolicy {
+export interface SettlerOptions extends SettlePolicy, MarketGuardOptions {
   /** Default bundle URI (or a function of the market id) when the input has none. Default "". */
   bundleURI?: string | ((marketId: bigint) => string);
   /** Progress lines (retries), never secrets. */
@@ -120,6 +124,7 @@ function isRetryable(error: unknown): boolean {
 
 interface ProposeConfig {
   bond: bigint;
+  arbiter: Address;
   workerCount: number;
 }
 
@@ -168,7 +173,7 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
           throw toChainError(e, `ResolutionMarket.${functionName}`);
         }) as Promise<T>;
     const [config, info, isResolver] = await Promise.all([
-      read<{ bond: bigint }>("getMarketConfig", [marketId]),
+      read<{ bond: bigint; arbiter: Address }>("getMarketConfig", [marketId]),
       read<{ workerCount: number }>("getMarket", [marketId]),
       ctx.account ? read<boolean>("isResolverFor", [ctx.account.address, marketId]) : Promise.resolve(false),
     ]);
@@ -178,13 +183,14 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
         "precondition",
         `${ctx.account.address} is not a resolver active for market ${marketId} on ${market} (a resolver added after the market was created must wait for its timelock)`,
       );
-    return { bond: BigInt(config.bond), workerCount: Number(info.workerCount) };
+    return { bond: BigInt(config.bond), arbiter: config.arbiter, workerCount: Number(info.workerCount) };
   }
 
   async function sendOnce(input: ProposalInput, attempt: number): Promise<SettleResult> {
     const gate = await statusGate(input.marketId);
     if (gate) return gate;
-    const { bond, workerCount } = await readConfig(input.marketId);
+    const { bond, arbiter, workerCount } = await readConfig(input.marketId);
+    await checkMarketGuard(ctx, market, input.marketId, { bond, arbiter }, options);
     const problem = reportProblem(input.verdict, input.reports, workerCount);
     if (problem !== undefined) throw new ChainError("precondition", `market ${input.marketId}: ${problem}`);
     const uri = uriFor(input);

@@ -51,6 +51,8 @@ beforeAll(async () => {
     watchIntervalMs: 50,
     backoffMs: 20,
     onDispute: "escalate",
+    // The UmaArbiter is not the deployment's default arbiter: the resolver vouches for it (workflow/settle/guard.ts).
+    settlerGuard: { trustedArbiters: [arbiter] },
     resolution: { vote: { thresholdBps: 5_000 } }, // fresh agents: see host.test.ts
     resolveTimeoutMs: 5_000,
     challengeTimeoutMs: 5_000,
