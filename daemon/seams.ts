@@ -4,7 +4,7 @@
  * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
  * moved on by another daemon (or before a restart) is never written twice.
  */
-import { parseAbi, TransactionNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { TransactionNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";

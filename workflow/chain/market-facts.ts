@@ -11,10 +11,10 @@ import type { ArbitrationFacts, ExplainInput, SettlementFacts } from "../core/ex
 import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { decodeAgentUri, type UriFetcher } from "../registration/index.js";
 import { VERDICT_NAMES } from "../settle/reports.js";
-import { committeeArbiterAbi, umaArbiterAbi } from "./abis.js";
+import { committeeArbiterAbi, marketReputationAbi, umaArbiterAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
-import type { SeatResult } from "./lifecycle.js";
-import { readLogs } from "./logs.js";
+import { feedbackClientOf, type SeatResult } from "./lifecycle.js";
+import { readContractLogs, readLogs } from "./logs.js";
 import { createChainPorts } from "./ports.js";
 import { readView, viewCall } from "./reads.js";
 import type { MarketState } from "./snapshot.js";
@@ -71,12 +71,14 @@ export async function readSettlementFacts(
   options: { fromBlock?: bigint; arbiter?: Address; disputed: boolean },
 ): Promise<SettlementFacts> {
   const range = { fromBlock: options.fromBlock ?? 0n };
+  // The ERC-8004 writer (MarketReputation) emits FeedbackFailed itself since the contract split.
+  const writer = await feedbackClientOf(ctx, market);
   const [resolved, expired, slashed, refunded, failed] = await Promise.all([
     readLogs(ctx, market, "DisputeResolved", range, { marketId }),
     readLogs(ctx, market, "DisputeExpired", range, { marketId }),
     readLogs(ctx, market, "StakeSlashed", range, { marketId }),
     readLogs(ctx, market, "CreatorRefunded", range, { marketId }),
-    readLogs(ctx, market, "FeedbackFailed", range, { marketId }),
+    readContractLogs(ctx, writer, marketReputationAbi, "FeedbackFailed", range, { marketId }),
   ]);
   const r = resolved.at(-1)?.args;
   const refund = refunded.at(-1)?.args;

@@ -20,7 +20,7 @@ export interface WorkerReportTuple {
   resQuality: number;
   srcQuality: number;
   analysisDepth: number;
-  /** keccak256 of the agent's canonical reply (zero until agents sign: docs/RECORDS.md §2). */
+  /** keccak256 of the agent's canonical reply (zero when the protocol carries none: docs/RECORDS.md §2). */
   replyHash: Hex;
   /** The agent's EIP-712 signature; empty: the seat is attested by the proposer only. */
   signature: Hex;
@@ -33,8 +33,8 @@ export function encodeReport(r: WorkerReport): WorkerReportTuple {
     resQuality: r.resQuality,
     srcQuality: r.srcQuality,
     analysisDepth: r.analysisDepth,
-    replyHash: zeroHash,
-    signature: "0x",
+    replyHash: r.replyHash ?? zeroHash,
+    signature: r.signature ?? "0x",
   };
 }
 
