@@ -31,7 +31,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { hardhat, mainnet, sepolia } from "viem/chains";
 import { ChainError } from "./errors.js";
-import { isRangeLimit } from "./logs.js";
+import { isRangeLimit } from "./range-limit.js";
 import { NonceQueue } from "./nonce.js";
 import { findCause } from "../util/cause.js";
 import { backoffDelay, retry } from "../util/retry.js";

@@ -13,15 +13,9 @@ import { resolutionMarketAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { causes } from "../util/cause.js";
+import { isRangeLimit } from "./range-limit.js";
 
-/** A provider's answer that the range or the result count of an eth_getLogs was too large. */
-const RANGE_LIMIT =
-  /more than [\d,]+ (results|logs)|too many (results|logs|blocks)|(block )?range (is |was )?(too (large|wide|big)|exceed)|response size (exceeded|too large)|exceeds? (the )?max(imum)? (block )?range|max(imum)? block range|limited to a [\d,]+( block)? range|block range limit|log response size|range should work|this block range/i;
-
-/** True for an RPC error message saying the getLogs range or result count was too large (not a rate limit). */
-export function isRangeLimit(message: string): boolean {
-  return RANGE_LIMIT.test(message);
-}
+export { isRangeLimit };
 
 /** The provider's own words in a viem error chain (its `details`), first line, capped. */
 export function providerMessage(error: unknown): string | undefined {

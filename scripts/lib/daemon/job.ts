@@ -7,7 +7,16 @@
  * "[verdict:no]" answers no, "[fail:N]" throws on attempts 1..N, "[slow:MS]" waits MS (abortable).
  * No hardhat import here: the child-process daemon uses this file too.
  */
-import { keccak256, parseAbi, stringToBytes, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
+import {
+  keccak256,
+  parseAbi,
+  stringToBytes,
+  zeroHash,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+} from "viem";
 import type { MarketSeams, RunOutcome } from "../../../daemon/index.js";
 import { readMarketOnChain } from "../../../daemon/chain.js";
 
@@ -237,9 +246,11 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
       functionName: "getWorkers",
       args: [marketId],
     })) as [Address[], bigint[], bigint[]];
-    const reports =
-      (input.payload as { reports?: unknown[] } | null)?.reports ??
-      workers.map(() => ({ answer: 0, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }));
+    // Reports without the round-3 fields (docs/RECORDS.md §2) are sent attested: zero replyHash, empty signature.
+    const reports = (
+      (input.payload as { reports?: object[] } | null)?.reports ??
+      workers.map(() => ({ answer: 0, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }))
+    ).map((r) => ({ replyHash: zeroHash, signature: "0x", ...r }));
     const config = (await publicClient.readContract({
       address: market,
       abi: marketAbi,

@@ -11,7 +11,7 @@ import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
-import { governanceOf } from "../../../workflow/chain/lifecycle.js";
+import { feedbackClientOf, governanceOf } from "../../../workflow/chain/lifecycle.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { hardhatKey } from "./helpers/keys.js";
 
@@ -337,13 +337,14 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
     await join_(id, 14);
     const agent = await agentOf(13);
     const worker = withKey(h.owner, hardhatKey(13));
-    // After joining (joinMarket refuses it), the agent's owner approves the market: ERC-8004 then refuses the
-    // market's feedback on it as self-feedback.
+    // After joining (joinMarket refuses it), the agent's owner approves the market's ERC-8004 writer (the records'
+    // client since the contract split): ERC-8004 then refuses its feedback on the agent as self-feedback.
+    const writer = await feedbackClientOf(h.owner, h.market);
     await sendContractTx(worker, {
       address: h.identity,
       abi: identityRegistryAbi,
       functionName: "approve",
-      args: [h.market, agent],
+      args: [writer, agent],
     });
     await h.increaseTime(601);
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });

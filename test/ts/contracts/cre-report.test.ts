@@ -4,7 +4,7 @@
  * the same bytes.)
  */
 import { describe, expect, it } from "vitest";
-import { keccak256, size, slice, toHex, type Hex } from "viem";
+import { keccak256, size, slice, toHex, zeroHash, type Hex } from "viem";
 import {
   ANSWER,
   VERDICT,
@@ -20,8 +20,24 @@ const base: CreReport = {
   marketId: 7n,
   verdict: VERDICT.invalid,
   reports: [
-    { answer: ANSWER.yes, confidenceBps: 10000, resQuality: 100, srcQuality: 0, analysisDepth: 55 },
-    { answer: ANSWER.abstained, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
+    {
+      answer: ANSWER.yes,
+      confidenceBps: 10000,
+      resQuality: 100,
+      srcQuality: 0,
+      analysisDepth: 55,
+      replyHash: keccak256(toHex("reply")),
+      signature: "0x1234",
+    },
+    {
+      answer: ANSWER.abstained,
+      confidenceBps: 0,
+      resQuality: 0,
+      srcQuality: 0,
+      analysisDepth: 0,
+      replyHash: zeroHash,
+      signature: "0x",
+    },
   ],
   bundleHash: keccak256(toHex("bundle")),
   bundleURI: "ipfs://bafy/bundle.json",
@@ -35,8 +51,9 @@ describe("encodeCreReport", () => {
     expect(BigInt(slice(data, 32, 64))).toBe(0xbeefn);
     expect(BigInt(slice(data, 64, 96))).toBe(7n);
     expect(BigInt(slice(data, 96, 128))).toBe(2n);
-    // 7 head words + reports (length + 2 x 5 words) + URI (length + 1 word).
-    expect(size(data)).toBe(32 * (7 + 1 + 10 + 1 + 1));
+    // 7 head words + reports (length, 2 offsets, 2 x 7 tuple words, each signature's length + its padded bytes:
+    // 1 + 1 and 1 + 0) + URI (length + 1 word).
+    expect(size(data)).toBe(32 * (7 + 1 + 2 + 14 + 2 + 1 + 1 + 1));
   });
 
   it("refuses what the contract types cannot hold", () => {

@@ -78,8 +78,10 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
     const [claimed] = parseEventLogs({ abi: arbiter.abi, logs: receipt.logs, eventName: "ClaimAsserted" });
     const claim = Buffer.from(claimed!.args.claim.slice(2), "hex").toString("utf8");
     expect(claim).toContain(`cresolver market ${marketId} on contract ${s.market.address.toLowerCase()}`);
-    expect(claim).toContain("the correct outcome of this question is YES (the resolver proposed NO)");
-    expect(claim).toContain("): Will the committee of the test be right? | Claim:"); // read from the market mid-dispute
+    // The claim comes first; the question follows as a quoted field read from the market mid-dispute (issue 21).
+    expect(claim.startsWith("Claim: the correct outcome of cresolver market")).toBe(true);
+    expect(claim).toContain(") is YES (the resolver proposed NO).");
+    expect(claim).toContain('quoted): "Will the committee of the test be right?".');
     expect(claim).toContain("ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json");
 
     // The proposer's side counters on OOv3; the DVM (mock) votes the claim true; anyone settles.

@@ -93,9 +93,12 @@ describe("the one-line reason", () => {
       key: `31337:0xm:${k}`,
       final: true,
       disputed: true,
+      // Rulings are known truth only from an allowed arbiter (docs/RECORDS.md §4).
+      trustedRuling: true,
       answers: ids.map((agentId, i) => ({
         agentId,
-        answer: i === 2 && k % 2 === 0 ? "no" : "yes",
+        // Independent errors (agents that always agree would weigh as one dependent group).
+        answer: (i === 2 && k % 2 === 0) || (i === 0 && k === 1) || (i === 1 && k === 3) ? "no" : "yes",
         confidenceBps: 8000,
       })),
     }));

@@ -61,12 +61,14 @@ describe("estimate covariance (observed information)", () => {
       key: `k${i}`,
       final: true,
       disputed: true,
+      trustedRuling: true,
       answers: [
         { agentId: 1n, answer: "yes", confidenceBps: 8_000 },
         { agentId: 2n, answer: "no", confidenceBps: 8_000 },
       ],
     }));
-    const est = estimateAccuracy(h, [1n, 2n]);
+    // Hand-computed without recency decay and with attested answers at full weight (accuracy.ts).
+    const est = estimateAccuracy(h, [1n, 2n], { halfLife: 0, attestedWeight: 1 });
     expect(est.agents.map((a) => a.accuracy)).toEqual([0.85, 0.35]);
     expect(est.covariance).toEqual([
       [0.980392, 0], // 1 / 1.02
@@ -75,7 +77,12 @@ describe("estimate covariance (observed information)", () => {
   });
 
   it("with latent truths, 3 agents: two good agents that disagree trade accuracy (negative covariance, large variances)", () => {
-    const est = estimateAccuracy(record([0.6, 0.75, 0.9], 60, 3));
+    // Latent truths only: no decay, undisputed outcomes carry no evidence of their own.
+    const est = estimateAccuracy(record([0.6, 0.75, 0.9], 60, 3), undefined, {
+      halfLife: 0,
+      outcomeLogOdds: 0,
+      attestedWeight: 1,
+    });
     const v = est.covariance;
     expect(v[1][2] / Math.sqrt(v[1][1] * v[2][2])).toBeLessThan(-0.5); // a ridge: one up, the other down
     expect(Math.min(v[1][1], v[2][2])).toBeGreaterThan(3 * v[0][0]); // the weak agent is pinned down, the good ones not
@@ -98,11 +105,12 @@ describe("shrinkage of the weights", () => {
       key: `k${i}`,
       final: i % 2 === 0,
       disputed: true,
+      trustedRuling: true,
       answers: [1n, 2n].map((agentId) => ({ agentId, answer: i % 2 === 0 ? "yes" : "no", confidenceBps: 8_000 })),
     }));
     const d = decideVerdict(
       { agentIds: [1n, 2n], reports: [rep("yes"), rep("no")], history: h },
-      { thresholdBps: 5_000 },
+      { thresholdBps: 5_000, accuracy: { halfLife: 0, attestedWeight: 1 } },
     );
     expect(d.shrinkage).toEqual({ mean: 1.734601, between: 0.000001, groups: 2 }); // logit(0.85); spread 0 → floor
     expect(d.voters.map((v) => v.weight)).toEqual([1.734601, 1.734601]);

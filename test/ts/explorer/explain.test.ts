@@ -64,17 +64,6 @@ const until = (id: bigint, ok: (j: { state?: string }) => boolean, what: string)
 beforeAll(async () => {
   browser = await launchChromium();
   chain = await startPanelChain();
-  daemon = await startProductionDaemon(chain, "explain", {
-    apiHost: "127.0.0.1",
-    // Proven after one market, so a proven agent can stand against the bloc; threshold 70 %, the bloc's posterior.
-    resolution: { vote: { minHistory: 1, thresholdBps: 7_000 } },
-    watchIntervalMs: 50,
-    backoffMs: 20,
-    maxBackoffMs: 100,
-    shutdownGraceMs: 2_000,
-    resolveTimeoutMs: 5_000,
-    challengeTimeoutMs: 5_000,
-  });
   const [a, send] = [
     chain.accounts,
     createWalletClient({
@@ -88,6 +77,28 @@ beforeAll(async () => {
     return chain.publicClient.waitForTransactionReceipt({ hash });
   };
 
+  // The overturned market: a per-market 2-of-3 committee, deployed before the daemon starts so it can vouch for it.
+  const art = loadArtifact("CommitteeArbiter");
+  const deployed = await send.deployContract({
+    abi: committeeArbiterAbi,
+    bytecode: art.bytecode,
+    args: [[a[16], a[17], a[18]], 2n, [chain.market]],
+    account: a[0],
+  });
+  const committee = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress as Address;
+  daemon = await startProductionDaemon(chain, "explain", {
+    apiHost: "127.0.0.1",
+    // The committee is a per-market arbiter, not the deployment's default: the resolver vouches for it.
+    settlerGuard: { trustedArbiters: [committee] },
+    // Proven after one market, so a proven agent can stand against the bloc; threshold 70 %, the bloc's posterior.
+    resolution: { vote: { minHistory: 1, thresholdBps: 7_000 } },
+    watchIntervalMs: 50,
+    backoffMs: 20,
+    maxBackoffMs: 100,
+    shutdownGraceMs: 2_000,
+    resolveTimeoutMs: 5_000,
+    challengeTimeoutMs: 5_000,
+  });
   disputer = getAddress(a[15]);
 
   // The bloc market: five new agents, four say YES.
@@ -102,15 +113,7 @@ beforeAll(async () => {
   // P earns one market of record (with a partner), then stands alone (NO) against two new agents (YES).
   const p = await agent(6, ["[history]"]);
   const history = await chain.openMarket("Will P earn a record? [history]", [p, await agent(7, ["[history]"])]);
-  // The overturned market: a per-market 2-of-3 committee; the panel says YES 2–1.
-  const art = loadArtifact("CommitteeArbiter");
-  const deployed = await send.deployContract({
-    abi: committeeArbiterAbi,
-    bytecode: art.bytecode,
-    args: [[a[16], a[17], a[18]], 2n, [chain.market]],
-    account: a[0],
-  });
-  const committee = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress as Address;
+  // The overturned market: its 2-of-3 committee (deployed above); the panel says YES 2–1.
   const now = (await chain.publicClient.getBlock()).timestamp;
   const created = await write(a[0], {
     address: chain.market,

@@ -5,8 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { network } from "hardhat";
-import { getAddress, keccak256, parseEther, toHex, zeroAddress, type Address } from "viem";
+import { getAddress, keccak256, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
 
+/** An unsigned report: zero replyHash, empty signature (docs/RECORDS.md §2). */
+const ATTESTED = { replyHash: zeroHash, signature: "0x" as const };
 const STAKE = parseEther("0.01");
 const POOL = parseEther("1");
 const URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
@@ -119,6 +121,7 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
       resQuality: i % 101,
       srcQuality: (i * 3) % 101,
       analysisDepth: (i * 7) % 101,
+      ...ATTESTED,
     }));
     const propose = await publicClient.waitForTransactionReceipt({
       hash: await market.write.proposeResolution([marketId, 1, reports, keccak256(toHex("bundle")), URI], {
@@ -166,9 +169,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     const workers = await freshWorkers(3);
     const marketId = await openAndRequest(workers);
     const reports = [
-      { answer: NO, confidenceBps: 9_000, resQuality: 90, srcQuality: 80, analysisDepth: 70 },
-      { answer: NO, confidenceBps: 6_000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
-      { answer: YES, confidenceBps: 8_000, resQuality: 30, srcQuality: 20, analysisDepth: 10 },
+      { answer: NO, confidenceBps: 9_000, resQuality: 90, srcQuality: 80, analysisDepth: 70, ...ATTESTED },
+      { answer: NO, confidenceBps: 6_000, resQuality: 60, srcQuality: 50, analysisDepth: 40, ...ATTESTED },
+      { answer: YES, confidenceBps: 8_000, resQuality: 30, srcQuality: 20, analysisDepth: 10, ...ATTESTED },
     ];
     await market.write.proposeResolution([marketId, 0, reports, keccak256("0x01"), URI], {
       account: resolver,

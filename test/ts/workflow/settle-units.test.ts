@@ -3,6 +3,7 @@
  * before sending, the EIP-7825 gas cap, each worker's bundle share cap (issue 13 item 7), and the run's abort
  * signal reaching in-flight agent calls over real loopback HTTP (issue 13 item 13).
  */
+import { zeroHash } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
 import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "../../../workflow/chain/gas.js";
@@ -34,6 +35,9 @@ describe("reports are checked as the contract would, before anything is sent", (
       resQuality: 70,
       srcQuality: 60,
       analysisDepth: 50,
+      // Unsigned: attested (docs/RECORDS.md §2).
+      replyHash: zeroHash,
+      signature: "0x",
     });
     expect(encodeReport(failed).answer).toBe(0);
   });
