@@ -87,8 +87,9 @@ export function readSigningKey(env: Record<string, string | undefined>, flags: S
 export function agentSecretsInEnv(argv: string[], env: Record<string, string | undefined>): string[] {
   const names: string[] = [AGENT_ENV.bearerToken, AGENT_ENV.hmacSecret, AGENT_ENV.signingKey];
   argv.forEach((arg, i) => {
+    const next = argv[i + 1];
     for (const flag of ["--bearer-token-env", "--hmac-secret-env", "--signing-key-env"]) {
-      if (arg === flag && argv[i + 1]) names.push(argv[i + 1]);
+      if (arg === flag && next) names.push(next);
       if (arg.startsWith(`${flag}=`)) names.push(arg.slice(flag.length + 1));
     }
   });

@@ -83,14 +83,18 @@ export function parseEth(value: string, flag: string, { allowZero = false } = {}
   return wei;
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
+type DurationUnit = keyof typeof DURATION_UNITS;
+const isDurationUnit = (unit: string | undefined): unit is DurationUnit =>
+  unit !== undefined && Object.hasOwn(DURATION_UNITS, unit);
 
 /** A deadline as typed: relative (+10m) or absolute (Unix seconds / ISO date). Syntax only, no clock. */
 export type DeadlineSpec = { kind: "relative"; seconds: bigint } | { kind: "absolute"; at: bigint };
 
 export function parseDeadlineSpec(value: string, flag = "--deadline"): DeadlineSpec {
-  const rel = /^\+([0-9]+)([smhd])$/.exec(value);
-  if (rel) return { kind: "relative", seconds: BigInt(rel[1]) * BigInt(DURATION_UNITS[rel[2]]) };
+  const [, count, unit] = /^\+([0-9]+)([smhd])$/.exec(value) ?? [];
+  if (count !== undefined && isDurationUnit(unit))
+    return { kind: "relative", seconds: BigInt(count) * BigInt(DURATION_UNITS[unit]) };
   if (/^[0-9]+$/.test(value)) return { kind: "absolute", at: BigInt(value) };
   if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}/.test(value) && !Number.isNaN(Date.parse(value)))
     return { kind: "absolute", at: BigInt(Math.floor(Date.parse(value) / 1000)) };
@@ -129,9 +133,11 @@ export function parseDeadline(value: string, now: bigint, flag = "--deadline"): 
 
 /** "600", "10m", "2h", "1d" → seconds. */
 export function parseDuration(value: string, flag: string): number {
-  const m = /^([0-9]+)([smhd]?)$/.exec(value);
-  if (!m) throw new CliError(`${flag} must be a duration like 600, 10m, 2h or 1d, got "${value.slice(0, 40)}"`);
-  const seconds = Number(m[1]) * DURATION_UNITS[m[2] === "" ? "s" : m[2]];
+  const [, count, unit = ""] = /^([0-9]+)([smhd]?)$/.exec(value) ?? [];
+  const unitName = unit === "" ? "s" : unit;
+  if (count === undefined || !isDurationUnit(unitName))
+    throw new CliError(`${flag} must be a duration like 600, 10m, 2h or 1d, got "${value.slice(0, 40)}"`);
+  const seconds = Number(count) * DURATION_UNITS[unitName];
   if (!Number.isSafeInteger(seconds) || seconds >= 2 ** 32) throw new CliError(`${flag} is too large`);
   return seconds;
 }

@@ -93,8 +93,9 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
     (s): s is string => typeof s === "string" && s !== "",
   );
   argv.forEach((arg, i) => {
+    const next = argv[i + 1];
     for (const flag of ["--private-key", "--wallet-key"]) {
-      if (arg === flag && argv[i + 1]) secrets.push(argv[i + 1]);
+      if (arg === flag && next) secrets.push(next);
       if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });

@@ -48,7 +48,7 @@ export function bearerMatches(header: string | undefined, token: string | undefi
   if (!token || typeof header !== "string") return false;
   const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   const given = createHash("sha256")
-    .update(m ? m[1] : "")
+    .update(m?.[1] ?? "")
     .digest();
   const expected = createHash("sha256").update(token).digest();
   return timingSafeEqual(given, expected) && m !== null;
@@ -187,9 +187,9 @@ export async function buildApi(o: ApiOptions): Promise<FastifyInstance> {
   });
 
   app.get<{ Params: { file: string } }>("/bundles/:file", async (req, reply) => {
-    const m = /^(0x[0-9a-fA-F]{64})\.json$/.exec(req.params.file);
-    if (!m) return reply.code(400).send({ error: "expected /bundles/<0x-prefixed keccak256>.json" });
-    const json = o.store.bundleByHash(m[1]);
+    const hash = /^(0x[0-9a-fA-F]{64})\.json$/.exec(req.params.file)?.[1];
+    if (hash === undefined) return reply.code(400).send({ error: "expected /bundles/<0x-prefixed keccak256>.json" });
+    const json = o.store.bundleByHash(hash);
     if (json === undefined) return reply.code(404).send({ error: "no bundle with this hash" });
     // Exactly the stored canonical text: keccak256 of the body is the hash in the URL (and on chain).
     return reply

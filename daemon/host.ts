@@ -22,7 +22,7 @@
  */
 import type { MarketGuardOptions } from "../workflow/settle/index.js";
 import type { Logger } from "pino";
-import type { Address, Hex, PublicClient } from "viem";
+import type { Address, Hex } from "viem";
 import { AGORA_STREAM_PATH, AgoraEventStore } from "../protocols/agora/event-stream.js";
 import { agoraHostSigner, mountAgoraEventStream } from "../protocols/agora/platform-host.js";
 import type { AgoraAdapterConfig } from "../protocols/agora/adapter.js";
@@ -275,7 +275,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
   // The explorer's own client (bundles of other resolvers' proposals, https registration files), same destination policy.
   const explorerHttp = createSafeHttpClient({ ...options.http, userAgent: "cresolver-explorer" });
   const handle = await startDaemon(daemonConfig, {
-    ...(options.rpcUrl === undefined ? { publicClient: ctx.publicClient as unknown as PublicClient } : {}),
+    ...(options.rpcUrl === undefined ? { publicClient: ctx.publicClient } : {}),
     seamsFor,
     logger,
     metrics,

@@ -12,8 +12,8 @@ export interface LogOptions {
   level?: string;
   /** Force pretty output on or off; default: pretty when stdout is a TTY. */
   pretty?: boolean;
-  /** Where JSON lines go (default stdout); ignored when pretty. */
-  destination?: NodeJS.WritableStream;
+  /** Where JSON lines go (default stdout); ignored when pretty. Any writable stream fits. */
+  destination?: DestinationStream;
   /** File descriptor of the pretty output (default 1, stdout; the CLI uses 2). */
   prettyFd?: 1 | 2;
 }
@@ -35,7 +35,7 @@ export function createLogger(opts: LogOptions = {}): Logger {
       },
     });
   }
-  return opts.destination ? pino(options, opts.destination as unknown as DestinationStream) : pino(options);
+  return opts.destination ? pino(options, opts.destination) : pino(options);
 }
 
 const MAX_ERROR_CHARS = 500;

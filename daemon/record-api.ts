@@ -24,12 +24,10 @@ export function mountTrackRecord(
 ): void {
   app.get("/track-record", async (req, reply) => {
     const q = req.query as Record<string, unknown>;
-    let market = typeof q.market === "string" ? q.market.toLowerCase() : undefined;
-    if (market === undefined) {
-      if (indexes.size !== 1)
-        return reply.code(400).send({ error: "several market contracts are configured: pass ?market=0x…" });
-      market = [...indexes.keys()][0];
-    }
+    const only = indexes.size === 1 ? [...indexes.keys()][0] : undefined;
+    const market = typeof q.market === "string" ? q.market.toLowerCase() : only;
+    if (market === undefined)
+      return reply.code(400).send({ error: "several market contracts are configured: pass ?market=0x…" });
     const index = indexes.get(market);
     if (index === undefined) return reply.code(404).send({ error: "market contract not indexed by this daemon" });
     const stored = index.count();

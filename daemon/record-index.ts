@@ -28,6 +28,7 @@ import { toChainError } from "../workflow/chain/errors.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
 import type { TrackRecordSource } from "../workflow/ports.js";
 import { RECORD_INDEX_SCHEMA } from "./migrations.js";
+import { inTransaction } from "./sql.js";
 import type { DatabaseSync } from "./sqlite.js";
 
 export interface RecordIndexOptions {
@@ -146,15 +147,7 @@ export class RecordIndex {
   }
 
   private tx<T>(fn: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      this.db.exec("ROLLBACK");
-      throw err;
-    }
+    return inTransaction(this.db, fn);
   }
 
   /** Drops every entry of this market (a head that disagrees with the chain: rebuilt at the next sync). */

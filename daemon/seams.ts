@@ -25,6 +25,7 @@ import { createSettler, SettleError, type MarketGuardOptions } from "../workflow
 import { createPipelinePorts } from "../workflow/setup.js";
 import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
 import { readMarketOnChain } from "./chain.js";
+import { payloadReports } from "./proposals.js";
 import { indexTrackRecord, type RecordIndex } from "./record-index.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
 
@@ -166,7 +167,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     });
   if (ctx.account === undefined) throw new Error("the daemon needs the resolver's key to propose");
   const account = ctx.account.address;
-  const client = ctx.publicClient as unknown as PublicClient;
+  const client: PublicClient = ctx.publicClient;
   // One attempt per call: the daemon's runner owns retries and backoff (and survives restarts).
   const settler = createSettler(ctx, market, { attempts: 1, ...config.settlerGuard });
 
@@ -204,7 +205,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
         args: [marketId],
       });
       const reports =
-        (input.payload as { reports?: WorkerReport[] } | null)?.reports ??
+        payloadReports(input.payload) ??
         Array.from(
           { length: Number(workerCount) },
           (): WorkerReport => ({ answer: "failed", confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 }),

@@ -29,7 +29,7 @@ export interface StatePolicy {
 }
 
 /** The states the chain can put a job in when it moved on without us (see proposals.ts adoptFromChain). */
-export type AdoptedState = "proposed" | "disputed" | "proposed-elsewhere" | "already-settled";
+export type AdoptedState = "proposed" | "disputed" | "finalized" | "proposed-elsewhere" | "already-settled";
 
 export type Outcome =
   /** The runner picked the job up: a pipeline run (requested) or a proposal send (proposing). */

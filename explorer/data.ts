@@ -97,6 +97,13 @@ export interface MarketPage {
   pages: number;
 }
 
+/** The first market contract: its registries and directory are the deployment's. */
+function primaryMarket(src: ExplorerSource): Address {
+  const [first] = src.markets;
+  if (first === undefined) throw new Error("the explorer shows no market contract");
+  return first;
+}
+
 /** One page of the markets of every contract (contracts in order, each newest first). */
 export async function listMarkets(src: ExplorerSource, page = 1, perPage = MARKETS_PER_PAGE): Promise<MarketPage> {
   const counts = await Promise.all(src.markets.map((m) => readMarket(src.ctx, m, "marketCount", [])));
@@ -106,7 +113,7 @@ export async function listMarkets(src: ExplorerSource, page = 1, perPage = MARKE
   const wanted: { market: Address; id: bigint }[] = [];
   let skip = (p - 1) * perPage;
   src.markets.forEach((market, i) => {
-    for (let id = counts[i]; id >= 1n && wanted.length < perPage; id--) {
+    for (let id = counts[i] ?? 0n; id >= 1n && wanted.length < perPage; id--) {
       if (skip > 0) skip--;
       else wanted.push({ market, id });
     }
@@ -211,7 +218,12 @@ export async function agentNames(src: ExplorerSource, ids: readonly bigint[]): P
     return hit === undefined || now - hit.at > NAME_TTL_MS;
   });
   if (stale.length > 0) {
-    const read = await readAgentNames(src.ctx, src.markets[0], stale, src.http ? { fetcher: src.http.fetcher } : {});
+    const read = await readAgentNames(
+      src.ctx,
+      primaryMarket(src),
+      stale,
+      src.http ? { fetcher: src.http.fetcher } : {},
+    );
     for (const id of stale) cache.set(id.toString(), { name: read.get(id.toString()), at: now });
   }
   const out = new Map<string, string>();
@@ -268,7 +280,7 @@ export interface AgentDetail {
 }
 
 async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDetail["summary"]> {
-  const registry = await readMarket(src.ctx, src.markets[0], "reputationRegistry", []);
+  const registry = await readMarket(src.ctx, primaryMarket(src), "reputationRegistry", []);
   // Each market's records come from its MarketReputation (the ERC-8004 client).
   const clients = await Promise.all(src.markets.map((m) => readMarket(src.ctx, m, "reputation", [])));
   const out: AgentDetail["summary"] = [];
@@ -293,7 +305,7 @@ export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise
   const detail: AgentDetail = { agentId, services: [], track: [], summary: [] };
   // Registration: tokenURI through the pipeline's own directory port, decoded and validated by workflow/registration.
   try {
-    const uri = await createChainPorts({ ctx: src.ctx, marketAddress: src.markets[0] }).directory.agentURI(agentId);
+    const uri = await createChainPorts({ ctx: src.ctx, marketAddress: primaryMarket(src) }).directory.agentURI(agentId);
     if (uri === undefined) detail.registrationError = "no tokenURI in the identity registry";
     else {
       detail.uri = uri;
@@ -310,12 +322,13 @@ export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise
         .map((s) => ({ name: s.name, endpoint: s.endpoint, protocol: s.protocol ?? DEFAULT_WORKER_PROTOCOL }));
     }
   } catch (err) {
-    detail.registrationError = err instanceof Error ? err.message.split("\n")[0] : "unreadable registration";
+    detail.registrationError =
+      (err instanceof Error ? err.message.split("\n")[0] : undefined) ?? "unreadable registration";
   }
   try {
     detail.summary = await summaryOf(src, agentId);
   } catch (err) {
-    detail.summaryError = err instanceof Error ? err.message.split("\n")[0] : "unreadable";
+    detail.summaryError = (err instanceof Error ? err.message.split("\n")[0] : undefined) ?? "unreadable";
   }
   for (const market of src.markets) {
     const history = await readTrackRecord(src.ctx, market, { fromBlock: src.fromBlock ?? 0n });

@@ -49,7 +49,8 @@ function parseId(raw: string): bigint | undefined {
   return id <= UINT256_MAX ? id : undefined;
 }
 
-const oneLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split("\n")[0].slice(0, 500);
+const oneLine = (err: unknown) =>
+  ((err instanceof Error ? err.message : String(err)).split("\n")[0] ?? "").slice(0, 500);
 
 export async function explorerPlugin(app: FastifyInstance, src: ExplorerOptions): Promise<void> {
   const base = EXPLORER_PREFIX;

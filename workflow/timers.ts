@@ -15,11 +15,16 @@ export interface HostTimers {
 }
 
 function hostTimers(): HostTimers | undefined {
-  const g = globalThis as unknown as Partial<Record<keyof HostTimers, (...args: never[]) => unknown>>;
-  const set = g.setTimeout as ((cb: () => void, ms: number) => unknown) | undefined;
-  const clear = g.clearTimeout as ((h: unknown) => void) | undefined;
+  // Read through Reflect: the CRE SDK's types retype the timer globals as `never`.
+  const set: unknown = Reflect.get(globalThis, "setTimeout");
+  const clear: unknown = Reflect.get(globalThis, "clearTimeout");
   if (typeof set !== "function" || typeof clear !== "function") return undefined;
-  return { setTimeout: (cb, ms) => set.call(globalThis, cb, ms), clearTimeout: (h) => clear.call(globalThis, h) };
+  return {
+    setTimeout: (cb, ms): unknown => Reflect.apply(set, globalThis, [cb, ms]),
+    clearTimeout: (h) => {
+      Reflect.apply(clear, globalThis, [h]);
+    },
+  };
 }
 
 let installed: HostTimers | undefined = hostTimers();

@@ -54,7 +54,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, 404, {
       error: "not_found",
-      message: `no route for ${request.method} ${request.url.split("?")[0].slice(0, 200)}`,
+      message: `no route for ${request.method} ${(request.url.split("?")[0] ?? "").slice(0, 200)}`,
     });
   });
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {

@@ -103,10 +103,7 @@ export function createReferenceAgent(options: ReferenceAgentOptions = {}): Refer
   const logger = options.logger;
   const app: FastifyInstance =
     typeof logger === "object"
-      ? (Fastify({
-          bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-          loggerInstance: logger,
-        }) as unknown as FastifyInstance)
+      ? Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, loggerInstance: logger })
       : Fastify({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger: logger ?? false });
 
   // JSON only: without this, fastify would also parse text/plain bodies.

@@ -8,8 +8,8 @@ import { Command, Option } from "commander";
 import { formatEther, pad, parseEventLogs, type Address, type Hex } from "viem";
 import { creReceiverAbi, marketGovernanceAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
-import { toChainError } from "../../workflow/chain/errors.js";
 import { getDefaults, governanceOf } from "../../workflow/chain/lifecycle.js";
+import { readView, viewCall } from "../../workflow/chain/reads.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "../../workflow/chain/writer.js";
 import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../config.js";
 import { CliError } from "../errors.js";
@@ -184,20 +184,15 @@ async function receiverAddress(rt: Runtime, flag: string | undefined): Promise<A
 }
 
 async function readReceiver(ctx: ChainContext, receiver: Address) {
-  const read = <T>(functionName: string) =>
-    ctx.publicClient
-      .readContract({ address: receiver, abi: creReceiverAbi, functionName } as never)
-      .catch((e: unknown) => {
-        throw toChainError(e, `CREReceiver.${functionName}`);
-      }) as Promise<T>;
+  const at = (label: string) => `CREReceiver.${label}`;
   const [owner, forwarder, allowAnyWorkflow, expectedWorkflowOwner, expectedWorkflowName, allowedWorkflowIdCount] =
     await Promise.all([
-      read<Address>("owner"),
-      read<Address>("forwarder"),
-      read<boolean>("allowAnyWorkflow"),
-      read<Address>("expectedWorkflowOwner"),
-      read<Hex>("expectedWorkflowName"),
-      read<bigint>("allowedWorkflowIdCount"),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "owner", []), at("owner")),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "forwarder", []), at("forwarder")),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "allowAnyWorkflow", []), at("allowAnyWorkflow")),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "expectedWorkflowOwner", []), at("expectedWorkflowOwner")),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "expectedWorkflowName", []), at("expectedWorkflowName")),
+      readView(ctx, viewCall(receiver, creReceiverAbi, "allowedWorkflowIdCount", []), at("allowedWorkflowIdCount")),
     ]);
   return {
     receiver,

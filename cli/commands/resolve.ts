@@ -1,9 +1,10 @@
 import { resolve as resolvePath } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { formatEther, type Hex } from "viem";
+import { formatEther } from "viem";
 import { z } from "zod";
 import { requireResolver } from "../../workflow/chain/actions.js";
+import { hash32Schema } from "../../workflow/core/report-schema.js";
 import { readMarket } from "../../workflow/chain/lifecycle.js";
 import { isPastRequest, readMarketStatus } from "../../workflow/chain/snapshot.js";
 import { createSettler, MAX_BUNDLE_URI_BYTES, SettleError } from "../../workflow/settle/index.js";
@@ -13,8 +14,6 @@ import { iso } from "./market-lifecycle.js";
 import { CliError } from "../errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
-
-const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be 0x + 64 hex digits") as unknown as z.ZodType<Hex>;
 
 const report = z.strictObject({
   answer: z.enum(["failed", "abstained", "no", "yes"]),
@@ -28,7 +27,7 @@ const report = z.strictObject({
 const planFileSchema = z.strictObject({
   verdict: z.enum(["yes", "no", "invalid"]),
   reports: z.array(report).min(1),
-  bundleHash: bytes32,
+  bundleHash: hash32Schema,
   bundleURI: z.string().max(512).optional(),
   reason: z.string().max(200).optional(),
 });

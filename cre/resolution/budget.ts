@@ -3,6 +3,8 @@
  * (a panel too large is refused up front); this is the backstop that makes an unplanned extra call fail loudly in
  * our own words instead of as a quota error from the DON.
  */
+import { CresolverError } from "../../workflow/util/errors.js";
+
 export interface Budget {
   readonly used: number;
   readonly limit: number;
@@ -10,10 +12,9 @@ export interface Budget {
   take(what: string): void;
 }
 
-export class BudgetExhaustedError extends Error {
+export class BudgetExhaustedError extends CresolverError {
   constructor(what: string, limit: number) {
     super(`${what}: the budget of ${limit} per DON execution is used up`);
-    this.name = "BudgetExhaustedError";
   }
 }
 

@@ -89,7 +89,9 @@ export function readMarket(
   const results = aggregate(runtime, evm, config, reads, first);
   const [info, workers] = results;
   const identity = config.identityRegistry === undefined ? results[2] : undefined;
-  const cutoffResult = withRecord ? results[results.length - 1] : undefined;
+  const cutoffResult = withRecord ? results.at(-1) : undefined;
+  if (info === undefined || workers === undefined)
+    throw new Error(`market ${marketId}: the multicall returned too few results`);
   if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
   const m = decodeFunctionResult({ abi: marketReadAbi, functionName: "getMarket", data: info.returnData });
   if (m.status !== STATUS_RESOLUTION_REQUESTED)
@@ -129,7 +131,12 @@ export function readMarket(
     question: m.question,
     deadline: Number(m.deadline),
     context: "",
-    workers: addresses.map((address, i) => ({ address, agentId: agentIds[i], stake: stakes[i] })),
+    workers: addresses.map((address, i) => {
+      const agentId = agentIds[i];
+      const stake = stakes[i];
+      if (agentId === undefined || stake === undefined) throw new Error(`getWorkers(${marketId}): arrays disagree`);
+      return { address, agentId, stake };
+    }),
   };
   const extra = cutoff !== undefined ? { cutoff } : {};
   if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [], ...extra };

@@ -10,7 +10,11 @@
  */
 import { URL as WhatwgURL, URLSearchParams as WhatwgURLSearchParams } from "whatwg-url";
 
-const g = globalThis as unknown as Record<string, unknown>;
-if (typeof g.URL !== "function") g.URL = WhatwgURL;
-if (typeof g.URLSearchParams !== "function") g.URLSearchParams = WhatwgURLSearchParams;
-if (typeof g.performance !== "object" || g.performance === null) g.performance = { now: () => Date.now() };
+// Through Reflect: the SDK's types retype Node's globals as `never`.
+const missing = (name: string, type: "function" | "object"): boolean => {
+  const value: unknown = Reflect.get(globalThis, name);
+  return typeof value !== type || value === null;
+};
+if (missing("URL", "function")) Reflect.set(globalThis, "URL", WhatwgURL);
+if (missing("URLSearchParams", "function")) Reflect.set(globalThis, "URLSearchParams", WhatwgURLSearchParams);
+if (missing("performance", "object")) Reflect.set(globalThis, "performance", { now: () => Date.now() });

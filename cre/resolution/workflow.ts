@@ -141,9 +141,10 @@ export async function onResolutionRequested(
   const emitter = bytesToHex(log.address);
   if (emitter.toLowerCase() !== config.marketAddress.toLowerCase())
     throw new Error(`log from ${emitter}, not the configured market`);
-  if (log.topics.length < 2 || bytesToHex(log.topics[0]) !== RESOLUTION_REQUESTED_TOPIC)
+  const [topic0, topic1] = log.topics;
+  if (topic0 === undefined || topic1 === undefined || bytesToHex(topic0) !== RESOLUTION_REQUESTED_TOPIC)
     throw new Error("not a ResolutionRequested log");
-  const marketId = hexToBigInt(bytesToHex(log.topics[1]));
+  const marketId = hexToBigInt(bytesToHex(topic1));
   const summary = (s: Omit<ExecutionSummary, "marketId" | "httpCalls" | "chainReads" | "consensusCalls">): string =>
     JSON.stringify({
       marketId: marketId.toString(),

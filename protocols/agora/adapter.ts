@@ -133,7 +133,7 @@ export function splitChallengeReplies(reasoning: string, count: number): string[
     const m = re.exec(reasoning);
     // Not numbered per challenge: one reply to the round (the rubric reads what it covers per challenge).
     if (m === null) return [reasoning.trim()];
-    const at = m.index + m[1].length;
+    const at = m.index + (m[1] ?? "").length;
     starts.push(at);
     from = at + 1;
   }

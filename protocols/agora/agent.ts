@@ -62,8 +62,8 @@ function refuse(reply: FastifyReply, status: number, error: string, message: str
 function challengesFromDescription(description: string): string[] {
   const out: string[] = [];
   for (const line of description.split("\n")) {
-    const m = /^\s*(\d{1,2})[.)]\s+(.+)$/.exec(line);
-    if (m && Number(m[1]) === out.length + 1) out.push(m[2].trim());
+    const [, n, text] = /^\s*(\d{1,2})[.)]\s+(.+)$/.exec(line) ?? [];
+    if (text !== undefined && Number(n) === out.length + 1) out.push(text.trim());
   }
   return out.slice(0, 10);
 }

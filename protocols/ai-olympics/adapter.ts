@@ -265,8 +265,8 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
         let done: { value: T } | undefined;
         let doneAt: number | undefined;
         let abstainedAt: number | undefined;
-        for (let i = 0; i < parsedActions.length && done === undefined; i++) {
-          const a = parsedActions[i];
+        for (const [i, a] of parsedActions.entries()) {
+          if (done !== undefined) break;
           if (!a.success || a.data.tool !== "done") continue;
           const args = doneArgsSchema.safeParse(a.data.args);
           if (!args.success) continue;
@@ -293,8 +293,7 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
         const results: ActionResultView[] = [];
         let lastPage: PageState | undefined;
         const actionDeadline = Math.min(performance.now() + actionBudgetMs, deadline);
-        for (let i = 0; i < parsedActions.length; i++) {
-          const a = parsedActions[i];
+        for (const [i, a] of parsedActions.entries()) {
           const toolName = a.success ? a.data.tool : toolOf(considered[i]);
           const skip = (reason: string) => {
             log.actions.push({ turn, index: i, tool: clip(toolName, 64), status: "skipped", reason: cap(reason, 300) });

@@ -116,10 +116,10 @@ function one(value: string | string[] | undefined): string | undefined {
 
 /** The JSON block between BEGIN_TASK_DATA and END_TASK_DATA, or undefined. */
 export function readTaskData(taskPrompt: string): TaskData | undefined {
-  const m = /BEGIN_TASK_DATA\n([\s\S]*?)\nEND_TASK_DATA/.exec(taskPrompt);
-  if (!m) return undefined;
+  const json = /BEGIN_TASK_DATA\n([\s\S]*?)\nEND_TASK_DATA/.exec(taskPrompt)?.[1];
+  if (json === undefined) return undefined;
   try {
-    const parsed = taskDataSchema.safeParse(JSON.parse(m[1]));
+    const parsed = taskDataSchema.safeParse(JSON.parse(json));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

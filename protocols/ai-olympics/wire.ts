@@ -209,9 +209,7 @@ const REPLY_TEXT_FIELDS = [
 function numberedParts(text: string, count: number): string[] | undefined {
   const marks = [...text.matchAll(/(?:^|\n)\s*(?:challenge\s*#?\s*)?(\d{1,2})\s*[.):\-–—]\s+/gi)];
   if (count < 2 || marks.length !== count || marks.some((m, i) => Number(m[1]) !== i + 1)) return undefined;
-  return marks.map((m, i) =>
-    text.slice((m.index ?? 0) + m[0].length, i + 1 < marks.length ? marks[i + 1].index : text.length).trim(),
-  );
+  return marks.map((m, i) => text.slice((m.index ?? 0) + m[0].length, marks[i + 1]?.index ?? text.length).trim());
 }
 
 /**

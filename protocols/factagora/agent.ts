@@ -94,7 +94,7 @@ const digest = (s: string): Buffer => createHash("sha256").update(s, "utf8").dig
 /** Constant-time check of an Authorization header against the expected bearer token. */
 export function bearerMatches(header: string | undefined, token: string): boolean {
   const m = /^Bearer ([^\s].*)$/i.exec(header ?? "");
-  const presented = m ? m[1].trim() : "";
+  const presented = m?.[1]?.trim() ?? "";
   // Always compare (even when the header is absent) so the timing does not say which case it was.
   const equal = timingSafeEqual(digest(presented), digest(token));
   return m !== null && equal;
@@ -112,8 +112,8 @@ export function splitRound2(description: string): { context: string; challenges:
   if (at < 0) return { context: description, challenges: [] };
   const challenges: string[] = [];
   for (const line of lines.slice(at + 1)) {
-    const m = /^Challenge (\d+): (.+)$/.exec(line.trim());
-    if (m && m[2].trim() !== "" && challenges.length < MAX_CHALLENGES) challenges.push(m[2].trim());
+    const text = /^Challenge (\d+): (.+)$/.exec(line.trim())?.[2]?.trim();
+    if (text !== undefined && text !== "" && challenges.length < MAX_CHALLENGES) challenges.push(text);
   }
   return { context: lines.slice(0, at).join("\n").trimEnd(), challenges };
 }
@@ -207,6 +207,7 @@ export function toAgentResponse(
   if (observations.length === 0) observations = sentences(finding.evidence).slice(0, 3);
   if (observations.length === 0) observations = [`Determination ${answer} at ${pct(finding.confidence)} confidence.`];
   observations = observations.slice(0, 20).map((o) => clip(o, 1_000));
+  const lead = observations[0] ?? "";
 
   const evidence: AgentResponse["reactCycle"]["evidence"] = finding.sources.slice(0, 9).map((source) => {
     const host = hostOf(source);
@@ -222,7 +223,7 @@ export function toAgentResponse(
   evidence.push({
     type: "data",
     title: `Assessment: ${answer} at ${pct(finding.confidence)}`,
-    description: clip(observations[0], 200),
+    description: clip(lead, 200),
   });
 
   const response: AgentResponse = {
@@ -241,7 +242,7 @@ export function toAgentResponse(
       ),
       evidence,
     },
-    reasoning: clip(`${answer} at ${pct(finding.confidence)}: ${observations[0]}`, 1_000),
+    reasoning: clip(`${answer} at ${pct(finding.confidence)}: ${lead}`, 1_000),
     limitations:
       mode === "offline"
         ? [

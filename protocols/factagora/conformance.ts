@@ -141,7 +141,7 @@ export const checkFactagora: ConformanceChecker = async (options) => {
 
   /** A request with the right token: transport errors and every rule of the reply. */
   function checkReply(name: string, sent: Sent): FactagoraResponse | undefined {
-    if (timings[name] > limit)
+    if ((timings[name] ?? 0) > limit)
       violation("factagora.timing.deadline", `${name}: the reply took longer than ${limit / 1000} s`);
     if (!sent.ok) {
       const e = sent.error;

@@ -45,9 +45,9 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /** `DETERMINATION: YES|NO` at the start of a finding (the convention the resolver uses for peers too). */
 export function determinationTag(finding: string): boolean | undefined {
-  const m = /^\W*(?:final |overall )?determination\W{0,3}(?:(not) )?(yes|no)\b/i.exec(finding.trim());
-  if (m === null) return undefined;
-  return (m[2].toLowerCase() === "yes") !== (m[1] !== undefined);
+  const [, not, word] = /^\W*(?:final |overall )?determination\W{0,3}(?:(not) )?(yes|no)\b/i.exec(finding.trim()) ?? [];
+  if (word === undefined) return undefined;
+  return (word.toLowerCase() === "yes") !== (not !== undefined);
 }
 
 /** The resolution a synthesis proposes: its recommended direction names exactly one of YES / NO. */
@@ -136,10 +136,10 @@ export function toAnalysis(name: string, mode: string, finding: Finding): Analys
 
 function bearerMatches(header: string | undefined, token: string): boolean {
   if (typeof header !== "string") return false;
-  const m = /^Bearer +(.+)$/i.exec(header.trim());
-  if (m === null) return false;
+  const presented = /^Bearer +(.+)$/i.exec(header.trim())?.[1];
+  if (presented === undefined) return false;
   const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
-  return timingSafeEqual(digest(m[1]), digest(token));
+  return timingSafeEqual(digest(presented), digest(token));
 }
 
 interface Remembered {

@@ -61,7 +61,8 @@ export function mapChallengeReplies(
     });
   }
   const challengeTerms = challenges.map((c) => new Set(contentTerms(c)));
-  const overlap = (a: Set<string>, b: Set<string>) => {
+  const noTerms: ReadonlySet<string> = new Set();
+  const overlap = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
     let n = 0;
     for (const t of a) if (b.has(t)) n++;
     return n;
@@ -73,36 +74,41 @@ export function mapChallengeReplies(
     if (ii >= 0) used.add(ii);
     return ii;
   });
-  const replies: string[][] = challenges.map((_c, ci) => (direct[ci] >= 0 ? [items[direct[ci]].text] : []));
+  const replies: string[][] = direct.map((ii) => {
+    const item = items[ii];
+    return item === undefined ? [] : [item.text];
+  });
   const pairs: { ci: number; ii: number; score: number }[] = [];
-  challenges.forEach((_c, ci) => {
-    if (direct[ci] >= 0) return;
+  direct.forEach((ii, ci) => {
+    if (ii >= 0) return;
     items.forEach((item, ii) => {
-      if (!used.has(ii)) pairs.push({ ci, ii, score: overlap(challengeTerms[ci], item.terms) });
+      if (!used.has(ii)) pairs.push({ ci, ii, score: overlap(challengeTerms[ci] ?? noTerms, item.terms) });
     });
   });
   pairs.sort((a, b) => b.score - a.score || a.ci - b.ci || a.ii - b.ii);
   for (const { ci, ii } of pairs) {
-    if (replies[ci].length > 0 || used.has(ii)) continue;
+    const reply = replies[ci];
+    const item = items[ii];
+    if (reply === undefined || item === undefined || reply.length > 0 || used.has(ii)) continue;
     used.add(ii);
-    replies[ci].push(items[ii].text);
+    reply.push(item.text);
   }
   // Gaps can only come from items running out: trailing ones are dropped (a short reply list), an
   // interior one (a later challenge was answered directly) stays as "".
-  while (replies.length > 0 && replies[replies.length - 1].length === 0) replies.pop();
+  while (replies.at(-1)?.length === 0) replies.pop();
   items.forEach((item, ii) => {
     if (used.has(ii) || replies.length === 0) return;
     let target = 0;
     let bestScore = -1;
     replies.forEach((r, ci) => {
       if (r.length === 0) return;
-      const score = overlap(challengeTerms[ci], item.terms);
+      const score = overlap(challengeTerms[ci] ?? noTerms, item.terms);
       if (score > bestScore) {
         target = ci;
         bestScore = score;
       }
     });
-    replies[target].push(item.text);
+    replies[target]?.push(item.text);
   });
   return replies.map((parts) => sanitizeString(parts.join("\n\n"), ROUNDTABLE_LIMITS.maxStringLength));
 }

@@ -43,11 +43,11 @@ export function readEvidence(evidence: string): EvidenceReading {
     const t = s.trim().replace(/[.,;:]+$/, "");
     if (t.length > 0 && !sources.includes(t)) sources.push(t);
   };
-  for (const m of evidence.matchAll(LEVEL_TAG)) {
-    const tag = m[1].toUpperCase() as Exclude<EvidenceLevel, "NONE">;
+  for (const [, name = "", list] of evidence.matchAll(LEVEL_TAG)) {
+    const tag = name.toUpperCase() as Exclude<EvidenceLevel, "NONE">;
     if (EVIDENCE_LEVEL_WEIGHTS[tag] > EVIDENCE_LEVEL_WEIGHTS[level]) level = tag;
     // "src1 + src2": the plus must stand between spaces (URLs often contain a bare "+").
-    if (m[2] !== undefined) for (const part of m[2].split(/\s+\+\s+/)) add(part);
+    if (list !== undefined) for (const part of list.split(/\s+\+\s+/)) add(part);
   }
   for (const m of evidence.matchAll(URL_RE)) add(m[0]);
   return { level, weight: EVIDENCE_LEVEL_WEIGHTS[level], sources };
@@ -135,13 +135,13 @@ function keywordVerdicts(finding: string): boolean[] {
   for (const clause of sentences.flatMap((s) => s.split(/[,()[\]]+/))) {
     const raw = clause.match(/[\p{L}\p{N}']+/gu) ?? [];
     const tokens = raw.map((t) => t.toLowerCase());
-    for (let i = 0; i < tokens.length; i++) {
-      if (!ANCHORS.has(tokens[i])) continue;
+    for (const [i, token] of tokens.entries()) {
+      if (!ANCHORS.has(token)) continue;
       const before = tokens.slice(Math.max(0, i - 3), i);
       if (before.some((t) => HYPOTHETICAL.has(t))) continue; // "could still resolve NO" is not a verdict
       let negations = before.slice(-2).filter((t) => NEGATORS.has(t)).length;
       for (let j = i + 1; j <= Math.min(tokens.length - 1, i + 5); j++) {
-        const t = tokens[j];
+        const t = tokens[j] ?? "";
         if (t === "yes" || t === "no") {
           // "no" must be a verdict, not a determiner ("the answer is no evidence…"): written YES/NO,
           // or the last word of its clause.
@@ -182,21 +182,21 @@ function keywordVerdicts(finding: string): boolean[] {
 export function readDetermination(observations: ReadonlyArray<Pick<Observation, "finding">>): DeterminationReading {
   const tagged: { index: number; value: "yes" | "no" | "abstain" }[] = [];
   observations.forEach((o, index) => {
-    const m = TAG_RE.exec(flattenFinding(o.finding));
-    if (m === null) return;
-    const word = m[2];
+    const [, not, word] = TAG_RE.exec(flattenFinding(o.finding)) ?? [];
+    if (word === undefined) return;
     if (ABSTAIN_WORDS.has(word)) {
-      if (m[1] === undefined) tagged.push({ index, value: "abstain" });
+      if (not === undefined) tagged.push({ index, value: "abstain" });
       return; // "not undetermined" says nothing
     }
-    const yes = (word === "yes") !== (m[1] !== undefined);
+    const yes = (word === "yes") !== (not !== undefined);
     tagged.push({ index, value: yes ? "yes" : "no" });
   });
-  if (tagged.length > 0) {
+  const [firstTag] = tagged;
+  if (firstTag !== undefined) {
     const values = new Set(tagged.map((t) => t.value));
     if (values.size > 1)
       return { kind: "ambiguous", reason: `contradictory determination tags (${[...values].sort().join(", ")})` };
-    const value = tagged[0].value;
+    const { value } = firstTag;
     const indices = tagged.map((t) => t.index);
     return value === "abstain"
       ? { kind: "abstain", basis: "tag", observations: indices }

@@ -71,10 +71,10 @@ export const allErrorsAbi: readonly AbiError[] = (() => {
   return [...seen.values()];
 })();
 
-/** `abi` plus every custom error of our contracts not already in it. */
-export function withAllErrors<const A extends Abi>(abi: A): A {
+/** `abi` plus every custom error of our contracts not already in it (its functions and events are unchanged). */
+export function withAllErrors<const A extends Abi>(abi: A): readonly (A[number] | AbiError)[] {
   const own = new Set(abi.filter((i): i is AbiError => i.type === "error").map(signatureOf));
-  return [...abi, ...allErrorsAbi.filter((e) => !own.has(signatureOf(e)))] as unknown as A;
+  return [...abi, ...allErrorsAbi.filter((e) => !own.has(signatureOf(e)))];
 }
 
 /** IResolutionMarket.Status names (v2 appends Proposed and Disputed), for readable WrongStatus errors. */
@@ -120,8 +120,8 @@ function revertData(error: BaseError): Hex | undefined {
 }
 
 function shortMessage(error: unknown): string {
-  if (error instanceof BaseError) return error.shortMessage.split("\n")[0];
-  if (error instanceof Error) return error.message.split("\n")[0];
+  if (error instanceof BaseError) return error.shortMessage.split("\n")[0] ?? "";
+  if (error instanceof Error) return error.message.split("\n")[0] ?? "";
   return String(error);
 }
 

@@ -21,10 +21,10 @@ export { isRangeLimit };
 export function providerMessage(error: unknown): string | undefined {
   for (const e of causes(error)) {
     const details = e instanceof BaseError ? e.details : undefined;
-    if (typeof details === "string" && details !== "") return details.split("\n")[0].slice(0, 300);
+    if (typeof details === "string" && details !== "") return (details.split("\n")[0] ?? "").slice(0, 300);
   }
   for (const e of causes(error))
-    if (e instanceof Error && isRangeLimit(e.message)) return e.message.split("\n")[0].slice(0, 300);
+    if (e instanceof Error && isRangeLimit(e.message)) return (e.message.split("\n")[0] ?? "").slice(0, 300);
   return undefined;
 }
 
@@ -38,9 +38,9 @@ function bodyTooLarge(error: unknown): string | undefined {
 
 /** The range the provider suggests ("[0x…, 0x…]"), when it names one. */
 function suggestedEnd(message: string, start: bigint, end: bigint): bigint | undefined {
-  const m = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message);
-  if (m === null) return undefined;
-  const [a, b] = [BigInt(m[1]), BigInt(m[2])];
+  const [, first, last] = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message) ?? [];
+  if (first === undefined || last === undefined) return undefined;
+  const [a, b] = [BigInt(first), BigInt(last)];
   return a === start && b >= start && b < end ? b : undefined;
 }
 

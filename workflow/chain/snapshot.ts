@@ -213,11 +213,13 @@ export async function readMarketState(
       `market ${marketId}: worker arrays disagree with workerCount ${info.workerCount}`,
     );
   }
-  const workers: WorkerState[] = addresses.map((address, i) => ({
-    address: getAddress(address),
-    agentId: agentIds[i],
-    stake: stakes[i],
-  }));
+  const workers = addresses.map((address, i): WorkerState => {
+    const agentId = agentIds[i];
+    const stake = stakes[i];
+    if (agentId === undefined || stake === undefined)
+      throw new ChainError("precondition", `market ${marketId}: worker arrays disagree`);
+    return { address: getAddress(address), agentId, stake };
+  });
 
   if ((options.reputation ?? true) && workers.length > 0) {
     const rep = await readMany(
@@ -227,7 +229,10 @@ export async function readMarketState(
     );
     rep.results.forEach((r, i) => {
       const v = unwrap(r, "ResolutionMarket.getReputation");
-      workers[i].reputation = {
+      const worker = workers[i];
+      if (worker === undefined)
+        throw new ChainError("precondition", `market ${marketId}: more reputations than workers`);
+      worker.reputation = {
         settled: BigInt(v.settled),
         correctness: Number(v.correctness),
         resQuality: Number(v.resQuality),

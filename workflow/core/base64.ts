@@ -4,11 +4,12 @@ const VALUE = new Map([...ALPHABET].map((c, i) => [c, i]));
 
 export function base64Encode(bytes: Uint8Array): string {
   let out = "";
+  const digit = (v: number): string => ALPHABET.charAt(v & 63);
   for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out += ALPHABET[(n >> 18) & 63] + ALPHABET[(n >> 12) & 63];
-    out += i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63] : "=";
-    out += i + 2 < bytes.length ? ALPHABET[n & 63] : "=";
+    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += digit(n >> 18) + digit(n >> 12);
+    out += i + 1 < bytes.length ? digit(n >> 6) : "=";
+    out += i + 2 < bytes.length ? digit(n) : "=";
   }
   return out;
 }
@@ -21,7 +22,7 @@ export function base64Decode(text: string): Uint8Array {
   for (let i = 0; i < text.length; i += 4) {
     let n = 0;
     for (let j = 0; j < 4; j++) {
-      const c = text[i + j];
+      const c = text.charAt(i + j);
       const last = i + 4 === text.length;
       const v = c === "=" && last && j >= 4 - pad ? 0 : VALUE.get(c);
       if (v === undefined) throw new RangeError(`invalid base64 character at ${i + j}`);

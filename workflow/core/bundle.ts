@@ -181,6 +181,8 @@ export function buildBundle(input: BundleInput): Bundle {
   const workers = records.map((r, i): BundleWorker => {
     const ev = evalByAddr.get(r.seat.address.toLowerCase());
     const voter = voterBySeat.get(i);
+    const report = decision?.reports[i];
+    const rewardWeight = decision?.rewardWeights?.[i];
     return {
       seat: i,
       address: r.seat.address,
@@ -203,8 +205,8 @@ export function buildBundle(input: BundleInput): Bundle {
             fallbackReason: ev.fallbackReason !== undefined ? sanitizeString(ev.fallbackReason, 1_000) : undefined,
           }
         : undefined,
-      report: decision ? { ...decision.reports[i] } : undefined,
-      rewardWeight: decision?.rewardWeights ? dec(decision.rewardWeights[i]) : undefined,
+      report: report ? { ...report } : undefined,
+      rewardWeight: rewardWeight !== undefined ? dec(rewardWeight) : undefined,
       vote: voter
         ? {
             history: voter.history,

@@ -247,8 +247,12 @@ function derivedOf(w: BundleWorker | undefined, onChainBps: number | undefined):
   return { value: c, label: `${label}${c < 0.5 ? "; the chain takes at least 50 %" : ""}` };
 }
 
-function seatOf(i: ExplainInput, seat: number, doc: BundleDocument | undefined): SeatExplanation {
-  const worker = i.workers[seat];
+function seatOf(
+  i: ExplainInput,
+  worker: ExplainInput["workers"][number],
+  seat: number,
+  doc: BundleDocument | undefined,
+): SeatExplanation {
   const id = worker.agentId.toString();
   const w = doc?.workers.find((x) => x.seat === seat && x.agentId === id);
   const report = i.reports[seat];
@@ -341,7 +345,7 @@ export function explainMarket(i: ExplainInput): Explanation {
     reasonCode,
     reason,
     notes,
-    seats: i.workers.map((_, seat) => seatOf(i, seat, doc)),
+    seats: i.workers.map((worker, seat) => seatOf(i, worker, seat, doc)),
     dispute: disputeOf(i),
     money: moneyOf(i, final),
     feedback: feedbackOf(i, final),

@@ -12,6 +12,7 @@
  *   chain.
  */
 import { keccak256 } from "viem";
+import { CresolverError } from "../util/errors.js";
 import type { Address, AnswerKind, Hex, HistoryAnswer, HistoryMarket } from "./types.js";
 
 export const ZERO_HEAD: Hex = "0x0000000000000000000000000000000000000000000000000000000000000000";
@@ -188,8 +189,10 @@ export class Reader {
   pos = 0;
   constructor(private readonly b: Uint8Array) {}
   byte(): number {
-    if (this.pos >= this.b.length) throw new TrackRecordError("truncated entries");
-    return this.b[this.pos++];
+    const value = this.b[this.pos];
+    if (value === undefined) throw new TrackRecordError("truncated entries");
+    this.pos++;
+    return value;
   }
   varint(): bigint {
     let v = 0n;
@@ -216,9 +219,7 @@ export class Reader {
   }
 }
 
-export class TrackRecordError extends Error {
-  override name = "TrackRecordError";
-}
+export class TrackRecordError extends CresolverError {}
 
 const hexToBytes = (h: string): Uint8Array => {
   const out = new Uint8Array((h.length - 2) / 2);

@@ -34,76 +34,33 @@
  */
 import OpenAI from "openai";
 import { Agent, fetch as undiciFetch } from "undici";
-import { z } from "zod";
-import { aggregateScores, toIntScore } from "../core/aggregate.js";
-import { cleanForScoring, marketPatterns, sanitizeString } from "../core/text.js";
-import {
-  DIMENSIONS,
-  type Address,
-  type DimensionScores,
-  type EvaluationInput,
-  type EvaluationResult,
-  type Evaluator,
-  type EvaluatorIdentity,
-  type WorkerEvaluation,
-  type AnsweredWorkerRecord,
+import { aggregateScores } from "../core/aggregate.js";
+import { sanitizeString } from "../core/text.js";
+import type {
+  Address,
+  DimensionScores,
+  EvaluationInput,
+  EvaluationResult,
+  Evaluator,
+  EvaluatorIdentity,
+  WorkerEvaluation,
+  AnsweredWorkerRecord,
 } from "../core/types.js";
+import { capInjected, floorScores, parseLlmOutput } from "./llm-output.js";
 import { PROMPT_VERSION, RESPONSE_FORMAT_NAME, buildPrompt, responseJsonSchema } from "./prompt.js";
-import { panelSummary, rubricEvaluate, scoreWorker } from "./rubric.js";
+import { rubricEvaluate } from "./rubric.js";
 import { causes } from "../util/cause.js";
 import { retry } from "../util/retry.js";
 import { redactText } from "../util/redact.js";
 import { CresolverError } from "../util/errors.js";
+
+export { floorScores, llmOutputSchema, parseLlmOutput } from "./llm-output.js";
 
 export const LLM_SEED = 42;
 
 interface Failed {
   error: string;
   blame: FailureBlame;
-}
-
-/** True when the rubric finds instruction-like text in the worker's evidence, a source or a challenge reply. */
-function carriesInjection(input: EvaluationInput, w: AnsweredWorkerRecord): boolean {
-  const a = w.answer;
-  const exempt = marketPatterns(input.market);
-  const texts = [
-    a.evidence,
-    ...(Array.isArray(a.sources) ? a.sources : []),
-    ...(Array.isArray(w.challengeReplies) ? w.challengeReplies : []),
-  ];
-  return texts.some((t) => typeof t === "string" && cleanForScoring(t, undefined, exempt).injected);
-}
-
-/**
- * A model can be swayed by injected instructions; the rubric cannot (it scores such text as empty).
- * For a worker whose text carries instruction-like text, each LLM score is capped at the rubric's, so
- * injection never scores above the same answer without it under either evaluator.
- */
-function capInjected(input: EvaluationInput, w: AnsweredWorkerRecord, scores: DimensionScores): DimensionScores {
-  if (!carriesInjection(input, w)) return scores;
-  const rubric = scoreWorker(input.market, w, panelSummary(input.workers));
-  const out = {} as DimensionScores;
-  for (const d of DIMENSIONS) {
-    const cap = rubric[d].score;
-    out[d] =
-      scores[d].score <= cap
-        ? scores[d]
-        : {
-            score: cap,
-            explanation: sanitizeString(
-              `${scores[d].explanation} (capped at the rubric's ${cap}: instruction-like text in the worker's text)`,
-              600,
-            ),
-          };
-  }
-  return out;
-}
-
-/** Every dimension at 0: what a worker whose own text broke its evaluation gets (never the lenient rubric). */
-export function floorScores(explanation: string): DimensionScores {
-  return Object.fromEntries(
-    DIMENSIONS.map((d) => [d, { score: 0, explanation: sanitizeString(explanation, 600) }]),
-  ) as DimensionScores;
 }
 
 export interface LlmEvaluatorOptions {
@@ -126,42 +83,6 @@ export interface LlmEvaluatorOptions {
   maxResponseBytes?: number;
   /** Where the loud global-fallback warning goes. Default: one line on stderr. */
   warn?: (message: string) => void;
-}
-
-const scoreSchema = z.object({
-  score: z.number().refine(Number.isFinite, "score must be finite"),
-  explanation: z.string(),
-});
-export const llmOutputSchema = z.object(
-  Object.fromEntries(DIMENSIONS.map((d) => [d, scoreSchema])) as Record<
-    (typeof DIMENSIONS)[number],
-    typeof scoreSchema
-  >,
-);
-
-/** Validates and normalizes one model reply (the message content). Throws with a short reason. */
-export function parseLlmOutput(content: string): DimensionScores {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch {
-    throw new Error("malformed output: not JSON");
-  }
-  const parsed = llmOutputSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `out-of-schema output: ${issue ? `${issue.path.join(".") || "(root)"} ${issue.message}` : "invalid"}`,
-    );
-  }
-  const out = {} as DimensionScores;
-  for (const d of DIMENSIONS) {
-    const { score, explanation } = parsed.data[d];
-    const clamped = toIntScore(score);
-    const note = score < 0 || score > 100 ? ` (clamped from ${score})` : "";
-    out[d] = { score: clamped, explanation: sanitizeString(explanation.replace(/\s+/g, " ").trim(), 500) + note };
-  }
-  return out;
 }
 
 /**
@@ -202,17 +123,21 @@ function causeChain(err: unknown): string {
 /** fetch wrapper that refuses bodies over `limit` bytes (the SDK reads bodies without a cap). */
 function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
   return async (input, init) => {
-    const res = (await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+    const res = await undiciFetch(input as Parameters<typeof undiciFetch>[0], {
       ...(init as Parameters<typeof undiciFetch>[1]),
       dispatcher,
       redirect: "manual",
-    })) as unknown as Response;
+    });
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limit) {
       await res.body?.cancel().catch(() => undefined);
       throw new ResponseTooLargeError(`response body too large (${declared} bytes > ${limit})`);
     }
-    if (!res.body) return res;
+    // A global Response (the SDK's type), rebuilt from undici's: headers, status and the capped body.
+    const headers = new Headers([...res.headers]);
+    headers.delete("content-encoding");
+    headers.delete("content-length");
+    if (!res.body) return new Response(null, { status: res.status, statusText: res.statusText, headers });
     const reader = res.body.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -226,9 +151,6 @@ function cappedFetch(limit: number, dispatcher: Agent): typeof fetch {
       }
       chunks.push(value);
     }
-    const headers = new Headers(res.headers);
-    headers.delete("content-encoding");
-    headers.delete("content-length");
     return new Response(Buffer.concat(chunks), { status: res.status, statusText: res.statusText, headers });
   };
 }
@@ -380,8 +302,9 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
       const runners = Array.from({ length: Math.min(concurrency, answered.length) }, async () => {
         for (;;) {
           const i = next++;
-          if (i >= answered.length) return;
-          results[i] = await evaluateWorker(input, answered[i], panel);
+          const worker = answered[i];
+          if (worker === undefined) return;
+          results[i] = await evaluateWorker(input, worker, panel);
         }
       });
       await Promise.all(runners);
@@ -418,6 +341,7 @@ export function createLlmEvaluator(options: LlmEvaluatorOptions): Evaluator {
 
       const evaluations: WorkerEvaluation[] = answered.map((w, i) => {
         const r = results[i];
+        if (r === undefined) throw new Error(`internal: worker ${i} was not evaluated`);
         const address: Address = w.seat.address;
         if (blamed(r)) {
           const dimensions = floorScores(

@@ -442,7 +442,8 @@ export function scoreWorker(
       const flags = new Set<string>();
       let duplicates = 0;
       for (let i = 0; i < k; i++) {
-        const raw = typeof replies[i] === "string" ? replies[i] : "";
+        const reply = replies[i];
+        const raw = typeof reply === "string" ? reply : "";
         const whole = cleanForScoring(raw, undefined, exempt);
         const cleaned = whole.injected ? whole : cleanForScoring(replyView(raw, protocol), undefined, exempt);
         removed += cleaned.removedSentences;
@@ -458,7 +459,7 @@ export function scoreWorker(
         }
         seenReplies.add(key);
         lengthSum += frac(distinct, 40);
-        const terms = new Set([...contentTerms(challenges[i]), ...questionTerms]);
+        const terms = new Set([...contentTerms(challenges[i] ?? ""), ...questionTerms]);
         let overlap = 0;
         for (const t of contentTerms(text)) if (terms.has(t)) overlap += 1;
         topicSum += frac(overlap, 3);
@@ -522,7 +523,7 @@ export function splitByChallenge(reply: string, challenges: readonly string[]): 
         waiting.push(sentence);
         continue;
       }
-      parts[current].push(...waiting, sentence);
+      parts[current]?.push(...waiting, sentence);
       waiting = [];
     }
   }

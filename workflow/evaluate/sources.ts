@@ -33,7 +33,7 @@ const SECOND_LEVEL = new Set(["co", "com", "org", "net", "gov", "ac", "edu", "or
 
 function registrable(host: string): string {
   const labels = host.split(".");
-  if (labels.length >= 3 && labels[labels.length - 1].length === 2 && SECOND_LEVEL.has(labels[labels.length - 2])) {
+  if (labels.length >= 3 && labels.at(-1)?.length === 2 && SECOND_LEVEL.has(labels.at(-2) ?? "")) {
     return labels.slice(-3).join(".");
   }
   return labels.slice(-2).join(".");
@@ -64,7 +64,7 @@ export function checkSource(raw: string, seen: Set<string>, ignore?: ReadonlySet
     return bad("local or reserved host");
   }
   const labels = host.split(".");
-  const tld = labels[labels.length - 1];
+  const tld = labels.at(-1) ?? "";
   if (
     labels.length < 2 ||
     labels.some((l) => l.length === 0 || l.length > 63) ||

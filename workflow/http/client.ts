@@ -228,17 +228,15 @@ export function guardedLookup(policy: DestinationPolicy, dnsServers?: string[]):
   return (hostname, options, callback) => {
     resolve(hostname, options.family).then(
       (addresses) => {
+        const [first] = addresses;
         try {
-          if (addresses.length === 0) throw new HttpError("network", `${clipHeader(hostname)} has no addresses`);
+          if (first === undefined) throw new HttpError("network", `${clipHeader(hostname)} has no addresses`);
           for (const entry of addresses) assertAddressAllowed(entry.address, policy, hostname);
         } catch (refused) {
           return callback(refused as NodeJS.ErrnoException, "", 0);
         }
-        if (options.all === true) {
-          (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, addresses);
-        } else {
-          callback(null, addresses[0].address, addresses[0].family);
-        }
+        if (options.all === true) callback(null, addresses);
+        else callback(null, first.address, first.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, "", 0),
     );

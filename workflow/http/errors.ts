@@ -71,7 +71,7 @@ export function describeUrlText(text: string): string {
   } catch {
     // falls through to the textual form
   }
-  let rest = head.split(/[?#]/, 1)[0];
+  let rest = head.split(/[?#]/, 1)[0] ?? "";
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/*/.exec(rest)?.[0] ?? "";
   const afterScheme = rest.slice(scheme.length);
   const at = afterScheme.lastIndexOf("@");

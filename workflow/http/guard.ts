@@ -75,8 +75,15 @@ function parseV4(text: string): number | undefined {
   return n;
 }
 
+/** An IPv6 address as its 8 groups of 16 bits. */
+type V6Groups = readonly [number, number, number, number, number, number, number, number];
+
+function isV6Groups(groups: readonly number[]): groups is V6Groups {
+  return groups.length === 8;
+}
+
 /** 8 groups of 16 bits, or undefined if not an IPv6 literal (zone ids are stripped by the caller). */
-function parseV6(text: string): number[] | undefined {
+function parseV6(text: string): V6Groups | undefined {
   let head = text;
   let tailV4: number[] = [];
   const lastColon = head.lastIndexOf(":");
@@ -87,8 +94,8 @@ function parseV6(text: string): number[] | undefined {
     head = head.slice(0, lastColon + 1);
     if (head.endsWith(":") && !head.endsWith("::")) head = head.slice(0, -1);
   }
-  const halves = head.split("::");
-  if (halves.length > 2) return undefined;
+  const [first = "", second, ...more] = head.split("::");
+  if (more.length > 0) return undefined;
   const toGroups = (s: string): number[] | undefined => {
     if (s === "") return [];
     const out: number[] = [];
@@ -98,20 +105,21 @@ function parseV6(text: string): number[] | undefined {
     }
     return out;
   };
-  const left = toGroups(halves[0]);
+  const left = toGroups(first);
   if (left === undefined) return undefined;
-  if (halves.length === 1) {
+  if (second === undefined) {
     const groups = [...left, ...tailV4];
-    return groups.length === 8 ? groups : undefined;
+    return isV6Groups(groups) ? groups : undefined;
   }
-  const right = toGroups(halves[1]);
+  const right = toGroups(second);
   if (right === undefined) return undefined;
   const used = left.length + right.length + tailV4.length;
   if (used > 7) return undefined;
-  return [...left, ...new Array<number>(8 - used).fill(0), ...right, ...tailV4];
+  const groups = [...left, ...new Array<number>(8 - used).fill(0), ...right, ...tailV4];
+  return isV6Groups(groups) ? groups : undefined;
 }
 
-function classifyV6(g: number[]): AddressClass {
+function classifyV6(g: V6Groups): AddressClass {
   const embedded = (hi: number, lo: number): AddressClass => classifyV4(((hi << 16) | lo) >>> 0);
   const zeros = (from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
   if (zeros(0, 8)) return "unspecified";

@@ -104,25 +104,24 @@ export async function callWorkers<R extends { seat: WorkerSeat }, T>(
   plan: (record: R) => WorkerCallPlan<T>,
   onProgress?: ProgressListener,
 ): Promise<WorkerRecord[]> {
-  const plans = records.map(plan);
+  const plans = records.map((record) => ({ agentId: record.seat.agentId, p: plan(record) }));
   const now = Date.now();
   const workers: AwaitedWorker[] = [];
-  plans.forEach((p, seat) => {
+  plans.forEach(({ agentId, p }, seat) => {
     if ("skip" in p) return;
     const deadlineMs = p.adapter.deadlines?.[stage];
     workers.push({
       seat,
-      agentId: records[seat].seat.agentId,
+      agentId,
       protocol: p.adapter.protocol,
       ...(deadlineMs !== undefined ? { deadlineAt: now + deadlineMs } : {}),
     });
   });
   if (workers.length > 0) emit(onProgress, { type: "waiting", stage, at: now, workers });
   return Promise.all(
-    plans.map(async (p, seat) => {
+    plans.map(async ({ agentId, p }, seat) => {
       if ("skip" in p) return p.skip;
       const result = await guarded(p.adapter, p.invoke);
-      const agentId = records[seat].seat.agentId;
       emit(
         onProgress,
         result.ok

@@ -17,7 +17,7 @@ const MAX_SOURCES = 32;
 const CLIPPED = "…[clipped]";
 
 export function recordBytes(record: WorkerRecord): number {
-  return Buffer.byteLength(canonicalJson(record as unknown as Record<string, unknown>), "utf8");
+  return Buffer.byteLength(canonicalJson(record), "utf8");
 }
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) + CLIPPED : s);

@@ -142,9 +142,10 @@ export async function decodeAgentUri(uri: string, options: DecodeAgentUriOptions
   const trimmed = trimAsciiWhitespace(uri);
   if (trimmed === "") throw new RegistrationError("bad-uri", "agent URI is empty");
 
-  const match = /^([A-Za-z][A-Za-z0-9+.-]{0,31}):/.exec(trimmed.slice(0, 40));
-  if (!match) throw new RegistrationError("bad-uri", `agent URI has no scheme: "${describeUrlText(trimmed)}"`);
-  const scheme = match[1].toLowerCase();
+  const schemeText = /^([A-Za-z][A-Za-z0-9+.-]{0,31}):/.exec(trimmed.slice(0, 40))?.[1];
+  if (schemeText === undefined)
+    throw new RegistrationError("bad-uri", `agent URI has no scheme: "${describeUrlText(trimmed)}"`);
+  const scheme = schemeText.toLowerCase();
 
   if (scheme === "data") {
     const text = decodeDataUri(trimmed, maxBytes);
@@ -195,8 +196,8 @@ function decodeDataUri(uri: string, maxBytes: number): string {
     .slice(0, comma)
     .split(";")
     .map((p) => p.trim().toLowerCase());
-  const isBase64 = params.length > 1 && params[params.length - 1] === "base64";
-  const mediaType = params[0];
+  const isBase64 = params.length > 1 && params.at(-1) === "base64";
+  const mediaType = params[0] ?? "";
   if (!isAcceptedMediaType(mediaType)) {
     throw new RegistrationError("bad-uri", `data: URI media type "${truncate(mediaType, 64)}" is not JSON`);
   }

@@ -23,14 +23,16 @@
 import { getAddress, parseEventLogs, type Address, type Hex } from "viem";
 import { resolutionMarketAbi } from "../chain/abis.js";
 import type { ChainContext } from "../chain/clients.js";
-import { ChainError, toChainError } from "../chain/errors.js";
+import { ChainError } from "../chain/errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "../chain/gas.js";
 import { getProposal } from "../chain/lifecycle.js";
+import { readView, viewCall } from "../chain/reads.js";
 import { readMarketStatus } from "../chain/snapshot.js";
 import { sendContractTx } from "../chain/writer.js";
 import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { encodeReport, reportProblem, VERDICT_CODE } from "./reports.js";
 import { checkMarketGuard, type MarketGuardOptions } from "./guard.js";
+import { CresolverError } from "../util/errors.js";
 import { abortableSleep, retry } from "../util/retry.js";
 
 export { DEFAULT_MAX_BOND, type MarketGuardOptions } from "./guard.js";
@@ -93,12 +95,11 @@ export interface SettlerOptions extends SettlePolicy, MarketGuardOptions {
 }
 
 /** A proposal that was not sent or did not land. `retryable`: a later call may succeed (RPC, dropped tx). */
-export class SettleError extends Error {
+export class SettleError extends CresolverError {
   readonly retryable: boolean;
   readonly attempts: number;
   constructor(message: string, options: { retryable: boolean; attempts: number; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "SettleError";
     this.retryable = options.retryable;
     this.attempts = options.attempts;
   }
@@ -166,16 +167,20 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
   }
 
   async function readConfig(marketId: bigint): Promise<ProposeConfig> {
-    const read = <T>(functionName: string, args: readonly unknown[]) =>
-      ctx.publicClient
-        .readContract({ address: market, abi: resolutionMarketAbi, functionName, args } as never)
-        .catch((e: unknown) => {
-          throw toChainError(e, `ResolutionMarket.${functionName}`);
-        }) as Promise<T>;
     const [config, info, isResolver] = await Promise.all([
-      read<{ bond: bigint; arbiter: Address }>("getMarketConfig", [marketId]),
-      read<{ workerCount: number }>("getMarket", [marketId]),
-      ctx.account ? read<boolean>("isResolverFor", [ctx.account.address, marketId]) : Promise.resolve(false),
+      readView(
+        ctx,
+        viewCall(market, resolutionMarketAbi, "getMarketConfig", [marketId]),
+        "ResolutionMarket.getMarketConfig",
+      ),
+      readView(ctx, viewCall(market, resolutionMarketAbi, "getMarket", [marketId]), "ResolutionMarket.getMarket"),
+      ctx.account
+        ? readView(
+            ctx,
+            viewCall(market, resolutionMarketAbi, "isResolverFor", [ctx.account.address, marketId]),
+            "ResolutionMarket.isResolverFor",
+          )
+        : Promise.resolve(false),
     ]);
     if (!ctx.account) throw new ChainError("precondition", "proposing needs the resolver's key");
     if (!isResolver)
@@ -213,11 +218,7 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
       gas: (estimate) => cappedGas(label, estimate, withHeadroom(estimate), ceiling),
       ...(input.onSent !== undefined ? { onSent: input.onSent } : {}),
     });
-    const [event] = parseEventLogs({
-      abi: resolutionMarketAbi,
-      eventName: "ResolutionProposed" as never,
-      logs: receipt.logs,
-    }) as unknown as { args: { disputeEndsAt: bigint } }[];
+    const [event] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "ResolutionProposed", logs: receipt.logs });
     return {
       status: "proposed",
       txHash: hash,
@@ -232,7 +233,8 @@ export function createSettler(ctx: ChainContext, market: Address, options: Settl
   return {
     async propose(input) {
       let used = 0;
-      const firstLine = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0] : String(error));
+      const firstLine = (error: unknown) =>
+        (error instanceof Error ? error.message.split("\n")[0] : undefined) ?? String(error);
       try {
         return await retry(
           async (attempt) => {

@@ -61,11 +61,20 @@ interface AbortListenable {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
+/** A signal with the listener methods (every host with timers has them; the type-check of cre/ does not know). */
+function isListenable(signal: object): signal is AbortListenable {
+  return (
+    typeof Reflect.get(signal, "addEventListener") === "function" &&
+    typeof Reflect.get(signal, "removeEventListener") === "function"
+  );
+}
+
 /** `ms` of pause that ends early (rejecting) when `signal` aborts; the timer is cleared then. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal === undefined) return hostSleep(ms);
   if (signal.aborted) return Promise.reject(abortError(signal));
-  const events = signal as unknown as AbortListenable;
+  const events = signal;
+  if (!isListenable(events)) return hostSleep(ms);
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => {
       cancel?.();

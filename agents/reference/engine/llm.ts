@@ -341,8 +341,7 @@ export class LlmEngine implements AnswerEngine {
 
 /** Accepts a reply wrapped in one Markdown code fence (some compatible servers add one). */
 function stripFence(text: string): string {
-  const m = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return m ? m[1] : text;
+  return /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/.exec(text)?.[1] ?? text;
 }
 
 export function createLlmEngine(options: LlmEngineOptions): LlmEngine {

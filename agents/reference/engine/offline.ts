@@ -35,10 +35,11 @@ export function baseSignal(normalized: string, persona: PersonaName): BaseSignal
   const base = hashParts(OFFLINE_HASH_VERSION, "base", normalized);
   const lean = base.readUInt16BE(0) / 0xffff;
   const own = hashParts(OFFLINE_HASH_VERSION, "persona", persona, normalized);
-  return { yes: lean >= 0.5, strength: Math.abs(lean - 0.5) * 2, personaByte: own[0] };
+  return { yes: lean >= 0.5, strength: Math.abs(lean - 0.5) * 2, personaByte: own.readUInt8(0) };
 }
 
-const pick = <T>(items: readonly T[], byte: number): T => items[byte % items.length];
+/** One of `items` chosen by a hash byte. */
+const pick = <T>(items: readonly [T, ...T[]], byte: number): T => items[byte % items.length] ?? items[0];
 const pct = (c: number): string => `${Math.round(c * 100)}%`;
 const yesNo = (d: boolean): string => (d ? "YES" : "NO");
 
@@ -89,7 +90,7 @@ function analyse(q: Question, persona: Persona): Analysis {
       `Base rate: prior cases involving ${focus} point towards ${answer}, although the reference class is small and imperfect.`,
       `Base rate: the historical record for questions about ${t(0)} and ${t(1)} gives a ${strength} prior in favour of ${answer}.`,
     ],
-    h[0],
+    h.readUInt8(0),
   );
   const indicators = pick(
     [
@@ -97,7 +98,7 @@ function analyse(q: Question, persona: Persona): Analysis {
       `Current indicators: the latest public data about ${t(0)} moves in the direction of ${answer}, but the trend is ${strength} rather than decisive.`,
       `Current indicators: statements and data concerning ${focus} lean ${answer}; the pace of change matters more than its direction here.`,
     ],
-    h[1],
+    h.readUInt8(1),
   );
   const counter = pick(
     [
@@ -105,7 +106,7 @@ function analyse(q: Question, persona: Persona): Analysis {
       `Counter-evidence: sources that argue ${other} stress uncertainty about ${t(1)}; their case is weaker but not dismissed.`,
       `Counter-evidence: the strongest argument for ${other} is that ${t(0)} depends on decisions not yet taken.`,
     ],
-    h[2],
+    h.readUInt8(2),
   );
   const personaNote = decision.departed
     ? `As the ${persona.name}, I depart from the ${strength} majority reading (${persona.summary}), which is why my confidence is limited to ${pct(decision.confidence)}.`
@@ -132,7 +133,7 @@ function analyse(q: Question, persona: Persona): Analysis {
     timing,
     disclosure,
   ].join("\n");
-  const sources = buildSources(terms, normalized, persona.name, 2 + (h[3] % 3));
+  const sources = buildSources(terms, normalized, persona.name, 2 + (h.readUInt8(3) % 3));
 
   return {
     finding: {
@@ -195,14 +196,14 @@ function defendOne(q: Question, finding: Finding, persona: Persona, challenge: s
           `Regarding ${about}, my determination of ${answer} stands.`,
           `On ${about}, I hold my position (${answer}).`,
         ],
-        h[0],
+        h.readUInt8(0),
       )
     : pick(
         [
           `On ${about}: this is a fair challenge and I concede part of it, while keeping ${answer}.`,
           `Regarding ${about}, I accept that my case for ${answer} is thinner than I would like.`,
         ],
-        h[0],
+        h.readUInt8(0),
       );
 
   let body: string;
@@ -226,7 +227,7 @@ function defendOne(q: Question, finding: Finding, persona: Persona, challenge: s
   }
   const closing = pick(
     [`(${persona.name}, offline reference mode)`, `This reply reflects the ${persona.name} persona's decision rule.`],
-    h[1],
+    h.readUInt8(1),
   );
   return `${opener} ${body} ${closing}`;
 }

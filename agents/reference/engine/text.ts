@@ -66,9 +66,10 @@ export function sentences(text: string): string[] {
 
 /** Human list: "a", "a and b", "a, b and c". */
 export function humanList(items: string[]): string {
-  if (items.length === 0) return "";
-  if (items.length === 1) return items[0];
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+  const last = items.at(-1);
+  if (last === undefined) return "";
+  if (items.length === 1) return last;
+  return `${items.slice(0, -1).join(", ")} and ${last}`;
 }
 
 /** Quotes user-supplied text for inclusion in our prose: single line, capped. */
