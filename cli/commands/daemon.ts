@@ -43,6 +43,9 @@ interface DaemonOpts {
   publicUrl?: string;
   onDispute: "escalate" | "concede";
   resetDb?: boolean;
+  watch?: boolean;
+  watchDispute?: boolean;
+  watchIntervalMs?: string;
 }
 
 function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -118,6 +121,15 @@ export function daemonCommand(runtime: () => Runtime): Command {
       "--reset-db",
       "wipe a database that belongs to another chain or deployment instead of refusing to start (the signing key is kept)",
     )
+    .option(
+      "--watch",
+      "also run the watcher (docs/WATCH.md): review every open proposal from public data each interval and log what it would dispute",
+    )
+    .option(
+      "--watch-dispute",
+      "with --watch: send those disputes with this key's bond (within --max-bond, only to allowed or --trusted-arbiter arbiters)",
+    )
+    .option("--watch-interval-ms <ms>", "with --watch: pause between two watcher passes (default 60000)")
     .action(async (opts: DaemonOpts) => {
       const rt = runtime();
       const env = rt.io.env;
@@ -129,6 +141,9 @@ export function daemonCommand(runtime: () => Runtime): Command {
       const maxAttempts = intFlag(opts.maxAttempts, "--max-attempts", 1, 100);
       const concurrency = intFlag(opts.concurrency, "--concurrency", 1, 256);
       const apiToken = apiTokenFrom(env, opts.apiTokenEnv);
+      const watchIntervalMs = intFlag(opts.watchIntervalMs, "--watch-interval-ms", 1_000, 86_400_000) ?? 60_000;
+      if ((opts.watchDispute === true || opts.watchIntervalMs !== undefined) && opts.watch !== true)
+        throw new CliError("--watch-dispute / --watch-interval-ms need --watch");
       const settlerGuard = parseSettlerGuard(opts);
       if (opts.apiHost.trim() === "") throw new CliError("--api-host must not be empty");
       const credentials =
@@ -202,6 +217,25 @@ export function daemonCommand(runtime: () => Runtime): Command {
         throw error;
       }
 
+      // The watcher beside the resolver (daemon/watch.ts): reviews every open proposal, disputes only with --watch-dispute.
+      const watcher =
+        opts.watch === true
+          ? (await import("../../daemon/watch.js")).startWatchLoop({
+              ctx,
+              market,
+              intervalMs: watchIntervalMs,
+              logger,
+              pass: {
+                dispute: opts.watchDispute === true,
+                range: { fromBlock: BigInt(startBlock ?? 0) },
+                ...(settlerGuard.trustedArbiters !== undefined
+                  ? { trustedArbiters: settlerGuard.trustedArbiters }
+                  : {}),
+                ...(settlerGuard.maxBond !== undefined ? { maxBond: settlerGuard.maxBond } : {}),
+              },
+            })
+          : undefined;
+
       // Until SIGINT/SIGTERM; a second signal while stopping leaves at once.
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once("SIGINT", () => resolve("SIGINT"));
@@ -211,6 +245,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
       process.once("SIGINT", again);
       process.once("SIGTERM", again);
       logger.info({ signal }, "stopping");
+      await watcher?.stop();
       await handle.close();
       logger.flush();
       rt.emit(

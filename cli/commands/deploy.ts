@@ -4,7 +4,7 @@ import { Command } from "commander";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
 import { fileDeployJournal } from "../../workflow/chain/deploy-journal.js";
-import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn } from "../config.js";
+import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn, parseUint } from "../config.js";
 import { CliError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 
@@ -36,6 +36,20 @@ export function deployCommand(runtime: () => Runtime): Command {
     )
     .option("--committee-threshold <n>", "votes the committee needs for a ruling (default 1)")
     .option(
+      "--uma <oracle>",
+      "instead of --arbiter/--committee: deploy an UmaArbiter on this UMA Optimistic Oracle V3 and make it the default arbiter (needs --uma-currency)",
+    )
+    .option("--uma-currency <address>", "the ERC-20 of UMA's bond (on UMA's collateral whitelist, e.g. USDC or WETH)")
+    .option("--uma-bond <units>", "UMA bond per dispute in the currency's base units (default 0 = OOv3's minimum)")
+    .option(
+      "--uma-liveness <seconds>",
+      "how long a dispute's assertion can be countered on UMA (600 … 604800, default 7200)",
+    )
+    .option(
+      "--allow-deployer-arbiter",
+      "on a non-local chain, accept the deployer as the committee's only member (it alone would rule every dispute)",
+    )
+    .option(
       "--forwarder <address>",
       "also deploy a CREReceiver for this Chainlink KeystoneForwarder and make it a resolver",
     )
@@ -54,6 +68,11 @@ export function deployCommand(runtime: () => Runtime): Command {
         arbiter?: string;
         committee?: string;
         committeeThreshold?: string;
+        uma?: string;
+        umaCurrency?: string;
+        umaBond?: string;
+        umaLiveness?: string;
+        allowDeployerArbiter?: boolean;
         forwarder?: string;
         betting: boolean;
         networkName?: string;
@@ -82,6 +101,27 @@ export function deployCommand(runtime: () => Runtime): Command {
           opts.committeeThreshold !== undefined
             ? parseIntIn(opts.committeeThreshold, "--committee-threshold", 1, members?.length ?? 1)
             : undefined;
+        const umaFlags = [opts.umaCurrency, opts.umaBond, opts.umaLiveness].some((x) => x !== undefined);
+        if (opts.uma === undefined && umaFlags)
+          throw new CliError("--uma-currency/--uma-bond/--uma-liveness need --uma");
+        if (
+          opts.uma !== undefined &&
+          (arbiter !== undefined || opts.committee !== undefined || opts.committeeThreshold !== undefined)
+        )
+          throw new CliError("--uma conflicts with --arbiter / --committee / --committee-threshold");
+        if (opts.uma !== undefined && opts.umaCurrency === undefined)
+          throw new CliError("--uma needs --uma-currency <address> (the ERC-20 of UMA's bond)");
+        const uma =
+          opts.uma !== undefined && opts.umaCurrency !== undefined
+            ? {
+                oracle: parseAddress(opts.uma, "--uma"),
+                currency: parseAddress(opts.umaCurrency, "--uma-currency"),
+                ...(opts.umaBond !== undefined ? { bond: parseUint(opts.umaBond, "--uma-bond") } : {}),
+                ...(opts.umaLiveness !== undefined
+                  ? { liveness: parseIntIn(opts.umaLiveness, "--uma-liveness", 600, 604_800) }
+                  : {}),
+              }
+            : undefined;
         if (opts.networkName !== undefined && !NETWORK_NAME.test(opts.networkName))
           throw new CliError(
             `--network-name must be letters, digits, - or _ (≤ 64), got "${opts.networkName.slice(0, 40)}"`,
@@ -109,6 +149,8 @@ export function deployCommand(runtime: () => Runtime): Command {
           betting: opts.betting,
           ...(forwarder ? { forwarder } : {}),
           ...(arbiter ? { arbiter } : {}),
+          ...(uma !== undefined ? { uma } : {}),
+          ...(opts.allowDeployerArbiter === true ? { allowDeployerArbiter: true } : {}),
           ...(members !== undefined || threshold !== undefined
             ? { committee: { ...(members ? { members } : {}), ...(threshold !== undefined ? { threshold } : {}) } }
             : {}),
@@ -128,7 +170,7 @@ export function deployCommand(runtime: () => Runtime): Command {
               `  ${name.padEnd(19)} ${c.address}${c.blockNumber !== undefined ? ` (block ${c.blockNumber})` : " (existing)"}`,
           ),
           `  resolvers           ${deployment.resolvers.join(", ")}`,
-          `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}`,
+          `  default arbiter     ${deployment.arbiter}${deployment.contracts.CommitteeArbiter ? ` (committee, ${deployment.contracts.CommitteeArbiter.threshold} of ${deployment.contracts.CommitteeArbiter.members.join(", ")})` : ""}${deployment.contracts.UmaArbiter ? ` (UMA, oracle ${deployment.contracts.UmaArbiter.oracle}, currency ${deployment.contracts.UmaArbiter.currency})` : ""}`,
           ...(journal.resumed.length > 0
             ? [`  resumed             ${journal.resumed.join(", ")} from ${out}.partial`]
             : []),

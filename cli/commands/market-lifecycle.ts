@@ -34,7 +34,7 @@ export { formatDuration, iso } from "./market-format.js";
 function disputeCmd(runtime: () => Runtime): Command {
   return new Command("dispute")
     .description(
-      "Dispute a proposal during its window: posts the market's bond and escalates to its arbiter with your claimed verdict.",
+      "Dispute a proposal during its window: posts the market's bond and escalates to its arbiter with your claimed verdict. An arbiter with its own ERC-20 bond (an UmaArbiter) is approved for exactly that bond first.",
     )
     .argument("<marketId>", "the market")
     .addOption(
@@ -57,8 +57,17 @@ function disputeCmd(runtime: () => Runtime): Command {
           disputer: ctx.account?.address,
           txHash: r.txHash,
           blockNumber: r.blockNumber,
+          ...(r.arbiterBond !== undefined
+            ? {
+                arbiterBond: {
+                  currency: r.arbiterBond.bond.currency,
+                  amount: r.arbiterBond.bond.amount,
+                  approveTxHash: r.arbiterBond.txHash ?? null,
+                },
+              }
+            : {}),
         },
-        `disputed market ${marketId}: proposal ${VERDICT_TEXT[r.proposed]}, your claim ${VERDICT_TEXT[opts.claim]}, bond ${formatEther(r.bond)} ETH; the arbiter ${r.arbiter} decides\n  tx ${r.txHash}`,
+        `disputed market ${marketId}: proposal ${VERDICT_TEXT[r.proposed]}, your claim ${VERDICT_TEXT[opts.claim]}, bond ${formatEther(r.bond)} ETH${r.arbiterBond !== undefined ? ` + the arbiter's ${r.arbiterBond.bond.amount} of token ${r.arbiterBond.bond.currency}${r.arbiterBond.txHash !== undefined ? " (approved)" : ""}` : ""}; the arbiter ${r.arbiter} decides\n  tx ${r.txHash}`,
       );
     });
 }

@@ -24,9 +24,10 @@ import {
   reputationRegistryAbi,
   marketGovernanceAbi,
   resolutionMarketAbi,
+  umaArbiterAbi,
 } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
-import { requireWallet, type ChainContext } from "./clients.js";
+import { LOCAL_CHAIN_IDS, requireWallet, type ChainContext } from "./clients.js";
 import type { DeployJournal } from "./deploy-journal.js";
 import { ChainError, toChainError } from "./errors.js";
 import { getDefaults, governanceOf, readGovernance, readMarket } from "./lifecycle.js";
@@ -77,6 +78,7 @@ export interface Deployment {
     BettingMarket?: DeployedContract;
     CREReceiver?: DeployedContract & { forwarder: Address };
     CommitteeArbiter?: DeployedContract & { members: Address[]; threshold: number };
+    UmaArbiter?: DeployedContract & { oracle: Address; currency: Address; bond: string; liveness: number };
   };
 }
 
@@ -97,6 +99,17 @@ export interface DeployOptions {
    * and threshold (default 1) and make it the default arbiter. Markets cannot be created without an arbiter.
    */
   committee?: { members?: Address[]; threshold?: number };
+  /**
+   * Instead of `arbiter`/`committee`: deploy an UmaArbiter on this UMA Optimistic Oracle V3 (its ERC-20 `currency`
+   * on UMA's collateral whitelist, UMA bond per dispute — 0 = OOv3's minimum — and liveness in seconds, default
+   * 7200) for this market, and make it the default arbiter.
+   */
+  uma?: { oracle: Address; currency: Address; bond?: bigint; liveness?: number };
+  /**
+   * On a non-local chain, a committee whose only member is the deployer makes the deployer the judge of every
+   * dispute: refused unless this is set.
+   */
+  allowDeployerArbiter?: boolean;
   /** Deploy BettingMarket (default true). */
   betting?: boolean;
   /** Deploy CREReceiver with this KeystoneForwarder and make it a resolver. */
@@ -229,13 +242,17 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
   }
   if (given && options.ownRegistries)
     throw new ChainError("precondition", "--own-registries conflicts with --identity/--reputation");
-  if (options.arbiter !== undefined && options.committee !== undefined)
-    throw new ChainError("precondition", "give an arbiter or a committee, not both");
+  if ([options.arbiter, options.committee, options.uma].filter((x) => x !== undefined).length > 1)
+    throw new ChainError("precondition", "give one of an arbiter, a committee or an UMA arbiter");
+  const refusal = deployerArbiterRefusal(ctx.chainId, account.address, options);
+  if (refusal !== undefined) throw new ChainError("precondition", refusal);
   for (const a of [
     options.identityRegistry,
     options.reputationRegistry,
     options.forwarder,
     options.arbiter,
+    options.uma?.oracle,
+    options.uma?.currency,
     ...(options.resolvers ?? []),
     ...(options.committee?.members ?? []),
   ]) {
@@ -342,6 +359,32 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     arbiter = getAddress(options.arbiter);
     if (!(await hasCode(ctx, arbiter)))
       throw new ChainError("precondition", `no contract at the arbiter address ${arbiter} on chain ${ctx.chainId}`);
+  } else if (options.uma !== undefined) {
+    const { oracle, currency } = options.uma;
+    const bond = options.uma.bond ?? 0n;
+    const liveness = options.uma.liveness ?? 7200;
+    for (const [label, a] of [
+      ["UMA Optimistic Oracle V3", oracle],
+      ["UMA currency", currency],
+    ] as const)
+      if (!(await hasCode(ctx, getAddress(a))))
+        throw new ChainError("precondition", `no contract at the ${label} address ${a} on chain ${ctx.chainId}`);
+    progress(`UmaArbiter on ${oracle}, currency ${currency}, liveness ${liveness} s`);
+    const uma = await deploy("UmaArbiter", umaArbiterAbi, [
+      getAddress(oracle),
+      getAddress(currency),
+      bond,
+      BigInt(liveness),
+      [market.address],
+    ]);
+    contracts.UmaArbiter = {
+      ...uma,
+      oracle: getAddress(oracle),
+      currency: getAddress(currency),
+      bond: bond.toString(),
+      liveness,
+    };
+    arbiter = uma.address;
   } else {
     const members = [...new Set((options.committee?.members ?? [account.address]).map((a) => getAddress(a)))];
     const threshold = options.committee?.threshold ?? 1;
@@ -380,4 +423,21 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     arbiter,
     contracts,
   };
+}
+
+/**
+ * Why `deployAll` refuses the arbiter choice, or undefined: on a non-local chain, the default committee (or one
+ * whose only member is the deployer) would let the deployer alone rule every dispute, unless
+ * `allowDeployerArbiter` says that is meant.
+ */
+export function deployerArbiterRefusal(
+  chainId: number,
+  deployer: Address,
+  options: Pick<DeployOptions, "arbiter" | "committee" | "uma" | "allowDeployerArbiter">,
+): string | undefined {
+  if (LOCAL_CHAIN_IDS.has(chainId) || options.allowDeployerArbiter === true) return undefined;
+  if (options.arbiter !== undefined || options.uma !== undefined) return undefined;
+  const members = [...new Set((options.committee?.members ?? [deployer]).map((a) => getAddress(a)))];
+  if (members.length !== 1 || members[0] !== getAddress(deployer)) return undefined;
+  return `on chain ${chainId} the deployer ${getAddress(deployer)} would be the only arbiter of every dispute: pass --arbiter, --committee <members>, --uma <oracle>, or --allow-deployer-arbiter if that is meant`;
 }

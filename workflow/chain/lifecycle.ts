@@ -9,6 +9,7 @@ import { getAddress, parseEventLogs, zeroAddress, type Address, type ContractFun
 import { marketGovernanceAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
+import { approveArbiterBond, type BondApproval } from "./dispute-bond.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
 import { readLogs } from "./logs.js";
 import { readView, viewCall, type ViewArgs, type ViewFunctionName, type ViewResult } from "./reads.js";
@@ -376,7 +377,14 @@ export async function dispute(
   market: Address,
   marketId: bigint,
   claimed: VerdictKind,
-): Promise<{ txHash: Hex; blockNumber: bigint; bond: bigint; arbiter: Address; proposed: VerdictKind }> {
+): Promise<{
+  txHash: Hex;
+  blockNumber: bigint;
+  bond: bigint;
+  arbiter: Address;
+  proposed: VerdictKind;
+  arbiterBond?: BondApproval;
+}> {
   requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Proposed"], "only a proposal in its dispute window can be disputed");
   const proposal = await getProposal(ctx, market, marketId);
@@ -386,6 +394,9 @@ export async function dispute(
       "precondition",
       `market ${marketId}: the proposal already says ${claimed}; a dispute claims another verdict`,
     );
+  const config = await getMarketConfig(ctx, market, marketId);
+  // An UmaArbiter pulls UMA's ERC-20 bond inside `dispute`: approve it first (dispute-bond.ts).
+  const arbiterBond = await approveArbiterBond(ctx, config.arbiter);
   const label = "ResolutionMarket.dispute";
   let sent;
   try {
@@ -400,13 +411,13 @@ export async function dispute(
   } catch (error) {
     explainWindow(error, label);
   }
-  const config = await getMarketConfig(ctx, market, marketId);
   return {
     txHash: sent.hash,
     blockNumber: sent.receipt.blockNumber,
     bond: proposal.bond,
     arbiter: config.arbiter,
     proposed: proposal.verdict,
+    ...(arbiterBond !== undefined ? { arbiterBond } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { ChainError, toChainError } from "./errors.js";
 import { getReputation } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
 import { trackRecordFor, type TrackRecordOptions } from "./track-record.js";
+import { markTrustedRulings } from "./trusted-rulings.js";
 
 export interface ChainPortsConfig {
   ctx: ChainContext;
@@ -110,7 +111,12 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
     async history(snapshot) {
       const agents = new Set(snapshot.workers.map((w) => w.agentId));
       const all = await trackRecordFor(ctx, market, snapshot.marketId, config.trackRecord ?? {});
-      return all.filter((m) => m.answers.some((a) => agents.has(a.agentId)));
+      // Rulings of arbiters the deployment allows are known truth (RECORDS §4); others stay soft evidence.
+      return markTrustedRulings(
+        ctx,
+        market,
+        all.filter((m) => m.answers.some((a) => agents.has(a.agentId))),
+      );
     },
   };
 
