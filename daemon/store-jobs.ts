@@ -10,7 +10,6 @@ import {
   FIELD_COLUMNS,
   type FinishUpdate,
   JOB_STATES,
-  type JobField,
   type JobKey,
   type JobRow,
   type JobState,
@@ -22,7 +21,6 @@ import {
 /** States the runner works on by reading and writing the chain (not a pipeline run). */
 const CHAIN_STATES = "('proposing','proposed','disputed')";
 const DUE_WHERE = `(state = 'requested' OR state IN ${CHAIN_STATES} OR (state = 'finalized' AND feedback = 'pending'))`;
-const JOB_FIELDS = Object.keys(FIELD_COLUMNS) as JobField[];
 const stateCountSchema = z.object({ state: z.enum(JOB_STATES), n: z.number().int() });
 const minTimeSchema = z.object({ t: z.number().int().nullable() });
 
@@ -191,7 +189,18 @@ export class JobTable {
         (r) => [r.state, r.n] as const,
       ),
     );
-    return Object.fromEntries(JOB_STATES.map((s) => [s, counts.get(s) ?? 0])) as Record<JobState, number>;
+    const n = (state: JobState) => counts.get(state) ?? 0;
+    return {
+      requested: n("requested"),
+      running: n("running"),
+      proposing: n("proposing"),
+      proposed: n("proposed"),
+      disputed: n("disputed"),
+      finalized: n("finalized"),
+      "already-settled": n("already-settled"),
+      "proposed-elsewhere": n("proposed-elsewhere"),
+      failed: n("failed"),
+    };
   }
 
   /**
@@ -259,9 +268,8 @@ export class JobTable {
         sets.push("last_error = ?");
         args.push(u.lastError);
       }
-      for (const field of JOB_FIELDS) {
+      for (const [field, column] of FIELD_COLUMNS) {
         const v = u[field];
-        const column = FIELD_COLUMNS[field];
         if (v === undefined) continue;
         sets.push(`${column} = ?`);
         args.push(v);

@@ -82,24 +82,24 @@ export interface BundleRow {
 }
 
 /** JobRow field ↔ column (the fields FinishUpdate may set). */
-export const FIELD_COLUMNS = {
-  verdict: "verdict",
-  reason: "reason",
-  payload: "payload",
-  bundleHash: "bundle_hash",
-  bundleUri: "bundle_uri",
-  txHash: "tx_hash",
-  disputeEndsAt: "dispute_ends_at",
-  disputer: "disputer",
-  claimed: "claimed",
-  disputeAction: "dispute_action",
-  disputeTx: "dispute_tx",
-  finalStatus: "final_status",
-  finalVerdict: "final_verdict",
-  finalizeTx: "finalize_tx",
-  feedback: "feedback",
-} as const;
-export type JobField = keyof typeof FIELD_COLUMNS;
+export const FIELD_COLUMNS = [
+  ["verdict", "verdict"],
+  ["reason", "reason"],
+  ["payload", "payload"],
+  ["bundleHash", "bundle_hash"],
+  ["bundleUri", "bundle_uri"],
+  ["txHash", "tx_hash"],
+  ["disputeEndsAt", "dispute_ends_at"],
+  ["disputer", "disputer"],
+  ["claimed", "claimed"],
+  ["disputeAction", "dispute_action"],
+  ["disputeTx", "dispute_tx"],
+  ["finalStatus", "final_status"],
+  ["finalVerdict", "final_verdict"],
+  ["finalizeTx", "finalize_tx"],
+  ["feedback", "feedback"],
+] as const;
+export type JobField = (typeof FIELD_COLUMNS)[number][0];
 
 export interface RequestedEvent {
   marketId: bigint;
