@@ -1,7 +1,7 @@
 /**
  * `cresolver owner …`: the bounded owner's transactions. Market contract (MarketGovernance): queue/remove a
  * resolver (active for markets created after the timelock), the defaults for new markets (bounded by the
- * contract), queue/apply the default arbiter. CREReceiver: show its settings, queue/apply/cancel a timelocked change.
+ * contract), queue/apply the default arbiter, allow/remove an arbiter on the allow-list. CREReceiver: show its settings, queue/apply/cancel a timelocked change.
  * `market settings` shows the market side.
  */
 import { Command, Option } from "commander";
@@ -140,10 +140,40 @@ function arbiterCmd(runtime: () => Runtime): Command {
         `default arbiter is now ${arbiter}\n  tx ${r.txHash}`,
       );
     });
+  const allow = new Command("allow")
+    .description(
+      "Put an arbiter on the deployment's allow-list (markets may name it from the timelock on; settlers and watchers trust its rulings), e.g. an UmaArbiter deployed for this market.",
+    )
+    .argument("<address>", "the arbiter contract")
+    .action(async (addressArg: string) => {
+      const rt = runtime();
+      const arbiter = parseAddress(addressArg, "address");
+      const r = await marketTx(rt, "queueArbiter", [arbiter]);
+      const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "ArbiterQueued", logs: r.logs });
+      const activeFrom = event?.args.activeFrom ?? 0n;
+      rt.emit(
+        { market: r.market, arbiter, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber },
+        `allowed arbiter ${arbiter} from ${iso(activeFrom)}\n  tx ${r.txHash}`,
+      );
+    });
+  const remove = new Command("remove")
+    .description("Take an arbiter off the allow-list (markets created before keep the one they snapshotted).")
+    .argument("<address>", "the arbiter contract")
+    .action(async (addressArg: string) => {
+      const rt = runtime();
+      const arbiter = parseAddress(addressArg, "address");
+      const r = await marketTx(rt, "removeArbiter", [arbiter]);
+      rt.emit(
+        { market: r.market, arbiter, txHash: r.txHash, blockNumber: r.blockNumber },
+        `removed arbiter ${arbiter} from the allow-list\n  tx ${r.txHash}`,
+      );
+    });
   return new Command("arbiter")
-    .description("The default arbiter of new markets (timelocked)")
+    .description("The default arbiter of new markets and the arbiter allow-list (timelocked)")
     .addCommand(queue)
-    .addCommand(apply);
+    .addCommand(apply)
+    .addCommand(allow)
+    .addCommand(remove);
 }
 
 /** ICREReceiver.ChangeKind, in order. */

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
+import {IMarketGovernance} from "../market/interfaces/IMarketGovernance.sol";
 import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
 import {IReceiver} from "./interfaces/IReceiver.sol";
 import {ICREReceiver} from "./interfaces/ICREReceiver.sol";
@@ -13,7 +14,9 @@ import {ICREReceiver} from "./interfaces/ICREReceiver.sol";
 ///         call only from the configured forwarder and (unless `allowAnyWorkflow`) only from the configured
 ///         workflow, checks that the report is for this chain and this market, and calls
 ///         `proposeResolution` with the market's bond paid from its own ETH float. It must be an active
-///         resolver of the market. Won or returned bonds come back as market credits ({pullMarketCredits}).
+///         resolver of the market. It refuses (reverts, nothing paid) a market whose bond exceeds {maxBond} or
+///         whose arbiter is not on the market's deployment allow-list (`governance().isArbiterAllowed`), so a
+///         creator cannot bond the float to a judge it picked. Won or returned bonds come back as market credits ({pullMarketCredits}).
 /// @dev Metadata: the KeystoneForwarder passes `abi.encodePacked(bytes32 workflowId, bytes10 workflowName,
 ///      address workflowOwner, bytes2 reportId)`; we read the first 62 bytes and ignore the rest.
 ///      `workflowName` is CRE's 10-byte encoding of the name, configured exactly as it appears in metadata.
@@ -37,6 +40,9 @@ contract CREReceiver is ICREReceiver, Ownable2Step {
     /// @notice Delay between queueing and applying a settings change.
     uint64 public constant CONFIG_DELAY = 2 days;
 
+    /// @notice Initial {maxBond}: the float's exposure to one market.
+    uint256 public constant DEFAULT_MAX_BOND = 1 ether;
+
     /// @notice The market this receiver proposes on.
     IResolutionMarket public immutable market;
 
@@ -55,7 +61,11 @@ contract CREReceiver is ICREReceiver, Ownable2Step {
     /// @notice Number of workflow ids in the allow-list (zero: ids not checked).
     uint256 public allowedWorkflowIdCount;
 
+    /// @notice Whether a workflow id is on the allow-list.
     mapping(bytes32 workflowId => bool) public isWorkflowIdAllowed;
+
+    /// @inheritdoc ICREReceiver
+    uint256 public maxBond = DEFAULT_MAX_BOND;
 
     /// @notice When each queued change may be applied (0: not queued).
     mapping(bytes32 changeId => uint64 effectiveAt) public queuedChanges;
@@ -103,7 +113,11 @@ contract CREReceiver is ICREReceiver, Ownable2Step {
         if (r.chainId != block.chainid) revert WrongChain(r.chainId, block.chainid);
         if (r.market != address(market)) revert WrongMarket(r.market, address(market));
 
-        uint256 bond = market.getMarketConfig(r.marketId).bond;
+        IResolutionMarket.MarketConfig memory config = market.getMarketConfig(r.marketId);
+        uint256 bond = config.bond;
+        if (bond > maxBond) revert BondAboveCap(bond, maxBond);
+        IMarketGovernance governance = market.governance();
+        if (!governance.isArbiterAllowed(address(config.arbiter))) revert ArbiterNotAllowed(address(config.arbiter));
         if (address(this).balance < bond) revert InsufficientFloat(address(this).balance, bond);
         emit ReportProcessed(r.marketId, workflowId, workflowOwner, workflowName, r.verdict, r.bundleHash, bond);
         market.proposeResolution{value: bond}(r.marketId, r.verdict, r.reports, r.bundleHash, r.bundleURI);
@@ -163,6 +177,12 @@ contract CREReceiver is ICREReceiver, Ownable2Step {
         emit FloatWithdrawn(to, amount);
         (bool ok,) = to.call{value: amount}("");
         if (!ok) revert TransferFailed(to, amount);
+    }
+
+    /// @inheritdoc ICREReceiver
+    function setMaxBond(uint256 newMaxBond) external onlyOwner {
+        emit MaxBondUpdated(maxBond, newMaxBond);
+        maxBond = newMaxBond;
     }
 
     // ------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import {MockKeystoneForwarder} from "./mocks/MockKeystoneForwarder.sol";
 import {CREReceiver} from "../../contracts/cre/CREReceiver.sol";
 import {ICREReceiver} from "../../contracts/cre/interfaces/ICREReceiver.sol";
 import {IReceiver} from "../../contracts/cre/interfaces/IReceiver.sol";
+import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
@@ -190,6 +191,8 @@ contract CREReceiverTest is CREReceiverFixture {
 
     function testShortFloatRefused() public {
         rm.setBond(2, 2 ether);
+        vm.prank(admin);
+        receiver.setMaxBond(2 ether);
         vm.prank(forwarder);
         vm.expectRevert(abi.encodeWithSelector(ICREReceiver.InsufficientFloat.selector, 1 ether, 2 ether));
         receiver.onReport(_meta(), _report(2, 1, IResolutionMarket.Verdict.Yes));
@@ -200,6 +203,45 @@ contract CREReceiverTest is CREReceiverFixture {
         assertTrue(ok, "funded");
         _deliver(_meta(), _report(2, 1, IResolutionMarket.Verdict.Yes));
         assertEq(address(receiver).balance, 0, "float spent on the bond");
+    }
+
+    /// @notice Attack (issue 21, high): a creator sets its market's bond to the receiver's whole float (20 ETH)
+    ///         to take it through its own arbiter. The receiver refuses anything above its cap; nothing is paid.
+    function testFloatIsNotBondedAboveTheCap() public {
+        vm.deal(address(receiver), 20 ether);
+        rm.setBond(2, 20 ether);
+        vm.prank(forwarder);
+        vm.expectRevert(abi.encodeWithSelector(ICREReceiver.BondAboveCap.selector, 20 ether, 1 ether));
+        receiver.onReport(_meta(), _report(2, 1, IResolutionMarket.Verdict.Yes));
+        assertEq(address(receiver).balance, 20 ether, "float intact");
+        assertEq(rm.proposeCalls(), 0, "no proposal");
+        rm.setBond(2, 1 ether); // at the cap: paid
+        _deliver(_meta(), _report(2, 1, IResolutionMarket.Verdict.Yes));
+        assertEq(rm.lastBondPaid(), 1 ether, "cap is inclusive");
+    }
+
+    /// @notice Attack (issue 21, high): the market's arbiter is one the deployment does not allow (the creator's
+    ///         own committee): the float is not bonded to it.
+    function testFloatIsNotBondedToAnArbiterTheDeploymentDoesNotAllow() public {
+        address judge = address(0x1D6E);
+        rm.setArbiter(IArbiter(judge));
+        rm.setArbiterBarred(judge, true);
+        vm.prank(forwarder);
+        vm.expectRevert(abi.encodeWithSelector(ICREReceiver.ArbiterNotAllowed.selector, judge));
+        receiver.onReport(_meta(), _report(1, 1, IResolutionMarket.Verdict.Yes));
+        assertEq(rm.proposeCalls(), 0, "no proposal");
+    }
+
+    function testSetMaxBondIsOwnerOnlyAndEmits() public {
+        assertEq(receiver.maxBond(), 1 ether, "default cap");
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(Ownable.OwnableUnauthorizedAccount.selector, stranger));
+        receiver.setMaxBond(5 ether);
+        vm.expectEmit(address(receiver));
+        emit ICREReceiver.MaxBondUpdated(1 ether, 0.1 ether);
+        vm.prank(admin);
+        receiver.setMaxBond(0.1 ether);
+        assertEq(receiver.maxBond(), 0.1 ether, "lowered");
     }
 
     function testReportForAnotherChainRefused() public {

@@ -50,6 +50,7 @@ contract CREReceiverIntegrationTest is RealStackFixture {
         address[] memory markets = new address[](1);
         markets[0] = address(market);
         committee = new CommitteeArbiter(members, 2, markets);
+        _gov(market).queueArbiter(address(committee)); // bootstrap: allowed at once
         vm.deal(yesBettor, 10 ether);
         vm.deal(noBettor, 10 ether);
         vm.deal(disputer, 10 ether);

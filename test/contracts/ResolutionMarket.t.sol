@@ -81,6 +81,9 @@ contract ResolutionMarketTest is MarketFixture {
         c = market.getMarketConfig(id);
         assertEq(uint256(c.maxWorkers), 100, "snapshot kept");
         assertEq(uint256(c.bond), BOND, "bond kept");
+        // Queued, not applied: the bootstrap closed with the first market, so defaults wait RESOLVER_DELAY.
+        assertEq(uint256(market.getMarketConfig(_createMarket()).bond), BOND, "old defaults inside the delay");
+        vm.warp(block.timestamp + 2 days);
         IResolutionMarket.MarketConfig memory c2 = market.getMarketConfig(_createMarket());
         assertEq(uint256(c2.bond), 0.05 ether, "new default applies to new markets");
         assertEq(uint256(c2.gracePeriod), 1 days, "grace");
@@ -88,6 +91,8 @@ contract ResolutionMarketTest is MarketFixture {
 
     function testCreateMarketWithParams() public {
         TestArbiter other = new TestArbiter();
+        vm.prank(owner);
+        gov.queueArbiter(address(other)); // bootstrap: allowed at once
         params.admission = IResolutionMarket.Admission.AllowList;
         params.minStake = 0.5 ether;
         params.maxWorkers = 3;

@@ -218,6 +218,9 @@ interface IResolutionMarket {
     error DeadlineTooFar(uint64 deadline);
     error AllowListTooLong(uint256 length);
     error ArbiterNotAContract(address arbiter);
+    /// @notice Raised by the governance at creation (mirrored here so clients decode it): the arbiter is not on the
+    ///         deployment's arbiter allow-list.
+    error ArbiterNotAllowed(address arbiter);
     error MarketNotFound(uint256 marketId);
     error WrongStatus(uint256 marketId, Status status);
     error JoiningClosed(uint256 marketId);

@@ -36,6 +36,23 @@ contract MockMarketV2 {
     uint256 public lastBondPaid;
     IResolutionMarket.WorkerReport[] internal _lastReports;
 
+    /// @dev Arbiters the double's "governance" (itself) does not allow; every other one is allowed.
+    mapping(address => bool) public arbiterBarred;
+
+    /// @notice Stands in for `governance()`: the double answers the governance views itself.
+    function governance() external view returns (address) {
+        return address(this);
+    }
+
+    /// @notice Stands in for `MarketGovernance.isArbiterAllowed`.
+    function isArbiterAllowed(address a) external view returns (bool) {
+        return !arbiterBarred[a];
+    }
+
+    function setArbiterBarred(address a, bool barred) external {
+        arbiterBarred[a] = barred;
+    }
+
     function setArbiter(IArbiter a) external {
         arbiter = a;
     }

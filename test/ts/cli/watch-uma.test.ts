@@ -12,8 +12,10 @@ import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { deployAll, deployerArbiterRefusal } from "../../../workflow/chain/deploy.js";
 import { arbiterBondOf } from "../../../workflow/chain/dispute-bond.js";
+import { deploymentAllowsArbiter } from "../../../workflow/settle/guard.js";
 import {
   assertionIdOf,
+  deployUmaArbiter,
   deployUmaStack,
   mintCurrency,
   settleAssertion,
@@ -76,7 +78,7 @@ async function wrongProposal(): Promise<bigint> {
   );
   for (const k of [1, 2, 3])
     await ok(["market", "join", String(id), "--agent-id", String(await agentOf(k)), "--stake", "0.01"], hardhatKey(k));
-  await h.increaseTime(601);
+  await h.increaseTime(900); // past the deadline with room for a slow machine (it is set from the wall clock);
   await ok(["market", "request-resolution", String(id)]);
   const plan = `uma-plan-${n++}.json`;
   const reports = [5500, 6000, 6000].map((c, i) => ({
@@ -171,6 +173,27 @@ describe("UMA through the CLI", () => {
     await h.increaseTime(601);
     await settleAssertion(h.owner, uma, assertion ?? "0x");
     expect(await ok(["market", "show", String(id)])).toMatchObject({ status: "Resolved", outcome: "YES" });
+  });
+
+  it("owner arbiter allow / remove: another UmaArbiter joins the allow-list after the timelock and leaves it at once", async () => {
+    const second = (await deployUmaArbiter(h.owner, uma, { liveness: 600, markets: [umaMarket] })).address;
+    expect(await deploymentAllowsArbiter(h.owner, umaMarket, second)).toBe(false);
+    const allowed = await ok(["owner", "arbiter", "allow", second]);
+    const now = (await h.owner.publicClient.getBlock()).timestamp;
+    expect(BigInt(allowed.activeFrom as string)).toBeGreaterThan(now); // the bootstrap closed with the first market
+    expect(await deploymentAllowsArbiter(h.owner, umaMarket, second)).toBe(false);
+    await h.increaseTime(2 * 24 * 3600 + 1);
+    expect(await deploymentAllowsArbiter(h.owner, umaMarket, second)).toBe(true);
+    await ok(["owner", "arbiter", "remove", second]);
+    expect(await deploymentAllowsArbiter(h.owner, umaMarket, second)).toBe(false);
+    await h.refuses(
+      ["--deployment", "uma.json", "owner", "arbiter", "allow", second],
+      /MarketGovernance\.queueArbiter.*OwnableUnauthorizedAccount/,
+      {
+        key: hardhatKey(13),
+        code: 1,
+      },
+    );
   });
 
   it("on a non-local chain, deploy refuses the deployer as the only arbiter unless told", async () => {

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
+import { createChainPorts } from "../../../workflow/chain/ports.js";
+import type { MarketSnapshot } from "../../../workflow/core/types.js";
 import { estimateAccuracy } from "../../../workflow/core/accuracy.js";
 import { watchHistory } from "../../../workflow/watch/review.js";
 import type { WatchResult } from "../../../workflow/watch/run.js";
@@ -61,7 +63,7 @@ async function requested(): Promise<bigint> {
   const id = BigInt(created.marketId as string);
   for (const k of PANEL)
     await ok(["market", "join", String(id), "--agent-id", String(await agentOf(k)), "--stake", "0.01"], hardhatKey(k));
-  await h.increaseTime(601);
+  await h.increaseTime(900); // past the deadline with room for a slow machine (it is set from the wall clock);
   await ok(["market", "request-resolution", String(id)]);
   return id;
 }
@@ -191,6 +193,12 @@ describe("cresolver watch: farm, then strike", () => {
     expect(history).toHaveLength(5);
     const last = history.at(-1);
     expect(last).toMatchObject({ final: true, disputed: true, trustedRuling: true });
+    // The resolver's own record (the pipeline's chain port) marks the same ruling as truth.
+    const resolverView = await createChainPorts({ ctx: h.owner, marketAddress: h.market }).trackRecord.history({
+      marketId: next,
+      workers: agentIds.map((agentId) => ({ agentId })),
+    } as unknown as MarketSnapshot);
+    expect(resolverView.at(-1)).toMatchObject({ final: true, disputed: true, trustedRuling: true });
     const after = estimateAccuracy(history, agentIds).agents;
     const acc = (est: typeof after, i: number) => est.find((a) => a.agentId === agentIds[i])?.accuracy ?? Number.NaN;
     for (const f of [0, 1]) for (const o of [2, 3, 4]) expect(acc(after, f)).toBeLessThan(acc(after, o));
