@@ -140,6 +140,8 @@ export async function* scanContractLogs(
   let span = chunk;
   // Never grow back past a span the provider refused (a range cap stays a cap; a result cap is per region).
   let ceiling = chunk;
+  // The widest span answered: growing back toward the ceiling is a binary search between the two, not a walk.
+  let good = 0n;
   let start = from;
   while (start <= to) {
     let end = start + span - 1n < to ? start + span - 1n : to;
@@ -171,12 +173,18 @@ export async function* scanContractLogs(
           );
         const refused = end - start + 1n;
         if (refused - 1n < ceiling) ceiling = refused - 1n;
-        end = suggestedEnd(said, start, end) ?? start + (end - start) / 2n;
+        end =
+          suggestedEnd(said, start, end) ??
+          (good > 0n && good < refused ? start + good - 1n : start + (end - start) / 2n);
         span = end - start + 1n;
       }
     }
     yield { fromBlock: start, toBlock: end, logs };
+    if (end - start + 1n > good) good = end - start + 1n;
     start = end + 1n;
-    if (span < ceiling) span = span * 2n < ceiling ? span * 2n : ceiling;
+    if (span < ceiling) {
+      const halfway = good < ceiling ? good + (ceiling - good + 1n) / 2n : ceiling;
+      span = [span * 2n, ceiling, halfway].reduce((a, b) => (b < a ? b : a));
+    }
   }
 }
