@@ -15,6 +15,7 @@ import { owedCommand } from "./commands/inspect.js";
 import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
+import { trackRecordCommand } from "./commands/track-record.js";
 import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
@@ -75,6 +76,7 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(owedCommand(getRuntime))
     .addCommand(ownerCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
+    .addCommand(trackRecordCommand(getRuntime))
     .addCommand(daemonCommand(getRuntime))
     .addCommand(explorerCommand(getRuntime));
   configureAll(program, io);

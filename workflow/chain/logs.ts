@@ -17,14 +17,15 @@ import { isRangeLimit } from "./range-limit.js";
 
 export { isRangeLimit };
 
+const firstLine = (text: string): string => (text.split("\n", 1)[0] ?? "").slice(0, 300);
+
 /** The provider's own words in a viem error chain (its `details`), first line, capped. */
 export function providerMessage(error: unknown): string | undefined {
   for (const e of causes(error)) {
     const details = e instanceof BaseError ? e.details : undefined;
-    if (typeof details === "string" && details !== "") return details.split("\n")[0].slice(0, 300);
+    if (typeof details === "string" && details !== "") return firstLine(details);
   }
-  for (const e of causes(error))
-    if (e instanceof Error && isRangeLimit(e.message)) return e.message.split("\n")[0].slice(0, 300);
+  for (const e of causes(error)) if (e instanceof Error && isRangeLimit(e.message)) return firstLine(e.message);
   return undefined;
 }
 
@@ -39,7 +40,7 @@ function bodyTooLarge(error: unknown): string | undefined {
 /** The range the provider suggests ("[0x…, 0x…]"), when it names one. */
 function suggestedEnd(message: string, start: bigint, end: bigint): bigint | undefined {
   const m = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message);
-  if (m === null) return undefined;
+  if (m?.[1] === undefined || m[2] === undefined) return undefined;
   const [a, b] = [BigInt(m[1]), BigInt(m[2])];
   return a === start && b >= start && b < end ? b : undefined;
 }
