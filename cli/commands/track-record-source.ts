@@ -10,6 +10,7 @@ import type { ChainContext } from "../../workflow/chain/clients.js";
 import { readCutoff, readRecordHead } from "../../workflow/chain/record.js";
 import { MAX_DOCUMENT_CHARS, verifyWindowDocument } from "../../workflow/core/record-document.js";
 import { windowHistory } from "../../workflow/core/track-record.js";
+import { createSafeHttpClient } from "../../workflow/http/client.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import type { TrackRecordSource } from "../../workflow/ports.js";
 import { CliError } from "../errors.js";
@@ -91,4 +92,32 @@ export function servedTrackRecord(
       );
     },
   };
+}
+
+/** `cresolver resolve --record-cache | --record-url`: the pipeline's track record and what to close after the run. */
+export function openResolveRecord(
+  cwdPath: (p: string) => string,
+  opts: { recordCache?: string; recordUrl?: string; allowLoopback?: boolean; allowPrivate?: boolean },
+  scope: RecordScope,
+): { source: TrackRecordSource; close(): Promise<void> } | undefined {
+  if (opts.recordCache !== undefined && opts.recordUrl !== undefined)
+    throw new CliError("pass --record-cache or --record-url, not both");
+  if (opts.recordCache !== undefined) {
+    const { index, db } = openRecordIndex(cwdPath(opts.recordCache), scope);
+    return { source: cachedTrackRecord(index, scope), close: async () => db.close() };
+  }
+  if (opts.recordUrl !== undefined) {
+    try {
+      new URL(opts.recordUrl);
+    } catch {
+      throw new CliError(`--record-url ${opts.recordUrl} is not a URL`);
+    }
+    const http = createSafeHttpClient({
+      allowLoopback: opts.allowLoopback === true,
+      allowPrivate: opts.allowPrivate === true,
+      userAgent: "cresolver-track-record",
+    });
+    return { source: servedTrackRecord(http, opts.recordUrl, scope), close: () => http.close() };
+  }
+  return undefined;
 }
