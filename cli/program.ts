@@ -16,6 +16,7 @@ import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
 import { watchCommand } from "./commands/watch.js";
+import { trackRecordCommand } from "./commands/track-record.js";
 import { DEFAULT_RPC_URL, ENV } from "./config.js";
 import { CliError } from "./errors.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
@@ -77,6 +78,7 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
     .addCommand(ownerCommand(getRuntime))
     .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
     .addCommand(watchCommand(getRuntime))
+    .addCommand(trackRecordCommand(getRuntime))
     .addCommand(daemonCommand(getRuntime))
     .addCommand(explorerCommand(getRuntime));
   configureAll(program, io);

@@ -13,6 +13,7 @@ import { runResolution, type FailedWorker } from "../workflow/pipeline/run.js";
 import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
 import { createPipelinePorts } from "../workflow/setup.js";
 import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
+import type { TrackRecordSource } from "../workflow/ports.js";
 import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
 import { CliError } from "./errors.js";
 
@@ -23,6 +24,8 @@ export interface ResolveInput {
   identity: Address;
   /** The market contract's deployment block (from the deployment file): where the track record's log scan starts. */
   fromBlock?: bigint;
+  /** The track record from an index cache file or a served document (`--record-cache`, `--record-url`). */
+  trackRecord?: TrackRecordSource;
   /** Progress lines for humans (stderr, silent with --json). */
   note: (message: string) => void;
   /** Progress of the worker calls (whom the run waits on, until when; failures): stderr, also with --json. */
@@ -87,7 +90,7 @@ export const defaultResolvePipeline: ResolvePipeline = (input) => createResolveP
 /** `defaultResolvePipeline` with other worker deadlines (tests of a hanging worker need not wait 30 s). */
 export const createResolvePipeline =
   (deadlines: ResolveDeadlines = {}): ResolvePipeline =>
-  async ({ marketId, ctx, market, identity, fromBlock, note, progress, options }) => {
+  async ({ marketId, ctx, market, identity, fromBlock, trackRecord, note, progress, options }) => {
     const { walletClient: _wallet, account: _account, ...readOnly } = ctx; // the pipeline never writes
     const { ports, close } = createPipelinePorts({
       ctx: readOnly,
@@ -99,6 +102,7 @@ export const createResolvePipeline =
       ...(fromBlock !== undefined ? { trackRecord: { fromBlock } } : {}),
       ...deadlines,
     });
+    if (trackRecord !== undefined) ports.trackRecord = trackRecord;
     try {
       note(`market ${marketId}: asking, challenging and evaluating its workers`);
       const onProgress =

@@ -14,6 +14,7 @@ import { iso } from "./market-lifecycle.js";
 import { CliError } from "../errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
 import type { Runtime } from "../runtime.js";
+import { openResolveRecord } from "./track-record-source.js";
 
 const report = z.strictObject({
   answer: z.enum(["failed", "abstained", "no", "yes"]),
@@ -102,6 +103,14 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
         .choices(["rubric", "llm"])
         .default("rubric"),
     )
+    .option(
+      "--record-cache <file>",
+      "keep the track record's index in this SQLite file (read once, then only new logs; the daemon's own format)",
+    )
+    .option(
+      "--record-url <url>",
+      "read the track record from a daemon's GET /track-record (verified against the market's cut-off on-chain)",
+    )
     .option("--bundle-out <file>", "also write the resolution bundle (canonical JSON) to this file, before proposing")
     .option(
       "--credentials-file <path>",
@@ -122,6 +131,8 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           credentialsFile?: string;
           maxBond?: string;
           trustedArbiter?: string[];
+          recordCache?: string;
+          recordUrl?: string;
         },
       ) => {
         const rt = runtime();
@@ -160,12 +171,18 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           rt.globals.market === undefined
             ? (await rt.deployment({ required: false }))?.contracts.ResolutionMarket.blockNumber
             : undefined;
+        const record = openResolveRecord((p) => resolvePath(rt.io.cwd, p), opts, {
+          ctx,
+          market,
+          fromBlock: BigInt(deployed ?? 0),
+        });
         const decision = await run({
           marketId,
           ctx,
           market,
           identity,
           ...(deployed !== undefined ? { fromBlock: BigInt(deployed) } : {}),
+          ...(record !== undefined ? { trackRecord: record.source } : {}),
           note: (m) => rt.note(m),
           progress: (m) => rt.io.stderr(`${m}\n`),
           options: {
@@ -174,7 +191,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
             evaluator: opts.evaluator,
             ...(credentials !== undefined ? { credentials } : {}),
           },
-        });
+        }).finally(() => record?.close());
         const [, agentIds] = await readMarket(ctx, market, "getWorkers", [marketId]);
         const ids = agentIds.map(String);
         const lines = workerLines(decision, ids);

@@ -17,14 +17,15 @@ import { isRangeLimit } from "./range-limit.js";
 
 export { isRangeLimit };
 
+const firstLine = (text: string): string => (text.split("\n", 1)[0] ?? "").slice(0, 300);
+
 /** The provider's own words in a viem error chain (its `details`), first line, capped. */
 export function providerMessage(error: unknown): string | undefined {
   for (const e of causes(error)) {
     const details = e instanceof BaseError ? e.details : undefined;
-    if (typeof details === "string" && details !== "") return (details.split("\n")[0] ?? "").slice(0, 300);
+    if (typeof details === "string" && details !== "") return firstLine(details);
   }
-  for (const e of causes(error))
-    if (e instanceof Error && isRangeLimit(e.message)) return (e.message.split("\n")[0] ?? "").slice(0, 300);
+  for (const e of causes(error)) if (e instanceof Error && isRangeLimit(e.message)) return firstLine(e.message);
   return undefined;
 }
 
@@ -38,9 +39,9 @@ function bodyTooLarge(error: unknown): string | undefined {
 
 /** The range the provider suggests ("[0x…, 0x…]"), when it names one. */
 function suggestedEnd(message: string, start: bigint, end: bigint): bigint | undefined {
-  const [, first, last] = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message) ?? [];
-  if (first === undefined || last === undefined) return undefined;
-  const [a, b] = [BigInt(first), BigInt(last)];
+  const m = /\[\s*(0x[0-9a-f]+|\d+)\s*,\s*(0x[0-9a-f]+|\d+)\s*\]/i.exec(message);
+  if (m?.[1] === undefined || m[2] === undefined) return undefined;
+  const [a, b] = [BigInt(m[1]), BigInt(m[2])];
   return a === start && b >= start && b < end ? b : undefined;
 }
 
@@ -140,6 +141,8 @@ export async function* scanContractLogs(
   let span = chunk;
   // Never grow back past a span the provider refused (a range cap stays a cap; a result cap is per region).
   let ceiling = chunk;
+  // The widest span answered: growing back toward the ceiling is a binary search between the two, not a walk.
+  let good = 0n;
   let start = from;
   while (start <= to) {
     let end = start + span - 1n < to ? start + span - 1n : to;
@@ -171,12 +174,18 @@ export async function* scanContractLogs(
           );
         const refused = end - start + 1n;
         if (refused - 1n < ceiling) ceiling = refused - 1n;
-        end = suggestedEnd(said, start, end) ?? start + (end - start) / 2n;
+        end =
+          suggestedEnd(said, start, end) ??
+          (good > 0n && good < refused ? start + good - 1n : start + (end - start) / 2n);
         span = end - start + 1n;
       }
     }
     yield { fromBlock: start, toBlock: end, logs };
+    if (end - start + 1n > good) good = end - start + 1n;
     start = end + 1n;
-    if (span < ceiling) span = span * 2n < ceiling ? span * 2n : ceiling;
+    if (span < ceiling) {
+      const halfway = good < ceiling ? good + (ceiling - good + 1n) / 2n : ceiling;
+      span = [span * 2n, ceiling, halfway].reduce((a, b) => (b < a ? b : a));
+    }
   }
 }

@@ -4,9 +4,8 @@
  * transactions. Entries come from test/ts/core/record-fixtures.ts.
  */
 import { network } from "hardhat";
-import type { Address, Hex, PublicClient, WalletClient } from "viem";
+import { type Address, type Hex, parseAbi, type PublicClient, type WalletClient } from "viem";
 import type { RecordEntry } from "../../../../workflow/core/track-record.js";
-import { recordAbi } from "../../../../workflow/chain/record.js";
 import { entries as fixtureEntries } from "../../core/record-fixtures.js";
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
@@ -96,6 +95,14 @@ export async function deployRecordChain(): Promise<RecordChain> {
   };
   return chain;
 }
+
+/** The market's record event and view (docs/RECORDS.md §3), as RecordChainProbe has them. */
+const recordAbi = parseAbi([
+  "struct SeatRecord { uint256 agentId; uint8 answer; uint16 confidenceBps; bool signed; }",
+  "struct RecordEntry { uint8 status; bool outcome; bool disputed; address arbiter; address creator; uint256 value; SeatRecord[] seats; }",
+  "event MarketRecorded(uint256 indexed marketId, uint256 indexed index, bytes32 head, RecordEntry entry)",
+  "function recordHead() view returns (uint256 count, bytes32 head)",
+]);
 
 const probeAbi = [
   ...recordAbi,
