@@ -156,7 +156,8 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
   );
   argv.forEach((arg, i) => {
     for (const flag of ["--private-key", "--wallet-key"]) {
-      if (arg === flag && argv[i + 1]) secrets.push(argv[i + 1]);
+      const next = argv[i + 1];
+      if (arg === flag && next) secrets.push(next);
       if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });

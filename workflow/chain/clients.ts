@@ -262,7 +262,7 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
         : error instanceof BaseError
           ? error.shortMessage
           : error instanceof Error
-            ? error.message.split("\n")[0]
+            ? (error.message.split("\n")[0] ?? "")
             : String(error);
     const where = redactUrl(options.rpcUrl);
     // A deadline message names the endpoint itself.
