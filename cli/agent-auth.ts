@@ -12,14 +12,10 @@ import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type KeyObject } from "jose";
 import { createJoseSigner, type AgoraSigningAlg, type AgoraTokenSigner } from "../protocols/agora/jwt.js";
 import type { AgentAuth } from "../protocols/agent-types.js";
+import { AGENT_ENV } from "./env.js";
 import { CliError } from "./errors.js";
 
-export const AGENT_ENV = {
-  bearerToken: "CRESOLVER_AGENT_BEARER_TOKEN",
-  hmacSecret: "CRESOLVER_AGENT_HMAC_SECRET",
-  /** The key the agent signs its cresolver answers with (its ERC-8004 agentWallet or owner). */
-  signingKey: "CRESOLVER_AGENT_SIGNING_KEY",
-} as const;
+export { AGENT_ENV, agentSecretsInEnv } from "./env.js";
 
 /** The flag that supplies each AgentAuth part (for error messages). */
 export const AUTH_FLAG: Record<keyof AgentAuth, string> = {
@@ -81,19 +77,6 @@ export function readSigningKey(env: Record<string, string | undefined>, flags: S
       `${flags.signingKeyEnv ?? AGENT_ENV.signingKey} must hold a 32-byte private key (64 hex digits, 0x optional)`,
     );
   return hex as `0x${string}`;
-}
-
-/** Values of the secret variables a command line would read, for scrubbing output. */
-export function agentSecretsInEnv(argv: string[], env: Record<string, string | undefined>): string[] {
-  const names: string[] = [AGENT_ENV.bearerToken, AGENT_ENV.hmacSecret, AGENT_ENV.signingKey];
-  argv.forEach((arg, i) => {
-    const next = argv[i + 1];
-    for (const flag of ["--bearer-token-env", "--hmac-secret-env", "--signing-key-env"]) {
-      if (arg === flag && next) names.push(next);
-      if (arg.startsWith(`${flag}=`)) names.push(arg.slice(flag.length + 1));
-    }
-  });
-  return names.map((n) => env[n]).filter((v): v is string => typeof v === "string" && v !== "");
 }
 
 export function parseAgentIdFlag(value: string | undefined): string | undefined {

@@ -6,17 +6,11 @@ import { readFileSync } from "node:fs";
 import { isAddress, getAddress, parseEther, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
+import { DEFAULT_RPC_URL } from "./env.js";
 import { CliError } from "./errors.js";
 
 /** Environment variables the CLI reads (flags win). */
-export const ENV = {
-  rpcUrl: "RPC_URL",
-  privateKey: "PRIVATE_KEY",
-  deployment: "CRESOLVER_DEPLOYMENT",
-  walletKey: "AGENT_WALLET_KEY",
-} as const;
-
-export const DEFAULT_RPC_URL = "http://127.0.0.1:8545";
+export { DEFAULT_RPC_URL, ENV } from "./env.js";
 
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);

@@ -4,31 +4,63 @@
  * errors to stderr; an error is one line `error: …`.
  */
 import { Command, CommanderError, Option } from "commander";
-import { ChainError } from "../workflow/chain/errors.js";
-import { agentSecretsInEnv } from "./agent-auth.js";
-import { agentCommand } from "./commands/agent.js";
-import { betCommand } from "./commands/bet.js";
-import { daemonCommand } from "./commands/daemon.js";
-import { deployCommand } from "./commands/deploy.js";
-import { explorerCommand } from "./commands/explorer.js";
-import { owedCommand } from "./commands/inspect.js";
-import { ownerCommand } from "./commands/owner.js";
-import { marketCommand } from "./commands/market.js";
-import { resolveCommand } from "./commands/resolve.js";
-import { watchCommand } from "./commands/watch.js";
-import { trackRecordCommand } from "./commands/track-record.js";
-import { DEFAULT_RPC_URL, ENV } from "./config.js";
+import { commandFromShape, readCommandTree, type CommandTree } from "./command-tree.js";
+import { agentSecretsInEnv, DEFAULT_RPC_URL, ENV } from "./env.js";
 import { CliError } from "./errors.js";
+import { COMMANDS, type CommandContext } from "./registry.js";
 import type { ResolvePipeline } from "./resolve-pipeline.js";
-import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import type { GlobalOptions, Io, Runtime } from "./runtime.js";
 import { redactSecrets } from "../workflow/util/redact.js";
 import { VERSION } from "./version.js";
 
 export { VERSION };
 
 export interface ProgramOptions {
-  /** The resolution workflow used by `resolve` (default: not wired, `--plan` only). */
+  /** The resolution workflow used by `resolve` (default: the real pipeline). */
   resolvePipeline?: ResolvePipeline;
+  /**
+   * The description of every command that answers help and stands in for the commands that do not run (default:
+   * dist/cli/command-tree.json next to the built CLI; null: none, every command module is loaded).
+   */
+  commandTree?: CommandTree | null;
+}
+
+/** The built CLI's command description (absent in a source checkout: then every command module is loaded). */
+const BUILT_TREE = new URL("./command-tree.json", import.meta.url);
+
+/** The top-level command `argv` names (after the global options), and whether it only asks for help. */
+export function commandWord(
+  argv: readonly string[],
+  program: Command,
+): { name: string; helpOnly: boolean } | undefined {
+  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
+  let i = 0;
+  while (i < argv.length) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") return undefined;
+    if (!arg.startsWith("-")) break;
+    i += takesValue.has(arg) ? 2 : 1;
+  }
+  let name = argv[i];
+  if (name === undefined) return undefined;
+  if (name === "help") {
+    name = argv[i + 1];
+    return name === undefined || name.startsWith("-") ? undefined : { name, helpOnly: true };
+  }
+  const rest = argv.slice(i + 1);
+  const end = rest.indexOf("--");
+  const helpOnly = (end === -1 ? rest : rest.slice(0, end)).some((a) => a === "--help" || a === "-h");
+  return { name, helpOnly };
+}
+
+/** Stand-ins answer help only; running one would be a silent no-op, so each leaf refuses instead. */
+function refuseToRun(cmd: Command): Command {
+  if (cmd.commands.length === 0)
+    cmd.action(() => {
+      throw new CliError(`internal error: \`${cmd.name()}\` was not loaded; please report this`, 1);
+    });
+  for (const sub of cmd.commands) refuseToRun(sub);
+  return cmd;
 }
 
 function configureAll(cmd: Command, io: Io): void {
@@ -42,10 +74,20 @@ function configureAll(cmd: Command, io: Io): void {
   for (const sub of cmd.commands) configureAll(sub, io);
 }
 
-export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
+/**
+ * The command tree. With `argv`, only the command it runs is loaded (the others, and the one whose help is asked
+ * for, come from the command description when there is one); without, every command module is loaded.
+ */
+export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: readonly string[]): Promise<Command> {
   const program = new Command("cresolver");
   let runtime: Runtime | undefined;
-  const getRuntime = () => (runtime ??= new Runtime(io, program.opts<GlobalOptions>()));
+  // runtime.ts brings viem and the chain layer: loaded (below) only when a command module is.
+  let RuntimeClass: typeof Runtime | undefined;
+  const getRuntime = (): Runtime => {
+    if (RuntimeClass === undefined) throw new CliError("internal error: the runtime was not loaded", 1);
+    runtime ??= new RuntimeClass(io, program.opts<GlobalOptions>());
+    return runtime;
+  };
   program
     .description("Resolve prediction markets with ERC-8004 AI worker agents and settle the result on-chain.")
     .version(VERSION, "-V, --version")
@@ -69,18 +111,34 @@ export function buildProgram(io: Io, options: ProgramOptions = {}): Command {
         "IdentityRegistry address (overrides the deployment file; for deploy: an existing registry, with --reputation)",
       ),
     )
-    .option("--json", "print one JSON object on stdout (progress and errors go to stderr)")
-    .addCommand(deployCommand(getRuntime))
-    .addCommand(agentCommand(getRuntime))
-    .addCommand(marketCommand(getRuntime))
-    .addCommand(betCommand(getRuntime))
-    .addCommand(owedCommand(getRuntime))
-    .addCommand(ownerCommand(getRuntime))
-    .addCommand(resolveCommand(getRuntime, options.resolvePipeline))
-    .addCommand(watchCommand(getRuntime))
-    .addCommand(trackRecordCommand(getRuntime))
-    .addCommand(daemonCommand(getRuntime))
-    .addCommand(explorerCommand(getRuntime));
+    .addOption(
+      new Option(
+        "--rpc-timeout <seconds>",
+        `how long one RPC request may take, retries included, before the command says what it waited on (env ${ENV.rpcTimeout}; default 30)`,
+      ),
+    )
+    .option("--json", "print one JSON object on stdout (progress and errors go to stderr)");
+  const context: CommandContext = {
+    runtime: getRuntime,
+    ...(options.resolvePipeline ? { resolvePipeline: options.resolvePipeline } : {}),
+  };
+  const tree =
+    argv === undefined
+      ? undefined
+      : options.commandTree === undefined
+        ? readCommandTree(BUILT_TREE)
+        : (options.commandTree ?? undefined);
+  const target = argv !== undefined && tree !== undefined ? commandWord(argv, program) : undefined;
+  for (const [name, load] of COMMANDS) {
+    const shape = tree?.commands.find((c) => c.name === name);
+    const runs = target?.name === name && !target.helpOnly;
+    if (shape !== undefined && !runs) {
+      program.addCommand(refuseToRun(commandFromShape(shape)));
+      continue;
+    }
+    RuntimeClass ??= (await import("./runtime.js")).Runtime;
+    program.addCommand(await load(context));
+  }
   configureAll(program, io);
   return program;
 }
@@ -115,8 +173,8 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
     stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
   };
-  const program = buildProgram(safeIo, options);
   try {
+    const program = await buildProgram(safeIo, options, argv);
     await program.parseAsync(argv, { from: "user" });
     return 0;
   } catch (error) {
@@ -130,7 +188,7 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     if (error instanceof CliError) {
       message = error.message;
       code = error.exitCode;
-    } else if (error instanceof ChainError) {
+    } else if (error instanceof (await import("../workflow/chain/errors.js")).ChainError) {
       message = error.message;
       code = error.kind === "precondition" ? 2 : 1;
     } else {

@@ -34,6 +34,18 @@ export interface GlobalOptions {
   market?: string;
   identity?: string;
   json?: boolean;
+  rpcTimeout?: string;
+}
+
+/** Seconds one RPC request may take, retries included, unless --rpc-timeout / CRESOLVER_RPC_TIMEOUT say otherwise. */
+export const DEFAULT_RPC_TIMEOUT_S = 30;
+
+/** `--rpc-timeout` (or its variable) in ms: whole seconds, 1 to 3600. */
+export function parseRpcTimeout(value: string | undefined, what = "--rpc-timeout"): number {
+  if (value === undefined || value === "") return DEFAULT_RPC_TIMEOUT_S * 1_000;
+  if (!/^[0-9]{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 3_600)
+    throw new CliError(`${what} must be whole seconds from 1 to 3600, got "${value.slice(0, 20)}"`);
+  return Number(value) * 1_000;
 }
 
 /** JSON with bigints as decimal strings. */
@@ -56,6 +68,13 @@ export class Runtime {
   /** Validated on first use, so commands that need no chain (agent serve) ignore a bad RPC_URL. */
   get rpcUrl(): string {
     return parseRpcUrl(this.globals.rpcUrl ?? this.io.env[ENV.rpcUrl]);
+  }
+
+  /** How long one RPC request may take, retries included (--rpc-timeout, CRESOLVER_RPC_TIMEOUT; default 30 s). */
+  get rpcTimeoutMs(): number {
+    return this.globals.rpcTimeout !== undefined
+      ? parseRpcTimeout(this.globals.rpcTimeout)
+      : parseRpcTimeout(this.io.env[ENV.rpcTimeout], ENV.rpcTimeout);
   }
 
   get privateKey(): Hex | undefined {
@@ -83,7 +102,8 @@ export class Runtime {
     if (!this.chainPromise) {
       const rpcUrl = this.rpcUrl;
       const privateKey = this.privateKey;
-      this.chainPromise = connect({ rpcUrl, ...(privateKey ? { privateKey } : {}) });
+      const deadlineMs = this.rpcTimeoutMs;
+      this.chainPromise = connect({ rpcUrl, ...(privateKey ? { privateKey } : {}), retry: { deadlineMs } });
     }
     return this.chainPromise;
   }

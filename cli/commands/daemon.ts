@@ -41,6 +41,8 @@ interface DaemonOpts {
   allowPrivate?: boolean;
   logLevel: LogLevel;
   publicUrl?: string;
+  /** false only with an explicit --no-publish. */
+  publish: boolean;
   onDispute: "escalate" | "concede";
   resetDb?: boolean;
   watch?: boolean;
@@ -108,7 +110,11 @@ export function daemonCommand(runtime: () => Runtime): Command {
     .addOption(new Option("--log-level <level>", "log level").choices([...LOG_LEVELS]).default("info"))
     .option(
       "--public-url <url>",
-      "public base URL of the API: proposals carry <url>/bundles/<hash>.json as their bundle URI (default: empty URI)",
+      "public base URL of the API: proposals (and ERC-8004 feedback) carry <url>/bundles/<hash>.json as their bundle URI; required on a public chain unless --no-publish",
+    )
+    .option(
+      "--no-publish",
+      "run without publishing bundles (empty bundle URIs: nobody else can fetch or verify a trace); without it a public chain needs --public-url",
     )
     .addOption(
       new Option("--on-dispute <policy>", "when one of our proposals is disputed")
@@ -165,6 +171,15 @@ export function daemonCommand(runtime: () => Runtime): Command {
         rt.io.stderr(
           `warning: no --start-block: the first start scans chain ${ctx.chainId} from block 0 (give the market's deployment block)\n`,
         );
+      }
+      if (opts.publicUrl === undefined && opts.publish) {
+        const unpublished =
+          "without --public-url the bundles are not published: proposals and ERC-8004 feedback carry an empty bundle URI, so nobody else can fetch or verify a trace";
+        if (!LOCAL_CHAIN_IDS.has(ctx.chainId))
+          throw new CliError(
+            `chain ${ctx.chainId}: ${unpublished}; give --public-url https://<host> (see docs/DEPLOY.md) or --no-publish`,
+          );
+        rt.io.stderr(`warning: ${unpublished} (local chain; --no-publish silences this)\n`);
       }
       await requireResolverKey(ctx, market);
 

@@ -14,6 +14,7 @@ import {
   cancelRequestedAt,
   cancelStale,
   dispute,
+  feedbackPending as feedbackPendingOf,
   finalize,
   getDefaults,
   governanceOf,
@@ -22,6 +23,7 @@ import {
   requestCancel,
   retryFeedback,
 } from "../../workflow/chain/lifecycle.js";
+import { readMarketStatus } from "../../workflow/chain/snapshot.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
 import { parseIntIn, parseUint } from "../config.js";
 import type { Runtime } from "../runtime.js";
@@ -84,10 +86,13 @@ function voteCmd(runtime: () => Runtime): Command {
       const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const r = await committeeVote(ctx, market, marketId, opts.verdict);
-      rt.emit(
-        { marketId, verdict: opts.verdict, ...r },
-        `voted ${VERDICT_TEXT[opts.verdict]} on market ${marketId} (committee ${r.arbiter}, threshold ${r.threshold}); the market is now ${r.status}\n  tx ${r.txHash}`,
-      );
+      const verdict = VERDICT_TEXT[opts.verdict];
+      const tally = `${r.votesFor} of ${r.threshold} votes for ${verdict} (committee ${r.arbiter}: ${r.members} members, ${r.threshold} needed)`;
+      const outcome =
+        r.status === "Disputed"
+          ? `market ${marketId} stays Disputed until ${r.threshold} members vote the same verdict`
+          : `the committee ruled ${verdict}: market ${marketId} is now ${r.status}`;
+      rt.emit({ marketId, verdict: opts.verdict, ...r }, `voted ${verdict}: ${tally}; ${outcome}\n  tx ${r.txHash}`);
     });
 }
 
@@ -101,6 +106,15 @@ function finalizeCmd(runtime: () => Runtime): Command {
       const rt = runtime();
       const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
+      const now = await readMarketStatus(ctx, market, marketId);
+      if (now.statusName === "Resolved" || now.statusName === "Invalid" || now.statusName === "Cancelled") {
+        // The goal is met (the daemon or someone else finalized it): nothing to send.
+        rt.emit(
+          { marketId, status: now.statusName, alreadyFinal: true },
+          `market ${marketId} is already final (${now.statusName}): nothing sent; \`market show ${marketId}\` has the results`,
+        );
+        return;
+      }
       const r = await finalize(ctx, market, marketId);
       const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
       const tail =
@@ -159,6 +173,19 @@ function publishCmd(runtime: () => Runtime): Command {
       const marketId = parseUint(marketIdArg, "marketId");
       const max = parseIntIn(opts.max, "--max", 1, 100);
       const { market, ctx } = await rt.marketSigner();
+      const pending = await feedbackPendingOf(ctx, market, marketId);
+      if (pending === 0n) {
+        // Nothing pending: every ERC-8004 record of the market is written (or the market is not final yet).
+        const { statusName } = await readMarketStatus(ctx, market, marketId);
+        const final = statusName === "Resolved" || statusName === "Invalid";
+        rt.emit(
+          { marketId, published: 0n, pending: 0n, status: statusName },
+          final
+            ? `market ${marketId}: no ERC-8004 feedback pending, every record is written; nothing sent`
+            : `market ${marketId} is ${statusName}: its feedback is written when it is finalized; nothing sent`,
+        );
+        return;
+      }
       const r = await publishFeedback(ctx, market, marketId, max);
       rt.emit(
         { marketId, ...r },

@@ -47,6 +47,11 @@ export interface RetryOptions {
   maxDelayMs?: number;
   /** Per-attempt timeout in ms (default 30000). */
   timeoutMs?: number;
+  /**
+   * Time one request may take in all, retries and pauses included (default: none). Past it the request fails with
+   * a ChainError naming the endpoint and the JSON-RPC method it waited on.
+   */
+  deadlineMs?: number;
   /** Observer for each retry (tests, logs). Never given request bodies. */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number }) => void;
 }
@@ -87,10 +92,17 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
   const base = options.baseDelayMs ?? 200;
   const cap = options.maxDelayMs ?? 3_000;
   const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadlineMs = options.deadlineMs;
 
   return async (input, init) => {
     const body = parseBody(init);
     const single = Array.isArray(body) ? undefined : body;
+    const deadline = deadlineMs !== undefined ? AbortSignal.timeout(deadlineMs) : undefined;
+    const overdue = () =>
+      new ChainError(
+        "rpc",
+        `no answer from the RPC endpoint ${redactUrl(String(input instanceof Request ? input.url : input))} to ${single?.method ?? "a batch request"} within ${Math.round((deadlineMs ?? 0) / 100) / 10} s (--rpc-timeout)`,
+      );
     const rawTx =
       single?.method === "eth_sendRawTransaction" && typeof single.params?.[0] === "string"
         ? (single.params[0] as Hex)
@@ -101,12 +113,12 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
     async function once(): Promise<Response> {
       let response: Response;
       try {
-        const signal = init?.signal
-          ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs);
-        response = await inner(input, { ...init, signal });
+        const signals = [AbortSignal.timeout(timeoutMs), ...(deadline ? [deadline] : [])];
+        if (init?.signal) signals.push(init.signal);
+        response = await inner(input, { ...init, signal: AbortSignal.any(signals) });
       } catch (error) {
         if (init?.signal?.aborted) throw error;
+        if (deadline?.aborted) throw overdue();
         const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
         // Refused connections never reached the node; anything else might have.
         if (cause?.code !== "ECONNREFUSED") ambiguous = true;
@@ -172,10 +184,12 @@ export function createRetryingFetch(options: RetryOptions = {}, inner: FetchFn =
         attempts: retries + 1,
         delayMs: { baseMs: base, maxMs: cap },
         retryable: (error) => error instanceof TransientRpcFailure,
+        ...(deadline ? { signal: deadline } : {}),
         onRetry: ({ attempt, error, delayMs }) =>
           options.onRetry?.({ attempt, reason: (error as TransientRpcFailure).reason, delayMs }),
       });
     } catch (error) {
+      if (deadline?.aborted && !(error instanceof ChainError)) throw overdue();
       if (error instanceof TransientRpcFailure)
         throw new ChainError("rpc", `RPC request failed after ${retries + 1} attempts (${error.reason})`);
       throw error;
@@ -248,11 +262,12 @@ export async function connect(options: ConnectOptions): Promise<ChainContext> {
         : error instanceof BaseError
           ? error.shortMessage
           : error instanceof Error
-            ? error.message.split("\n")[0]
+            ? (error.message.split("\n")[0] ?? "")
             : String(error);
-    throw new ChainError("rpc", `cannot reach the RPC endpoint ${redactUrl(options.rpcUrl)}: ${detail}`, {
-      cause: error,
-    });
+    const where = redactUrl(options.rpcUrl);
+    // A deadline message names the endpoint itself.
+    const head = detail.includes(where) ? "cannot reach the RPC endpoint" : `cannot reach the RPC endpoint ${where}`;
+    throw new ChainError("rpc", `${head}: ${detail}`, { cause: error });
   }
   if (options.expectedChainId !== undefined && options.expectedChainId !== chainId) {
     throw new ChainError(

@@ -21,7 +21,17 @@ export async function committeeVote(
   market: Address,
   marketId: bigint,
   verdict: VerdictKind,
-): Promise<{ txHash: Hex; blockNumber: bigint; arbiter: Address; status: string; threshold: bigint }> {
+): Promise<{
+  txHash: Hex;
+  blockNumber: bigint;
+  arbiter: Address;
+  status: string;
+  threshold: bigint;
+  /** Votes for `verdict` after ours (k of `threshold`). */
+  votesFor: number;
+  /** Committee members (m). */
+  members: number;
+}> {
   const { account } = requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Disputed"], "only a disputed market is voted on");
   const { arbiter } = await getMarketConfig(ctx, market, marketId);
@@ -59,6 +69,18 @@ export async function committeeVote(
     args: [market, marketId, VERDICT_CODE[verdict]],
     label: "CommitteeArbiter.vote",
   });
-  const after = await readMarketStatus(ctx, market, marketId);
-  return { txHash: hash, blockNumber: receipt.blockNumber, arbiter, status: after.statusName, threshold };
+  const [after, tally, members] = await Promise.all([
+    readMarketStatus(ctx, market, marketId),
+    readArbiter("getCase", [market, marketId]),
+    readArbiter("getMembers", []),
+  ]);
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    arbiter,
+    status: after.statusName,
+    threshold,
+    votesFor: tally.votes[VERDICT_CODE[verdict]] ?? 0,
+    members: members.length,
+  };
 }

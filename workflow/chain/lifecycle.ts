@@ -321,7 +321,8 @@ async function feedbackGas(ctx: ChainContext, label: string, seats: number): Pro
     cappedGas(label, estimate, withHeadroom(estimate) + (seats > 0 ? FEEDBACK_SEAT_MIN_GAS : 0n), ceiling);
 }
 
-async function feedbackPending(
+/** Seats of a finalized market whose ERC-8004 records are not written yet (0 before finalization). */
+export async function feedbackPending(
   ctx: ChainContext,
   market: Address,
   marketId: bigint,

@@ -53,7 +53,7 @@ afterAll(async () => h?.close());
 
 describe("help", () => {
   it("every command has --help (exit 0, usage on stdout)", async () => {
-    const program = buildProgram({ stdout: () => undefined, stderr: () => undefined, env: {}, cwd: dir });
+    const program = await buildProgram({ stdout: () => undefined, stderr: () => undefined, env: {}, cwd: dir });
     const paths: string[][] = [[]];
     const walk = (cmd: typeof program, prefix: string[]) => {
       for (const sub of cmd.commands) {

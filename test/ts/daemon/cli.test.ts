@@ -4,6 +4,8 @@
  * with SIGTERM (exit 0). Plus the credentials-file policy, in process.
  */
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -286,16 +288,48 @@ describe("cresolver daemon: bad input is one line on stderr and exit 2, before a
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
+  it("refuses a public chain without --public-url unless --no-publish is explicit (bundles are published by default)", async () => {
+    // A loopback JSON-RPC endpoint that says it is Sepolia; nothing is sent to it.
+    const methods: string[] = [];
+    const server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        methods.push(method);
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ jsonrpc: "2.0", id, result: method === "eth_chainId" ? "0xaa36a7" : "0x0" }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const args = ["--market", chain.market, "daemon", "--db", join(dir, "public.sqlite"), "--start-block", "0"];
+      const r = await runIn(args, { RPC_URL: url, PRIVATE_KEY: chain.resolverKey });
+      expect(r).toMatchObject({ code: 2, stdout: "" });
+      expect(r.stderr).toMatch(
+        /^error: chain 11155111: without --public-url the bundles are not published: .*give --public-url https:\/\/<host> \(see docs\/DEPLOY\.md\) or --no-publish\n$/,
+      );
+      expect(methods).not.toContain("eth_sendRawTransaction");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("refuses a database bound to another chain in one line naming --reset-db (issue 13.5)", async () => {
     const { Store } = await import("../../../daemon/store.js");
     const p = join(dir, "other-chain.sqlite");
     const s = new Store(p);
     s.bind({ chainId: 1, genesisHash: `0x${"11".repeat(32)}`, markets: [chain.market] }, false);
     s.close();
-    const r = await runIn(["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0"], {
-      RPC_URL: chain.rpcUrl,
-      PRIVATE_KEY: chain.resolverKey,
-    });
+    const r = await runIn(
+      ["--market", chain.market, "daemon", "--db", p, "--api-port", "0", "--confirmations", "0", "--no-publish"],
+      {
+        RPC_URL: chain.rpcUrl,
+        PRIVATE_KEY: chain.resolverKey,
+      },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /^error: database .*other-chain\.sqlite cannot be used: it belongs to chain id 1, the RPC is on chain id 31337; .*--reset-db\)\n$/,
