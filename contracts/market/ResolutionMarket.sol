@@ -155,8 +155,12 @@ contract ResolutionMarket is MarketSettlement {
         string calldata bundleURI
     ) external payable nonReentrant {
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
-        if (!isResolverFor(msg.sender, marketId)) revert NotResolver(msg.sender, marketId);
-        uint256 bond = _configs[marketId].bond;
+        Config storage c = _configs[marketId];
+        // No owner stall: once the grace period is over, anyone may propose (bonded, same dispute path).
+        if (!isResolverFor(msg.sender, marketId) && block.timestamp < uint256(m.requestedAt) + c.gracePeriod) {
+            revert NotResolver(msg.sender, marketId);
+        }
+        uint256 bond = c.bond;
         if (msg.value != bond) revert WrongBond(msg.value, bond);
         uint256 n = m.workerCount;
         if (reports.length != n) revert ReportsLengthMismatch(n, reports.length);

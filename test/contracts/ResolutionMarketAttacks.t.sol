@@ -98,7 +98,8 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         vm.prank(rogue);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, rogue, id));
         market.proposeResolution{value: BOND}(id, V_YES, _uniform(2, YES), HASH, URI);
-        vm.warp(block.timestamp + 30 days);
+        // Still refused at the last second of the grace period (afterwards anyone may propose, bonded: no owner stall).
+        vm.warp(uint256(market.getMarket(id).requestedAt) + market.getMarketConfig(id).gracePeriod - 1);
         vm.prank(rogue);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, rogue, id));
         market.proposeResolution{value: BOND}(id, V_YES, _uniform(2, YES), HASH, URI);
