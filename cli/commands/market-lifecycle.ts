@@ -5,7 +5,7 @@
 import { resolve as resolvePath } from "node:path";
 import { Command, Option } from "commander";
 import { formatEther, getAddress, type Address } from "viem";
-import { marketGovernanceAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { marketGovernanceAbi, marketReputationAbi, reputationRegistryAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { committeeVote } from "../../workflow/chain/committee.js";
@@ -117,9 +117,10 @@ function show(runtime: () => Runtime): Command {
         // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
         const refusedSeats: number[] = [];
         if (s.statusName === "Resolved") {
+          const writer = await feedbackClientOf(ctx, market);
           const { results: pending } = await readMany(
             ctx,
-            s.workers.map((_, i) => viewCall(market, resolutionMarketAbi, "pendingFeedback", [marketId, BigInt(i)])),
+            s.workers.map((_, i) => viewCall(writer, marketReputationAbi, "pendingFeedback", [marketId, BigInt(i)])),
             s.blockNumber,
           );
           pending.forEach((r, i) => {

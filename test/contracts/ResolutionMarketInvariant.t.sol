@@ -170,8 +170,8 @@ contract MarketHandler is TestBase {
     function feedback(uint256 marketSeed, uint256 k) external {
         (uint256 id, bool ok) = _pick(marketSeed);
         if (!ok) return;
-        try market.publishFeedback(id, k % 20) {} catch {}
-        try market.retryFeedback(id, k % 8) {} catch {}
+        try market.reputation().publishFeedback(id, k % 20) {} catch {}
+        try market.reputation().retryFeedback(id, k % 8) {} catch {}
     }
 
     function withdraw(uint256 actorSeed) external {
