@@ -13,7 +13,7 @@ import {
   finalize as finalizeMarket,
   getMarketConfig,
   publishFeedback as publishMarketFeedback,
-  readMarket,
+  readWriter,
 } from "../workflow/chain/lifecycle.js";
 import { currencyBalance, disputeAssertion, getAssertion, type UmaStack } from "../workflow/chain/uma.js";
 import type { WorkerRecord, WorkerReport } from "../workflow/core/types.js";
@@ -245,7 +245,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     },
 
     async publishFeedback(marketId) {
-      const [, before] = await readMarket(ctx, market, "feedbackStatus", [marketId]);
+      const [, before] = await readWriter(ctx, market, "feedbackStatus", [marketId]);
       if (before === 0n) return { published: 0, pending: 0 };
       const r = await publishMarketFeedback(ctx, market, marketId, FEEDBACK_BATCH);
       // Progress as the chain counts it (a simulation's return value can differ from what the mined batch did).

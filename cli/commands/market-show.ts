@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from "node:path";
 import { Command } from "commander";
 import { formatEther } from "viem";
-import { reputationRegistryAbi, resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { marketReputationAbi, reputationRegistryAbi } from "../../workflow/chain/abis.js";
 import { admissionRule } from "../../workflow/chain/actions.js";
 import {
   cancelRequestedAt,
@@ -75,9 +75,10 @@ export function showCmd(runtime: () => Runtime): Command {
         // Seats whose records the registry refused (e.g. the agent made the market its operator): retry-feedback.
         const refusedSeats: number[] = [];
         if (s.statusName === "Resolved") {
+          const writer = await feedbackClientOf(ctx, market);
           const { results: pending } = await readMany(
             ctx,
-            s.workers.map((_, i) => viewCall(market, resolutionMarketAbi, "pendingFeedback", [marketId, BigInt(i)])),
+            s.workers.map((_, i) => viewCall(writer, marketReputationAbi, "pendingFeedback", [marketId, BigInt(i)])),
             s.blockNumber,
           );
           pending.forEach((r, i) => {

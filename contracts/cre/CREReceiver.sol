@@ -16,7 +16,8 @@ import {ICREReceiver} from "./interfaces/ICREReceiver.sol";
 ///         `proposeResolution` with the market's bond paid from its own ETH float. It must be an active
 ///         resolver of the market. It refuses (reverts, nothing paid) a market whose bond exceeds {maxBond} or
 ///         whose arbiter is not on the market's deployment allow-list (`governance().isArbiterAllowed`), so a
-///         creator cannot bond the float to a judge it picked. Won or returned bonds come back as market credits ({pullMarketCredits}).
+///         creator cannot bond the float to a judge it picked. Won or returned bonds come back as market credits
+///         ({pullMarketCredits}).
 /// @dev Metadata: the KeystoneForwarder passes `abi.encodePacked(bytes32 workflowId, bytes10 workflowName,
 ///      address workflowOwner, bytes2 reportId)`; we read the first 62 bytes and ignore the rest.
 ///      `workflowName` is CRE's 10-byte encoding of the name, configured exactly as it appears in metadata.

@@ -10,7 +10,11 @@ import {IValidationRegistry} from "./interfaces/IValidationRegistry.sol";
 ///         by a caller-chosen `requestHash`; the validator answers with a score from 0 to 100, and may answer again.
 /// @dev ABI-compatible with the canonical ERC-8004 v2.0.0 ValidationRegistry without its proxy/ownership plumbing;
 ///      the identity registry is fixed at construction instead of in `initialize`. Reference quirks kept:
-///      - request hashes are global: a hash can be requested once, by any agent, and is never freed;
+///      - request hashes are global: a hash can be requested once, by any agent, and is never freed. Squatting a
+///        pending hash (copying it from the mempool) is therefore possible, as in the canonical registry; it is
+///        kept for ABI and behaviour parity. It only blocks that hash, recorded under the squatter's own agent
+///        and validator: requesters bind the hash to their agent (keccak256 of agentId, content and a salt),
+///        readers check the binding, and a victim re-requests with a new salt. The markets do not use it;
 ///      - the validator may respond any number of times; each response overwrites the previous one;
 ///      - a pending request reads as response 0 with an empty tag (`getValidationStatus` does not say "pending");
 ///        only responded requests count in `getSummary`, where an empty validator list means "all validators",

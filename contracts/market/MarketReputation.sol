@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
 import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
@@ -9,55 +11,122 @@ import {SettlementMath} from "./libraries/SettlementMath.sol";
 import {ReputationFeedback} from "./ReputationFeedback.sol";
 
 /// @title ERC-8004 feedback writer and per-agent reputation book of one resolution market
-/// @notice Deployed by its market's constructor (`market` = the deployer), the only account that may write.
+/// @notice Deployed by its market's constructor (`market` = the deployer), the only account that may `settle`.
 ///         It is the ERC-8004 client of the market's records. It decides nothing: the market computes every value
-///         and keeps which records are pending; this contract makes the capped calls, reports which failed, and
-///         keeps the per-agent averages that TrackRecord admission and `getReputation` read. Holds no ETH.
-contract MarketReputation is IMarketReputation, ReputationFeedback {
+///         (at `settle`; later from the seats as stored, `IResolutionMarket.seatWords`); this contract makes the capped
+///         calls, keeps which records are pending and how far the records of each market got, runs the
+///         permissionless `publishFeedback` / `retryFeedback`, and keeps the per-agent averages that TrackRecord
+///         admission and `getReputation` read. Holds no ETH.
+contract MarketReputation is IMarketReputation, ReputationFeedback, ReentrancyGuardTransient {
     using SettlementMath for uint256;
+
+    /// @dev `publishFeedback` batch cap: at most the market's seat cap (2 pending bits per seat fit one word).
+    uint256 private constant MAX_PUBLISH_SEATS = 128;
 
     /// @inheritdoc IMarketReputation
     address public immutable market;
 
     /// @dev Packed reputation accumulator per agent (SettlementMath).
     mapping(uint256 agentId => uint256) internal _book;
+    /// @dev `cursor | total << 8` while seats of a Resolved market still wait for `publishFeedback`, else 0
+    ///      (written only for markets with more than the inline seats: no storage cost for the others).
+    mapping(uint256 marketId => uint256) internal _progress;
+    /// @dev Pending records, bit 2i: seat i's correctness record, bit 2i+1: its quality record.
+    mapping(uint256 marketId => uint256) internal _pending;
 
     /// @param reputationRegistry_ ERC-8004 reputation registry (must be a contract)
     constructor(IReputationRegistry reputationRegistry_) ReputationFeedback(reputationRegistry_) {
         market = msg.sender;
     }
 
-    modifier onlyMarket() {
-        if (msg.sender != market) revert NotMarket(msg.sender);
-        _;
-    }
-
     /// @inheritdoc IMarketReputation
     function settle(
         uint256 marketId,
+        bool outcome,
         string calldata bundleURI,
         bytes32 bundleHash,
-        uint256[] calldata seats,
+        uint256[] calldata seatWords,
         uint256 inlineSeats
-    ) external onlyMarket returns (uint256 reached, uint256 failed) {
-        uint256 n = seats.length;
+    ) external nonReentrant {
+        if (msg.sender != market) revert NotMarket(msg.sender);
+        uint256 n = seatWords.length;
+        uint256[] memory words = new uint256[](n);
         for (uint256 i; i < n; ++i) {
-            SeatFeedback memory s = FeedbackCodec.decode(seats[i]);
+            SeatFeedback memory s = FeedbackCodec.fromSeatWord(seatWords[i], outcome);
+            words[i] = FeedbackCodec.encode(s);
             if (!s.scored) continue;
             _book[s.agentId] = _book[s.agentId].addObservation(
                 s.answered, s.correctness, s.resQuality, s.srcQuality, s.analysisDepth
             );
         }
-        return _write(marketId, bundleURI, bundleHash, seats, inlineSeats < n ? inlineSeats : n, false);
+        (uint256 reached, uint256 failed) =
+            _write(marketId, bundleURI, bundleHash, words, inlineSeats < n ? inlineSeats : n, false);
+        if (failed != 0) _pending[marketId] = failed;
+        if (reached < n) {
+            _progress[marketId] = reached | (n << 8);
+            emit FeedbackProgress(marketId, reached, n);
+        }
     }
 
     /// @inheritdoc IMarketReputation
-    function write(uint256 marketId, string calldata bundleURI, bytes32 bundleHash, uint256[] calldata seats, bool strict)
-        external
-        onlyMarket
-        returns (uint256 reached, uint256 failed)
-    {
-        return _write(marketId, bundleURI, bundleHash, seats, seats.length, strict);
+    function publishFeedback(uint256 marketId, uint256 maxWorkers) external nonReentrant returns (uint256 published) {
+        uint256 progress = _progress[marketId];
+        if (progress == 0 || maxWorkers == 0) return 0;
+        uint256 cursor = uint8(progress);
+        uint256 n = progress >> 8;
+        if (maxWorkers > MAX_PUBLISH_SEATS) maxWorkers = MAX_PUBLISH_SEATS;
+        uint256 count = n - cursor > maxWorkers ? maxWorkers : n - cursor;
+        (uint256[] memory words, bool outcome, string memory uri, bytes32 hash) =
+            IResolutionMarket(market).seatWords(marketId, cursor, count);
+        for (uint256 i; i < count; ++i) {
+            words[i] = FeedbackCodec.encode(FeedbackCodec.fromSeatWord(words[i], outcome));
+        }
+        uint256 failed;
+        (published, failed) = _write(marketId, uri, hash, words, count, false);
+        if (failed != 0) _pending[marketId] |= failed << (2 * cursor);
+        if (published != 0) {
+            uint256 reached = cursor + published;
+            _progress[marketId] = reached == n ? 0 : reached | (n << 8);
+            emit FeedbackProgress(marketId, reached, n);
+        }
+    }
+
+    /// @inheritdoc IMarketReputation
+    function retryFeedback(uint256 marketId, uint256 seat) external nonReentrant returns (uint256 written) {
+        uint256 pending = _pending[marketId];
+        uint256 bits = seat < MAX_PUBLISH_SEATS ? (pending >> (2 * seat)) & 3 : 0;
+        if (bits == 0) revert NothingPending(marketId, seat);
+        (uint256[] memory words, bool outcome, string memory uri, bytes32 hash) =
+            IResolutionMarket(market).seatWords(marketId, seat, 1);
+        SeatFeedback memory f = FeedbackCodec.fromSeatWord(words[0], outcome);
+        f.writeCorrectness = bits & 1 != 0;
+        f.writeQuality = bits & 2 != 0;
+        f.refused = false; // the registry itself refuses while the agent still has this contract as operator
+        words[0] = FeedbackCodec.encode(f);
+        (, uint256 still) = _write(marketId, uri, hash, words, 1, true);
+        _pending[marketId] = (pending & ~(3 << (2 * seat))) | (still << (2 * seat));
+        written = _count(bits) - _count(still);
+        emit FeedbackRetried(marketId, seat, written, _count(still));
+    }
+
+    /// @inheritdoc IMarketReputation
+    function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending) {
+        uint256 progress = _progress[marketId];
+        if (progress != 0) {
+            cursor = uint8(progress);
+            return (cursor, (progress >> 8) - cursor);
+        }
+        try IResolutionMarket(market).getMarket(marketId) returns (IResolutionMarket.MarketInfo memory info) {
+            if (info.status == IResolutionMarket.Status.Resolved) cursor = info.workerCount;
+        } catch {} // unknown market: nothing
+
+    }
+
+    /// @inheritdoc IMarketReputation
+    function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality) {
+        if (seat >= MAX_PUBLISH_SEATS) return (false, false);
+        uint256 bits = _pending[marketId] >> (2 * seat);
+        return (bits & 1 != 0, bits & 2 != 0);
     }
 
     /// @inheritdoc IMarketReputation
@@ -82,9 +151,9 @@ contract MarketReputation is IMarketReputation, ReputationFeedback {
     /// @dev Records of `seats[0..to)` while a seat's worth of gas is left (or revert, when `strict`).
     function _write(
         uint256 marketId,
-        string calldata bundleURI,
+        string memory bundleURI,
         bytes32 bundleHash,
-        uint256[] calldata seats,
+        uint256[] memory seats,
         uint256 to,
         bool strict
     ) private returns (uint256 i, uint256 failed) {
@@ -98,6 +167,10 @@ contract MarketReputation is IMarketReputation, ReputationFeedback {
         }
     }
 
+    /// @dev Number of set bits of a 2-bit pending mask.
+    function _count(uint256 bits) private pure returns (uint256) {
+        return (bits & 1) + (bits >> 1);
+    }
     /// @dev One seat's wanted records; returns bit 0 = correctness failed, bit 1 = quality failed.
     function _seatRecords(uint256 marketId, bytes memory data, SeatFeedback memory s) private returns (uint256 failed) {
         uint256 agentId = s.agentId;

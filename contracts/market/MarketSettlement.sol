@@ -9,7 +9,6 @@ import {IArbiter} from "./interfaces/IArbiter.sol";
 import {IMarketGovernance} from "./interfaces/IMarketGovernance.sol";
 import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
-import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
 import {ReportCodec} from "./libraries/ReportCodec.sol";
 import {SettlementMath} from "./libraries/SettlementMath.sol";
 import {MarketGovernance} from "./MarketGovernance.sol";
@@ -18,10 +17,11 @@ import {MarketReputation} from "./MarketReputation.sol";
 /// @title Storage and finalization internals of the resolution market
 /// @notice Holds the market, seat and proposal storage and everything that happens at finalization: on-chain
 ///         correctness and reward weights, the split, slashing, `WorkerSettled`, and the hand-over of every seat's
-///         reputation observation and ERC-8004 records to the market's MarketReputation, whose refused records
-///         stay pending in the seat's report. `ResolutionMarket` holds the external entry points and views.
+///         reputation observation and ERC-8004 records to the market's MarketReputation (which keeps refused
+///         records pending and writes the seats past the inline ones later, reading them through `seatWords`). `ResolutionMarket` holds the external entry points and views.
 abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransient {
-    /// @notice Seats whose ERC-8004 records are written inside finalization; the rest via `publishFeedback`.
+    /// @notice Seats whose ERC-8004 records are written inside finalization; the rest via the writer's
+    ///         `publishFeedback`.
     uint256 public constant INLINE_FEEDBACK_WORKERS = 10;
 
     /// @dev A market's snapshotted settings in two slots.
@@ -38,7 +38,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         uint32 disputeWindow;
     }
 
-    /// @dev Slot 0 creator|deadline|status|outcome|workerCount|feedbackCursor; slot 1 rewardPool|totalStake|
+    /// @dev Slot 0 creator|deadline|status|outcome|workerCount; slot 1 rewardPool|totalStake|
     ///      requestedAt; then the question.
     struct Market {
         address creator;
@@ -46,7 +46,6 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         Status status;
         bool outcome;
         uint8 workerCount;
-        uint8 feedbackCursor;
         uint96 rewardPool;
         uint96 totalStake;
         uint40 requestedAt;
@@ -134,32 +133,27 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         m.status = Status.Resolved;
         m.outcome = outcome;
         emit MarketFinalized(marketId, Status.Resolved, outcome, disputed);
-        uint256[] memory feedback = _settleResolved(marketId, m, outcome, slashTo);
+        uint256[] memory seatWords_ = _settleResolved(marketId, m, outcome, slashTo);
 
-        // Interactions last: the reputation book and the ERC-8004 records of the first seats; the rest via
-        // publishFeedback.
-        uint256 n = feedback.length;
+        // Interactions last: the reputation book and the ERC-8004 records of the first seats; the rest via the
+        // writer's publishFeedback.
         ProposalData storage p = _proposals[marketId];
-        (uint256 cursor, uint256 failed) =
-            reputation.settle(marketId, p.bundleURI, p.bundleHash, feedback, INLINE_FEEDBACK_WORKERS);
-        _markPending(marketId, 0, cursor, failed);
-        if (cursor != 0) m.feedbackCursor = uint8(cursor);
-        if (cursor < n) emit FeedbackProgress(marketId, cursor, n);
+        reputation.settle(marketId, outcome, p.bundleURI, p.bundleHash, seatWords_, INLINE_FEEDBACK_WORKERS);
     }
 
     /// @dev Rewards from the on-chain weights, stakes (or slashes), WorkerSettled per seat; returns every seat's
-    ///      reputation observation and records for MarketReputation.
+    ///      word (`seatWords` layout) for MarketReputation.
     function _settleResolved(uint256 marketId, Market storage m, bool outcome, address slashTo)
         internal
-        returns (uint256[] memory feedback)
+        returns (uint256[] memory words)
     {
         uint256 n = m.workerCount;
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         WorkerResult[] memory results = new WorkerResult[](n);
         uint256[] memory weights = new uint256[](n);
-        feedback = new uint256[](n);
+        words = new uint256[](n);
         for (uint256 i; i < n; ++i) {
-            (weights[i], feedback[i]) = _scoreSeat(seats[i], results[i], outcome, slashTo != address(0));
+            (weights[i], words[i]) = _scoreSeat(seats[i], results[i], outcome, slashTo != address(0));
         }
         (uint256[] memory payouts, uint256 total) = SettlementMath.split(m.rewardPool, weights);
         if (total == 0) _refundCreator(marketId, m.creator, m.rewardPool);
@@ -183,71 +177,34 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     }
 
     /// @dev One seat of a Resolved market: its result (without reward), the refusal flag, its weight and its
-    ///      feedback word (0 for an abstention: nothing to book or write).
+    ///      seat word for the writer (`seatWords` layout; the writer derives the records and the observation).
     function _scoreSeat(Seat storage seat, WorkerResult memory r, bool outcome, bool slashing)
         private
-        returns (uint256 weight, uint256 feedback)
+        returns (uint256 weight, uint256 seatWord)
     {
         ReportCodec.Report memory report = ReportCodec.decode(seat.report);
         _fillResult(r, report);
         Answer answer = r.answer;
         uint256 stake = seat.stake;
+        uint256 agentId = seat.agentId;
         if (answer == Answer.Abstained) {
             r.stakeReturned = stake;
-            return (0, 0);
+            return (0, agentId | (uint256(seat.report) << 192));
         }
-        uint256 agentId = seat.agentId;
         bool yesNo = answer != Answer.None;
         r.scored = true;
         r.correctness = SettlementMath.correctness(answer, r.confidenceBps, outcome);
-        IMarketReputation.SeatFeedback memory f = _feedbackOf(agentId, report, r.correctness);
-        f.scored = true;
         bool slashed = slashing && yesNo && ((answer == Answer.Yes) != outcome);
         if (slashed) r.stakeSlashed = stake;
         else r.stakeReturned = stake;
         // A seat whose agent made the feedback writer its operator: no reward, records pending (reported failed).
         if (_isWriterOperator(agentId)) {
             report.refused = true;
-            f.refused = true;
             seat.report = ReportCodec.encode(report);
         } else if (yesNo && !slashed) {
             weight = SettlementMath.rewardWeight(r.correctness, r.resQuality, r.srcQuality, r.analysisDepth);
         }
-        feedback = FeedbackCodec.encode(f);
-    }
-
-    /// @dev The records a seat wants (none for an abstention, correctness only for a failure).
-    function _feedbackOf(uint256 agentId, ReportCodec.Report memory report, uint8 correctness)
-        internal
-        pure
-        returns (IMarketReputation.SeatFeedback memory f)
-    {
-        bool yesNo = ReportCodec.isYesNo(report.answer);
-        f.agentId = agentId;
-        f.correctness = correctness;
-        f.resQuality = report.resQuality;
-        f.srcQuality = report.srcQuality;
-        f.analysisDepth = report.analysisDepth;
-        f.answered = yesNo;
-        f.writeCorrectness = report.answer != Answer.Abstained;
-        f.writeQuality = yesNo;
-        f.refused = report.refused;
-    }
-
-    /// @dev Sets the pending flags of seats `from..from+count-1` whose records the writer reported failed
-    ///      (bit 2i: correctness, 2i+1: quality).
-    function _markPending(uint256 marketId, uint256 from, uint256 count, uint256 failed) internal {
-        if (failed == 0) return;
-        mapping(uint256 => Seat) storage seats = _seats[marketId];
-        for (uint256 i; i < count; ++i) {
-            uint256 bits = (failed >> (2 * i)) & 3;
-            if (bits == 0) continue;
-            Seat storage seat = seats[from + i];
-            ReportCodec.Report memory report = ReportCodec.decode(seat.report);
-            if (bits & 1 != 0) report.pendingCorrectness = true;
-            if (bits & 2 != 0) report.pendingQuality = true;
-            seat.report = ReportCodec.encode(report);
-        }
+        seatWord = agentId | (uint256(seat.report) << 192);
     }
 
     /// @dev `isAuthorizedOrOwner(reputation, agent)`: the registry would refuse the writer's records as

@@ -4,7 +4,6 @@ pragma solidity ^0.8.24;
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
 import {IArbiter} from "./interfaces/IArbiter.sol";
-import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
 import {ReportCodec} from "./libraries/ReportCodec.sol";
@@ -24,7 +23,6 @@ contract ResolutionMarket is MarketSettlement {
     uint64 public constant ARBITRATION_TIMEOUT = 30 days;
     /// @notice Delay between `requestCancel` and `cancelStale`, during which a resolver can still propose.
     uint64 public constant CANCEL_WINDOW = 1 days;
-    uint256 private constant MAX_PUBLISH_SEATS = 128; // 2 failure bits per seat in one word
     uint256 internal constant MAX_BUNDLE_URI_BYTES = 512;
 
     /// @param identityRegistry_ ERC-8004 identity registry (must be a contract)
@@ -155,8 +153,12 @@ contract ResolutionMarket is MarketSettlement {
         string calldata bundleURI
     ) external payable nonReentrant {
         Market storage m = _requireStatus(marketId, Status.ResolutionRequested);
-        if (!isResolverFor(msg.sender, marketId)) revert NotResolver(msg.sender, marketId);
-        uint256 bond = _configs[marketId].bond;
+        Config storage c = _configs[marketId];
+        // No owner stall: once the grace period is over, anyone may propose (bonded, same dispute path).
+        if (!isResolverFor(msg.sender, marketId) && block.timestamp < uint256(m.requestedAt) + c.gracePeriod) {
+            revert NotResolver(msg.sender, marketId);
+        }
+        uint256 bond = c.bond;
         if (msg.value != bond) revert WrongBond(msg.value, bond);
         uint256 n = m.workerCount;
         if (reports.length != n) revert ReportsLengthMismatch(n, reports.length);
@@ -289,68 +291,8 @@ contract ResolutionMarket is MarketSettlement {
     }
 
     // ------------------------------------------------------------------------------------------------
-    // Feedback and withdrawals
+    // Withdrawals
     // ------------------------------------------------------------------------------------------------
-
-    /// @inheritdoc IResolutionMarket
-    /// @dev Stops early when the remaining gas could not give the next seat's calls their full cap.
-    function publishFeedback(uint256 marketId, uint256 maxWorkers) external nonReentrant returns (uint256 published) {
-        Market storage m = _requireStatus(marketId, Status.Resolved);
-        uint256 n = m.workerCount;
-        uint256 cursor = m.feedbackCursor;
-        if (cursor >= n || maxWorkers == 0) return 0;
-        if (maxWorkers > MAX_PUBLISH_SEATS) maxWorkers = MAX_PUBLISH_SEATS;
-        uint256 count = n - cursor > maxWorkers ? maxWorkers : n - cursor;
-        bool outcome = m.outcome;
-        mapping(uint256 => Seat) storage seats = _seats[marketId];
-        uint256[] memory feedback = new uint256[](count);
-        for (uint256 i; i < count; ++i) {
-            Seat storage seat = seats[cursor + i];
-            ReportCodec.Report memory report = ReportCodec.decode(seat.report);
-            uint8 c = SettlementMath.correctness(report.answer, report.confidenceBps, outcome);
-            feedback[i] = FeedbackCodec.encode(_feedbackOf(seat.agentId, report, c));
-        }
-        ProposalData storage p = _proposals[marketId];
-        uint256 failed;
-        (published, failed) = reputation.write(marketId, p.bundleURI, p.bundleHash, feedback, false);
-        _markPending(marketId, cursor, published, failed);
-        if (published != 0) {
-            uint256 reached = cursor + published;
-            m.feedbackCursor = uint8(reached);
-            emit FeedbackProgress(marketId, reached, n);
-        }
-    }
-
-    /// @inheritdoc IResolutionMarket
-    function retryFeedback(uint256 marketId, uint256 seat) external nonReentrant returns (uint256 written) {
-        Market storage m = _requireStatus(marketId, Status.Resolved);
-        if (seat >= m.workerCount) revert SeatOutOfRange(marketId, seat);
-        Seat storage s = _seats[marketId][seat];
-        ReportCodec.Report memory report = ReportCodec.decode(s.report);
-        if (seat >= m.feedbackCursor || !(report.pendingCorrectness || report.pendingQuality)) {
-            revert NothingPending(marketId, seat);
-        }
-        IMarketReputation.SeatFeedback memory f =
-            _feedbackOf(s.agentId, report, SettlementMath.correctness(report.answer, report.confidenceBps, m.outcome));
-        f.writeCorrectness = report.pendingCorrectness;
-        f.writeQuality = report.pendingQuality;
-        f.refused = false;
-        uint256[] memory feedback = new uint256[](1);
-        feedback[0] = FeedbackCodec.encode(f);
-        ProposalData storage p = _proposals[marketId];
-        (, uint256 failed) = reputation.write(marketId, p.bundleURI, p.bundleHash, feedback, true);
-        if (report.pendingCorrectness && failed & 1 == 0) {
-            report.pendingCorrectness = false;
-            ++written;
-        }
-        if (report.pendingQuality && failed & 2 == 0) {
-            report.pendingQuality = false;
-            ++written;
-        }
-        s.report = ReportCodec.encode(report);
-        uint256 still = (report.pendingCorrectness ? 1 : 0) + (report.pendingQuality ? 1 : 0);
-        emit FeedbackRetried(marketId, seat, written, still);
-    }
 
     /// @inheritdoc IResolutionMarket
     /// @dev The credit is zeroed before the transfer; a failed transfer reverts and leaves it intact.
@@ -427,18 +369,23 @@ contract ResolutionMarket is MarketSettlement {
     }
 
     /// @inheritdoc IResolutionMarket
-    function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending) {
-        Market storage m = _markets[marketId];
-        cursor = m.feedbackCursor;
-        if (m.status == Status.Resolved) pending = m.workerCount - cursor;
-    }
-
-    /// @inheritdoc IResolutionMarket
-    function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality) {
-        Market storage m = _markets[marketId];
-        if (m.status != Status.Resolved || seat >= m.feedbackCursor) return (false, false);
-        ReportCodec.Report memory report = ReportCodec.decode(_seats[marketId][seat].report);
-        return (report.pendingCorrectness, report.pendingQuality);
+    function seatWords(uint256 marketId, uint256 from, uint256 count)
+        external
+        view
+        returns (uint256[] memory words, bool outcome, string memory bundleURI, bytes32 bundleHash)
+    {
+        Market storage m = _requireStatus(marketId, Status.Resolved);
+        uint256 n = m.workerCount;
+        if (from > n) from = n;
+        if (count > n - from) count = n - from;
+        mapping(uint256 => Seat) storage seats = _seats[marketId];
+        words = new uint256[](count);
+        for (uint256 i; i < count; ++i) {
+            Seat storage seat = seats[from + i];
+            words[i] = uint256(seat.agentId) | (uint256(seat.report) << 192);
+        }
+        ProposalData storage p = _proposals[marketId];
+        return (words, m.outcome, p.bundleURI, p.bundleHash);
     }
 
     /// @inheritdoc IResolutionMarket

@@ -112,6 +112,65 @@ contract MarketGovernanceTest is MarketFixture {
         assertTrue(!gov.bootstrapOpen(), "closed");
     }
 
+    // ------------------------------------------------------------------ no owner stall
+
+    /// @notice Attack (issue 21, medium): the owner removes every resolver of a market whose outcome is known, so it
+    ///         stalls and the cancel refunds a losing bet. Now, once the grace period is over, anyone proposes the
+    ///         truth with the bond before the cancel window ends; the cancel fails and the market resolves.
+    function testRemoveResolverStallNoLongerForcesACancel() public {
+        uint256 id = _createMarket();
+        (address[] memory ws,) = _joinFresh(id, 2, 0);
+        _request(market, id);
+        uint256 graceEnds = block.timestamp + market.getMarketConfig(id).gracePeriod;
+        vm.prank(owner);
+        gov.removeResolver(resolver);
+        IResolutionMarket.WorkerReport[] memory yes = _uniform(2, IResolutionMarket.Answer.Yes);
+        // Inside the grace period only resolvers propose: the owner's removal stalls the market for now.
+        vm.warp(graceEnds - 1);
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, stranger, id));
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, yes, HASH, URI);
+        // The loser asks to cancel as soon as it can...
+        vm.warp(graceEnds);
+        vm.prank(stranger);
+        market.requestCancel(id);
+        // ...and a bettor of the true side proposes it, bonded, inside the cancel window.
+        address honest = ws[0];
+        vm.prank(honest);
+        market.proposeResolution{value: BOND}(id, IResolutionMarket.Verdict.Yes, yes, HASH, URI);
+        vm.warp(block.timestamp + 1 days);
+        vm.expectRevert(
+            abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Proposed)
+        );
+        market.cancelStale(id);
+        _warpPastWindow(market, id);
+        market.finalize(id);
+        assertEq(uint256(market.getMarket(id).status), uint256(IResolutionMarket.Status.Resolved), "resolved");
+        assertTrue(market.getMarket(id).outcome, "the truth");
+        assertEq(market.pendingWithdrawal(creator), 0, "no refund of the pool");
+        assertTrue(market.pendingWithdrawal(honest) >= BOND + STAKE, "bond and stake back to the proposer");
+    }
+
+    /// @notice A permissionless proposal takes the same dispute path: a false one loses its bond to the disputer.
+    function testPermissionlessProposalIsDisputedLikeAnyOther() public {
+        uint256 id = _createMarket();
+        _joinFresh(id, 1, 0);
+        _request(market, id);
+        vm.warp(block.timestamp + market.getMarketConfig(id).gracePeriod);
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, 0, BOND));
+        market.proposeResolution(id, IResolutionMarket.Verdict.No, _uniform(1, IResolutionMarket.Answer.No), HASH, URI);
+        vm.prank(stranger);
+        market.proposeResolution{value: BOND}(
+            id, IResolutionMarket.Verdict.No, _uniform(1, IResolutionMarket.Answer.No), HASH, URI
+        );
+        assertEq(market.getProposal(id).proposer, stranger, "anyone proposed");
+        _dispute(id, IResolutionMarket.Verdict.Yes);
+        arbiter.rule(market, id, IResolutionMarket.Verdict.Yes);
+        assertEq(market.pendingWithdrawal(disputer), 2 * BOND + STAKE, "both bonds and the wrong stake to the disputer");
+        assertEq(market.pendingWithdrawal(stranger), 0, "false proposer loses its bond");
+    }
+
     // ------------------------------------------------------------------ arbiter allow-list
 
     function testArbiterAllowListTimelockAndSnapshot() public {

@@ -552,9 +552,9 @@ contract ResolutionMarketTest is MarketFixture {
         market.getProposal(5);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 5));
         market.getWorkers(5);
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(5);
+        (uint256 cursor, uint256 pending) = writer.feedbackStatus(5);
         assertEq(cursor + pending, 0, "no feedback");
-        (bool c, bool q) = market.pendingFeedback(5, 0);
+        (bool c, bool q) = writer.pendingFeedback(5, 0);
         assertTrue(!c && !q, "nothing pending");
     }
 

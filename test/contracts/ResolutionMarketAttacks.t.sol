@@ -98,7 +98,8 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         vm.prank(rogue);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, rogue, id));
         market.proposeResolution{value: BOND}(id, V_YES, _uniform(2, YES), HASH, URI);
-        vm.warp(block.timestamp + 30 days);
+        // Still refused at the last second of the grace period (afterwards anyone may propose, bonded: no owner stall).
+        vm.warp(uint256(market.getMarket(id).requestedAt) + market.getMarketConfig(id).gracePeriod - 1);
         vm.prank(rogue);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NotResolver.selector, rogue, id));
         market.proposeResolution{value: BOND}(id, V_YES, _uniform(2, YES), HASH, URI);
@@ -142,41 +143,41 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         vm.expectEmit(address(writer));
         emit IMarketReputation.FeedbackFailed(id, ids[0], "quality", reason);
         market.finalize(id);
-        market.publishFeedback(id, 10);
+        writer.publishFeedback(id, 10);
 
         assertEq(market.pendingWithdrawal(ws[0]), STAKE, "refused seat: stake only");
         assertEq(market.pendingWithdrawal(ws[11]), STAKE, "refused seat: stake only");
         assertEq(market.pendingWithdrawal(ws[1]), STAKE + POOL / 10, "others share the pool");
         assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 0, "nothing written");
         assertEq(uint256(reputation.getLastIndex(ids[11], address(writer))), 0, "nothing written");
-        (bool c, bool q) = market.pendingFeedback(id, 0);
+        (bool c, bool q) = writer.pendingFeedback(id, 0);
         assertTrue(c && q, "both records pending");
-        (c, q) = market.pendingFeedback(id, 11);
+        (c, q) = writer.pendingFeedback(id, 11);
         assertTrue(c && q, "both records pending (publish path)");
         assertEq(uint256(market.getReputation(ids[0]).settled), 1, "the contract's own record is kept");
 
         // While the approval stands, a retry writes nothing and keeps them pending.
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.FeedbackRetried(id, 0, 0, 2);
-        assertEq(market.retryFeedback(id, 0), 0, "still refused");
+        vm.expectEmit(address(writer));
+        emit IMarketReputation.FeedbackRetried(id, 0, 0, 2);
+        assertEq(writer.retryFeedback(id, 0), 0, "still refused");
         // It revokes (or gives up the agent): anyone writes the records.
         vm.prank(ws[0]);
         IdentityRegistry(address(identity)).setApprovalForAll(address(writer), false);
         vm.prank(ws[11]);
         IdentityRegistry(address(identity)).approve(address(0), ids[11]);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.FeedbackRetried(id, 0, 2, 0);
+        vm.expectEmit(address(writer));
+        emit IMarketReputation.FeedbackRetried(id, 0, 2, 0);
         vm.prank(stranger);
-        assertEq(market.retryFeedback(id, 0), 2, "written");
-        assertEq(market.retryFeedback(id, 11), 2, "written");
+        assertEq(writer.retryFeedback(id, 0), 2, "written");
+        assertEq(writer.retryFeedback(id, 11), 2, "written");
         (int128 v,, string memory tag1,,) = reputation.readFeedback(ids[0], address(writer), 1);
         assertEq(int256(v), 0, "confidently wrong: correctness 0 on the registry");
         assertEq(tag1, "correctness", "tag");
         assertEq(uint256(reputation.getLastIndex(ids[11], address(writer))), 2, "both records");
-        (c, q) = market.pendingFeedback(id, 0);
+        (c, q) = writer.pendingFeedback(id, 0);
         assertTrue(!c && !q, "nothing pending");
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NothingPending.selector, id, 0));
-        market.retryFeedback(id, 0);
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, id, 0));
+        writer.retryFeedback(id, 0);
     }
 
     /// @notice (e) A losing bettor cannot front-run a late proposal with cancelStale: after requestCancel a

@@ -77,10 +77,10 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         m.finalize(id);
         assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 6, "every record failed, each reported");
         assertEq(uint256(m.getMarket(id).status), uint256(IResolutionMarket.Status.Resolved), "resolved");
-        (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
+        (uint256 cursor, uint256 pending) = m.reputation().feedbackStatus(id);
         assertEq(cursor, 3, "cursor advanced past failures");
         assertEq(pending, 0, "nothing waiting for publishFeedback");
-        (bool c, bool q) = m.pendingFeedback(id, 0);
+        (bool c, bool q) = m.reputation().pendingFeedback(id, 0);
         assertTrue(c && q, "failed records stay pending for retryFeedback");
         _assertFullySettled(m, ws, POOL);
         for (uint256 i; i < 3; ++i) {
@@ -88,8 +88,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
             m.withdraw();
         }
         // Retrying against a registry that still refuses keeps them pending.
-        assertEq(m.retryFeedback(id, 1), 0, "nothing written");
-        (c, q) = m.pendingFeedback(id, 1);
+        assertEq(m.reputation().retryFeedback(id, 1), 0, "nothing written");
+        (c, q) = m.reputation().pendingFeedback(id, 1);
         assertTrue(c && q, "still pending");
     }
 
@@ -98,7 +98,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         (ResolutionMarket m, uint256 id, address[] memory ws) = _hostile(rep, 12);
         vmx.recordLogs();
         m.finalize{gas: 5_000_000}(id);
-        (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
+        (uint256 cursor, uint256 pending) = m.reputation().feedbackStatus(id);
         assertTrue(cursor > 0 && cursor < 10, "inline loop stopped early for lack of gas");
         assertEq(_countFeedbackFailed(vmx.getRecordedLogs()), 2 * cursor, "each burnt call reported");
         assertEq(pending, 12 - cursor, "rest pending");
@@ -106,9 +106,9 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         uint256 rounds;
         while (pending > 0) {
             uint256 before = gasleft();
-            m.publishFeedback{gas: 10_000_000}(id, 100);
+            m.reputation().publishFeedback{gas: 10_000_000}(id, 100);
             assertTrue(before - gasleft() < 10_000_000, "publish tx under 10M");
-            (, pending) = m.feedbackStatus(id);
+            (, pending) = m.reputation().feedbackStatus(id);
             ++rounds;
         }
         assertTrue(rounds >= 1, "published later");
@@ -154,21 +154,21 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
             _propose(m, id, V_YES, _uniform(10, YES));
             _warpPastWindow(m, id);
             try m.finalize{gas: g}(id) {
-                (uint256 cursor,) = m.feedbackStatus(id);
+                (uint256 cursor,) = m.reputation().feedbackStatus(id);
                 expectedCalls += 2 * cursor;
                 if (cursor == 10) ++full;
                 else ++partial_;
                 while (true) {
-                    (, uint256 pending) = m.feedbackStatus(id);
+                    (, uint256 pending) = m.reputation().feedbackStatus(id);
                     if (pending == 0) break;
-                    uint256 done = m.publishFeedback{gas: 2_000_000}(id, 100);
+                    uint256 done = m.reputation().publishFeedback{gas: 2_000_000}(id, 100);
                     expectedCalls += 2 * done;
                 }
             } catch {
                 ++reverted; // out of gas before anything was written: the market stays Proposed
                 assertEq(uint256(m.getMarket(id).status), uint256(IResolutionMarket.Status.Proposed), "untouched");
                 m.finalize(id);
-                (uint256 cursor,) = m.feedbackStatus(id);
+                (uint256 cursor,) = m.reputation().feedbackStatus(id);
                 expectedCalls += 2 * cursor;
             }
             assertEq(rep.starvedCalls(), 0, "no call ever got less than its cap");
@@ -183,12 +183,12 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         GasRecordingReputationRegistry rep = new GasRecordingReputationRegistry(writer.FEEDBACK_CALL_GAS() - 2_500, 100_000);
         (ResolutionMarket m, uint256 id,) = _hostile(rep, 30);
         m.finalize{gas: 2_500_000}(id);
-        (uint256 cursor, uint256 pending) = m.feedbackStatus(id);
+        (uint256 cursor, uint256 pending) = m.reputation().feedbackStatus(id);
         assertTrue(cursor < 2, "starved finalize: feedback deferred");
         assertEq(pending, 30 - cursor, "pending");
         uint256 total = cursor;
         for (uint256 g = 150_000; total < 30; g += 200_000) {
-            try m.publishFeedback{gas: g}(id, 30) returns (uint256 done) {
+            try m.reputation().publishFeedback{gas: g}(id, 30) returns (uint256 done) {
                 total += done;
             } catch {}
             assertEq(rep.starvedCalls(), 0, "never starved");
@@ -210,8 +210,9 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         RevertingReputationRegistry rep = new RevertingReputationRegistry();
         (ResolutionMarket m, uint256 id,) = _hostile(rep, 1);
         m.finalize(id);
+        IMarketReputation w = m.reputation();
         vm.expectRevert(IMarketReputation.FeedbackGasTooLow.selector);
-        m.retryFeedback{gas: 300_000}(id, 0);
+        w.retryFeedback{gas: 300_000}(id, 0);
     }
 
     /// @notice 100 seats on the real registries: propose and finalize each < 2^24 gas (EIP-7825), every
@@ -240,13 +241,13 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         market.finalize{gas: 16_777_216}(id);
         uint256 finalizeGas = before - gasleft();
         assertTrue(finalizeGas < 16_777_216, "finalize < 2^24");
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(id);
+        (uint256 cursor, uint256 pending) = market.reputation().feedbackStatus(id);
         assertEq(cursor, 10, "inline feedback done");
         while (pending > 0) {
             before = gasleft();
-            market.publishFeedback{gas: 10_000_000}(id, 40);
+            market.reputation().publishFeedback{gas: 10_000_000}(id, 40);
             assertTrue(before - gasleft() < 10_000_000, "publish < 10M");
-            (, pending) = market.feedbackStatus(id);
+            (, pending) = market.reputation().feedbackStatus(id);
         }
         for (uint256 i; i < 100; ++i) {
             assertEq(uint256(reputation.getLastIndex(ids[i], address(writer))), 2, "2 records each");

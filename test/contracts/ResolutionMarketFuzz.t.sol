@@ -89,7 +89,7 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         }
         ReportCodec.Report memory back = math.decodeReport(math.packReport(r, 0, signed));
         assertEq(back.signed, signed, "signed");
-        assertTrue(!back.pendingCorrectness && !back.pendingQuality && !back.refused, "flags clear");
+        assertTrue(!back.refused, "flags clear");
         assertEq(uint256(back.answer), uint256(r.answer), "answer");
         assertEq(uint256(back.confidenceBps), r.confidenceBps, "conf");
         assertEq(uint256(back.resQuality), r.resQuality, "res");
@@ -104,13 +104,11 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         uint8 a,
         uint8 b,
         uint8 d,
-        bool pc,
-        bool pq,
         bool refused,
         bool signed
     ) public view {
         ReportCodec.Report memory r = ReportCodec.Report(
-            IResolutionMarket.Answer(answerRaw % 4), conf, a, b, d, pc, pq, refused, signed
+            IResolutionMarket.Answer(answerRaw % 4), conf, a, b, d, refused, signed
         );
         ReportCodec.Report memory back = math.decodeReport(math.encodeReport(r));
         assertEq(uint256(back.answer), uint256(r.answer), "answer");
@@ -118,8 +116,6 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         assertEq(uint256(back.resQuality), a, "res");
         assertEq(uint256(back.srcQuality), b, "src");
         assertEq(uint256(back.analysisDepth), d, "depth");
-        assertEq(back.pendingCorrectness, pc, "pc");
-        assertEq(back.pendingQuality, pq, "pq");
         assertEq(back.refused, refused, "refused");
         assertEq(back.signed, signed, "signed");
     }

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {IMarketReputation} from "../../contracts/market/interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture, VmExtra} from "./market/MarketFixture.sol";
@@ -219,7 +220,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         assertEq(int256(v), 0, "failure correctness 0");
         assertEq(tag1, "correctness", "failure tag");
         assertEq(uint256(reputation.getLastIndex(ids[3], address(writer))), 0, "no record for an abstention");
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(id);
+        (uint256 cursor, uint256 pending) = writer.feedbackStatus(id);
         assertEq(cursor, 4, "cursor");
         assertEq(pending, 0, "nothing pending");
 
@@ -263,8 +264,9 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         assertEq(uint256(market.getReputation(ids[0]).settled), 0, "no reputation");
         assertEq(uint256(reputation.getLastIndex(ids[0], address(writer))), 0, "no records");
         _assertConserved();
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Invalid));
-        market.publishFeedback(id, 10);
+        assertEq(writer.publishFeedback(id, 10), 0, "an Invalid market has no records to publish");
+        (uint256 cursor, uint256 pending) = writer.feedbackStatus(id);
+        assertEq(cursor + pending, 0, "no feedback progress");
     }
 
     function _unscored(IResolutionMarket.WorkerReport memory rep) internal pure returns (IResolutionMarket.WorkerResult memory r) {
@@ -532,17 +534,20 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     // ------------------------------------------------------------------ feedback and withdrawals
 
     function testPublishAndRetryFeedbackReverts() public {
+        assertEq(writer.publishFeedback(id, 1), 0, "nothing to publish before finalization");
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, id, 0));
+        writer.retryFeedback(id, 0);
         _expectWrongStatus(IResolutionMarket.Status.ResolutionRequested);
-        market.publishFeedback(id, 1);
-        _expectWrongStatus(IResolutionMarket.Status.ResolutionRequested);
-        market.retryFeedback(id, 0);
+        market.seatWords(id, 0, 1);
         _settle(market, id, V_YES, _mixed());
-        assertEq(market.publishFeedback(id, 10), 0, "nothing left to publish");
-        assertEq(market.publishFeedback(id, 0), 0, "max 0");
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.SeatOutOfRange.selector, id, 4));
-        market.retryFeedback(id, 4);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NothingPending.selector, id, 0));
-        market.retryFeedback(id, 0);
+        assertEq(writer.publishFeedback(id, 10), 0, "nothing left to publish");
+        assertEq(writer.publishFeedback(id, 0), 0, "max 0");
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, id, 4));
+        writer.retryFeedback(id, 4);
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, id, type(uint256).max));
+        writer.retryFeedback(id, type(uint256).max);
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, id, 0));
+        writer.retryFeedback(id, 0);
     }
 
     function testRetryBeforeTheCursorHasNothingPending() public {
@@ -550,14 +555,14 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         _joinFresh(big, 12, 100);
         _request(market, big);
         _settle(market, big, V_YES, _uniform(12, YES));
-        (uint256 cursor, uint256 pending) = market.feedbackStatus(big);
+        (uint256 cursor, uint256 pending) = writer.feedbackStatus(big);
         assertEq(cursor, 10, "inline");
         assertEq(pending, 2, "two waiting");
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.NothingPending.selector, big, 11));
-        market.retryFeedback(big, 11);
-        vm.expectEmit(address(market));
-        emit IResolutionMarket.FeedbackProgress(big, 12, 12);
-        assertEq(market.publishFeedback(big, 5), 2, "published the rest");
+        vm.expectRevert(abi.encodeWithSelector(IMarketReputation.NothingPending.selector, big, 11));
+        writer.retryFeedback(big, 11);
+        vm.expectEmit(address(writer));
+        emit IMarketReputation.FeedbackProgress(big, 12, 12);
+        assertEq(writer.publishFeedback(big, 5), 2, "published the rest");
     }
 
     function testWithdraw() public {

@@ -116,6 +116,27 @@ contract ValidationRegistryTest is TestBase {
         _request(bob, v1, 1, H1);
     }
 
+    /// @notice requestHash squatting (round-1 review, low), kept as the canonical registry has it (hashes are
+    ///         global, first come): a squatter who copies a pending hash only blocks that hash, under its own agent.
+    ///         Requesters bind the hash to their agent (keccak256 of agentId and the content, plus a salt), so a
+    ///         reader checking the binding ignores the squatted entry, and the victim re-requests with a new salt.
+    function testRequestHashSquattingOnlyBlocksTheHashUnderTheSquattersAgent() public {
+        bytes32 content = keccak256("work of agent 0");
+        bytes32 bound = keccak256(abi.encode(uint256(0), content, uint256(1)));
+        _request(bob, v2, 1, bound); // bob front-runs alice's pending request with her hash
+        vm.expectRevert(abi.encodeWithSelector(ValidationRegistry.ValidationRegistryRequestExists.selector, bound));
+        _request(alice, v1, 0, bound);
+        (address validator, uint256 agentId,,,,) = val.getValidationStatus(bound);
+        assertEq(validator, v2, "the squatter's validator");
+        assertEq(agentId, 1, "recorded under the squatter's agent");
+        assertTrue(keccak256(abi.encode(agentId, content, uint256(1))) != bound, "binding check rejects the squat");
+        bytes32 salted = keccak256(abi.encode(uint256(0), content, uint256(2)));
+        _request(alice, v1, 0, salted);
+        _respond(v1, salted, 90, "");
+        (uint64 count,) = val.getSummary(0, new address[](0), "");
+        assertEq(uint256(count), 1, "alice's validation counts; bob's squat is not hers");
+    }
+
     function testOwnerMayNameItselfAsValidator() public {
         _request(alice, alice, 0, H1);
         _respond(alice, H1, 100, "");

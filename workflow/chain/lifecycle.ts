@@ -6,7 +6,7 @@
  * min(2^24, block gas limit) and returns what the receipt's events say.
  */
 import { getAddress, parseEventLogs, zeroAddress, type Address, type ContractFunctionReturnType, type Hex } from "viem";
-import { marketGovernanceAbi, resolutionMarketAbi } from "./abis.js";
+import { marketGovernanceAbi, marketReputationAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { approveArbiterBond, type BondApproval } from "./dispute-bond.js";
@@ -106,6 +106,23 @@ export async function readGovernance<F extends ViewFunctionName<typeof marketGov
     ctx,
     viewCall(governance, marketGovernanceAbi, functionName, args),
     `MarketGovernance.${functionName}`,
+  );
+}
+
+/** One view of the market's feedback writer (MarketReputation: records, pending feedback, reputation book). */
+export async function readWriter<F extends ViewFunctionName<typeof marketReputationAbi>>(
+  ctx: ChainContext,
+  market: Address,
+  functionName: F,
+  args: ViewArgs<typeof marketReputationAbi, F>,
+  blockNumber?: bigint,
+): Promise<ViewResult<typeof marketReputationAbi, F>> {
+  const writer = await feedbackClientOf(ctx, market);
+  return readView(
+    ctx,
+    viewCall(writer, marketReputationAbi, functionName, args),
+    `MarketReputation.${functionName}`,
+    blockNumber,
   );
 }
 
@@ -328,7 +345,7 @@ export async function feedbackPending(
   marketId: bigint,
   blockNumber?: bigint,
 ): Promise<bigint> {
-  const [, pending] = await readMarket(ctx, market, "feedbackStatus", [marketId], blockNumber);
+  const [, pending] = await readWriter(ctx, market, "feedbackStatus", [marketId], blockNumber);
   return pending;
 }
 
@@ -500,7 +517,7 @@ export async function cancelRequestedAt(
   return logs.at(-1)?.args.cancellableAt ?? 0n;
 }
 
-/** Writes pending ERC-8004 feedback of a finalized market for up to `maxSeats` seats. */
+/** Writes pending ERC-8004 feedback of a finalized market for up to `maxSeats` seats (sent to its MarketReputation). */
 export async function publishFeedback(
   ctx: ChainContext,
   market: Address,
@@ -510,10 +527,10 @@ export async function publishFeedback(
   requireWallet(ctx);
   const before = await feedbackPending(ctx, market, marketId);
   if (before === 0n) throw new ChainError("precondition", `market ${marketId} has no pending feedback to publish`);
-  const label = "ResolutionMarket.publishFeedback";
+  const label = "MarketReputation.publishFeedback";
   const { hash, receipt, result } = await sendContractTx(ctx, {
-    address: market,
-    abi: resolutionMarketAbi,
+    address: await feedbackClientOf(ctx, market),
+    abi: marketReputationAbi,
     functionName: "publishFeedback",
     args: [marketId, BigInt(maxSeats)],
     label,
@@ -529,7 +546,7 @@ export async function publishFeedback(
   };
 }
 
-/** Retries the refused ERC-8004 records of one seat (0-based, in join order). */
+/** Retries the refused ERC-8004 records of one seat (0-based, in join order), through the market's MarketReputation. */
 export async function retryFeedback(
   ctx: ChainContext,
   market: Address,
@@ -537,19 +554,24 @@ export async function retryFeedback(
   seat: number,
 ): Promise<{ txHash: Hex; blockNumber: bigint; written: bigint; stillPending: bigint }> {
   requireWallet(ctx);
-  const [correctness, quality] = await readMarket(ctx, market, "pendingFeedback", [marketId, BigInt(seat)]);
+  const writer = await feedbackClientOf(ctx, market);
+  const [correctness, quality] = await readView(
+    ctx,
+    viewCall(writer, marketReputationAbi, "pendingFeedback", [marketId, BigInt(seat)]),
+    "MarketReputation.pendingFeedback",
+  );
   if (!correctness && !quality)
     throw new ChainError("precondition", `market ${marketId} seat ${seat} has no refused records to retry`);
-  const label = "ResolutionMarket.retryFeedback";
+  const label = "MarketReputation.retryFeedback";
   const { hash, receipt } = await sendContractTx(ctx, {
-    address: market,
-    abi: resolutionMarketAbi,
+    address: writer,
+    abi: marketReputationAbi,
     functionName: "retryFeedback",
     args: [marketId, BigInt(seat)],
     label,
     gas: await feedbackGas(ctx, label, 1),
   });
-  const [ev] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "FeedbackRetried", logs: receipt.logs });
+  const [ev] = parseEventLogs({ abi: marketReputationAbi, eventName: "FeedbackRetried", logs: receipt.logs });
   return {
     txHash: hash,
     blockNumber: receipt.blockNumber,

@@ -5,8 +5,8 @@
  * `hardhat node` have none) get the same reads as parallel `eth_call`s at that block.
  */
 import { getAddress, type Abi, type Address, type Hex } from "viem";
-import { resolutionMarketAbi } from "./abis.js";
-import { viewCall, type ViewCall, type ViewFunctionName, type ViewResult } from "./reads.js";
+import { marketReputationAbi, resolutionMarketAbi } from "./abis.js";
+import { readView, viewCall, type ViewCall, type ViewFunctionName, type ViewResult } from "./reads.js";
 import type { ChainContext } from "./clients.js";
 import { STATUS_NAMES, type StatusName } from "../core/codes.js";
 import { ChainError, toChainError, withAllErrors } from "./errors.js";
@@ -183,7 +183,7 @@ export async function readMarketState(
       viewCall(market, abi, "getWorkers", [marketId]),
       viewCall(market, abi, "getMarketConfig", [marketId]),
       viewCall(market, abi, "getProposal", [marketId]),
-      viewCall(market, abi, "feedbackStatus", [marketId]),
+      viewCall(market, abi, "reputation", []),
     ],
     blockNumber,
   );
@@ -202,7 +202,19 @@ export async function readMarketState(
   const [addresses, agentIds, stakes] = unwrap(results[1], "ResolutionMarket.getWorkers");
   const config = shapeConfig(unwrap(results[2], "ResolutionMarket.getMarketConfig"));
   const proposal = shapeProposal(unwrap(results[3], "ResolutionMarket.getProposal"));
-  const [, feedbackPending] = unwrap(results[4], "ResolutionMarket.feedbackStatus");
+  // Feedback progress lives in the market's writer (MarketReputation); only a Resolved market has any.
+  const writer = unwrap(results[4], "ResolutionMarket.reputation");
+  const feedbackPending =
+    STATUS_NAMES[Number(info.status)] === "Resolved"
+      ? (
+          await readView(
+            ctx,
+            viewCall(writer, marketReputationAbi, "feedbackStatus", [marketId]),
+            "MarketReputation.feedbackStatus",
+            blockNumber,
+          )
+        )[1]
+      : 0n;
   if (
     addresses.length !== info.workerCount ||
     agentIds.length !== addresses.length ||

@@ -6,8 +6,8 @@ import {IResolutionMarket} from "./IResolutionMarket.sol";
 
 /// @title The bounded owner of one resolution market, deployed by that market
 /// @notice Timelocked resolvers, arbiter allow-list, default and fallback arbiter, defaults and bond range of
-///         markets created later (every change waits RESOLVER_DELAY once the deployment bootstrap is closed). The market reads
-///         it when a market is created ({snapshotConfig}) and snapshots the result per market; proposals check
+///         markets created later (every change waits RESOLVER_DELAY once the deployment bootstrap is closed). The
+///         market reads it when a market is created ({snapshotConfig}) and snapshots the result per market; proposals check
 ///         {resolverActiveFrom} against the market's creation time. The owner can never move funds, change a live
 ///         market's settings, nor decide a market.
 interface IMarketGovernance {

@@ -193,9 +193,6 @@ interface IResolutionMarket {
     event MarketCancelled(uint256 indexed marketId, address indexed caller);
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
     event Withdrawal(address indexed account, uint256 amount);
-    event FeedbackProgress(uint256 indexed marketId, uint256 cursor, uint256 total);
-    /// @notice `retryFeedback` wrote `written` records of a seat; `stillPending` records remain refused.
-    event FeedbackRetried(uint256 indexed marketId, uint256 indexed seat, uint256 written, uint256 stillPending);
     /// @notice A stake went back to its worker because the market was cancelled (no proposal).
     event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
 
@@ -249,8 +246,6 @@ interface IResolutionMarket {
     error CancelWindowOpen(uint256 marketId, uint256 endsAt);
     error NothingToWithdraw();
     error TransferFailed(address account, uint256 amount);
-    error SeatOutOfRange(uint256 marketId, uint256 seat);
-    error NothingPending(uint256 marketId, uint256 seat);
     /// @notice A constructor argument that must be a contract (a registry) is not.
     error NotAContract(address account);
     /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
@@ -305,12 +300,6 @@ interface IResolutionMarket {
     /// @notice Step 2: anyone, `CANCEL_WINDOW` after `requestCancel`, if still no proposal: full refunds.
     function cancelStale(uint256 marketId) external;
 
-    /// @notice Permissionless: writes pending ERC-8004 feedback of a finalized market for up to `maxWorkers` seats.
-    function publishFeedback(uint256 marketId, uint256 maxWorkers) external returns (uint256 published);
-
-    /// @notice Permissionless: retries the refused ERC-8004 records of one seat (e.g. after it revoked an approval).
-    function retryFeedback(uint256 marketId, uint256 seat) external returns (uint256 written);
-
     /// @notice Pull payment of everything credited to the caller.
     function withdraw() external;
 
@@ -322,10 +311,14 @@ interface IResolutionMarket {
     function governance() external view returns (IMarketGovernance);
     /// @notice The ERC-8004 feedback writer and reputation book (deployed by this market; the records' client).
     function reputation() external view returns (IMarketReputation);
-    /// @notice Feedback progress: seats processed by the cursor, and seats still waiting for `publishFeedback`.
-    function feedbackStatus(uint256 marketId) external view returns (uint256 cursor, uint256 pending);
-    /// @notice Which records of a processed seat are pending for `retryFeedback`.
-    function pendingFeedback(uint256 marketId, uint256 seat) external view returns (bool correctness, bool quality);
+    /// @notice Seats `from..from+count-1` of a Resolved market as stored (agent id in bits 0-191, the seat's
+    ///         ReportCodec word in bits 192-255: answer, confidence, scores, refusal, signed), with the outcome and
+    ///         the bundle the ERC-8004 records cite: what `reputation()` writes the deferred records from.
+    ///         Reverts `WrongStatus` unless Resolved; `count` is clipped to the seats that exist.
+    function seatWords(uint256 marketId, uint256 from, uint256 count)
+        external
+        view
+        returns (uint256[] memory words, bool outcome, string memory bundleURI, bytes32 bundleHash);
 
     function getMarket(uint256 marketId) external view returns (MarketInfo memory);
     function getMarketConfig(uint256 marketId) external view returns (MarketConfig memory);

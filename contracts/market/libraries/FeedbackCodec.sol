@@ -2,6 +2,9 @@
 pragma solidity ^0.8.24;
 
 import {IMarketReputation} from "../interfaces/IMarketReputation.sol";
+import {IResolutionMarket} from "../interfaces/IResolutionMarket.sol";
+import {ReportCodec} from "./ReportCodec.sol";
+import {SettlementMath} from "./SettlementMath.sol";
 
 /// @title The one encoding of a seat's feedback as the market hands it to its MarketReputation
 /// @notice One word per seat (a uint256[] is the cheapest array to pass between the two contracts):
@@ -37,5 +40,32 @@ library FeedbackCodec {
         f.writeCorrectness = word & WRITE_CORRECTNESS != 0;
         f.writeQuality = word & WRITE_QUALITY != 0;
         f.refused = word & REFUSED != 0;
+    }
+
+    /// @notice The records a seat wants against `outcome` (none for an abstention, correctness 0 only for a
+    ///         failure, both for a Yes/No answer) and whether it enters the reputation book (`scored`: not an
+    ///         abstention).
+    function fromReport(uint256 agentId, ReportCodec.Report memory report, bool outcome)
+        internal
+        pure
+        returns (IMarketReputation.SeatFeedback memory f)
+    {
+        bool yesNo = ReportCodec.isYesNo(report.answer);
+        f.agentId = agentId;
+        f.correctness = SettlementMath.correctness(report.answer, report.confidenceBps, outcome);
+        f.resQuality = report.resQuality;
+        f.srcQuality = report.srcQuality;
+        f.analysisDepth = report.analysisDepth;
+        f.answered = yesNo;
+        f.scored = report.answer != IResolutionMarket.Answer.Abstained;
+        f.writeCorrectness = f.scored;
+        f.writeQuality = yesNo;
+        f.refused = report.refused;
+    }
+
+    /// @notice {fromReport} of a seat word as `IResolutionMarket.seatWords` returns it (agent id in bits 0-191,
+    ///         the ReportCodec word in bits 192-255).
+    function fromSeatWord(uint256 seatWord, bool outcome) internal pure returns (IMarketReputation.SeatFeedback memory) {
+        return fromReport(uint192(seatWord), ReportCodec.decode(seatWord >> 192), outcome);
     }
 }

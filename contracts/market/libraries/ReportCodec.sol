@@ -8,19 +8,15 @@ import {IResolutionMarket} from "../interfaces/IResolutionMarket.sol";
 ///         through {encode} / {decode} (named fields) or the single-purpose helpers below, which use the same
 ///         layout constants:
 ///         answer 0-7 | confidenceBps 8-23 | resQuality 24-31 | srcQuality 32-39 | analysisDepth 40-47 |
-///         pendingCorrectness 48 | pendingQuality 49 | refused 50 | signed 51.
+///         refused 50 | signed 51 (bits 48-49 are unused: pending records live in MarketReputation).
 library ReportCodec {
-    /// @notice A seat's report and its feedback state.
+    /// @notice A seat's report, its refusal and whether it was signed.
     struct Report {
         IResolutionMarket.Answer answer;
         uint16 confidenceBps;
         uint8 resQuality;
         uint8 srcQuality;
         uint8 analysisDepth;
-        /// The `correctness` ERC-8004 record is still to be written (refused or failed).
-        bool pendingCorrectness;
-        /// The `quality` ERC-8004 record is still to be written.
-        bool pendingQuality;
         /// The agent had made the feedback writer its operator at finalization: no reward, records pending.
         bool refused;
         /// The agent signed the answer (EIP-712); false: attested by the proposer only.
@@ -32,8 +28,6 @@ library ReportCodec {
     uint256 private constant RES_SHIFT = 24;
     uint256 private constant SRC_SHIFT = 32;
     uint256 private constant DEPTH_SHIFT = 40;
-    uint256 private constant PENDING_CORRECTNESS = 1 << 48;
-    uint256 private constant PENDING_QUALITY = 1 << 49;
     uint256 private constant REFUSED = 1 << 50;
     uint256 private constant SIGNED = 1 << 51;
 
@@ -50,8 +44,6 @@ library ReportCodec {
             resQuality: r.resQuality,
             srcQuality: r.srcQuality,
             analysisDepth: r.analysisDepth,
-            pendingCorrectness: false,
-            pendingQuality: false,
             refused: false,
             signed: signed
         });
@@ -71,8 +63,6 @@ library ReportCodec {
         uint256 word = uint256(r.answer) | (uint256(r.confidenceBps) << CONFIDENCE_SHIFT)
             | (uint256(r.resQuality) << RES_SHIFT) | (uint256(r.srcQuality) << SRC_SHIFT)
             | (uint256(r.analysisDepth) << DEPTH_SHIFT);
-        if (r.pendingCorrectness) word |= PENDING_CORRECTNESS;
-        if (r.pendingQuality) word |= PENDING_QUALITY;
         if (r.refused) word |= REFUSED;
         if (r.signed) word |= SIGNED;
         return uint64(word);
@@ -85,8 +75,6 @@ library ReportCodec {
         r.resQuality = uint8(word >> RES_SHIFT);
         r.srcQuality = uint8(word >> SRC_SHIFT);
         r.analysisDepth = uint8(word >> DEPTH_SHIFT);
-        r.pendingCorrectness = word & PENDING_CORRECTNESS != 0;
-        r.pendingQuality = word & PENDING_QUALITY != 0;
         r.refused = word & REFUSED != 0;
         r.signed = word & SIGNED != 0;
     }

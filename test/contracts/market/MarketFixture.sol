@@ -194,6 +194,6 @@ abstract contract MarketFixture is TestBase {
     }
 
     function _pending(uint256 marketId) internal view returns (uint256 p) {
-        (, p) = market.feedbackStatus(marketId);
+        (, p) = writer.feedbackStatus(marketId);
     }
 }

@@ -112,7 +112,7 @@ contract ReentrantReputationRegistry is FeedbackSink {
         override
     {
         // Must revert with ReentrancyGuardReentrantCall; the revert bubbles into FeedbackFailed.
-        market.publishFeedback(marketId, 1);
+        market.reputation().publishFeedback(marketId, 1);
         reentered = true;
     }
 }

@@ -5,7 +5,7 @@
  */
 import type { Address, Hex } from "viem";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { bettingMarketAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { bettingMarketAbi, marketReputationAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import type { ChainContext } from "../../../workflow/chain/clients.js";
 import { deployContract } from "../../../workflow/chain/deploy.js";
 import { readGovernance, readMarket } from "../../../workflow/chain/lifecycle.js";
@@ -42,7 +42,7 @@ function typedMulticall(ctx: ChainContext, market: Address): void {
   const read = readMany(
     ctx,
     [
-      viewCall(market, resolutionMarketAbi, "feedbackStatus", [1n]),
+      viewCall(market, marketReputationAbi, "feedbackStatus", [1n]),
       viewCall(market, bettingMarketAbi, "claimable", [1n, market]),
     ],
     0n,
@@ -67,7 +67,7 @@ function typedWrites(ctx: ChainContext, market: Address): void {
   void deployContract(ctx, "ResolutionMarket", resolutionMarketAbi, [market]);
 
   expectTypeOf(
-    sendContractTx(ctx, { address: market, abi: resolutionMarketAbi, functionName: "publishFeedback", args: [1n, 2n] }),
+    sendContractTx(ctx, { address: market, abi: marketReputationAbi, functionName: "publishFeedback", args: [1n, 2n] }),
   )
     .resolves.toHaveProperty("result")
     .toEqualTypeOf<bigint>();

@@ -198,6 +198,9 @@ describe("owner commands", () => {
 
     const d = await ok(["owner", "defaults", "--max-workers", "7", "--bond", "0.02"], OWNER);
     expect(d.defaults).toMatchObject({ maxWorkers: 7, bond: "20000000000000000" });
+    // Markets exist: new defaults are queued for RESOLVER_DELAY (2 days), then in force for new markets.
+    expect((await ok(["market", "settings"])).defaults).not.toMatchObject({ maxWorkers: 7 });
+    await h.increaseTime(2 * 86_400);
     expect((await ok(["market", "settings"])).defaults).toMatchObject({ maxWorkers: 7, bond: "20000000000000000" });
     await h.refuses(["owner", "defaults"], /name at least one setting/, { key: OWNER });
     await h.refuses(["owner", "defaults", "--max-workers", "7"], /OwnableUnauthorizedAccount|owner/i, {

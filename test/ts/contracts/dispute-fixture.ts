@@ -76,16 +76,6 @@ export async function startStack() {
     resolutionMarketAbi,
   );
   const betting = typed((await viem.deployContract("BettingMarket", [market.address])).address, bettingMarketAbi);
-  const deployCommittee = async (members: Address[], threshold: bigint) =>
-    typed(
-      (await viem.deployContract("CommitteeArbiter", [members, threshold, [market.address]])).address,
-      committeeArbiterAbi,
-    );
-  const deployUmaArbiter = async (oracle: Address, currency: Address, bond: bigint, liveness: number) =>
-    typed(
-      (await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address,
-      umaArbiterAbi,
-    );
   const wait = async (hash: Hex) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe("success");
@@ -93,6 +83,21 @@ export async function startStack() {
   };
   const governance = typed(await market.read.governance(), marketGovernanceAbi);
   await wait(await governance.write.queueResolver([addr("resolver")]));
+  /** The owner puts a freshly deployed arbiter on the deployment's allow-list (bootstrap: at once). */
+  const allow = async (arbiter: Address) => {
+    await wait(await governance.write.queueArbiter([arbiter]));
+    return arbiter;
+  };
+  const deployCommittee = async (members: Address[], threshold: bigint) =>
+    typed(
+      await allow((await viem.deployContract("CommitteeArbiter", [members, threshold, [market.address]])).address),
+      committeeArbiterAbi,
+    );
+  const deployUmaArbiter = async (oracle: Address, currency: Address, bond: bigint, liveness: number) =>
+    typed(
+      await allow((await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address),
+      umaArbiterAbi,
+    );
 
   async function increaseTime(seconds: number) {
     await testClient.increaseTime({ seconds });

@@ -9,7 +9,7 @@
 import { parseEther, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
-import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { marketGovernanceAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import {
@@ -45,6 +45,18 @@ beforeAll(async () => {
   disputer = await connect({ rpcUrl: chain.rpcUrl, privateKey: hardhatKey(10) });
   uma = await deployUmaStack(owner, { finalFee: 50n * E18 });
   arbiter = (await deployUmaArbiter(owner, uma, { markets: [chain.market], liveness: 3_600 })).address;
+  // A market may only name an arbiter on the deployment's allow-list (no market yet: the owner's queueing applies at once).
+  await sendContractTx(owner, {
+    address: await owner.publicClient.readContract({
+      address: chain.market,
+      abi: resolutionMarketAbi,
+      functionName: "governance",
+    }),
+    abi: marketGovernanceAbi,
+    functionName: "queueArbiter",
+    args: [arbiter],
+    label: "MarketGovernance.queueArbiter",
+  });
   // UMA's bond currency for both sides of the OOv3 dispute (the resolver's daemon pays its counter-bond).
   for (const who of [chain.accounts[10], chain.accounts[19]]) await mintCurrency(owner, uma, who, 1_000n * E18);
   daemon = await startProductionDaemon(chain, "uma", {

@@ -14,7 +14,7 @@ import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../../scripts/lib/daemon/panel.js";
-import { committeeArbiterAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { committeeArbiterAbi, marketGovernanceAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { loadArtifact } from "../../../workflow/chain/artifacts.js";
 import { startProductionDaemon } from "../daemon/helpers/resolver-daemon.js";
 import { launchChromium } from "./helpers.js";
@@ -86,6 +86,13 @@ beforeAll(async () => {
     account: a[0],
   });
   const committee = (await chain.publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress as Address;
+  // A market may only name an arbiter on the deployment's allow-list (no market yet: the owner's queueing applies at once).
+  const governance = await chain.publicClient.readContract({
+    address: chain.market,
+    abi: resolutionMarketAbi,
+    functionName: "governance",
+  });
+  await write(a[0], { address: governance, abi: marketGovernanceAbi, functionName: "queueArbiter", args: [committee] });
   daemon = await startProductionDaemon(chain, "explain", {
     apiHost: "127.0.0.1",
     // The committee is a per-market arbiter, not the deployment's default: the resolver vouches for it.
