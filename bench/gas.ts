@@ -205,10 +205,10 @@ async function benchmark(canonical?: CanonicalArtifacts) {
 
     const publish: bigint[] = [];
     for (;;) {
-      const [, pending] = (await market.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
+      const [, pending] = (await writer.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
       if (pending === 0n) break;
       if (publish.length > 20) throw new Error("publishFeedback makes no progress");
-      const hash = await market.write.publishFeedback([marketId, PUBLISH_BATCH], { gas: PUBLISH_GAS_LIMIT });
+      const hash = await writer.write.publishFeedback([marketId, PUBLISH_BATCH], { gas: PUBLISH_GAS_LIMIT });
       const receipt = await publicClient.waitForTransactionReceipt({ hash });
       if (receipt.status !== "success") throw new Error(`publishFeedback ${tag} reverted`);
       txs.push({ label: `publishFeedback ${tag}`, gas: receipt.gasUsed });

@@ -272,16 +272,12 @@ export function indexTrackRecord(
   index: RecordIndex,
   ctx: ChainContext,
   market: Address,
-  options: { fromBlock?: bigint; chunkBlocks?: bigint } = {},
+  _options: { fromBlock?: bigint; chunkBlocks?: bigint } = {},
 ): TrackRecordSource {
   return {
     async history(snapshot) {
       const synced = await index.sync(ctx);
-      const range = {
-        ...(options.fromBlock !== undefined ? { fromBlock: options.fromBlock } : {}),
-        chunkBlocks: options.chunkBlocks ?? 2_000_000n,
-      };
-      const cutoff = (await readCutoff(ctx, market, snapshot.marketId, range)) ?? {
+      const cutoff = (await readCutoff(ctx, market, snapshot.marketId)) ?? {
         count: synced.count,
         head: synced.head,
       };

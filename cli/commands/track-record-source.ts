@@ -77,7 +77,7 @@ export function servedTrackRecord(
   return {
     async history(snapshot) {
       const cutoff =
-        (await readCutoff(scope.ctx, scope.market, snapshot.marketId, { fromBlock: scope.fromBlock })) ??
+        (await readCutoff(scope.ctx, scope.market, snapshot.marketId)) ??
         (await readRecordHead(scope.ctx, scope.market));
       if (cutoff.count === 0) return [];
       const text = await http.getText(windowUrl(base, scope.market, cutoff.count), {

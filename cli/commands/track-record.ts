@@ -43,7 +43,7 @@ async function scopeOf(rt: Runtime, chunk: string | undefined): Promise<RecordSc
 
 /** A market's cut-off, or a clear error when it was not requested. */
 async function cutoffOf(scope: RecordScope, marketId: bigint): Promise<RecordCutoff> {
-  const cutoff = await readCutoff(scope.ctx, scope.market, marketId, { fromBlock: scope.fromBlock });
+  const cutoff = await readCutoff(scope.ctx, scope.market, marketId);
   if (cutoff === undefined) throw new CliError(`market ${marketId} has not requested resolution: it has no cut-off`);
   return cutoff;
 }

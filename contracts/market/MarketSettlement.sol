@@ -39,7 +39,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     }
 
     /// @dev Slot 0 creator|deadline|status|outcome|workerCount; slot 1 rewardPool|totalStake|
-    ///      requestedAt; then the question.
+    ///      requestedAt|recordCount (the track-record cut-off count); then the question and the cut-off head.
     struct Market {
         address creator;
         uint40 deadline;
@@ -49,7 +49,9 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         uint96 rewardPool;
         uint96 totalStake;
         uint40 requestedAt;
+        uint24 recordCount;
         string question;
+        bytes32 recordHead;
     }
 
     /// @dev Slot 0 worker|stake; slot 1 agentId|report (ReportCodec's word: the report and its feedback flags),
@@ -78,6 +80,9 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
 
     /// @notice Number of markets created; ids are 1..marketCount.
     uint256 public marketCount;
+    /// @dev The track-record hash chain (docs/RECORDS.md §3): entries so far and the head after them.
+    uint256 internal _recordCount;
+    bytes32 internal _recordHead;
 
     /// @notice The ERC-8004 identity registry used to authorize joins.
     IIdentityRegistry public immutable identityRegistry;
@@ -114,7 +119,9 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
 
     /// @dev Final state of a proposal. Invalid: pool to the creator, stakes back. Yes/No: settlement + feedback.
     /// @param slashTo the dispute winner when an arbiter decided (0 otherwise: no slashing)
+    /// @param disputed an arbiter ruled (`msg.sender`, recorded as the entry's arbiter)
     function _finalize(uint256 marketId, Market storage m, Verdict verdict, bool disputed, address slashTo) internal {
+        _record(marketId, m, verdict, disputed ? msg.sender : address(0));
         if (verdict == Verdict.Invalid) {
             m.status = Status.Invalid;
             emit MarketFinalized(marketId, Status.Invalid, false, disputed);
@@ -139,6 +146,44 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         // writer's publishFeedback.
         ProposalData storage p = _proposals[marketId];
         reputation.settle(marketId, outcome, p.bundleURI, p.bundleHash, seatWords_, INLINE_FEEDBACK_WORKERS);
+    }
+
+    /// @dev Extends the track-record hash chain with this market (RECORDS §3) and emits the whole entry.
+    function _record(uint256 marketId, Market storage m, Verdict verdict, address arbiter) private {
+        uint256 n = m.workerCount;
+        mapping(uint256 => Seat) storage seats = _seats[marketId];
+        RecordEntry memory e;
+        e.status = verdict == Verdict.Invalid ? Status.Invalid : Status.Resolved;
+        e.outcome = verdict == Verdict.Yes;
+        e.disputed = arbiter != address(0);
+        e.arbiter = arbiter;
+        e.creator = m.creator;
+        e.value = uint256(m.rewardPool) + m.totalStake;
+        e.seats = new SeatRecord[](n);
+        bytes memory packed = new bytes(36 * n);
+        for (uint256 i; i < n; ++i) {
+            Seat storage seat = seats[i];
+            ReportCodec.Report memory r = ReportCodec.decode(seat.report);
+            uint256 agentId = seat.agentId;
+            e.seats[i] = SeatRecord(agentId, r.answer, r.confidenceBps, r.signed);
+            // abi.encodePacked(uint256 agentId, uint8 answer, uint16 confidenceBps, bool signed), 36 bytes a seat
+            uint256 tail = (uint256(r.answer) << 248) | (uint256(r.confidenceBps) << 232) | (r.signed ? 1 << 224 : 0);
+            assembly ("memory-safe") {
+                let at := add(add(packed, 0x20), mul(i, 36))
+                mstore(at, agentId)
+                mstore(add(at, 0x20), tail)
+            }
+        }
+        uint256 index = _recordCount;
+        bytes32 head = keccak256(
+            abi.encode(
+                _recordHead, index, marketId, e.status, e.outcome, e.disputed, arbiter, e.creator, e.value,
+                keccak256(packed)
+            )
+        );
+        _recordHead = head;
+        _recordCount = index + 1;
+        emit MarketRecorded(marketId, index, head, e);
     }
 
     /// @dev Rewards from the on-chain weights, stakes (or slashes), WorkerSettled per seat; returns every seat's

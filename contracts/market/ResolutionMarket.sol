@@ -137,6 +137,9 @@ contract ResolutionMarket is MarketSettlement {
             return;
         }
         m.status = Status.ResolutionRequested;
+        // The track-record cut-off every resolver uses for this market (RECORDS §3).
+        m.recordCount = uint24(_recordCount);
+        m.recordHead = _recordHead;
         emit ResolutionRequested(marketId, m.question);
     }
 
@@ -323,8 +326,15 @@ contract ResolutionMarket is MarketSettlement {
             rewardPool: m.rewardPool,
             totalStake: m.totalStake,
             bundleHash: _proposals[marketId].bundleHash,
-            question: m.question
+            question: m.question,
+            recordCount: m.recordCount,
+            recordHead: m.recordHead
         });
+    }
+
+    /// @inheritdoc IResolutionMarket
+    function recordHead() external view returns (uint256 count, bytes32 head) {
+        return (_recordCount, _recordHead);
     }
 
     /// @inheritdoc IResolutionMarket

@@ -6,7 +6,7 @@
 import { parseAbi, toEventSelector } from "viem";
 
 export const marketReadAbi = parseAbi([
-  "struct MarketInfo { address creator; uint64 deadline; uint64 requestedAt; uint8 status; bool outcome; uint32 workerCount; uint256 rewardPool; uint256 totalStake; bytes32 bundleHash; string question; }",
+  "struct MarketInfo { address creator; uint64 deadline; uint64 requestedAt; uint8 status; bool outcome; uint32 workerCount; uint256 rewardPool; uint256 totalStake; bytes32 bundleHash; string question; uint256 recordCount; bytes32 recordHead; }",
   "function getMarket(uint256 marketId) view returns (MarketInfo)",
   "function getWorkers(uint256 marketId) view returns (address[] workers, uint256[] agentIds, uint256[] stakes)",
   "function identityRegistry() view returns (address)",
@@ -28,11 +28,3 @@ export const RESOLUTION_REQUESTED_TOPIC = toEventSelector(
 /** IResolutionMarket.Status.ResolutionRequested: the only status a proposal can be made in. */
 export const STATUS_RESOLUTION_REQUESTED = 2;
 
-/**
- * The market's track-record cut-off (docs/RECORDS.md §3: the record's entry count and head stored at
- * `requestResolution`). Kept apart from `marketReadAbi` until the contracts carry the view: read in the first
- * multicall only when a track record is configured.
- */
-export const recordReadAbi = parseAbi([
-  "function recordCutoff(uint256 marketId) view returns (uint256 count, bytes32 head)",
-]);

@@ -14,7 +14,7 @@ import {
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi, recordReadAbi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
+import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
 import type { Budget } from "./budget.js";
 import type { WorkflowConfig } from "./config.js";
 
@@ -81,15 +81,9 @@ export function readMarket(
       callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
     });
   const withRecord = config.trackRecord !== undefined;
-  if (withRecord)
-    first.push({
-      target: market,
-      callData: encodeFunctionData({ abi: recordReadAbi, functionName: "recordCutoff", args: [marketId] }),
-    });
   const results = aggregate(runtime, evm, config, reads, first);
   const [info, workers] = results;
   const identity = config.identityRegistry === undefined ? results[2] : undefined;
-  const cutoffResult = withRecord ? results.at(-1) : undefined;
   if (info === undefined || workers === undefined)
     throw new Error(`market ${marketId}: the multicall returned too few results`);
   if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
@@ -112,16 +106,12 @@ export function readMarket(
     });
   }
 
+  // The cut-off stored at requestResolution (docs/RECORDS.md §3) comes with getMarket: no extra read.
   let cutoff: RecordCutoff | undefined;
-  if (cutoffResult !== undefined) {
-    if (!cutoffResult.success) throw new Error(`recordCutoff(${marketId}) reverted`);
-    const [count, head] = decodeFunctionResult({
-      abi: recordReadAbi,
-      functionName: "recordCutoff",
-      data: cutoffResult.returnData,
-    });
-    if (count > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`recordCutoff(${marketId}) count out of range`);
-    cutoff = { count: Number(count), head };
+  if (withRecord) {
+    if (m.recordCount > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new Error(`market ${marketId}: record count out of range`);
+    cutoff = { count: Number(m.recordCount), head: m.recordHead };
   }
 
   const snapshot: MarketSnapshot = {

@@ -86,7 +86,7 @@ export interface TestMarket {
   seats: Seat[];
   /** tokenURI per seat (undefined: the registry reverts). */
   tokenURIs: (string | undefined)[];
-  /** The market's track-record cut-off (`recordCutoff`); absent: the view reverts. */
+  /** The market's track-record cut-off as getMarket returns it; absent: no history (count 0). */
   cutoff?: { count: number; head: `0x${string}` };
 }
 

@@ -10,12 +10,11 @@ import {
   decodeFunctionData,
   encodeFunctionResult,
   getAddress,
-  toFunctionSelector,
   toHex,
   type Hex,
 } from "viem";
 import { decodeCreReport, type CreReport } from "../../workflow/chain/cre-report.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi, recordReadAbi } from "../resolution/abi.js";
+import { identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
 import { MULTICALL3_ADDRESS } from "../resolution/config.js";
 import type { Agent, TestMarket } from "./agents.js";
 
@@ -37,18 +36,6 @@ export const CHAIN_SELECTOR_NAME = "ethereum-testnet-sepolia";
 function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean; returnData: Hex } {
   const fail = { success: false, returnData: "0x" as Hex };
   if (getAddress(target) === getAddress(market.market)) {
-    if (data.startsWith(toFunctionSelector(recordReadAbi[0]))) {
-      const { args } = decodeFunctionData({ abi: recordReadAbi, data });
-      if (market.cutoff === undefined || args[0] !== market.marketId) return fail;
-      return {
-        success: true,
-        returnData: encodeFunctionResult({
-          abi: recordReadAbi,
-          functionName: "recordCutoff",
-          result: [BigInt(market.cutoff.count), market.cutoff.head],
-        }),
-      };
-    }
     const call = decodeFunctionData({ abi: marketReadAbi, data });
     if (call.functionName === "identityRegistry")
       return {
@@ -72,6 +59,8 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
         totalStake: 0n,
         bundleHash: toHex(0, { size: 32 }),
         question: market.question,
+        recordCount: BigInt(market.cutoff?.count ?? 0),
+        recordHead: market.cutoff?.head ?? toHex(0, { size: 32 }),
       };
       return {
         success: true,

@@ -2,7 +2,7 @@
  * The on-chain track record (docs/RECORDS.md §3) through viem: `MarketRecorded` logs as RecordEntry, the current
  * `recordHead()` and a market's cut-off. The hashing and every check live in workflow/core/track-record.ts.
  */
-import { parseAbi, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { RecordCutoff } from "../core/record-document.js";
 import type { RecordEntry } from "../core/track-record.js";
 import { resolutionMarketAbi } from "./abis.js";
@@ -10,13 +10,8 @@ import type { ChainContext } from "./clients.js";
 import { toChainError } from "./errors.js";
 import { type DecodedLog, type LogChunk, type LogRange, scanContractLogs } from "./logs.js";
 
-/** The record's event and views (provisional until the market's generated ABI carries them). */
-export const recordAbi = parseAbi([
-  "struct SeatRecord { uint256 agentId; uint8 answer; uint16 confidenceBps; bool signed; }",
-  "struct RecordEntry { uint8 status; bool outcome; bool disputed; address arbiter; address creator; uint256 value; SeatRecord[] seats; }",
-  "event MarketRecorded(uint256 indexed marketId, uint256 indexed index, bytes32 head, RecordEntry entry)",
-  "function recordHead() view returns (uint256 count, bytes32 head)",
-]);
+/** The market's ABI: `MarketRecorded`, `recordHead()` and `getMarket` (whose `recordCount`/`recordHead` are the cut-off). */
+export const recordAbi = resolutionMarketAbi;
 
 export type MarketRecordedLog = DecodedLog<typeof recordAbi, "MarketRecorded">;
 
@@ -29,7 +24,7 @@ export function entryOfLog(log: MarketRecordedLog): { entry: RecordEntry; head: 
     entry: {
       index: Number(index),
       marketId,
-      status: entry.status,
+      status: Number(entry.status),
       outcome: entry.outcome,
       disputed: entry.disputed,
       arbiter: entry.arbiter,
@@ -37,7 +32,7 @@ export function entryOfLog(log: MarketRecordedLog): { entry: RecordEntry; head: 
       value: entry.value,
       seats: entry.seats.map((s) => ({
         agentId: s.agentId,
-        answer: s.answer,
+        answer: Number(s.answer),
         confidenceBps: s.confidenceBps,
         signed: s.signed,
       })),
@@ -83,19 +78,22 @@ export async function readRecordHead(ctx: ChainContext, market: Address, blockNu
   }
 }
 
-/**
- * A market's cut-off: `recordHead()` at the block of its `ResolutionRequested` (the record as the request found
- * it). Provisional until the market stores the cut-off (docs/RECORDS.md §3); undefined when it was not requested.
- */
+/** A market's cut-off, stored by `requestResolution` (docs/RECORDS.md §3); undefined before the request. */
 export async function readCutoff(
   ctx: ChainContext,
   market: Address,
   marketId: bigint,
-  range: LogRange = {},
 ): Promise<RecordCutoff | undefined> {
-  for await (const chunk of scanContractLogs(ctx, market, resolutionMarketAbi, "ResolutionRequested", range, {
-    marketId,
-  }))
-    for (const log of chunk.logs) return readRecordHead(ctx, market, log.blockNumber);
-  return undefined;
+  try {
+    const info = await ctx.publicClient.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "getMarket",
+      args: [marketId],
+    });
+    if (info.requestedAt === 0n) return undefined;
+    return { count: Number(info.recordCount), head: info.recordHead.toLowerCase() as Hex };
+  } catch (error) {
+    throw toChainError(error, "ResolutionMarket.getMarket");
+  }
 }

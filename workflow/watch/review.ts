@@ -87,7 +87,7 @@ export async function watchHistory(
 ): Promise<HistoryMarket[]> {
   let cutoff: { count: number } | undefined;
   try {
-    cutoff = await readCutoff(ctx, market, marketId, { ...options.range });
+    cutoff = await readCutoff(ctx, market, marketId);
   } catch (error) {
     // A market contract without the record chain (before RECORDS §3): the logs' record.
     if (toChainError(error, "recordHead").kind !== "revert") throw error;

@@ -92,6 +92,35 @@ interface IResolutionMarket {
         /// The proposal's bundle hash once proposed (0 before).
         bytes32 bundleHash;
         string question;
+        /// Track-record cut-off stored at `requestResolution`: entries in the record then (the market's history
+        /// is the first `recordCount` entries) and the head after them (0 before the request).
+        uint256 recordCount;
+        bytes32 recordHead;
+    }
+
+    /// @notice One seat of a finalized market in the track record (seat order).
+    struct SeatRecord {
+        uint256 agentId;
+        Answer answer;
+        uint16 confidenceBps;
+        /// The agent signed its answer (EIP-712); false: attested by the proposer only.
+        bool signed;
+    }
+
+    /// @notice One finalized market in the track-record hash chain (docs/RECORDS.md §3).
+    struct RecordEntry {
+        /// Resolved or Invalid.
+        Status status;
+        /// The outcome; false unless Resolved.
+        bool outcome;
+        /// An arbiter (the market's or a fallback) ruled.
+        bool disputed;
+        /// The address that ruled; address(0) when undisputed.
+        address arbiter;
+        address creator;
+        /// Reward pool plus every seat's stake at the request, in wei.
+        uint256 value;
+        SeatRecord[] seats;
     }
 
     /// @notice The per-market settings snapshotted at creation.
@@ -193,6 +222,9 @@ interface IResolutionMarket {
     event MarketCancelled(uint256 indexed marketId, address indexed caller);
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
     event Withdrawal(address indexed account, uint256 amount);
+    /// @notice A market reached Resolved or Invalid and extended the track-record hash chain: `index` counts
+    ///         finalized markets from 0, `head` is the chain's head after this entry.
+    event MarketRecorded(uint256 indexed marketId, uint256 indexed index, bytes32 head, RecordEntry entry);
     /// @notice A stake went back to its worker because the market was cancelled (no proposal).
     event StakeRefunded(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
 
@@ -321,6 +353,8 @@ interface IResolutionMarket {
         returns (uint256[] memory words, bool outcome, string memory bundleURI, bytes32 bundleHash);
 
     function getMarket(uint256 marketId) external view returns (MarketInfo memory);
+    /// @notice The track record now: entries (finalized markets) and the head after them (0 when empty).
+    function recordHead() external view returns (uint256 count, bytes32 head);
     function getMarketConfig(uint256 marketId) external view returns (MarketConfig memory);
     function getProposal(uint256 marketId) external view returns (Proposal memory);
     function getWorkers(uint256 marketId)

@@ -17,7 +17,7 @@ import {
 import { serveLocalChain } from "./local-chain.js";
 import { marketAbi, VERDICT } from "./job.js";
 
-export { marketAbi, STATUS, VERDICT } from "./job.js";
+export { marketAbi, STATUS, VERDICT, writerAbi } from "./job.js";
 
 const arbiterAbi = parseAbi([
   "function rule(address market, uint256 marketId, uint8 verdict)",

@@ -33,8 +33,6 @@ export const marketAbi = parseAbi([
   "function proposeResolution(uint256 marketId, uint8 verdict, (uint8 answer, uint16 confidenceBps, uint8 resQuality, uint8 srcQuality, uint8 analysisDepth, bytes32 replyHash, bytes signature)[] reports, bytes32 bundleHash, string bundleURI) payable",
   "function dispute(uint256 marketId, uint8 claimed) payable",
   "function finalize(uint256 marketId)",
-  "function publishFeedback(uint256 marketId, uint256 maxWorkers) returns (uint256 published)",
-  "function feedbackStatus(uint256 marketId) view returns (uint256 cursor, uint256 pending)",
   "function getMarketConfig(uint256 marketId) view returns ((uint64 createdAt, uint8 admission, uint8 minCorrectness, uint32 minSettled, uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond, address arbiter))",
   "function getProposal(uint256 marketId) view returns ((address proposer, uint8 verdict, uint64 proposedAt, uint64 disputeEndsAt, uint96 bond, address disputer, uint8 claimed, uint64 disputedAt, bytes32 bundleHash, string bundleURI))",
   "function resolveDispute(uint256 marketId, uint8 verdict)",
@@ -50,6 +48,12 @@ export const marketAbi = parseAbi([
   "error NotResolver(address account, uint256 marketId)",
   "error DisputeWindowOpen(uint256 marketId, uint64 endsAt)",
   "error MarketNotFound(uint256 marketId)",
+]);
+
+/** The market's feedback writer (MarketReputation, at the market's reputation()): deferred ERC-8004 records. */
+export const writerAbi = parseAbi([
+  "function publishFeedback(uint256 marketId, uint256 maxWorkers) returns (uint256 published)",
+  "function feedbackStatus(uint256 marketId) view returns (uint256 cursor, uint256 pending)",
 ]);
 
 export const STATUS = {
@@ -310,11 +314,16 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
       }
     },
     publishFeedback: async (marketId) => {
+      const writer = (await publicClient.readContract({
+        address: market,
+        abi: marketAbi,
+        functionName: "reputation",
+      })) as Address;
       const status = async () =>
         (
           (await publicClient.readContract({
-            address: market,
-            abi: marketAbi,
+            address: writer,
+            abi: writerAbi,
             functionName: "feedbackStatus",
             args: [marketId],
           })) as readonly [bigint, bigint]
@@ -323,8 +332,8 @@ export function createChainJob(o: ChainJobOptions): ChainJob {
       if (before === 0n) return { published: 0, pending: 0 };
       // Explicit gas: an estimate can be just enough for a batch that writes nothing.
       const { request } = await publicClient.simulateContract({
-        address: market,
-        abi: marketAbi,
+        address: writer,
+        abi: writerAbi,
         functionName: "publishFeedback",
         args: [marketId, 10n],
         account,

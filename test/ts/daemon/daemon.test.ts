@@ -4,7 +4,7 @@
  * the chain's clock) → finalize → feedback. No mocks, no timed asserts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, stringToBytes, type Hex } from "viem";
+import { keccak256, stringToBytes, type Address, type Hex } from "viem";
 import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
 import { createChainJob } from "../../../scripts/lib/daemon/job.js";
 import {
@@ -13,6 +13,7 @@ import {
   STATUS,
   waitFor,
   marketAbi,
+  writerAbi,
   type TestChain,
 } from "../../../scripts/lib/daemon/chain.js";
 import {
@@ -172,9 +173,14 @@ describe("propose → window → finalize", () => {
     await chain.advance(PAST_WINDOW);
     await waitFor(() => stateOf(d, id) === "finalized" && jobOf(d, id)!.feedback === "done", "feedback done");
     expect(d.job.stats.feedbackBatches.get(id)).toBeGreaterThanOrEqual(1);
-    const { result } = (await chain.publicClient.simulateContract({
+    const writer = (await chain.publicClient.readContract({
       address: chain.market,
       abi: marketAbi,
+      functionName: "reputation",
+    })) as Address;
+    const { result } = (await chain.publicClient.simulateContract({
+      address: writer,
+      abi: writerAbi,
       functionName: "publishFeedback",
       args: [id, 100n],
       account: chain.accounts[0],

@@ -24,7 +24,7 @@ import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
 import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS, marketAbi } from "../../../scripts/lib/daemon/job.js";
+import { STATUS, marketAbi, writerAbi } from "../../../scripts/lib/daemon/job.js";
 import { POOL, STAKE, startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
 
 const N = 100;
@@ -242,9 +242,14 @@ describe("a 100-worker market through the daemon", () => {
 
     // Every answered seat has its two ERC-8004 records (correctness + quality), a failed seat one correctness-0
     // record; nothing left pending.
-    const [, pending] = (await publicClient.readContract({
+    const writer = (await publicClient.readContract({
       address: chain.market,
       abi: marketAbi,
+      functionName: "reputation",
+    })) as Address;
+    const [, pending] = (await publicClient.readContract({
+      address: writer,
+      abi: writerAbi,
       functionName: "feedbackStatus",
       args: [id],
     })) as [bigint, bigint];

@@ -105,7 +105,8 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   }
 
   async function pending(marketId: bigint) {
-    const [, p] = (await market.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
+    const writer = await viem.getContractAt("MarketReputation", client);
+    const [, p] = (await writer.read.feedbackStatus([marketId])) as readonly [bigint, bigint];
     return p;
   }
 
@@ -143,7 +144,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     let rounds = 0;
     while ((await pending(marketId)) > 0n) {
       const receipt = await publicClient.waitForTransactionReceipt({
-        hash: await market.write.publishFeedback([marketId, 40n], { gas: 10_000_000n }),
+        hash: await (await viem.getContractAt("MarketReputation", client)).write.publishFeedback([marketId, 40n], {
+          gas: 10_000_000n,
+        }),
       });
       expect(receipt.status).toBe("success");
       expect(receipt.gasUsed < 10_000_000n).toBe(true);
@@ -183,7 +186,9 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     // eth_estimateGas finds the smallest limit that succeeds, one that may defer feedback records; the
     // permissionless publishFeedback writes them later, and nothing is lost.
     while ((await pending(marketId)) > 0n) {
-      await market.write.publishFeedback([marketId, 10n], { gas: 5_000_000n });
+      await (await viem.getContractAt("MarketReputation", client)).write.publishFeedback([marketId, 10n], {
+        gas: 5_000_000n,
+      });
     }
     for (const w of workers) {
       expect(await reputation.read.getLastIndex([w.agentId, client])).toBe(2n);
