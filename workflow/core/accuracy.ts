@@ -32,7 +32,14 @@
  */
 import type { HistoryMarket } from "./types.js";
 import { mustGet } from "../util/must.js";
-import { DependenceMatrix, dependenceWeights, pairDependence, robustFactor, type PairStats } from "./dependence.js";
+import {
+  DependenceMatrix,
+  dependenceWeights,
+  pairDependence,
+  robustFactor,
+  sharedErrorDependence,
+  type PairStats,
+} from "./dependence.js";
 
 export interface AccuracyConfig {
   /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
@@ -73,6 +80,15 @@ export interface AccuracyConfig {
   dependenceOutlierZ: number;
   /** Shared markets needed before a pair's dependence is estimated. Default 8. */
   dependenceMinShared: number;
+  /**
+   * Shared errors (dependence.ts `sharedErrorDependence`): half-life, in shared markets of the pair, of the memory
+   * of being wrong together against the rest (0: off). Default 4.
+   */
+  errorHalfLife: number;
+  /** Standard errors discounted before shared errors count as dependence. Default 1. */
+  errorMargin: number;
+  /** Shared-error dependence also divides votes (E-step and vote), not only groups coalitions. Default false. */
+  errorInEstimate: boolean;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -92,6 +108,9 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   dependenceMargin: 2,
   dependenceOutlierZ: 3,
   dependenceMinShared: 8,
+  errorHalfLife: 4,
+  errorMargin: 1,
+  errorInEstimate: false,
 });
 
 export interface CalibrationBin {
@@ -132,8 +151,13 @@ export interface PairDependence {
 export interface AccuracyEstimate {
   /** One per requested agent (or every agent in the history when none requested), by ascending id. */
   agents: AgentAccuracy[];
-  /** Dependent pairs among `agents` (a < b, ascending). */
+  /** Dependent pairs among `agents` (a < b, ascending): what divides same-side votes in the E-step and the vote. */
   dependence: PairDependence[];
+  /**
+   * Pairs recently wrong together against the rest (dependence.ts `sharedErrorDependence`), a < b ascending: what
+   * groups a coalition in the vote's fragility check (and, with `errorInEstimate`, also in `dependence`).
+   */
+  sharedErrors: PairDependence[];
   /** Markets and yes/no answers used. */
   markets: number;
   answers: number;
@@ -163,6 +187,10 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     }
     return v;
   };
+  const bool = (v: boolean, name: string): boolean => {
+    if (typeof v !== "boolean") throw new RangeError(`accuracy config ${name} must be a boolean, got ${String(v)}`);
+    return v;
+  };
   const bins = [...c.confidenceBins];
   if (
     bins.length === 0 ||
@@ -188,6 +216,9 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     dependenceMargin: num(c.dependenceMargin, 0, 100, "dependenceMargin"),
     dependenceOutlierZ: num(c.dependenceOutlierZ, 0, 1e6, "dependenceOutlierZ"),
     dependenceMinShared: num(c.dependenceMinShared, 1, 1e9, "dependenceMinShared", true),
+    errorHalfLife: num(c.errorHalfLife, 0, 1e9, "errorHalfLife"),
+    errorMargin: num(c.errorMargin, 0, 100, "errorMargin"),
+    errorInEstimate: bool(c.errorInEstimate, "errorInEstimate"),
   };
 }
 
@@ -317,15 +348,6 @@ export function estimateAccuracy(
     );
   });
   for (let a = 0; a < nAgents; a++) for (let b = a + 1; b < nAgents; b++) if (group[a] === group[b]) dep.set(a, b, 1);
-  // E-step weight of each vote: dependence (1 / (1 + Σ d over same-side voters)) × attestation.
-  const voteWeight: number[][] = votes.map((vs) =>
-    dependenceWeights(
-      vs.map((v) => v.agent),
-      vs.map((v) => v.sign),
-      dep,
-    ).map((w, i) => w * vs[i].att),
-  );
-
   const alpha = cfg.priorAccuracy * cfg.priorStrength;
   const beta = (1 - cfg.priorAccuracy) * cfg.priorStrength;
   const lo = 1 - cfg.maxAccuracy;
@@ -339,47 +361,88 @@ export function estimateAccuracy(
       count[v.agent] += 1;
       weight[v.agent] += v.o;
     }
-  // Start: the robust factor's sign chosen so that most independent voters (weighted by answers and by
-  // 1 / (1 + Σ d)) are better than chance; accuracies from it (shrunk like the M-step), then truths (E-step).
-  let side = 0;
-  for (let i = 0; i < nAgents; i++) {
-    let s = 1;
-    for (let j = 0; j < nAgents; j++) if (j !== i) s += dep.get(i, j);
-    side += (weight[i] * factor.v[i]) / s;
-  }
-  const start = side < 0 ? factor.v.map((x) => -x) : factor.v;
-  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * weight[a]) / (alpha + beta + weight[a])));
+  // E-step weight of each vote: dependence (1 / (1 + Σ d over same-side voters)) × attestation.
+  const weightsOf = (): number[][] =>
+    votes.map((vs) =>
+      dependenceWeights(
+        vs.map((v) => v.agent),
+        vs.map((v) => v.sign),
+        dep,
+      ).map((w, i) => w * vs[i].att),
+    );
   const q: number[] = votes.map((_, m) => known[m] ?? 0.5);
-  const eStep = (lg: readonly number[]): void => {
-    votes.forEach((vs, m) => {
-      if (known[m] !== undefined) return;
-      let s = soft[m];
-      vs.forEach((v, i) => {
-        s += v.sign * lg[v.agent] * voteWeight[m][i];
-      });
-      q[m] = sigmoid(s);
-    });
-  };
-  eStep(p.map(logit));
-  let iterations = 0;
-  let converged = false;
   const right = new Array<number>(nAgents).fill(0);
-  while (iterations < cfg.maxIterations) {
-    iterations += 1;
-    right.fill(0);
-    votes.forEach((vs, m) => {
-      for (const v of vs) right[v.agent] += v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
-    });
-    const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + weight[a])));
-    eStep(next.map(logit));
-    let delta = 0;
-    for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
-    p = next;
-    if (delta <= cfg.tolerance) {
-      converged = true;
-      break;
+  /** EM from the robust factor's start (see the module doc); updates q and right, returns p. */
+  const em = (voteWeight: readonly number[][]): { p: number[]; iterations: number; converged: boolean } => {
+    // Start: the robust factor's sign chosen so that most independent voters (weighted by answers and by
+    // 1 / (1 + Σ d)) are better than chance; accuracies from it (shrunk like the M-step), then truths (E-step).
+    let side = 0;
+    for (let i = 0; i < nAgents; i++) {
+      let s = 1;
+      for (let j = 0; j < nAgents; j++) if (j !== i) s += dep.get(i, j);
+      side += (weight[i] * factor.v[i]) / s;
+    }
+    const start = side < 0 ? factor.v.map((x) => -x) : factor.v;
+    let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * weight[a]) / (alpha + beta + weight[a])));
+    const eStep = (lg: readonly number[]): void => {
+      votes.forEach((vs, m) => {
+        if (known[m] !== undefined) return;
+        let s = soft[m];
+        vs.forEach((v, i) => {
+          s += v.sign * lg[v.agent] * voteWeight[m][i];
+        });
+        q[m] = sigmoid(s);
+      });
+    };
+    eStep(p.map(logit));
+    let iterations = 0;
+    let converged = false;
+    while (iterations < cfg.maxIterations) {
+      iterations += 1;
+      right.fill(0);
+      votes.forEach((vs, m) => {
+        for (const v of vs) right[v.agent] += v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
+      });
+      const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + weight[a])));
+      eStep(next.map(logit));
+      let delta = 0;
+      for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
+      p = next;
+      if (delta <= cfg.tolerance) {
+        converged = true;
+        break;
+      }
+    }
+    return { p, iterations, converged };
+  };
+  let voteWeight = weightsOf();
+  let fit = em(voteWeight);
+  const errorDep = new DependenceMatrix(nAgents);
+  // Shared errors (dependence.ts): pairs recently wrong together against the rest beyond what independence
+  // predicts are dependent too (d = the larger of the two estimates); then EM again with the new weights.
+  if (cfg.errorHalfLife > 0) {
+    const lg = fit.p.map(logit);
+    const errorVotes = votes.map((vs, m) =>
+      vs.map((v, i) => ({ agent: v.agent, sign: v.sign, contribution: v.sign * lg[v.agent] * voteWeight[m][i] })),
+    );
+    const shared = sharedErrorDependence(errorVotes, known, fit.p, nAgents, cfg.errorHalfLife, cfg.errorMargin);
+    let changed = false;
+    for (const [key, d] of shared) {
+      const a = Math.floor(key / nAgents);
+      const b = key % nAgents;
+      const qd = q6(d);
+      errorDep.set(a, b, qd);
+      if (cfg.errorInEstimate && qd > dep.get(a, b)) {
+        dep.set(a, b, qd);
+        changed = true;
+      }
+    }
+    if (changed) {
+      voteWeight = weightsOf();
+      fit = em(voteWeight);
     }
   }
+  const { p, iterations, converged } = fit;
 
   // Final expected rights (against the final q) and calibration bins (weighted like the M-step).
   const bins = cfg.confidenceBins;
@@ -433,6 +496,10 @@ export function estimateAccuracy(
     });
   });
   const outSet = new Set(outIndex);
+  const sharedErrors: PairDependence[] = errorDep
+    .entries()
+    .filter((e) => outSet.has(e.a) && outSet.has(e.b))
+    .map((e) => ({ a: sorted[e.a], b: sorted[e.b], d: e.d }));
   const dependence: PairDependence[] = dep
     .entries()
     .filter((e) => outSet.has(e.a) && outSet.has(e.b))
@@ -441,6 +508,7 @@ export function estimateAccuracy(
   return {
     agents: out,
     dependence,
+    sharedErrors,
     markets: votes.length,
     answers: count.reduce((s, c) => s + c, 0),
     knownTruths: known.filter((k) => k !== undefined).length,

@@ -63,6 +63,17 @@ export interface VerdictConfig {
    */
   coalitionK: number;
   coalitionDependence: number;
+  /**
+   * For the `coalitionK` heaviest: the posterior (bps) the rest of the panel must reach for the other side before
+   * they count as deciding alone (dependent groups: the threshold). Default 9000: heavy honest agents outvoting a
+   * weak rest is the norm; heavy agents outvoting a confident rest is how a spent record strikes.
+   */
+  coalitionRestBps: number;
+  /**
+   * For dependent groups: the posterior (bps) the rest must reach for the other side (5000: merely leaning the
+   * other way). Default: the threshold.
+   */
+  coalitionGroupRestBps?: number;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
@@ -70,7 +81,8 @@ export interface VerdictConfig {
 export const DEFAULT_THRESHOLD_BPS = 6_000;
 export const DEFAULT_MIN_HISTORY = 3;
 
-export const DEFAULT_COALITION_K = 0;
+export const DEFAULT_COALITION_K = 2;
+export const DEFAULT_COALITION_REST_BPS = 9_000;
 export const DEFAULT_COALITION_DEPENDENCE = 0.3;
 
 export type InvalidReason = "no-quorum" | "below-threshold" | "tie" | "fragile";
@@ -183,7 +195,20 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
   const coalitionDependence = c.coalitionDependence ?? DEFAULT_COALITION_DEPENDENCE;
   if (typeof coalitionDependence !== "number" || !(coalitionDependence > 0 && coalitionDependence <= 1))
     throw new RangeError(`coalitionDependence must be in (0, 1], got ${coalitionDependence}`);
-  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, coalitionK, coalitionDependence, accuracy };
+  const coalitionRestBps = c.coalitionRestBps ?? DEFAULT_COALITION_REST_BPS;
+  if (!Number.isInteger(coalitionRestBps) || coalitionRestBps < 5_000 || coalitionRestBps >= 10_000)
+    throw new RangeError(`coalitionRestBps must be an integer in [5000, 10000), got ${coalitionRestBps}`);
+  return {
+    thresholdBps,
+    minHistory,
+    unprovenAccuracy,
+    shrinkage,
+    coalitionK,
+    coalitionDependence,
+    coalitionRestBps,
+    ...(c.coalitionGroupRestBps !== undefined ? { coalitionGroupRestBps: c.coalitionGroupRestBps } : {}),
+    accuracy,
+  };
 }
 
 export interface Shrinkage {
@@ -293,6 +318,11 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   for (const e of estimate.dependence) dep.set(`${e.a}:${e.b}`, e.d);
   const dependence = (a: bigint, b: bigint): number =>
     a === b ? 1 : (dep.get(a < b ? `${a}:${b}` : `${b}:${a}`) ?? 0);
+  // Coalitions group by either kind of dependence: long-run agreement or recent shared errors.
+  const errDep = new Map<string, number>();
+  for (const e of estimate.sharedErrors) errDep.set(`${e.a}:${e.b}`, e.d);
+  const grouping = (a: bigint, b: bigint): number =>
+    Math.max(dependence(a, b), a === b ? 1 : (errDep.get(a < b ? `${a}:${b}` : `${b}:${a}`) ?? 0));
   const weighted = voters.filter((v) => v.weight > 0);
   const divisors = weighted.map((v) =>
     weighted.reduce((t, u) => (u !== v && u.answer === v.answer ? t + dependence(v.agentId, u.agentId) : t), 1),
@@ -347,9 +377,10 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     logOdds,
     cfg.coalitionK,
     cfg.coalitionDependence,
-    dependence,
+    grouping,
     bloc.side !== null && (bloc.side === "yes") !== logOdds > 0 ? 1 : 0,
-    logit(cfg.thresholdBps / 10_000),
+    logit((cfg.coalitionGroupRestBps ?? cfg.thresholdBps) / 10_000),
+    logit(cfg.coalitionRestBps / 10_000),
   );
   let verdict: VerdictKind;
   let reason: InvalidReason | undefined;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { decideVerdict as decideVerdictOld } from "../../../bench/sim/frozen-v2/vote.js";
 import type { Address, AnswerKind, HistoryMarket, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
-import { watchProposal } from "../../../workflow/core/watch.js";
+import { WATCHER_VOTE, watchProposal } from "../../../workflow/core/watch.js";
 
 const rep = (answer: AnswerKind): WorkerReport => ({
   answer,
@@ -153,7 +153,7 @@ describe("attacks on the vote (issue 20)", () => {
         const w = watchProposal(
           d.verdict,
           reports,
-          watched ? decideVerdict({ agentIds: ids, reports, history }, { coalitionK: 2 }) : d,
+          watched ? decideVerdict({ agentIds: ids, reports, history }, WATCHER_VOTE) : d,
         );
         const dispute = watched && w.dispute;
         if (dispute) disputes += 1;
