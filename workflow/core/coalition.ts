@@ -47,12 +47,12 @@ export function fragileCoalition(
   // Dependent groups on the winning side (union-find over pairs with d ≥ the threshold).
   const parent = mine.map((_, i) => i);
   const find = (x: number): number => {
-    while (parent[x] !== x) x = parent[x] = parent[parent[x]];
+    for (let up = parent[x] ?? x; up !== x; up = parent[x] ?? x) x = parent[x] = parent[up] ?? up;
     return x;
   };
   for (let i = 0; i < mine.length; i++)
     for (let j = i + 1; j < mine.length; j++)
-      if (dependence(mine[i].agentId, mine[j].agentId) >= groupDependence) parent[find(j)] = find(i);
+      if (dependence(mine[i]?.agentId ?? 0n, mine[j]?.agentId ?? 0n) >= groupDependence) parent[find(j)] = find(i);
   const groups = new Map<number, number[]>();
   mine.forEach((v, i) => {
     const g = find(i);

@@ -41,20 +41,21 @@ function fitFactor(pairs: readonly PairStats[], agentCount: number, skip: Readon
   pairs.forEach((p, k) => {
     if (skip.has(k) || p.shared <= 0) return;
     const r = netAgreement(p);
-    nbrs[p.a].push({ j: p.b, w: p.shared, a: r });
-    nbrs[p.b].push({ j: p.a, w: p.shared, a: r });
+    nbrs[p.a]?.push({ j: p.b, w: p.shared, a: r });
+    nbrs[p.b]?.push({ j: p.a, w: p.shared, a: r });
   });
   for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
     let delta = 0;
     for (let i = 0; i < agentCount; i++) {
       let num = 0;
       let den = 0;
-      for (const { j, w, a } of nbrs[i]) {
-        num += w * a * v[j];
-        den += w * v[j] * v[j];
+      for (const { j, w, a } of nbrs[i] ?? []) {
+        const vj = v[j] ?? 0;
+        num += w * a * vj;
+        den += w * vj * vj;
       }
       const next = den > 0 ? Math.min(V_MAX, Math.max(-V_MAX, num / den)) : 0;
-      delta = Math.max(delta, Math.abs(next - v[i]));
+      delta = Math.max(delta, Math.abs(next - (v[i] ?? 0)));
       v[i] = next;
     }
     if (delta < 1e-9) break;
@@ -82,7 +83,7 @@ export function robustFactor(
     let worstZ = outlierZ;
     pairs.forEach((p, k) => {
       if (skip.has(k) || p.shared <= 0) return;
-      const vv = v[p.a] * v[p.b];
+      const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
       const z = (netAgreement(p) - vv) / standardError(vv, p.shared);
       if (z > worstZ) {
         worstZ = z;
@@ -100,7 +101,7 @@ export function robustFactor(
 /** d_ij of one pair (module doc); 1 for clones; 0 below `minShared` markets. */
 export function pairDependence(p: PairStats, v: readonly number[], margin: number, minShared: number): number {
   if (p.n < minShared || p.shared <= 0) return 0;
-  const vv = v[p.a] * v[p.b];
+  const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
   if (vv >= 1) return 0;
   const excess = netAgreement(p) - vv - margin * standardError(vv, p.shared);
   return Math.min(1, Math.max(0, excess / (1 - vv)));

@@ -233,25 +233,26 @@ export function shrinkageOf(
   proven: (a: AgentAccuracy) => boolean,
 ): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
   const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
+  const byRow = new Map(estimate.agents.map((a, i) => [i, a]));
+  const variance = (i: number): number => estimate.covariance[i]?.[i] ?? 0;
   const groups = new Set<bigint>();
   const idx: number[] = [];
   for (const id of agentIds) {
     const i = mustGet(row, id);
-    const a = estimate.agents[i];
+    const a = mustGet(byRow, i);
     const g = a.cloneGroup ?? a.agentId;
     if (!proven(a) || groups.has(g)) continue;
     groups.add(g);
     idx.push(i);
   }
   if (idx.length < 2) return undefined;
-  const th = idx.map((i) => logit(estimate.agents[i].accuracy));
+  const th = idx.map((i) => logit(mustGet(byRow, i).accuracy));
   const mean = q6(th.reduce((s, x) => s + x, 0) / th.length);
   const spread = th.reduce((s, x) => s + (x - mean) ** 2, 0) / (th.length - 1);
-  const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
+  const noise = idx.reduce((s, i) => s + variance(i), 0) / idx.length;
   const between = q6(Math.max(1e-6, spread - noise));
   const apply = (id: bigint, theta: number): number => {
-    const i = mustGet(row, id);
-    const v = estimate.covariance[i][i];
+    const v = variance(mustGet(row, id));
     return mean + ((theta - mean) * between) / (between + v);
   };
   return { mean, between, groups: idx.length, apply };
@@ -289,7 +290,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, (a) => historyOf(a) >= cfg.minHistory) : undefined;
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
-    const id = agentIds[seat];
+    const id = agentIds[seat] ?? 0n; // lengths checked above
     const est = mustGet(byId, id);
     const votes = r.answer === "yes" || r.answer === "no";
     const cal = votes ? calibratedAccuracy(est, r.confidenceBps) : est.accuracy;
@@ -328,7 +329,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     weighted.reduce((t, u) => (u !== v && u.answer === v.answer ? t + dependence(v.agentId, u.agentId) : t), 1),
   );
   weighted.forEach((v, i) => {
-    v.weight = q6(v.weight / divisors[i]);
+    v.weight = q6(v.weight / (divisors[i] ?? 1));
   });
 
   const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
@@ -390,7 +391,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   else if (coalition !== undefined) reason = "fragile";
   const fragility: Fragility | undefined =
     reason === "fragile" && coalition !== undefined
-      ? { coalition: coalition.members.map((i) => voters[i].agentId), restLogOdds: q6(coalition.rest) }
+      ? { coalition: coalition.members.map((i) => voters[i]?.agentId ?? 0n), restLogOdds: q6(coalition.rest) }
       : undefined;
   if (reason !== undefined) verdict = "invalid";
   else verdict = logOdds > 0 ? "yes" : "no";
