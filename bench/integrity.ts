@@ -36,7 +36,12 @@ const VOTE: VerdictConfigInput = (() => {
   const i = args.indexOf("--vote");
   return i >= 0 ? (JSON.parse(args[i + 1]) as VerdictConfigInput) : {};
 })();
-const OUT = args.includes("--no-write") ? undefined : "integrity.json";
+/** `--out NAME` writes bench/results/NAME instead (partial runs with `--only`). */
+const OUT = args.includes("--no-write")
+  ? undefined
+  : args.includes("--out")
+    ? (args[args.indexOf("--out") + 1] ?? "integrity.json")
+    : "integrity.json";
 const SWEEP = [5_000, 5_500, 6_000, 6_500, 7_000, 7_500, 8_000, 8_500, 9_000, 9_500, 9_900];
 
 interface Rates {
@@ -295,7 +300,7 @@ async function main(): Promise<void> {
   console.log("\nacceptance:");
   for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.check}: ${c.value}`);
   console.log(
-    `\n${((performance.now() - t0) / 1000).toFixed(1)} s${OUT !== undefined ? "; wrote bench/results/integrity.json" : ""}`,
+    `\n${((performance.now() - t0) / 1000).toFixed(1)} s${OUT !== undefined ? `; wrote bench/results/${OUT}` : ""}`,
   );
 }
 

@@ -14,7 +14,8 @@ import type {
   PastReputation,
   WorkerRecord,
 } from "../../workflow/core/types.js";
-import type { VerdictConfigInput, VerdictDecision } from "../../workflow/core/vote.js";
+import { decideVerdict, type VerdictConfigInput, type VerdictDecision } from "../../workflow/core/vote.js";
+import { WATCHER_VOTE, watchProposal } from "../../workflow/core/watch.js";
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { evaluateStage } from "../../workflow/pipeline/06-evaluate.js";
 import { marketKey, resolveStage } from "../../workflow/pipeline/07-resolve.js";
@@ -258,10 +259,21 @@ export async function simulate(
     // Finalization: the record of answers (every market), correctness reputation (Resolved only). A disputed
     // wrong proposal is finalized by the arbiter with the truth (known truth for the estimate).
     const wrong = decision.verdict !== "invalid" && (decision.verdict === "yes") !== truth;
-    const against =
-      decision.verdict !== "invalid" &&
-      records.filter((r) => r.answer!.determination !== (decision.verdict === "yes")).length * 2 >= records.length;
-    const watched = scenario.watcher === true && (decision.reason === "fragile" || against);
+    // The watcher (`cresolver watch`): recomputes the vote from public data under its own stricter coalition
+    // rule (the k heaviest may not decide against a rest that reaches the threshold) and applies the pure rule.
+    let watched = false;
+    if (scenario.watcher === true) {
+      const input = {
+        agentIds: records.map((r) => r.seat.agentId),
+        reports: decision.reports,
+        history: await readTrackRecord(market, source),
+        ...(admission !== undefined ? { admission } : {}),
+      };
+      // 15142af: its own decision recomputed (it had no coalition rule), so only "against-seats" can fire.
+      const recomputed =
+        engine === "current" ? decideVerdict(input, { ...vote, ...WATCHER_VOTE }) : decideVerdictV2(input, vote);
+      watched = watchProposal(decision.verdict, decision.reports, recomputed).dispute;
+    }
     const disputed = watched || (wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!));
     const ruling = scenario.untrustedRulings;
     const untrusted = ruling !== undefined && i >= ruling.from && i < ruling.to;

@@ -32,7 +32,14 @@
  */
 import type { HistoryMarket } from "./types.js";
 import { mustGet } from "../util/must.js";
-import { DependenceMatrix, dependenceWeights, pairDependence, robustFactor, type PairStats } from "./dependence.js";
+import {
+  DependenceMatrix,
+  dependenceWeights,
+  pairDependence,
+  robustFactor,
+  sharedErrorDependence,
+  type PairStats,
+} from "./dependence.js";
 
 export interface AccuracyConfig {
   /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
@@ -73,6 +80,15 @@ export interface AccuracyConfig {
   dependenceOutlierZ: number;
   /** Shared markets needed before a pair's dependence is estimated. Default 8. */
   dependenceMinShared: number;
+  /**
+   * Shared errors (dependence.ts `sharedErrorDependence`): half-life, in shared markets of the pair, of the memory
+   * of being wrong together against the rest (0: off). Default 4.
+   */
+  errorHalfLife: number;
+  /** Standard errors discounted before shared errors count as dependence. Default 1. */
+  errorMargin: number;
+  /** Shared-error dependence also divides votes (E-step and vote), not only groups coalitions. Default false. */
+  errorInEstimate: boolean;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -80,7 +96,7 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   priorStrength: 4,
   maxIterations: 50,
   tolerance: 1e-6,
-  confidenceBins: Object.freeze([5000, 7000, 9000]) as unknown as number[],
+  confidenceBins: [5000, 7000, 9000], // copied by resolveAccuracyConfig: never shared with a caller
   calibrationStrength: 10,
   cloneAgreement: 0.98,
   cloneMinShared: 5,
@@ -92,6 +108,9 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   dependenceMargin: 2,
   dependenceOutlierZ: 3,
   dependenceMinShared: 8,
+  errorHalfLife: 4,
+  errorMargin: 1,
+  errorInEstimate: false,
 });
 
 export interface CalibrationBin {
@@ -132,8 +151,13 @@ export interface PairDependence {
 export interface AccuracyEstimate {
   /** One per requested agent (or every agent in the history when none requested), by ascending id. */
   agents: AgentAccuracy[];
-  /** Dependent pairs among `agents` (a < b, ascending). */
+  /** Dependent pairs among `agents` (a < b, ascending): what divides same-side votes in the E-step and the vote. */
   dependence: PairDependence[];
+  /**
+   * Pairs recently wrong together against the rest (dependence.ts `sharedErrorDependence`), a < b ascending: what
+   * groups a coalition in the vote's fragility check (and, with `errorInEstimate`, also in `dependence`).
+   */
+  sharedErrors: PairDependence[];
   /** Markets and yes/no answers used. */
   markets: number;
   answers: number;
@@ -150,6 +174,12 @@ export interface AccuracyEstimate {
 }
 
 const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+/** Reads and updates of arrays sized a moment before from the same counts (a miss would be a bug, not input). */
+const at = (xs: readonly number[], i: number): number => xs[i] ?? 0;
+const add = (xs: number[], i: number, x: number): void => {
+  xs[i] = (xs[i] ?? 0) + x;
+};
+const row = <T>(xs: readonly T[][], i: number): T[] => xs[i] ?? [];
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
 export const logit = (p: number): number => Math.log(p / (1 - p));
 
@@ -163,11 +193,15 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     }
     return v;
   };
+  const bool = (v: boolean, name: string): boolean => {
+    if (typeof v !== "boolean") throw new RangeError(`accuracy config ${name} must be a boolean, got ${String(v)}`);
+    return v;
+  };
   const bins = [...c.confidenceBins];
   if (
     bins.length === 0 ||
     bins[0] !== 5000 ||
-    bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= bins[i - 1]))
+    bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= at(bins, i - 1)))
   ) {
     throw new RangeError("accuracy config confidenceBins must be ascending integers in [5000, 10000] starting at 5000");
   }
@@ -188,6 +222,9 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     dependenceMargin: num(c.dependenceMargin, 0, 100, "dependenceMargin"),
     dependenceOutlierZ: num(c.dependenceOutlierZ, 0, 1e6, "dependenceOutlierZ"),
     dependenceMinShared: num(c.dependenceMinShared, 1, 1e9, "dependenceMinShared", true),
+    errorHalfLife: num(c.errorHalfLife, 0, 1e9, "errorHalfLife"),
+    errorMargin: num(c.errorMargin, 0, 100, "errorMargin"),
+    errorInEstimate: bool(c.errorInEstimate, "errorInEstimate"),
   };
 }
 
@@ -208,18 +245,21 @@ function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] 
   for (const votes of markets) {
     for (let i = 0; i < votes.length; i++) {
       for (let j = i + 1; j < votes.length; j++) {
-        const a = Math.min(votes[i].agent, votes[j].agent);
-        const b = Math.max(votes[i].agent, votes[j].agent);
+        const vi = votes[i];
+        const vj = votes[j];
+        if (vi === undefined || vj === undefined) continue;
+        const a = Math.min(vi.agent, vj.agent);
+        const b = Math.max(vi.agent, vj.agent);
         const key = a * agentCount + b;
         let p = acc.get(key);
         if (p === undefined) {
           p = { a, b, n: 0, shared: 0, agree: 0 };
           acc.set(key, p);
         }
-        const w = Math.min(votes[i].o, votes[j].o);
+        const w = Math.min(vi.o, vj.o);
         p.n += 1;
         p.shared += w;
-        if (votes[i].sign === votes[j].sign) p.agree += w;
+        if (vi.sign === vj.sign) p.agree += w;
       }
     }
   }
@@ -230,7 +270,7 @@ function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] 
 function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: AccuracyConfig): number[] {
   const parent = Array.from({ length: agentCount }, (_, i) => i);
   const find = (x: number): number => {
-    while (parent[x] !== x) x = parent[x] = parent[parent[x]];
+    for (let up = parent[x] ?? x; up !== x; up = parent[x] ?? x) x = parent[x] = parent[up] ?? up;
     return x;
   };
   for (const { a, b, n, shared, agree } of pairs) {
@@ -261,6 +301,8 @@ export function estimateAccuracy(
   for (const m of recent) for (const a of m.answers) if (a.answer === "yes" || a.answer === "no") ids.add(a.agentId);
   const sorted = [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const index = new Map(sorted.map((id, i) => [id, i]));
+  const idByIndex = new Map(sorted.map((id, i) => [i, id]));
+  const idOf = (i: number): bigint => mustGet(idByIndex, i);
   const nAgents = sorted.length;
 
   // Yes/no votes per market (first answer of an agent in a market only); known truths; soft outcomes.
@@ -292,9 +334,9 @@ export function estimateAccuracy(
   if (cfg.halfLife > 0) {
     const later = new Array<number>(nAgents).fill(0);
     for (let m = votes.length - 1; m >= 0; m--) {
-      for (const v of votes[m]) {
-        v.o *= 2 ** (-later[v.agent] / cfg.halfLife);
-        later[v.agent] += 1;
+      for (const v of row(votes, m)) {
+        v.o *= 2 ** (-at(later, v.agent) / cfg.halfLife);
+        add(later, v.agent, 1);
       }
     }
   }
@@ -317,15 +359,6 @@ export function estimateAccuracy(
     );
   });
   for (let a = 0; a < nAgents; a++) for (let b = a + 1; b < nAgents; b++) if (group[a] === group[b]) dep.set(a, b, 1);
-  // E-step weight of each vote: dependence (1 / (1 + Σ d over same-side voters)) × attestation.
-  const voteWeight: number[][] = votes.map((vs) =>
-    dependenceWeights(
-      vs.map((v) => v.agent),
-      vs.map((v) => v.sign),
-      dep,
-    ).map((w, i) => w * vs[i].att),
-  );
-
   const alpha = cfg.priorAccuracy * cfg.priorStrength;
   const beta = (1 - cfg.priorAccuracy) * cfg.priorStrength;
   const lo = 1 - cfg.maxAccuracy;
@@ -336,56 +369,102 @@ export function estimateAccuracy(
   const weight = new Array<number>(nAgents).fill(0);
   for (const vs of votes)
     for (const v of vs) {
-      count[v.agent] += 1;
-      weight[v.agent] += v.o;
+      add(count, v.agent, 1);
+      add(weight, v.agent, v.o);
     }
-  // Start: the robust factor's sign chosen so that most independent voters (weighted by answers and by
-  // 1 / (1 + Σ d)) are better than chance; accuracies from it (shrunk like the M-step), then truths (E-step).
-  let side = 0;
-  for (let i = 0; i < nAgents; i++) {
-    let s = 1;
-    for (let j = 0; j < nAgents; j++) if (j !== i) s += dep.get(i, j);
-    side += (weight[i] * factor.v[i]) / s;
-  }
-  const start = side < 0 ? factor.v.map((x) => -x) : factor.v;
-  let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * weight[a]) / (alpha + beta + weight[a])));
+  // E-step weight of each vote: dependence (1 / (1 + Σ d over same-side voters)) × attestation.
+  const weightsOf = (): number[][] =>
+    votes.map((vs) =>
+      dependenceWeights(
+        vs.map((v) => v.agent),
+        vs.map((v) => v.sign),
+        dep,
+      ).map((w, i) => w * (vs[i]?.att ?? 0)),
+    );
   const q: number[] = votes.map((_, m) => known[m] ?? 0.5);
-  const eStep = (lg: readonly number[]): void => {
-    votes.forEach((vs, m) => {
-      if (known[m] !== undefined) return;
-      let s = soft[m];
-      vs.forEach((v, i) => {
-        s += v.sign * lg[v.agent] * voteWeight[m][i];
-      });
-      q[m] = sigmoid(s);
-    });
-  };
-  eStep(p.map(logit));
-  let iterations = 0;
-  let converged = false;
   const right = new Array<number>(nAgents).fill(0);
-  while (iterations < cfg.maxIterations) {
-    iterations += 1;
-    right.fill(0);
-    votes.forEach((vs, m) => {
-      for (const v of vs) right[v.agent] += v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
-    });
-    const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + weight[a])));
-    eStep(next.map(logit));
-    let delta = 0;
-    for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(next[a] - p[a]));
-    p = next;
-    if (delta <= cfg.tolerance) {
-      converged = true;
-      break;
+  /** EM from the robust factor's start (see the module doc); updates q and right, returns p. */
+  const em = (voteWeight: readonly number[][]): { p: number[]; iterations: number; converged: boolean } => {
+    // Start: the robust factor's sign chosen so that most independent voters (weighted by answers and by
+    // 1 / (1 + Σ d)) are better than chance; accuracies from it (shrunk like the M-step), then truths (E-step).
+    let side = 0;
+    for (let i = 0; i < nAgents; i++) {
+      let s = 1;
+      for (let j = 0; j < nAgents; j++) if (j !== i) s += dep.get(i, j);
+      side += (at(weight, i) * at(factor.v, i)) / s;
+    }
+    const start = side < 0 ? factor.v.map((x) => -x) : factor.v;
+    let p = start.map((v, a) => clamp((alpha + ((1 + v) / 2) * at(weight, a)) / (alpha + beta + at(weight, a))));
+    const eStep = (lg: readonly number[]): void => {
+      votes.forEach((vs, m) => {
+        if (known[m] !== undefined) return;
+        let s = at(soft, m);
+        const w = row(voteWeight, m);
+        vs.forEach((v, i) => {
+          s += v.sign * at(lg, v.agent) * at(w, i);
+        });
+        q[m] = sigmoid(s);
+      });
+    };
+    eStep(p.map(logit));
+    let iterations = 0;
+    let converged = false;
+    while (iterations < cfg.maxIterations) {
+      iterations += 1;
+      right.fill(0);
+      votes.forEach((vs, m) => {
+        for (const v of vs) add(right, v.agent, v.o * (v.sign > 0 ? at(q, m) : 1 - at(q, m)));
+      });
+      const next = right.map((r, a) => clamp((alpha + r) / (alpha + beta + at(weight, a))));
+      eStep(next.map(logit));
+      let delta = 0;
+      for (let a = 0; a < nAgents; a++) delta = Math.max(delta, Math.abs(at(next, a) - at(p, a)));
+      p = next;
+      if (delta <= cfg.tolerance) {
+        converged = true;
+        break;
+      }
+    }
+    return { p, iterations, converged };
+  };
+  let voteWeight = weightsOf();
+  let fit = em(voteWeight);
+  const errorDep = new DependenceMatrix(nAgents);
+  // Shared errors (dependence.ts): pairs recently wrong together against the rest beyond what independence
+  // predicts are dependent too (d = the larger of the two estimates); then EM again with the new weights.
+  if (cfg.errorHalfLife > 0) {
+    const lg = fit.p.map(logit);
+    const errorVotes = votes.map((vs, m) =>
+      vs.map((v, i) => ({
+        agent: v.agent,
+        sign: v.sign,
+        contribution: v.sign * at(lg, v.agent) * at(row(voteWeight, m), i),
+      })),
+    );
+    const shared = sharedErrorDependence(errorVotes, known, fit.p, nAgents, cfg.errorHalfLife, cfg.errorMargin);
+    let changed = false;
+    for (const [key, d] of shared) {
+      const a = Math.floor(key / nAgents);
+      const b = key % nAgents;
+      const qd = q6(d);
+      errorDep.set(a, b, qd);
+      if (cfg.errorInEstimate && qd > dep.get(a, b)) {
+        dep.set(a, b, qd);
+        changed = true;
+      }
+    }
+    if (changed) {
+      voteWeight = weightsOf();
+      fit = em(voteWeight);
     }
   }
+  const { p, iterations, converged } = fit;
 
   // Final expected rights (against the final q) and calibration bins (weighted like the M-step).
   const bins = cfg.confidenceBins;
   const binOf = (bps: number): number => {
     let b = 0;
-    while (b + 1 < bins.length && bps >= bins[b + 1]) b += 1;
+    while (b + 1 < bins.length && bps >= at(bins, b + 1)) b += 1;
     return b;
   };
   const binCount = sorted.map(() => new Array<number>(bins.length).fill(0));
@@ -394,11 +473,11 @@ export function estimateAccuracy(
   right.fill(0);
   votes.forEach((vs, m) => {
     for (const v of vs) {
-      const r = v.o * (v.sign > 0 ? q[m] : 1 - q[m]);
-      right[v.agent] += r;
-      binCount[v.agent][binOf(v.bps)] += 1;
-      binWeight[v.agent][binOf(v.bps)] += v.o;
-      binRight[v.agent][binOf(v.bps)] += r;
+      const r = v.o * (v.sign > 0 ? at(q, m) : 1 - at(q, m));
+      add(right, v.agent, r);
+      add(row(binCount, v.agent), binOf(v.bps), 1);
+      add(row(binWeight, v.agent), binOf(v.bps), v.o);
+      add(row(binRight, v.agent), binOf(v.bps), r);
     }
   });
 
@@ -408,15 +487,15 @@ export function estimateAccuracy(
   sorted.forEach((id, a) => {
     if (wanted !== undefined && !wanted.has(id)) return;
     outIndex.push(a);
-    const acc = q6(clamp((alpha + right[a]) / (alpha + beta + weight[a])));
+    const acc = q6(clamp((alpha + at(right, a)) / (alpha + beta + at(weight, a))));
     const calibration: CalibrationBin[] = bins.map((from, b) => {
-      const n = binWeight[a][b];
-      const r = binRight[a][b];
+      const n = at(row(binWeight, a), b);
+      const r = at(row(binRight, a), b);
       const k = cfg.calibrationStrength;
       return {
         fromBps: from,
-        toBps: b + 1 < bins.length ? bins[b + 1] - 1 : 10_000,
-        count: binCount[a][b],
+        toBps: b + 1 < bins.length ? at(bins, b + 1) - 1 : 10_000,
+        count: at(row(binCount, a), b),
         right: q6(r),
         accuracy: n + k > 0 ? q6(clamp((r + k * acc) / (n + k))) : acc,
       };
@@ -424,23 +503,28 @@ export function estimateAccuracy(
     const g = group[a];
     out.push({
       agentId: id,
-      count: count[a],
-      weight: q6(weight[a]),
-      right: q6(right[a]),
+      count: at(count, a),
+      weight: q6(at(weight, a)),
+      right: q6(at(right, a)),
       accuracy: acc,
       calibration,
-      ...(mustGet(groupSize, g) > 1 ? { cloneGroup: sorted[g] } : {}),
+      ...(g !== undefined && mustGet(groupSize, g) > 1 ? { cloneGroup: idOf(g) } : {}),
     });
   });
   const outSet = new Set(outIndex);
+  const sharedErrors: PairDependence[] = errorDep
+    .entries()
+    .filter((e) => outSet.has(e.a) && outSet.has(e.b))
+    .map((e) => ({ a: idOf(e.a), b: idOf(e.b), d: e.d }));
   const dependence: PairDependence[] = dep
     .entries()
     .filter((e) => outSet.has(e.a) && outSet.has(e.b))
-    .map((e) => ({ a: sorted[e.a], b: sorted[e.b], d: e.d }));
+    .map((e) => ({ a: idOf(e.a), b: idOf(e.b), d: e.d }));
 
   return {
     agents: out,
     dependence,
+    sharedErrors,
     markets: votes.length,
     answers: count.reduce((s, c) => s + c, 0),
     knownTruths: known.filter((k) => k !== undefined).length,
@@ -448,7 +532,7 @@ export function estimateAccuracy(
     converged,
     covariance: logOddsCovariance(
       votes,
-      votes.map((vs, m) => vs.map((v, i) => (voteWeight[m][i] * v.o) / v.att)),
+      votes.map((vs, m) => vs.map((v, i) => (at(row(voteWeight, m), i) * v.o) / v.att)),
       known,
       q,
       p,
@@ -483,19 +567,19 @@ function logOddsCovariance(
   const pos = new Map(agentsIdx.map((a, i) => [a, i]));
   const info = Array.from({ length: k }, () => new Array<number>(k).fill(0));
   votes.forEach((vs, m) => {
-    const missing = known[m] !== undefined ? 0 : q[m] * (1 - q[m]);
+    const missing = known[m] !== undefined ? 0 : at(q, m) * (1 - at(q, m));
     const here: { i: number; w: number; s: number }[] = [];
     vs.forEach((v, j) => {
       const i = pos.get(v.agent);
       if (i === undefined) return;
-      const w = voteWeight[m][j];
-      info[i][i] += w * p[v.agent] * (1 - p[v.agent]);
+      const w = at(row(voteWeight, m), j);
+      add(row(info, i), i, w * at(p, v.agent) * (1 - at(p, v.agent)));
       here.push({ i, w, s: v.sign });
     });
-    for (const x of here) for (const y of here) info[x.i][y.i] -= x.w * y.w * x.s * y.s * missing;
+    for (const x of here) for (const y of here) add(row(info, x.i), y.i, -x.w * y.w * x.s * y.s * missing);
   });
   agentsIdx.forEach((a, i) => {
-    info[i][i] += Math.max(priorStrength, 1) * p[a] * (1 - p[a]);
+    add(row(info, i), i, Math.max(priorStrength, 1) * at(p, a) * (1 - at(p, a)));
   });
   return invertInformation(info).map((row) => row.map(q6));
 }
@@ -508,14 +592,16 @@ export function invertInformation(a: readonly number[][]): number[][] {
   const n = a.length;
   const m = a.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
   for (let c = 0; c < n; c++) {
-    const piv = Math.max(MIN_PIVOT, m[c][c]);
-    m[c][c] = piv;
-    for (let j = 0; j < 2 * n; j++) m[c][j] /= piv;
+    const mc = row(m, c);
+    const piv = Math.max(MIN_PIVOT, at(mc, c));
+    mc[c] = piv;
+    for (let j = 0; j < 2 * n; j++) mc[j] = at(mc, j) / piv;
     for (let r = 0; r < n; r++) {
       if (r === c) continue;
-      const f = m[r][c];
+      const mr = row(m, r);
+      const f = at(mr, c);
       if (f === 0) continue;
-      for (let j = 0; j < 2 * n; j++) m[r][j] -= f * m[c][j];
+      for (let j = 0; j < 2 * n; j++) mr[j] = at(mr, j) - f * at(mc, j);
     }
   }
   return m.map((row) => row.slice(n));

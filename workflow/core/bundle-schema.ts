@@ -172,6 +172,10 @@ const estimates = z.strictObject({
     .array(z.strictObject({ a: decimal, b: decimal, d: z.number() }))
     .max((MAX_BUNDLE_SEATS * (MAX_BUNDLE_SEATS - 1)) / 2)
     .optional(),
+  sharedErrors: z
+    .array(z.strictObject({ a: decimal, b: decimal, d: z.number() }))
+    .max((MAX_BUNDLE_SEATS * (MAX_BUNDLE_SEATS - 1)) / 2)
+    .optional(),
   markets: count,
   answers: count,
   knownTruths: count,
@@ -187,6 +191,7 @@ const voteConfig = z.strictObject({
   shrinkage: z.boolean(),
   coalitionK: count.optional(),
   coalitionDependence: z.number().optional(),
+  coalitionRestBps: bps.optional(),
   accuracy: z.strictObject({
     priorAccuracy: z.number(),
     priorStrength: z.number(),
@@ -204,6 +209,9 @@ const voteConfig = z.strictObject({
     dependenceMargin: z.number().optional(),
     dependenceOutlierZ: z.number().optional(),
     dependenceMinShared: count.optional(),
+    errorHalfLife: z.number().optional(),
+    errorMargin: z.number().optional(),
+    errorInEstimate: z.boolean().optional(),
   }),
 });
 

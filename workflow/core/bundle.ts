@@ -274,6 +274,7 @@ export function buildBundle(input: BundleInput): Bundle {
             cloneGroup: a.cloneGroup === undefined ? undefined : dec(a.cloneGroup),
           })),
           dependence: decision.estimate.dependence.map((e) => ({ a: dec(e.a), b: dec(e.b), d: e.d })),
+          sharedErrors: decision.estimate.sharedErrors.map((e) => ({ a: dec(e.a), b: dec(e.b), d: e.d })),
           markets: decision.estimate.markets,
           answers: decision.estimate.answers,
           knownTruths: decision.estimate.knownTruths,

@@ -37,38 +37,40 @@ export function fragileCoalition(
   otherBloc = 0,
   /** How far (log-odds) the rest must lean the other way: the rest must itself reach the threshold. */
   restMargin = 0,
+  /** The same for the k heaviest (a stricter bar: honest heavy agents outvoting a weak rest is the norm). */
+  heavyMargin = restMargin,
 ): Coalition | undefined {
   if (s === 0) return undefined;
   const side = Math.sign(s);
   const mine = voters.map((v, i) => ({ ...v, i })).filter((v) => v.sign === side && v.weight > 0);
-  const candidates: number[][] = [];
+  const candidates: { g: number[]; margin: number }[] = [];
   // Dependent groups on the winning side (union-find over pairs with d ≥ the threshold).
   const parent = mine.map((_, i) => i);
   const find = (x: number): number => {
-    while (parent[x] !== x) x = parent[x] = parent[parent[x]];
+    for (let up = parent[x] ?? x; up !== x; up = parent[x] ?? x) x = parent[x] = parent[up] ?? up;
     return x;
   };
   for (let i = 0; i < mine.length; i++)
     for (let j = i + 1; j < mine.length; j++)
-      if (dependence(mine[i].agentId, mine[j].agentId) >= groupDependence) parent[find(j)] = find(i);
+      if (dependence(mine[i]?.agentId ?? 0n, mine[j]?.agentId ?? 0n) >= groupDependence) parent[find(j)] = find(i);
   const groups = new Map<number, number[]>();
   mine.forEach((v, i) => {
     const g = find(i);
     groups.set(g, [...(groups.get(g) ?? []), v.i]);
   });
-  for (const g of groups.values()) if (g.length > 1) candidates.push(g);
+  for (const g of groups.values()) if (g.length > 1) candidates.push({ g, margin: restMargin });
   // The k heaviest (ties by seat order).
   if (k > 0) {
     const heavy = [...mine].sort((a, b) => b.weight - a.weight || a.i - b.i).slice(0, k);
-    candidates.push(heavy.map((v) => v.i).sort((a, b) => a - b));
+    candidates.push({ g: heavy.map((v) => v.i).sort((a, b) => a - b), margin: heavyMargin });
   }
-  const weightOf = (g: readonly number[]): number => g.reduce((t, i) => t + voters[i].weight, 0);
-  candidates.sort((a, b) => weightOf(b) - weightOf(a) || a[0] - b[0]);
+  const weightOf = (g: readonly number[]): number => g.reduce((t, i) => t + (voters[i]?.weight ?? 0), 0);
+  candidates.sort((a, b) => weightOf(b.g) - weightOf(a.g) || (a.g[0] ?? 0) - (b.g[0] ?? 0));
   // A coalition decides alone only against more voters than itself (seats with weight, the bloc's voters).
   const against = voters.filter((v) => v.sign === -side && v.weight > 0).length + otherBloc;
-  for (const g of candidates) {
+  for (const { g, margin } of candidates) {
     const rest = s - side * weightOf(g);
-    if (rest * side <= -restMargin && g.length < against) return { members: g, rest };
+    if (rest * side <= -margin && g.length < against) return { members: g, rest };
   }
   return undefined;
 }

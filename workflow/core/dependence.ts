@@ -41,20 +41,21 @@ function fitFactor(pairs: readonly PairStats[], agentCount: number, skip: Readon
   pairs.forEach((p, k) => {
     if (skip.has(k) || p.shared <= 0) return;
     const r = netAgreement(p);
-    nbrs[p.a].push({ j: p.b, w: p.shared, a: r });
-    nbrs[p.b].push({ j: p.a, w: p.shared, a: r });
+    nbrs[p.a]?.push({ j: p.b, w: p.shared, a: r });
+    nbrs[p.b]?.push({ j: p.a, w: p.shared, a: r });
   });
   for (let it = 0; it < SPECTRAL_ITERATIONS; it++) {
     let delta = 0;
     for (let i = 0; i < agentCount; i++) {
       let num = 0;
       let den = 0;
-      for (const { j, w, a } of nbrs[i]) {
-        num += w * a * v[j];
-        den += w * v[j] * v[j];
+      for (const { j, w, a } of nbrs[i] ?? []) {
+        const vj = v[j] ?? 0;
+        num += w * a * vj;
+        den += w * vj * vj;
       }
       const next = den > 0 ? Math.min(V_MAX, Math.max(-V_MAX, num / den)) : 0;
-      delta = Math.max(delta, Math.abs(next - v[i]));
+      delta = Math.max(delta, Math.abs(next - (v[i] ?? 0)));
       v[i] = next;
     }
     if (delta < 1e-9) break;
@@ -82,7 +83,7 @@ export function robustFactor(
     let worstZ = outlierZ;
     pairs.forEach((p, k) => {
       if (skip.has(k) || p.shared <= 0) return;
-      const vv = v[p.a] * v[p.b];
+      const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
       const z = (netAgreement(p) - vv) / standardError(vv, p.shared);
       if (z > worstZ) {
         worstZ = z;
@@ -100,7 +101,7 @@ export function robustFactor(
 /** d_ij of one pair (module doc); 1 for clones; 0 below `minShared` markets. */
 export function pairDependence(p: PairStats, v: readonly number[], margin: number, minShared: number): number {
   if (p.n < minShared || p.shared <= 0) return 0;
-  const vv = v[p.a] * v[p.b];
+  const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
   if (vv >= 1) return 0;
   const excess = netAgreement(p) - vv - margin * standardError(vv, p.shared);
   return Math.min(1, Math.max(0, excess / (1 - vv)));
@@ -140,4 +141,84 @@ export function dependenceWeights(
     });
     return 1 / s;
   });
+}
+
+/** One yes/no answer as the shared-error check reads it. */
+export interface ErrorVote {
+  agent: number;
+  /** +1 yes, −1 no. */
+  sign: number;
+  /** Log-odds this vote adds to its market's E-step sum (sign · logit(p) · weight). */
+  contribution: number;
+}
+
+/**
+ * Dependence from shared ERRORS, with a short memory (issue 20: a record built and then spent shows within a few
+ * markets). For a pair (i, j) and a market both answered, r = the rest's P(yes): the E-step sum without i and j
+ * (and without the soft outcome, which the pair may have decided), or the trusted ruling. O = [they agree on s] ·
+ * P_rest(truth ≠ s): how much they were wrong together. Under independence with accuracies p_i, p_j the
+ * expectation is E = 2r(1 − r)·p_i·p_j + (r² + (1 − r)²)·(1 − p_i)(1 − p_j), variance V. Each shared market weighs
+ * 2^(−k / halfLife), k = later shared markets of the pair, and
+ *
+ *   d_err = clamp((Σ w·O − Σ w·E − z·√(Σ w²·V)) / Σ w·O, 0, 1)
+ *
+ * the share of their recent errors together that independence does not explain. Two accurate agents that start
+ * giving the same wrong answer against the rest reach d ≈ 0.5 after one such market and ≈ 0.8 after three.
+ * Cost O(Σ_m k_m²).
+ */
+export function sharedErrorDependence(
+  markets: readonly ErrorVote[][],
+  /** Per market: the trusted ruling (1 yes, 0 no) or undefined. */
+  known: readonly (number | undefined)[],
+  p: readonly number[],
+  agentCount: number,
+  halfLife: number,
+  margin: number,
+): Map<number, number> {
+  const acc = new Map<number, { later: number; o: number; e: number; v: number }>();
+  const sig = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
+  for (let m = markets.length - 1; m >= 0; m--) {
+    const vs = markets[m] ?? [];
+    const truth = known[m];
+    let total = 0;
+    for (const v of vs) total += v.contribution;
+    for (let x = 0; x < vs.length; x++) {
+      for (let y = x + 1; y < vs.length; y++) {
+        const vx = vs[x];
+        const vy = vs[y];
+        if (vx === undefined || vy === undefined) continue;
+        const a = Math.min(vx.agent, vy.agent);
+        const b = Math.max(vx.agent, vy.agent);
+        const key = a * agentCount + b;
+        let s = acc.get(key);
+        if (s === undefined) {
+          s = { later: 0, o: 0, e: 0, v: 0 };
+          acc.set(key, s);
+        }
+        const w = halfLife > 0 ? 2 ** (-s.later / halfLife) : 1;
+        s.later += 1;
+        const r = truth ?? sig(total - vx.contribution - vy.contribution);
+        const pi = p[vx.agent] ?? 0.5;
+        const pj = p[vy.agent] ?? 0.5;
+        const both = pi * pj;
+        const none = (1 - pi) * (1 - pj);
+        // P(both yes), P(both no) under independence given the rest; each weighted by P_rest(truth is the other).
+        const yy = r * both + (1 - r) * none;
+        const nn = (1 - r) * both + r * none;
+        const e = yy * (1 - r) + nn * r;
+        const e2 = yy * (1 - r) ** 2 + nn * r * r;
+        const o = vx.sign !== vy.sign ? 0 : vx.sign > 0 ? 1 - r : r;
+        s.o += w * o;
+        s.e += w * e;
+        s.v += w * w * Math.max(0, e2 - e * e);
+      }
+    }
+  }
+  const out = new Map<number, number>();
+  for (const [key, s] of acc) {
+    if (s.o <= 0) continue;
+    const d = (s.o - s.e - margin * Math.sqrt(s.v)) / s.o;
+    if (d > 0) out.set(key, Math.min(1, d));
+  }
+  return out;
 }

@@ -63,6 +63,17 @@ export interface VerdictConfig {
    */
   coalitionK: number;
   coalitionDependence: number;
+  /**
+   * For the `coalitionK` heaviest: the posterior (bps) the rest of the panel must reach for the other side before
+   * they count as deciding alone (dependent groups: the threshold). Default 9000: heavy honest agents outvoting a
+   * weak rest is the norm; heavy agents outvoting a confident rest is how a spent record strikes.
+   */
+  coalitionRestBps: number;
+  /**
+   * For dependent groups: the posterior (bps) the rest must reach for the other side (5000: merely leaning the
+   * other way). Default: the threshold.
+   */
+  coalitionGroupRestBps?: number;
   /** Accuracy estimation parameters. */
   accuracy: AccuracyConfig;
 }
@@ -70,7 +81,8 @@ export interface VerdictConfig {
 export const DEFAULT_THRESHOLD_BPS = 6_000;
 export const DEFAULT_MIN_HISTORY = 3;
 
-export const DEFAULT_COALITION_K = 0;
+export const DEFAULT_COALITION_K = 2;
+export const DEFAULT_COALITION_REST_BPS = 9_000;
 export const DEFAULT_COALITION_DEPENDENCE = 0.3;
 
 export type InvalidReason = "no-quorum" | "below-threshold" | "tie" | "fragile";
@@ -183,7 +195,20 @@ export function resolveVerdictConfig(config: VerdictConfigInput | undefined, acc
   const coalitionDependence = c.coalitionDependence ?? DEFAULT_COALITION_DEPENDENCE;
   if (typeof coalitionDependence !== "number" || !(coalitionDependence > 0 && coalitionDependence <= 1))
     throw new RangeError(`coalitionDependence must be in (0, 1], got ${coalitionDependence}`);
-  return { thresholdBps, minHistory, unprovenAccuracy, shrinkage, coalitionK, coalitionDependence, accuracy };
+  const coalitionRestBps = c.coalitionRestBps ?? DEFAULT_COALITION_REST_BPS;
+  if (!Number.isInteger(coalitionRestBps) || coalitionRestBps < 5_000 || coalitionRestBps >= 10_000)
+    throw new RangeError(`coalitionRestBps must be an integer in [5000, 10000), got ${coalitionRestBps}`);
+  return {
+    thresholdBps,
+    minHistory,
+    unprovenAccuracy,
+    shrinkage,
+    coalitionK,
+    coalitionDependence,
+    coalitionRestBps,
+    ...(c.coalitionGroupRestBps !== undefined ? { coalitionGroupRestBps: c.coalitionGroupRestBps } : {}),
+    accuracy,
+  };
 }
 
 export interface Shrinkage {
@@ -208,25 +233,26 @@ export function shrinkageOf(
   proven: (a: AgentAccuracy) => boolean,
 ): (Shrinkage & { apply: (id: bigint, theta: number) => number }) | undefined {
   const row = new Map(estimate.agents.map((a, i) => [a.agentId, i]));
+  const byRow = new Map(estimate.agents.map((a, i) => [i, a]));
+  const variance = (i: number): number => estimate.covariance[i]?.[i] ?? 0;
   const groups = new Set<bigint>();
   const idx: number[] = [];
   for (const id of agentIds) {
     const i = mustGet(row, id);
-    const a = estimate.agents[i];
+    const a = mustGet(byRow, i);
     const g = a.cloneGroup ?? a.agentId;
     if (!proven(a) || groups.has(g)) continue;
     groups.add(g);
     idx.push(i);
   }
   if (idx.length < 2) return undefined;
-  const th = idx.map((i) => logit(estimate.agents[i].accuracy));
+  const th = idx.map((i) => logit(mustGet(byRow, i).accuracy));
   const mean = q6(th.reduce((s, x) => s + x, 0) / th.length);
   const spread = th.reduce((s, x) => s + (x - mean) ** 2, 0) / (th.length - 1);
-  const noise = idx.reduce((s, i) => s + estimate.covariance[i][i], 0) / idx.length;
+  const noise = idx.reduce((s, i) => s + variance(i), 0) / idx.length;
   const between = q6(Math.max(1e-6, spread - noise));
   const apply = (id: bigint, theta: number): number => {
-    const i = mustGet(row, id);
-    const v = estimate.covariance[i][i];
+    const v = variance(mustGet(row, id));
     return mean + ((theta - mean) * between) / (between + v);
   };
   return { mean, between, groups: idx.length, apply };
@@ -264,7 +290,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   const shrink = cfg.shrinkage ? shrinkageOf(estimate, agentIds, (a) => historyOf(a) >= cfg.minHistory) : undefined;
   const seen = new Set<bigint>();
   const voters: VoterBreakdown[] = reports.map((r, seat) => {
-    const id = agentIds[seat];
+    const id = agentIds[seat] ?? 0n; // lengths checked above
     const est = mustGet(byId, id);
     const votes = r.answer === "yes" || r.answer === "no";
     const cal = votes ? calibratedAccuracy(est, r.confidenceBps) : est.accuracy;
@@ -293,12 +319,17 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   for (const e of estimate.dependence) dep.set(`${e.a}:${e.b}`, e.d);
   const dependence = (a: bigint, b: bigint): number =>
     a === b ? 1 : (dep.get(a < b ? `${a}:${b}` : `${b}:${a}`) ?? 0);
+  // Coalitions group by either kind of dependence: long-run agreement or recent shared errors.
+  const errDep = new Map<string, number>();
+  for (const e of estimate.sharedErrors) errDep.set(`${e.a}:${e.b}`, e.d);
+  const grouping = (a: bigint, b: bigint): number =>
+    Math.max(dependence(a, b), a === b ? 1 : (errDep.get(a < b ? `${a}:${b}` : `${b}:${a}`) ?? 0));
   const weighted = voters.filter((v) => v.weight > 0);
   const divisors = weighted.map((v) =>
     weighted.reduce((t, u) => (u !== v && u.answer === v.answer ? t + dependence(v.agentId, u.agentId) : t), 1),
   );
   weighted.forEach((v, i) => {
-    v.weight = q6(v.weight / divisors[i]);
+    v.weight = q6(v.weight / (divisors[i] ?? 1));
   });
 
   const bloc: UnprovenBloc = { voters: 0, yes: 0, no: 0, side: null, weight: 0 };
@@ -347,9 +378,10 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
     logOdds,
     cfg.coalitionK,
     cfg.coalitionDependence,
-    dependence,
+    grouping,
     bloc.side !== null && (bloc.side === "yes") !== logOdds > 0 ? 1 : 0,
-    logit(cfg.thresholdBps / 10_000),
+    logit((cfg.coalitionGroupRestBps ?? cfg.thresholdBps) / 10_000),
+    logit(cfg.coalitionRestBps / 10_000),
   );
   let verdict: VerdictKind;
   let reason: InvalidReason | undefined;
@@ -359,7 +391,7 @@ export function decideVerdict(input: VerdictInput, config?: VerdictConfigInput):
   else if (coalition !== undefined) reason = "fragile";
   const fragility: Fragility | undefined =
     reason === "fragile" && coalition !== undefined
-      ? { coalition: coalition.members.map((i) => voters[i].agentId), restLogOdds: q6(coalition.rest) }
+      ? { coalition: coalition.members.map((i) => voters[i]?.agentId ?? 0n), restLogOdds: q6(coalition.rest) }
       : undefined;
   if (reason !== undefined) verdict = "invalid";
   else verdict = logOdds > 0 ? "yes" : "no";

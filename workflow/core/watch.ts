@@ -9,7 +9,7 @@
  *   - "against-seats": a yes/no proposal goes against at least `againstShare` of the seats that answered yes/no.
  * An Invalid proposal is disputed only when the recomputed verdict is yes/no ("differs").
  */
-import type { VerdictDecision } from "./vote.js";
+import type { VerdictConfigInput, VerdictDecision } from "./vote.js";
 import type { VerdictKind, WorkerReport } from "./types.js";
 
 export interface WatchConfig {
@@ -18,6 +18,12 @@ export interface WatchConfig {
 }
 
 export const DEFAULT_WATCH_CONFIG: Readonly<WatchConfig> = Object.freeze({ againstShare: 0.5 });
+
+/**
+ * The watcher's own, stricter coalition rule for its recomputation: the 2 heaviest agents must not decide against a
+ * rest of the panel that reaches the threshold for the other side (the proposer's default asks the rest for 0.9).
+ */
+export const WATCHER_VOTE: Readonly<VerdictConfigInput> = Object.freeze({ coalitionK: 2, coalitionRestBps: 6_000 });
 
 export type WatchReason = "fragile" | "differs" | "against-seats";
 

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { decideVerdict as decideVerdictOld } from "../../../bench/sim/frozen-v2/vote.js";
-import type { Address, AnswerKind, HistoryMarket, WorkerReport } from "../../../workflow/core/types.js";
+import type { Address, AnswerKind, HistoryMarket, VerdictKind, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
-import { watchProposal } from "../../../workflow/core/watch.js";
+import { WATCHER_VOTE, watchProposal } from "../../../workflow/core/watch.js";
 
 const rep = (answer: AnswerKind): WorkerReport => ({
   answer,
@@ -144,7 +144,10 @@ describe("attacks on the vote (issue 20)", () => {
         reports: ids.map((id) => rep(side(id >= 6n ? !truth : r() < accuracy[Number(id) as 1] === truth))),
       };
     });
-    const run = (decide: typeof decideVerdict, watched: boolean) => {
+    const run = (
+      decide: (input: Parameters<typeof decideVerdict>[0]) => { verdict: VerdictKind },
+      watched: boolean,
+    ) => {
       const history = [...farmed];
       let wrong = 0;
       let disputes = 0;
@@ -153,7 +156,7 @@ describe("attacks on the vote (issue 20)", () => {
         const w = watchProposal(
           d.verdict,
           reports,
-          watched ? decideVerdict({ agentIds: ids, reports, history }, { coalitionK: 2 }) : d,
+          watched ? decideVerdict({ agentIds: ids, reports, history }, WATCHER_VOTE) : d,
         );
         const dispute = watched && w.dispute;
         if (dispute) disputes += 1;
@@ -177,7 +180,7 @@ describe("attacks on the vote (issue 20)", () => {
       const est = decideVerdict({ agentIds: ids, reports: strikes[0].reports, history }).estimate;
       return { wrong, disputes, acc: new Map(est.agents.map((a) => [a.agentId, a.accuracy])) };
     };
-    const old = run(decideVerdictOld as typeof decideVerdict, false);
+    const old = run(decideVerdictOld, false);
     expect(old.wrong).toBeGreaterThanOrEqual(4); // 5 of 12 here: the error feeds itself
     const watched = run(decideVerdict, true);
     // one market where the honest side's own weighted majority is wrong too: nothing to dispute
