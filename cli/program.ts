@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { ChainError } from "../workflow/chain/errors.js";
-import { agentSecretsInEnv } from "./agent-auth.js";
+import { agentSecretsInEnv } from "./shared/agent-auth.js";
 import { agentCommand } from "./commands/agent.js";
 import { betCommand } from "./commands/bet.js";
 import { daemonCommand } from "./commands/daemon.js";
@@ -15,10 +15,10 @@ import { owedCommand } from "./commands/inspect.js";
 import { ownerCommand } from "./commands/owner.js";
 import { marketCommand } from "./commands/market.js";
 import { resolveCommand } from "./commands/resolve.js";
-import { DEFAULT_RPC_URL, ENV } from "./config.js";
-import { CliError } from "./errors.js";
-import type { ResolvePipeline } from "./resolve-pipeline.js";
-import { Runtime, type GlobalOptions, type Io } from "./runtime.js";
+import { DEFAULT_RPC_URL, ENV } from "./shared/config.js";
+import { CliError } from "./shared/errors.js";
+import type { ResolvePipeline } from "./shared/resolve-pipeline.js";
+import { Runtime, type GlobalOptions, type Io } from "./shared/runtime.js";
 import { redactSecrets } from "../workflow/util/redact.js";
 import { VERSION } from "./version.js";
 

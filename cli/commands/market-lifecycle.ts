@@ -34,9 +34,9 @@ import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
 import { explainMarket, explanationLines, percentOfBps } from "../../workflow/core/explain.js";
 import { visibleText } from "../../workflow/core/text.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
-import { loadTrace, traceLines } from "../bundle-trace.js";
-import { parseIntIn, parseUint } from "../config.js";
-import type { Runtime } from "../runtime.js";
+import { loadTrace, traceLines } from "../shared/bundle-trace.js";
+import { parseIntIn, parseUint } from "../shared/config.js";
+import type { Runtime } from "../shared/runtime.js";
 
 export const iso = (seconds: bigint | number) => new Date(Number(seconds) * 1000).toISOString();
 
