@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runResolution } from "../workflow/pipeline/run.js";
-import { createPipelinePorts } from "../workflow/setup.js";
+import { createPipelinePorts } from "../workflow/pipeline/setup.js";
 import { dataUriFor, deployTestChain } from "../scripts/lib/chain.js";
 
 const WORKERS = 10;

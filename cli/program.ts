@@ -5,11 +5,11 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { commandFromShape, readCommandTree, type CommandTree } from "./command-tree.js";
-import { agentSecretsInEnv, DEFAULT_RPC_URL, ENV } from "./env.js";
-import { CliError } from "./errors.js";
+import { agentSecretsInEnv, DEFAULT_RPC_URL, ENV } from "./shared/env.js";
+import { CliError } from "./shared/errors.js";
 import { COMMANDS, type CommandContext } from "./registry.js";
-import type { ResolvePipeline } from "./resolve-pipeline.js";
-import type { GlobalOptions, Io, Runtime } from "./runtime.js";
+import type { ResolvePipeline } from "./shared/resolve-pipeline.js";
+import type { GlobalOptions, Io, Runtime } from "./shared/runtime.js";
 import { redactSecrets } from "../workflow/util/redact.js";
 import { VERSION } from "./version.js";
 
@@ -136,7 +136,7 @@ export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: 
       program.addCommand(refuseToRun(commandFromShape(shape)));
       continue;
     }
-    RuntimeClass ??= (await import("./runtime.js")).Runtime;
+    RuntimeClass ??= (await import("./shared/runtime.js")).Runtime;
     program.addCommand(await load(context));
   }
   configureAll(program, io);

@@ -7,8 +7,8 @@
  * it in dist/cli/command-tree.json for the fast help path.
  */
 import type { Command } from "commander";
-import type { ResolvePipeline } from "./resolve-pipeline.js";
-import type { Runtime } from "./runtime.js";
+import type { ResolvePipeline } from "./shared/resolve-pipeline.js";
+import type { Runtime } from "./shared/runtime.js";
 
 export interface CommandContext {
   runtime: () => Runtime;

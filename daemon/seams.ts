@@ -22,7 +22,7 @@ import type { SafeHttpConfig } from "../workflow/http/index.js";
 import { runResolution } from "../workflow/pipeline/run.js";
 import type { ResolutionConfig } from "../workflow/ports.js";
 import { createSettler, SettleError, type MarketGuardOptions } from "../workflow/settle/index.js";
-import { createPipelinePorts } from "../workflow/setup.js";
+import { createPipelinePorts } from "../workflow/pipeline/setup.js";
 import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
 import { readMarketOnChain } from "./chain.js";
 import { payloadReports } from "./proposals.js";

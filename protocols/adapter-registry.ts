@@ -3,7 +3,7 @@
  * every protocol module, agent and Node-only code included) so the CRE workflow can build one from the cresolver
  * adapter alone.
  */
-import type { AdapterRegistry, WorkerProtocolAdapter } from "./types.js";
+import type { AdapterRegistry, WorkerProtocolAdapter } from "./shared/types.js";
 
 export function createAdapterRegistry(adapters: readonly WorkerProtocolAdapter[]): AdapterRegistry {
   const byName = new Map<string, WorkerProtocolAdapter>();

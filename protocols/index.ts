@@ -13,9 +13,14 @@ import type { CresolverAdapterConfig } from "./cresolver/adapter.js";
 import { cresolverModule } from "./cresolver/index.js";
 import { factagoraModule } from "./factagora/index.js";
 import { roundtableModule } from "./roundtable/index.js";
-import type { AgentProtocolHandler } from "./agent-types.js";
-import type { ProtocolModule } from "./module.js";
-import type { AdapterDefaults, ConformanceChecker, ConformanceCheckOptions, WorkerProtocolAdapter } from "./types.js";
+import type { AgentProtocolHandler } from "./shared/agent-types.js";
+import type { ProtocolModule } from "./shared/module.js";
+import type {
+  AdapterDefaults,
+  ConformanceChecker,
+  ConformanceCheckOptions,
+  WorkerProtocolAdapter,
+} from "./shared/types.js";
 
 /** Configuration of the default adapters: what each protocol's factory reads; credentials default to none. */
 export interface DefaultAdaptersConfig extends CresolverAdapterConfig, AgoraRegistryConfig, AiOlympicsDefaults {}
@@ -67,6 +72,6 @@ export interface ConformanceExtras {
 export type ConformanceRunOptions = ConformanceCheckOptions & ConformanceExtras;
 
 export { createAdapterRegistry } from "./adapter-registry.js";
-export type * from "./types.js";
-export type * from "./agent-types.js";
-export type * from "./module.js";
+export type * from "./shared/types.js";
+export type * from "./shared/agent-types.js";
+export type * from "./shared/module.js";

@@ -6,7 +6,7 @@
  * UriFetcher), workflow/adapters/ (worker protocols), workflow/evaluate/ (Evaluator). The pipeline never writes:
  * its verdict is proposed through workflow/settle/.
  */
-import type { AdapterRegistry } from "../protocols/types.js";
+import type { AdapterRegistry } from "../protocols/shared/types.js";
 import type { AnswerFields } from "./core/answer-signature.js";
 import type {
   Address,

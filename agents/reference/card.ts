@@ -6,7 +6,7 @@
  * modes and skills. The card describes; it is not auth: it is served without credentials, as A2A intends.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AgentInfo } from "../../protocols/agent-types.js";
+import type { AgentInfo } from "../../protocols/shared/agent-types.js";
 
 /** The A2A protocol version whose card layout we follow. */
 export const A2A_CARD_PROTOCOL_VERSION = "0.3.0";

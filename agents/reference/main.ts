@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import { pino, destination } from "pino";
 import { isPersonaName } from "./engine/personas.js";
-import { PERSONAS } from "./engine/types.js";
+import { PERSONAS } from "../kit/answer-engine.js";
 import { createReferenceAgent } from "./server.js";
 import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
 

@@ -11,12 +11,12 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createLlmEngine, type LlmEngineOptions } from "./engine/llm.js";
 import { createOfflineEngine } from "./engine/offline.js";
 import { isPersonaName } from "./engine/personas.js";
-import type { AnswerEngine, EngineMode, PersonaName } from "./engine/types.js";
+import type { AnswerEngine, EngineMode, PersonaName } from "../kit/answer-engine.js";
 import { registerAgentCard } from "./card.js";
-import { installErrorHandling } from "./http.js";
-import { FindingMemory } from "./memory.js";
+import { installErrorHandling } from "../kit/http.js";
+import { FindingMemory } from "../kit/memory.js";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
-import type { AgentAuth, AgentInfo } from "../../protocols/agent-types.js";
+import type { AgentAuth, AgentInfo } from "../../protocols/shared/agent-types.js";
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export const DEFAULT_HOST = "127.0.0.1";

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from "commander";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
-import type { AgentAuth } from "../../protocols/agent-types.js";
+import type { AgentAuth } from "../../protocols/shared/agent-types.js";
 import { CONFORMANCE_CHECKERS, type ConformanceReport, type ConformanceRunOptions } from "../../protocols/index.js";
 import { classifyAddress, createSafeHttpClient } from "../../workflow/http/index.js";
 import {
@@ -18,9 +18,9 @@ import {
   startCheckSigner,
   type CheckSigner,
   type SecretFlags,
-} from "../agent-auth.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+} from "../shared/agent-auth.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 
 interface CheckOptions extends SecretFlags {
   protocol?: string;

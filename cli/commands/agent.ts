@@ -7,9 +7,9 @@ import {
   isRegistrationError,
 } from "../../workflow/registration/index.js";
 import { isPersonaName } from "../../agents/reference/engine/personas.js";
-import { PERSONAS } from "../../agents/reference/engine/types.js";
+import { PERSONAS } from "../../agents/kit/answer-engine.js";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
-import type { AgentAuth } from "../../protocols/agent-types.js";
+import type { AgentAuth } from "../../protocols/shared/agent-types.js";
 import {
   AGENT_ENV,
   AUTH_FLAG,
@@ -19,12 +19,12 @@ import {
   readAgentSecrets,
   readSigningKey,
   type SecretFlags,
-} from "../agent-auth.js";
+} from "../shared/agent-auth.js";
 import { checkCommand } from "./agent-check.js";
 import { agentInspectCommands } from "./inspect.js";
-import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
 
 const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;

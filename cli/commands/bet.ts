@@ -5,9 +5,9 @@
 import { Command, Option } from "commander";
 import { formatEther, getAddress, type Address } from "viem";
 import { betPosition, claimBet, placeBet, type BetSide } from "../../workflow/chain/betting.js";
-import { parseAddress, parseEth, parseUint, type DeploymentFile } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parseAddress, parseEth, parseUint, type DeploymentFile } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 
 export async function bettingAddress(rt: Runtime, flag: string | undefined): Promise<Address> {
   if (flag !== undefined) return parseAddress(flag, "--betting");

@@ -13,12 +13,12 @@ import { Command, Option } from "commander";
 import type { Address } from "viem";
 import { createLogger } from "../../daemon/log.js";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
-import { parseAddress, parseSettlerGuard, SETTLER_GUARD_HELP } from "../config.js";
-import { loadCredentialsFile } from "../credentials-file.js";
+import { parseAddress, parseSettlerGuard, SETTLER_GUARD_HELP } from "../shared/config.js";
+import { loadCredentialsFile } from "../shared/credentials-file.js";
 import { requireResolverKey } from "../../workflow/chain/actions.js";
-import { CliError } from "../errors.js";
-import { llmEvaluatorFromEnv } from "../resolve-pipeline.js";
-import type { Runtime } from "../runtime.js";
+import { CliError } from "../shared/errors.js";
+import { llmEvaluatorFromEnv } from "../shared/resolve-pipeline.js";
+import type { Runtime } from "../shared/runtime.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];

@@ -4,9 +4,9 @@ import { Command } from "commander";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
 import { fileDeployJournal } from "../../workflow/chain/deploy-journal.js";
-import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn, parseUint } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn, parseUint } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

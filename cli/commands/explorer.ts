@@ -5,10 +5,10 @@
 import { Command } from "commander";
 import type { Address } from "viem";
 import { startExplorerServer, type ExplorerServer } from "../../explorer/server.js";
-import { parsePortFlag } from "../agent-auth.js";
-import { parseAddress } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parsePortFlag } from "../shared/agent-auth.js";
+import { parseAddress } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 
 interface ExplorerFlags {
   port: string;

@@ -10,9 +10,9 @@ import { agentDetails, listAgents, listMarkets, owedTo } from "../../workflow/ch
 import { visibleText } from "../../workflow/core/text.js";
 import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { decodeAgentUri, pickWorkerEndpoint } from "../../workflow/registration/index.js";
-import { parseAddress, parseUint, type DeploymentFile } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parseAddress, parseUint, type DeploymentFile } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-lifecycle.js";
 
 const STATUS_CHOICES = STATUS_NAMES.filter((s) => s !== "None").map((s) => s.toLowerCase());

@@ -25,8 +25,8 @@ import {
 } from "../../workflow/chain/lifecycle.js";
 import { readMarketStatus } from "../../workflow/chain/snapshot.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
-import { parseIntIn, parseUint } from "../config.js";
-import type { Runtime } from "../runtime.js";
+import { parseIntIn, parseUint } from "../shared/config.js";
+import type { Runtime } from "../shared/runtime.js";
 
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 import { showCmd } from "./market-show.js";

@@ -16,9 +16,9 @@ import { explainInputOf, readAgentNames, readSettlementFacts } from "../../workf
 import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
 import { explainMarket, explanationLines, percentOfBps } from "../../workflow/core/explain.js";
 import { visibleText } from "../../workflow/core/text.js";
-import { loadTrace, traceLines } from "../bundle-trace.js";
-import { parseUint } from "../config.js";
-import type { Runtime } from "../runtime.js";
+import { loadTrace, traceLines } from "../shared/bundle-trace.js";
+import { parseUint } from "../shared/config.js";
+import type { Runtime } from "../shared/runtime.js";
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 
 export function showCmd(runtime: () => Runtime): Command {

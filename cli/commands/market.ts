@@ -18,10 +18,10 @@ import {
   parseIntIn,
   parseUint,
   referenceTime,
-} from "../config.js";
+} from "../shared/config.js";
 import { checkQuestion } from "../../workflow/core/text.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 import { marketListCommand } from "./inspect.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
 

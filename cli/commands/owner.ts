@@ -11,9 +11,9 @@ import type { ChainContext } from "../../workflow/chain/clients.js";
 import { getDefaults, governanceOf } from "../../workflow/chain/lifecycle.js";
 import { readView, viewCall } from "../../workflow/chain/reads.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "../../workflow/chain/writer.js";
-import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-lifecycle.js";
 
 /** One owner transaction, sent to the market's MarketGovernance (the bounded owner). */

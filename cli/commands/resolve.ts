@@ -5,19 +5,20 @@ import { formatEther } from "viem";
 import { z } from "zod";
 import { requireResolver } from "../../workflow/chain/actions.js";
 import { hash32Schema } from "../../workflow/core/report-schema.js";
+import { ANSWER_NAMES } from "../../workflow/core/codes.js";
 import { readMarket } from "../../workflow/chain/lifecycle.js";
 import { isPastRequest, readMarketStatus } from "../../workflow/chain/snapshot.js";
 import { createSettler, MAX_BUNDLE_URI_BYTES, SettleError } from "../../workflow/settle/index.js";
-import { parseSettlerGuard, parseUint, SETTLER_GUARD_HELP } from "../config.js";
-import { loadCredentialsFile } from "../credentials-file.js";
+import { parseSettlerGuard, parseUint, SETTLER_GUARD_HELP } from "../shared/config.js";
+import { loadCredentialsFile } from "../shared/credentials-file.js";
 import { iso } from "./market-lifecycle.js";
-import { CliError } from "../errors.js";
-import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../resolve-pipeline.js";
-import type { Runtime } from "../runtime.js";
+import { CliError } from "../shared/errors.js";
+import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../shared/resolve-pipeline.js";
+import type { Runtime } from "../shared/runtime.js";
 import { openResolveRecord } from "./track-record-source.js";
 
 const report = z.strictObject({
-  answer: z.enum(["failed", "abstained", "no", "yes"]),
+  answer: z.enum(ANSWER_NAMES),
   confidenceBps: z.number().int().min(0).max(10_000),
   resQuality: z.number().int().min(0).max(100),
   srcQuality: z.number().int().min(0).max(100),

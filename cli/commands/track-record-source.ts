@@ -13,7 +13,7 @@ import { windowHistory } from "../../workflow/core/track-record.js";
 import { createSafeHttpClient } from "../../workflow/http/client.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
 import type { TrackRecordSource } from "../../workflow/ports.js";
-import { CliError } from "../errors.js";
+import { CliError } from "../shared/errors.js";
 
 export interface RecordScope {
   ctx: ChainContext;

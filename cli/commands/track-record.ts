@@ -23,9 +23,9 @@ import {
 } from "../../workflow/core/record-document.js";
 import { TrackRecordError, ZERO_HEAD } from "../../workflow/core/track-record.js";
 import { createSafeHttpClient } from "../../workflow/http/client.js";
-import { parseUint } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parseUint } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 import { openRecordIndex, type RecordScope } from "./track-record-source.js";
 
 /** A document as big as the record allows (65,536 distinct addresses, ~20 bytes an entry at least). */

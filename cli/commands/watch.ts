@@ -6,9 +6,9 @@ import { Command } from "commander";
 import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { MAX_BUNDLE_BYTES } from "../../workflow/core/bundle.js";
 import { watchPass } from "../../workflow/watch/run.js";
-import { parseAddress, parseEth, parseUint } from "../config.js";
-import { CliError } from "../errors.js";
-import type { Runtime } from "../runtime.js";
+import { parseAddress, parseEth, parseUint } from "../shared/config.js";
+import { CliError } from "../shared/errors.js";
+import type { Runtime } from "../shared/runtime.js";
 
 interface WatchOpts {
   dispute?: boolean;

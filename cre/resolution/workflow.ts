@@ -37,7 +37,8 @@ import {
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { runResolution, type ResolutionRunResult } from "../../workflow/pipeline/run.js";
 import type { PipelinePorts } from "../../workflow/ports.js";
-import { encodeReport, reportProblem, VERDICT_CODE } from "../../workflow/settle/reports.js";
+import { VERDICT_CODE } from "../../workflow/core/codes.js";
+import { encodeReport, reportProblem } from "../../workflow/settle/reports.js";
 import { RESOLUTION_REQUESTED_TOPIC } from "./abi.js";
 import { createBudget, type Budget } from "./budget.js";
 import { readMarket } from "./chain.js";

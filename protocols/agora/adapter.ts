@@ -19,7 +19,7 @@ import { sanitizeJson } from "../../workflow/http/json.js";
 import type { AgoraTokenSigner } from "./jwt.js";
 import type { AgoraEventStore, StoredAgoraEvent } from "./event-stream.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
-import { describeIssues } from "../wire-fields.js";
+import { describeIssues } from "../shared/wire-fields.js";
 import {
   AGORA_LIMITS,
   AGORA_OPTIONS,

@@ -27,10 +27,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { WebSocket } from "ws";
 import { AgoraTokenError, remoteAgoraKeys, verifyAgoraToken, type VerifiedAgoraClaims } from "./jwt.js";
-import type { Finding, Question } from "../../agents/reference/engine/types.js";
-import { hashParts } from "../../agents/reference/engine/text.js";
-import { parseBody } from "../../agents/reference/http.js";
-import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import type { Finding, Question } from "../../agents/kit/answer-engine.js";
+import { hashParts } from "../../agents/kit/text.js";
+import { parseBody } from "../../agents/kit/http.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../shared/agent-types.js";
 import {
   AGORA_VERSION,
   agoraTaskRequestSchema,

@@ -26,9 +26,14 @@ import {
 import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
-import { conformanceReport } from "../conformance-report.js";
+import { conformanceReport } from "../shared/conformance-report.js";
 import { AGORA_LIMITS, agoraHealthSchema, agoraReplySchema, type AgoraTaskWire } from "./wire.js";
-import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding, ConformanceReport } from "../types.js";
+import type {
+  ConformanceChecker,
+  ConformanceCheckOptions,
+  ConformanceFinding,
+  ConformanceReport,
+} from "../shared/types.js";
 
 export interface AgoraConformanceOptions extends ConformanceCheckOptions {
   /** Signs the sample tasks' tokens with the key the agent trusts (the daemon's). */

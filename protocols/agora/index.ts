@@ -1,6 +1,6 @@
 /** The Agora protocol (README.md): JWT-authenticated A2A calls, with an inbound event stream. */
-import type { ProtocolModule } from "../module.js";
-import type { AdapterDefaults } from "../types.js";
+import type { ProtocolModule } from "../shared/module.js";
+import type { AdapterDefaults } from "../shared/types.js";
 import { agoraAdapters, AGORA_PROTOCOL, type AgoraRegistryConfig } from "./adapter.js";
 import { agoraProtocol } from "./agent.js";
 import { agoraConformanceChecker } from "./conformance.js";

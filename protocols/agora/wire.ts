@@ -3,7 +3,7 @@
  * the event stream, the reference agent and the conformance checker.
  */
 import { z } from "zod";
-import { textField } from "../wire-fields.js";
+import { textField } from "../shared/wire-fields.js";
 
 export const AGORA_PROTOCOL = "agora";
 export const AGORA_VERSION = "1.0";

@@ -7,7 +7,7 @@
  */
 import { createSafeHttpClient, type SafeHttpClient } from "../../workflow/http/client.js";
 import { AI_OLYMPICS_LIMITS, apiCallArgsSchema, navigateArgsSchema } from "./wire.js";
-import { describeIssues } from "../wire-fields.js";
+import { describeIssues } from "../shared/wire-fields.js";
 
 // ---------------------------------------------------------------------------------------------
 // Action requests

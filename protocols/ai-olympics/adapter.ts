@@ -17,7 +17,7 @@ import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError } from "../../workflow/http/errors.js";
 import { routeEndpoint, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { describeIssues } from "../wire-fields.js";
+import { describeIssues } from "../shared/wire-fields.js";
 import {
   apiCallRequest,
   cap,

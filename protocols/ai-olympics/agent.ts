@@ -24,10 +24,10 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Finding, Question } from "../../agents/reference/engine/types.js";
-import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
-import { parseBody } from "../../agents/reference/http.js";
-import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import type { Finding, Question } from "../../agents/kit/answer-engine.js";
+import { EngineUpstreamError } from "../../agents/kit/answer-engine.js";
+import { parseBody } from "../../agents/kit/http.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../shared/agent-types.js";
 import { taskDataSchema, turnRequestSchema, type TaskData, type TurnReply } from "./wire.js";
 
 export const SIGNATURE_HEADER = "x-ai-olympics-signature";

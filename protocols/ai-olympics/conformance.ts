@@ -68,8 +68,8 @@ import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js"
 import { toFailure } from "../../workflow/adapters/call.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { stringifyJson } from "../../workflow/http/json.js";
-import { conformanceReport } from "../conformance-report.js";
-import type { ConformanceChecker, ConformanceFinding } from "../types.js";
+import { conformanceReport } from "../shared/conformance-report.js";
+import type { ConformanceChecker, ConformanceFinding } from "../shared/types.js";
 
 export const AI_OLYMPICS_RULE_PREFIX = "ai-olympics.";
 const TURN_TIMEOUT_MS = 30_000;

@@ -1,6 +1,6 @@
 /** The AI Olympics protocol (README.md): signed turn-by-turn webhook sessions with browser-style actions. */
-import type { ProtocolModule } from "../module.js";
-import type { AdapterDefaults } from "../types.js";
+import type { ProtocolModule } from "../shared/module.js";
+import type { AdapterDefaults } from "../shared/types.js";
 import { AI_OLYMPICS_PROTOCOL, createAiOlympicsAdapter, type AiOlympicsDefaults } from "./adapter.js";
 import { aiOlympicsProtocol } from "./agent.js";
 import { checkAiOlympics } from "./conformance.js";

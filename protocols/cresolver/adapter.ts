@@ -15,7 +15,7 @@ import type { SafeHttpClient } from "../../workflow/http/types.js";
 import { callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
 import { replyHash } from "../../workflow/core/answer-signature.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { describeIssues } from "../wire-fields.js";
+import { describeIssues } from "../shared/wire-fields.js";
 import {
   challengeReplySchema,
   CRESOLVER_PROTOCOL,

@@ -4,13 +4,13 @@
  * the answer remembered for that market and question (market_id alone: the latest for the id; neither: the most
  * recent). Optional platform auth: with `auth.bearerToken`, both routes require it (constant-time) or answer 401.
  */
-import type { Finding, Question } from "../../agents/reference/engine/types.js";
-import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
-import { keyTerms, humanList } from "../../agents/reference/engine/text.js";
-import { parseBody } from "../../agents/reference/http.js";
+import type { Finding, Question } from "../../agents/kit/answer-engine.js";
+import { EngineUpstreamError } from "../../agents/kit/answer-engine.js";
+import { keyTerms, humanList } from "../../agents/kit/text.js";
+import { parseBody } from "../../agents/kit/http.js";
 import { bearerMatches } from "../factagora/agent.js";
 import { answerFieldsOf, replyHash, signAnswer } from "../../workflow/core/answer-signature.js";
-import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../shared/agent-types.js";
 import {
   challengeRequestSchema,
   CRESOLVER_PROTOCOL,

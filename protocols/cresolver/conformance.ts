@@ -27,8 +27,8 @@ import {
   type ChallengeRequestWire,
   type ResolveRequestWire,
 } from "./wire.js";
-import { conformanceReport } from "../conformance-report.js";
-import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding } from "../types.js";
+import { conformanceReport } from "../shared/conformance-report.js";
+import type { ConformanceChecker, ConformanceCheckOptions, ConformanceFinding } from "../shared/types.js";
 
 export { CRESOLVER_TIMEOUTS } from "./wire.js";
 

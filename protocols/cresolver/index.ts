@@ -1,6 +1,6 @@
 /** The cresolver protocol (README.md): the resolver's own JSON-over-HTTPS worker protocol. */
-import type { ProtocolModule } from "../module.js";
-import type { AdapterDefaults } from "../types.js";
+import type { ProtocolModule } from "../shared/module.js";
+import type { AdapterDefaults } from "../shared/types.js";
 import { createCresolverAdapter, CRESOLVER_PROTOCOL, type CresolverAdapterConfig } from "./adapter.js";
 import { cresolverProtocol } from "./agent.js";
 import { checkCresolver } from "./conformance.js";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { MAX_ANSWER_SIGNATURE_BYTES } from "../../workflow/core/answer-signature.js";
-import { marketIdField, optionalTextField, textField } from "../wire-fields.js";
+import { marketIdField, optionalTextField, textField } from "../shared/wire-fields.js";
 
 export const CRESOLVER_PROTOCOL = "cresolver";
 

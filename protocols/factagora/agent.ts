@@ -22,11 +22,11 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyReply } from "fastify";
-import type { Finding, Question } from "../../agents/reference/engine/types.js";
-import { EngineUpstreamError } from "../../agents/reference/engine/types.js";
-import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/reference/engine/text.js";
-import { BadRequestError, parseBody } from "../../agents/reference/http.js";
-import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import type { Finding, Question } from "../../agents/kit/answer-engine.js";
+import { EngineUpstreamError } from "../../agents/kit/answer-engine.js";
+import { humanList, keyTerms, normalizeQuestion, quoteSnippet, sentences } from "../../agents/kit/text.js";
+import { BadRequestError, parseBody } from "../../agents/kit/http.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../shared/agent-types.js";
 import {
   FACTAGORA_PROTOCOL,
   predictionRequestSchema,

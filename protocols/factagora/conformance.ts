@@ -26,8 +26,8 @@ import {
   type FactagoraRequest,
   type FactagoraResponse,
 } from "./adapter.js";
-import { conformanceReport } from "../conformance-report.js";
-import type { ConformanceChecker, ConformanceFinding } from "../types.js";
+import { conformanceReport } from "../shared/conformance-report.js";
+import type { ConformanceChecker, ConformanceFinding } from "../shared/types.js";
 
 export const SAMPLE_PREDICTION_ID = "5b0c5f4e-1d2a-5c3b-9e4f-6a7b8c9d0e1f";
 

@@ -1,5 +1,5 @@
 /** The Factagora protocol (README.md): one prediction webhook, called once per round. */
-import type { ProtocolModule } from "../module.js";
+import type { ProtocolModule } from "../shared/module.js";
 import { createFactagoraAdapter } from "./adapter.js";
 import { factagoraProtocol } from "./agent.js";
 import { checkFactagora } from "./conformance.js";

@@ -5,7 +5,7 @@
  * the adapter, mapping.ts, the reference agent and the conformance checker. No I/O.
  */
 import { z } from "zod";
-import { textField } from "../wire-fields.js";
+import { textField } from "../shared/wire-fields.js";
 
 export const FACTAGORA_PROTOCOL = "factagora";
 

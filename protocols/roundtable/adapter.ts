@@ -14,7 +14,7 @@ import { sanitizeString } from "../../workflow/core/text.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
-import { describeIssues } from "../wire-fields.js";
+import { describeIssues } from "../shared/wire-fields.js";
 import { AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
 import { mapChallengeReplies } from "./challenge-mapping.js";
 import { analyzeRequest, challengeRequestBody, voteRequestBody } from "./requests.js";

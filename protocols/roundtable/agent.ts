@@ -23,10 +23,10 @@
  * Unknown request fields are ignored; `null` counts as absent for optional ones. Errors: see ../http.ts.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Finding, Question } from "../../agents/reference/engine/types.js";
-import { humanList, quoteSnippet } from "../../agents/reference/engine/text.js";
-import { parseBody } from "../../agents/reference/http.js";
-import type { AgentProtocolHandler, ProtocolContext } from "../agent-types.js";
+import type { Finding, Question } from "../../agents/kit/answer-engine.js";
+import { humanList, quoteSnippet } from "../../agents/kit/text.js";
+import { parseBody } from "../../agents/kit/http.js";
+import type { AgentProtocolHandler, ProtocolContext } from "../shared/agent-types.js";
 import {
   analyzeRequestSchema,
   challengeRequestSchema,

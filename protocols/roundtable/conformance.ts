@@ -39,8 +39,8 @@ import { challengesFor } from "../../workflow/core/challenges.js";
 import { sanitizeString } from "../../workflow/core/text.js";
 import type { AskRequest, PeerFinding, WorkerAnswer } from "../../workflow/core/types.js";
 import { describeUrlText, isHttpError } from "../../workflow/http/errors.js";
-import { conformanceReport } from "../conformance-report.js";
-import type { ConformanceChecker, ConformanceFinding } from "../types.js";
+import { conformanceReport } from "../shared/conformance-report.js";
+import type { ConformanceChecker, ConformanceFinding } from "../shared/types.js";
 
 /** Said in every finding of a rule the spec does not make: such rules are warnings. */
 const BEYOND_SPEC =

@@ -1,5 +1,5 @@
 /** The round-table protocol (README.md): analyze, challenge and vote endpoints. */
-import type { ProtocolModule } from "../module.js";
+import type { ProtocolModule } from "../shared/module.js";
 import { createRoundtableAdapter } from "./adapter.js";
 import { roundtableProtocol } from "./agent.js";
 import { checkRoundtable } from "./conformance.js";

@@ -4,7 +4,7 @@
  * AgentChallenge, AgentVote), shared by the adapter, the reference agent and the conformance checker.
  */
 import { z } from "zod";
-import { textField } from "../wire-fields.js";
+import { textField } from "../shared/wire-fields.js";
 
 export const ROUNDTABLE_PROTOCOL = "roundtable";
 

@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { AGENT_HANDLERS } from "../../protocols/index.js";
 import { createReferenceAgent } from "../../agents/reference/server.js";
-import type { PersonaName } from "../../agents/reference/engine/types.js";
-import type { AgentAuth } from "../../protocols/agent-types.js";
+import type { PersonaName } from "../../agents/kit/answer-engine.js";
+import type { AgentAuth } from "../../protocols/shared/agent-types.js";
 import type { AgentCredentials } from "../../workflow/adapters/credentials.js";
 
 export interface PanelMember {

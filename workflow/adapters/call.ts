@@ -6,7 +6,7 @@
 import type { CallResult, FailureKind, WorkerFailure, WorkerSeat } from "../core/types.js";
 import { ambientSignal } from "../http/abort.js";
 import { isHttpError } from "../http/errors.js";
-import { hasTimers } from "../timers.js";
+import { hasTimers } from "../util/timers.js";
 import { retry } from "../util/retry.js";
 import type { AgentCredentials, CredentialStore } from "./credentials.js";
 import { CresolverError } from "../util/errors.js";

@@ -10,7 +10,7 @@ import { readView, viewCall, type ViewArgs, type ViewFunctionName, type ViewResu
 import { readMarketStatus } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 import type { VerdictKind } from "../core/types.js";
-import { VERDICT_CODE } from "../settle/reports.js";
+import { VERDICT_CODE } from "../core/codes.js";
 
 /**
  * A CommitteeArbiter member's vote on a disputed market (the market's own arbiter). When the votes for one verdict

@@ -8,8 +8,21 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname } from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import type { ContractName } from "./artifacts.js";
-import type { DeployedContract } from "./deploy.js";
 import { ChainError } from "./errors.js";
+
+/** One contract of a deployment record (deploy.ts), deployed by this run or found on the chain. */
+export interface DeployedContract {
+  address: Address;
+  /** Deployment block; for pre-existing contracts, absent. */
+  blockNumber?: number;
+  txHash?: Hex;
+  /** Gas the creation transaction used (deployed contracts). */
+  gasUsed?: string;
+  /** Constructor arguments (bigints as decimal strings), for source verification (scripts/verify.ts). */
+  constructorArgs?: unknown[];
+  /** "deployed" by this run, or "existing" (canonical or given). */
+  source: "deployed" | "existing";
+}
 
 export interface JournalEntry {
   contract: DeployedContract;

@@ -28,9 +28,10 @@ import {
 } from "./abis.js";
 import { loadArtifact, type ContractName } from "./artifacts.js";
 import { LOCAL_CHAIN_IDS, requireWallet, type ChainContext } from "./clients.js";
-import type { DeployJournal } from "./deploy-journal.js";
+import type { DeployedContract, DeployJournal } from "./deploy-journal.js";
 import { ChainError, toChainError } from "./errors.js";
 import { getDefaults, governanceOf, readGovernance, readMarket } from "./lifecycle.js";
+import { sendCreation } from "./send.js";
 import { sendContractTx } from "./writer.js";
 
 /** Canonical ERC-8004 registries (erc-8004/erc-8004-contracts v2.0.0). */
@@ -45,18 +46,7 @@ export const CANONICAL_REGISTRIES = {
   },
 } as const satisfies Record<string, { identityRegistry: Address; reputationRegistry: Address }>;
 
-export interface DeployedContract {
-  address: Address;
-  /** Deployment block; for pre-existing contracts, absent. */
-  blockNumber?: number;
-  txHash?: Hex;
-  /** Gas the creation transaction used (deployed contracts). */
-  gasUsed?: string;
-  /** Constructor arguments (bigints as decimal strings), for source verification (scripts/verify.ts). */
-  constructorArgs?: unknown[];
-  /** "deployed" by this run, or "existing" (canonical or given). */
-  source: "deployed" | "existing";
-}
+export type { DeployedContract } from "./deploy-journal.js";
 
 export interface Deployment {
   network: string;
@@ -153,8 +143,8 @@ function creationInput(name: ContractName, abi: Abi, args: readonly unknown[]): 
 }
 
 /**
- * Deploys `name` with `args` (typed by the constructor of `abi`): estimate (decoded constructor reverts) →
- * nonce-serialised send → receipt. The implementation hands viem a plain `Abi` (see reads.ts).
+ * Deploys `name` with `args` (typed by the constructor of `abi`) through the one send path (send.ts: decoded
+ * constructor reverts, gas under 2^24). The implementation hands viem a plain `Abi` (see reads.ts).
  */
 export function deployContract<const A extends Abi>(
   ctx: ChainContext,
@@ -168,37 +158,16 @@ export async function deployContract(
   abi: Abi,
   args: readonly unknown[],
 ): Promise<DeployedContract> {
-  const { walletClient, account } = requireWallet(ctx);
   const { bytecode } = loadArtifact(name);
-  const data = encodeDeployData({ abi, bytecode, args });
-  const label = `deploy ${name}`;
-  let gas: bigint;
-  try {
-    gas = await ctx.publicClient.estimateGas({ account, data });
-  } catch (error) {
-    // Constructor reverts carry the error data; toChainError decodes it against every known error.
-    throw toChainError(error, label);
-  }
-  let hash: Hex;
-  try {
-    hash = await ctx.nonces.run(
-      account.address,
-      (address) => ctx.publicClient.getTransactionCount({ address, blockTag: "pending" }),
-      (nonce) => walletClient.sendTransaction({ account, chain: ctx.chain, data, gas: gas + gas / 5n, nonce }),
-    );
-  } catch (error) {
-    throw toChainError(error, label);
-  }
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash }).catch((e: unknown) => {
-    throw toChainError(e, `${label} (waiting for ${hash})`);
+  const { address, hash, receipt } = await sendCreation(ctx, {
+    data: encodeDeployData({ abi, bytecode, args }),
+    label: `deploy ${name}`,
   });
-  if (receipt.status !== "success" || !receipt.contractAddress)
-    throw new ChainError("revert", `${label} reverted in transaction ${hash}`);
   const constructorArgs = JSON.parse(
     JSON.stringify(args, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)),
   ) as unknown[];
   return {
-    address: getAddress(receipt.contractAddress),
+    address,
     blockNumber: Number(receipt.blockNumber),
     txHash: hash,
     gasUsed: receipt.gasUsed.toString(),

@@ -10,7 +10,7 @@ import type { StoredBundleDocument } from "../core/bundle-schema.js";
 import type { ArbitrationFacts, ExplainInput, SettlementFacts } from "../core/explain.js";
 import type { VerdictKind, WorkerReport } from "../core/types.js";
 import { decodeAgentUri, type UriFetcher } from "../registration/index.js";
-import { VERDICT_NAMES } from "../settle/reports.js";
+import { VERDICT_NAMES } from "../core/codes.js";
 import { committeeArbiterAbi, marketReputationAbi, umaArbiterAbi } from "./abis.js";
 import type { ChainContext } from "./clients.js";
 import { feedbackClientOf, type SeatResult } from "./lifecycle.js";

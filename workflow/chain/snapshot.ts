@@ -10,7 +10,7 @@ import { readView, viewCall, type ViewCall, type ViewFunctionName, type ViewResu
 import type { ChainContext } from "./clients.js";
 import { STATUS_NAMES, type StatusName } from "../core/codes.js";
 import { ChainError, toChainError, withAllErrors } from "./errors.js";
-import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./lifecycle.js";
+import { shapeConfig, shapeProposal, type MarketConfigView, type ProposalView } from "./market-reads.js";
 
 /** The canonical multicall3 deployment (same address on nearly every chain). */
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";

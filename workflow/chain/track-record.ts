@@ -14,7 +14,7 @@ import type { ChainContext } from "./clients.js";
 import { readMarket } from "./lifecycle.js";
 import { readLogs, type LogRange } from "./logs.js";
 import type { HistoryAnswer, HistoryMarket } from "../core/types.js";
-import { ANSWER_NAMES } from "../settle/reports.js";
+import { ANSWER_NAMES } from "../core/codes.js";
 
 export type TrackRecordOptions = Pick<LogRange, "fromBlock" | "chunkBlocks">;
 

@@ -25,7 +25,8 @@ import {
 import { umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { deployContract, type DeployedContract } from "./deploy.js";
-import { ChainError, toChainError } from "./errors.js";
+import { ChainError } from "./errors.js";
+import { sendCreation } from "./send.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "./writer.js";
 
 /** Artifact paths below {@link UMA_ARTIFACT_ROOT}. */
@@ -133,24 +134,12 @@ export function loadUmaArtifact(name: UmaContractName): { abi: Abi; bytecode: He
 }
 
 async function deployUma(ctx: ChainContext, name: UmaContractName, args: readonly unknown[]): Promise<Address> {
-  const { walletClient, account } = requireWallet(ctx);
   const { abi, bytecode } = loadUmaArtifact(name);
-  const data = encodeDeployData({ abi, bytecode, args });
-  const label = `deploy UMA ${name}`;
-  try {
-    const gas = await ctx.publicClient.estimateGas({ account, data });
-    const hash = await ctx.nonces.run(
-      account.address,
-      (address) => ctx.publicClient.getTransactionCount({ address, blockTag: "pending" }),
-      (nonce) => walletClient.sendTransaction({ account, chain: ctx.chain, data, gas: gas + gas / 5n, nonce }),
-    );
-    const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== "success" || !receipt.contractAddress)
-      throw new ChainError("revert", `${label} reverted in ${hash}`);
-    return getAddress(receipt.contractAddress);
-  } catch (error) {
-    throw error instanceof ChainError ? error : toChainError(error, label);
-  }
+  const { address } = await sendCreation(ctx, {
+    data: encodeDeployData({ abi, bytecode, args }),
+    label: `deploy UMA ${name}`,
+  });
+  return address;
 }
 
 function tx<const A extends Abi, F extends WriteFunctionName<A>>(

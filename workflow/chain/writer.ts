@@ -1,6 +1,6 @@
 /**
- * Writes: simulate → send → wait for the receipt, with nonces serialised per key (NonceQueue), reverts decoded to
- * their custom error and gas limits never above EIP-7825's 2^24 (workflow/chain/gas.ts). Proposals go through
+ * Contract writes: a balance check and a simulation (the return value, the decoded revert), then the one send path
+ * (send.ts: gas never above EIP-7825's 2^24, nonces serialised per key, reverts decoded and explained). Proposals go through
  * workflow/settle/, the rest of the lifecycle through workflow/chain/lifecycle.ts.
  */
 import {
@@ -16,7 +16,7 @@ import {
 } from "viem";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError, withAllErrors } from "./errors.js";
-import { cappedGas, PROTOCOL_TX_GAS_CAP, withHeadroom } from "./gas.js";
+import { explainedError, sendTx, type RevertExplanations } from "./send.js";
 
 /** State-changing functions of `A` (what a transaction can call). */
 export type WriteFunctionName<A extends Abi> = ContractFunctionName<A, "nonpayable" | "payable">;
@@ -42,6 +42,8 @@ export interface ContractWrite<A extends Abi, F extends WriteFunctionName<A>> {
   gas?: bigint | ((estimate: bigint) => bigint);
   /** Label for errors, e.g. "ResolutionMarket.joinMarket". Default: the function name. */
   label?: string;
+  /** Reverts the caller can say in words (send.ts), by custom error name. */
+  explain?: RevertExplanations;
   /** Called with the hash as soon as the node accepted the transaction, before waiting for its receipt. */
   onSent?: (hash: Hex) => void;
 }
@@ -63,7 +65,7 @@ export function sendContractTx<const A extends Abi, F extends WriteFunctionName<
   write: ContractWrite<A, F>,
 ): Promise<WriteResult<WriteReturn<A, F>>>;
 export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi, string>): Promise<WriteResult> {
-  const { walletClient, account } = requireWallet(ctx);
+  const { account } = requireWallet(ctx);
   const label = write.label ?? write.functionName;
   const abi = withAllErrors(write.abi);
   if (write.value !== undefined && write.value > 0n) {
@@ -88,52 +90,16 @@ export async function sendContractTx(ctx: ChainContext, write: ContractWrite<Abi
       ...(write.value !== undefined ? { value: write.value } : {}),
     });
   } catch (error) {
-    throw toChainError(error, label);
+    throw explainedError(error, label, write.explain);
   }
-  const data = encodeFunctionData({ abi, functionName: write.functionName, args: write.args });
-  let gas: bigint;
-  try {
-    if (typeof write.gas === "bigint") gas = write.gas;
-    else {
-      const estimate = await ctx.publicClient.estimateGas({
-        account,
-        to: write.address,
-        data,
-        ...(write.value !== undefined ? { value: write.value } : {}),
-      });
-      gas = write.gas ? write.gas(estimate) : cappedGas(label, estimate, withHeadroom(estimate), PROTOCOL_TX_GAS_CAP);
-    }
-  } catch (error) {
-    throw toChainError(error, label);
-  }
-  let hash: Hex;
-  try {
-    hash = await ctx.nonces.run(
-      account.address,
-      (address) => ctx.publicClient.getTransactionCount({ address, blockTag: "pending" }),
-      (nonce) =>
-        walletClient.sendTransaction({
-          account,
-          chain: ctx.chain,
-          to: write.address,
-          data,
-          gas,
-          nonce,
-          ...(write.value !== undefined ? { value: write.value } : {}),
-        }),
-    );
-  } catch (error) {
-    throw toChainError(error, label);
-  }
-  write.onSent?.(hash);
-  let receipt: TransactionReceipt;
-  try {
-    receipt = await ctx.publicClient.waitForTransactionReceipt({ hash });
-  } catch (error) {
-    throw toChainError(error, `${label} (waiting for ${hash})`);
-  }
-  if (receipt.status !== "success") {
-    throw new ChainError("revert", `${label} reverted on-chain in transaction ${hash} (block ${receipt.blockNumber})`);
-  }
+  const { hash, receipt } = await sendTx(ctx, {
+    to: write.address,
+    data: encodeFunctionData({ abi, functionName: write.functionName, args: write.args }),
+    label,
+    ...(write.value !== undefined ? { value: write.value } : {}),
+    ...(write.gas !== undefined ? { gas: write.gas } : {}),
+    ...(write.explain !== undefined ? { explain: write.explain } : {}),
+    ...(write.onSent !== undefined ? { onSent: write.onSent } : {}),
+  });
   return { hash, receipt, result: simulated.result };
 }

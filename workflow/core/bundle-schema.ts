@@ -5,9 +5,15 @@
  * the writer adds without adding it here fails the bundle tests, not a reader later.
  */
 import { z } from "zod";
-import { BUNDLE_SCHEMA, DAEMON_INVALID_SCHEMA, MAX_BUNDLE_BYTES } from "./bundle.js";
+import { ANSWER_NAMES } from "./codes.js";
 import { DIMENSIONS, type FailureKind } from "./types.js";
 import { CresolverError } from "../util/errors.js";
+
+export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
+/** The small document the daemon proposes invalid with when no run produced a bundle (daemon/proposals.ts). */
+export const DAEMON_INVALID_SCHEMA = "cresolver.daemon-invalid.v1";
+/** Largest bundle a resolver stores and serves (the daemon refuses bigger ones). */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
 
 /** More seats than any market can have (uint8 maxWorkers). */
 const MAX_BUNDLE_SEATS = 256;
@@ -35,7 +41,7 @@ const hash32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 3
 const count = z.int().nonnegative();
 const bps = z.int().min(0).max(10_000);
 const score = z.number().min(0).max(100);
-const answerKind = z.enum(["failed", "abstained", "no", "yes"]);
+const answerKind = z.enum(ANSWER_NAMES);
 const verdictKind = z.enum(["no", "yes", "invalid"]);
 
 const failure = z.strictObject({ kind: z.enum(FAILURE_KINDS), message: z.string() });

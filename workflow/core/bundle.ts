@@ -1,13 +1,6 @@
 /**
  * The resolution bundle: one canonical JSON document whose keccak256 is the on-chain `bundleHash`.
- *
- * Canonical form (`canonicalJson`):
- *   - object keys sorted at every level by UTF-16 code units (JavaScript's default sort, the order
- *     RFC 8785 uses); arrays keep their order; no whitespace;
- *   - strings and numbers serialized by JSON.stringify (ECMAScript shortest round-trip for numbers,
- *     -0 → 0); numbers must be finite;
- *   - bigint → decimal string; `undefined` object members are omitted; `undefined`, functions,
- *     symbols, non-plain objects (Map, Date, class instances) and cycles are rejected (TypeError).
+ * Its canonical form and hash are canonical-json.ts's; its schema (zod) and size limit are bundle-schema.ts's.
  *
  * What is hashed: the market, quorum, every seat's sanitized answer, challenges and replies, failure
  * kind and message, the 8 dimension scores with explanations and the 3 aggregates, the evaluator
@@ -23,8 +16,8 @@
  * the same inputs. A caller that wants a timestamp in the document must pass it explicitly in
  * `BundleInput.extra`, which makes it part of the deterministic input.
  */
-import { keccak256, stringToBytes } from "viem";
-import type { BundleDocument, BundleWorker } from "./bundle-schema.js";
+import { BUNDLE_SCHEMA, type BundleDocument, type BundleWorker } from "./bundle-schema.js";
+import { bundleHash, canonicalJson } from "./canonical-json.js";
 import type { QuorumStatus } from "./quorum.js";
 import { sanitizeString } from "./text.js";
 import {
@@ -39,65 +32,8 @@ import {
 } from "./types.js";
 import type { VerdictDecision } from "./vote.js";
 
-export const BUNDLE_SCHEMA = "cresolver.resolution-bundle.v2";
-/** The small document the daemon proposes invalid with when no run produced a bundle (daemon/proposals.ts). */
-export const DAEMON_INVALID_SCHEMA = "cresolver.daemon-invalid.v1";
-/** Largest bundle a resolver stores and serves (the daemon refuses bigger ones). */
-export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
-
-/** Serializes a JSON-like value canonically (see module doc). Throws TypeError on non-JSON input. */
-export function canonicalJson(value: unknown): string {
-  const stack = new Set<object>();
-  const enc = (v: unknown, path: string): string => {
-    switch (typeof v) {
-      case "string":
-        return JSON.stringify(v);
-      case "boolean":
-        return v ? "true" : "false";
-      case "bigint":
-        return JSON.stringify(v.toString(10));
-      case "number":
-        if (!Number.isFinite(v)) throw new TypeError(`canonicalJson: non-finite number at ${path}`);
-        return JSON.stringify(v);
-      case "object": {
-        if (v === null) return "null";
-        if (stack.has(v)) throw new TypeError(`canonicalJson: cycle at ${path}`);
-        stack.add(v);
-        try {
-          if (Array.isArray(v)) {
-            return `[${v
-              .map((item, i) => {
-                if (item === undefined) throw new TypeError(`canonicalJson: undefined at ${path}[${i}]`);
-                return enc(item, `${path}[${i}]`);
-              })
-              .join(",")}]`;
-          }
-          const proto = Object.getPrototypeOf(v);
-          if (proto !== Object.prototype && proto !== null)
-            throw new TypeError(`canonicalJson: non-plain object at ${path}`);
-          const keys = Object.keys(v).sort();
-          const parts: string[] = [];
-          for (const k of keys) {
-            const item = (v as Record<string, unknown>)[k];
-            if (item === undefined) continue;
-            parts.push(`${JSON.stringify(k)}:${enc(item, `${path}.${k}`)}`);
-          }
-          return `{${parts.join(",")}}`;
-        } finally {
-          stack.delete(v);
-        }
-      }
-      default:
-        throw new TypeError(`canonicalJson: unsupported ${typeof v} at ${path}`);
-    }
-  };
-  return enc(value, "$");
-}
-
-/** keccak256 of the UTF-8 bytes of the canonical JSON text. */
-export function bundleHash(json: string): Hex {
-  return keccak256(stringToBytes(json));
-}
+export { BUNDLE_SCHEMA, DAEMON_INVALID_SCHEMA, MAX_BUNDLE_BYTES } from "./bundle-schema.js";
+export { bundleHash, canonicalJson } from "./canonical-json.js";
 
 const MAX_EXTRAS_DEPTH = 6;
 const MAX_ARRAY_ITEMS = 200;

@@ -13,7 +13,8 @@
  */
 import { keccak256 } from "viem";
 import { CresolverError } from "../util/errors.js";
-import type { Address, AnswerKind, Hex, HistoryAnswer, HistoryMarket } from "./types.js";
+import { ANSWER_NAMES } from "./codes.js";
+import type { Address, Hex, HistoryAnswer, HistoryMarket } from "./types.js";
 
 export const ZERO_HEAD: Hex = "0x0000000000000000000000000000000000000000000000000000000000000000";
 const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
@@ -21,7 +22,6 @@ const ZERO_ADDRESS: Address = "0x0000000000000000000000000000000000000000";
 export const STATUS_RESOLVED = 3;
 export const STATUS_INVALID = 4;
 /** IResolutionMarket.Answer, by code. */
-const ANSWERS: readonly AnswerKind[] = ["failed", "abstained", "no", "yes"];
 
 /** One seat of a finalized market as the chain records it (seat order). */
 export interface RecordSeat {
@@ -130,7 +130,7 @@ export function toHistoryMarket(e: RecordEntry, ctx: HistoryContext): HistoryMar
   const trusted = new Set([...(ctx.trustedArbiters ?? [])].map((a) => a.toLowerCase()));
   const answers: HistoryAnswer[] = e.seats.map((s) => ({
     agentId: s.agentId,
-    answer: ANSWERS[s.answer] ?? "failed",
+    answer: ANSWER_NAMES[s.answer] ?? "failed",
     confidenceBps: s.confidenceBps,
     signed: s.signed,
   }));

@@ -31,7 +31,7 @@
  * (0.7 ≥ 0.6), so a panel of fresh agents resolves by head count (the dispute window is its safety net); set
  * `unprovenAccuracy` below the threshold never to resolve on unproven agents alone. See docs/TRUTH.md.
  */
-import { bundleHash, canonicalJson } from "./bundle.js";
+import { bundleHash, canonicalJson } from "./canonical-json.js";
 import {
   calibratedAccuracy,
   estimateAccuracy,

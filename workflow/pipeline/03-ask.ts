@@ -3,7 +3,7 @@
  * The adapter is chosen by the endpoint's protocol; calls go through call-worker.ts (a throwing adapter is
  * the seat's failure, progress is reported).
  */
-import type { AdapterRegistry } from "../../protocols/types.js";
+import type { AdapterRegistry } from "../../protocols/shared/types.js";
 import type { AskRequest, DiscoveredWorkerRecord, MarketSnapshot, WorkerAnswer, WorkerRecord } from "../core/types.js";
 import { callWorkers, type ProgressListener, type WorkerCallPlan } from "./call-worker.js";
 

@@ -3,7 +3,7 @@
  * disagreement structure without revealing who said what), sent to all of them at once. Short or
  * missing replies are recorded as they are (they lower Collaboration); failures never throw.
  */
-import type { AdapterRegistry } from "../../protocols/types.js";
+import type { AdapterRegistry } from "../../protocols/shared/types.js";
 import { generateChallenges } from "../core/challenges.js";
 import { peerFindings } from "../core/peers.js";
 import { type AskRequest, isAnswered, type MarketSnapshot, type WorkerRecord } from "../core/types.js";

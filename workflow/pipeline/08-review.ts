@@ -10,7 +10,7 @@
  * resolved markets are reviewed: without a resolution there is nothing to approve. The deadline of each
  * call is the adapter's own (round-table: 120 s).
  */
-import type { AdapterRegistry } from "../../protocols/types.js";
+import type { AdapterRegistry } from "../../protocols/shared/types.js";
 import { anonymousFindings } from "../core/peers.js";
 import {
   isAnswered,

@@ -9,7 +9,7 @@
 import { checkHttpEndpoint, DEFAULT_WORKER_PROTOCOL } from "./endpoint.js";
 import { describeUrlText } from "../http/errors.js";
 import { RegistrationError, truncate } from "./errors.js";
-import { startTimer } from "../timers.js";
+import { startTimer } from "../util/timers.js";
 import {
   REGISTRATION_V1_TYPE,
   registrationFileSchema,

@@ -2,57 +2,13 @@
  * The pipeline's verdict and per-seat reports in the shapes IResolutionMarket.proposeResolution takes, and the
  * contract's report rules checked before anything is sent (a refused proposal costs gas and tells nothing).
  */
-import { zeroHash, type Hex } from "viem";
-import type { AnswerKind, VerdictKind, WorkerReport } from "../core/types.js";
+import { ANSWER_CODE } from "../core/codes.js";
+import type { VerdictKind, WorkerReport } from "../core/types.js";
 
-/** IResolutionMarket.Verdict. */
-export const VERDICT_CODE: Record<VerdictKind, number> = { no: 0, yes: 1, invalid: 2 };
-export const VERDICT_NAMES = ["no", "yes", "invalid"] as const satisfies readonly VerdictKind[];
-
-/** IResolutionMarket.Answer. */
-export const ANSWER_CODE: Record<AnswerKind, number> = { failed: 0, abstained: 1, no: 2, yes: 3 };
-export const ANSWER_NAMES = ["failed", "abstained", "no", "yes"] as const satisfies readonly AnswerKind[];
-
-/** The ABI tuple of one IResolutionMarket.WorkerReport. */
-export interface WorkerReportTuple {
-  answer: number;
-  confidenceBps: number;
-  resQuality: number;
-  srcQuality: number;
-  analysisDepth: number;
-  /** keccak256 of the agent's canonical reply (zero when the protocol carries none: docs/RECORDS.md §2). */
-  replyHash: Hex;
-  /** The agent's EIP-712 signature; empty: the seat is attested by the proposer only. */
-  signature: Hex;
-}
-
-export function encodeReport(r: WorkerReport): WorkerReportTuple {
-  return {
-    answer: ANSWER_CODE[r.answer],
-    confidenceBps: r.confidenceBps,
-    resQuality: r.resQuality,
-    srcQuality: r.srcQuality,
-    analysisDepth: r.analysisDepth,
-    replyHash: r.replyHash ?? zeroHash,
-    signature: r.signature ?? "0x",
-  };
-}
-
-export function decodeReport(t: {
-  answer: number;
-  confidenceBps: number;
-  resQuality: number;
-  srcQuality: number;
-  analysisDepth: number;
-}): WorkerReport {
-  return {
-    answer: ANSWER_NAMES[t.answer] ?? "failed",
-    confidenceBps: Number(t.confidenceBps),
-    resQuality: Number(t.resQuality),
-    srcQuality: Number(t.srcQuality),
-    analysisDepth: Number(t.analysisDepth),
-  };
-}
+// The codes live in workflow/core/codes.ts and the tuple codec in workflow/chain/report-tuple.ts; re-exported here
+// for the settle module's callers.
+export { ANSWER_CODE, ANSWER_NAMES, VERDICT_CODE, VERDICT_NAMES } from "../core/codes.js";
+export { decodeReport, encodeReport, type WorkerReportTuple } from "../chain/report-tuple.js";
 
 const isInt = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
 

@@ -4,9 +4,9 @@
  * the LLM evaluator, the protocol adapters and (for its delay curve) the daemon's job scheduler.
  *
  * Pure: no `node:*` imports and no global timer names (the CRE workflow bundles this for QuickJS); pauses go
- * through workflow/timers.ts unless the caller passes its own `sleep`.
+ * through workflow/util/timers.ts unless the caller passes its own `sleep`.
  */
-import { sleep as hostSleep, startTimer } from "../timers.js";
+import { sleep as hostSleep, startTimer } from "./timers.js";
 
 /** Exponential delay curve: base · factor^(attempt−1), capped at max. `attempt` is 1-based (the one that failed). */
 export interface BackoffCurve {
@@ -43,7 +43,7 @@ export interface RetryOptions {
   signal?: AbortSignal;
   /** Called before each pause (logs, tests). */
   onRetry?: (info: RetryInfo) => void;
-  /** Pause (tests with a fake clock). Default: workflow/timers.ts, cut short by `signal`. */
+  /** Pause (tests with a fake clock). Default: workflow/util/timers.ts, cut short by `signal`. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 

@@ -13,10 +13,10 @@
  */
 import OpenAI from "openai";
 import { z } from "zod";
-import type { AnswerEngine, Finding, PersonaName, Question } from "./types.js";
-import { EngineUpstreamError } from "./types.js";
+import type { AnswerEngine, Finding, PersonaName, Question } from "../../kit/answer-engine.js";
+import { EngineUpstreamError } from "../../kit/answer-engine.js";
 import { getPersona, type Persona } from "./personas.js";
-import { keyTerms, normalizeQuestion, sentences } from "./text.js";
+import { keyTerms, normalizeQuestion, sentences } from "../../kit/text.js";
 import { redactText } from "../../../workflow/util/redact.js";
 
 export const LLM_TEMPERATURE = 0;

@@ -6,7 +6,7 @@
  * Context is accepted but does not change the answer. Same inputs → same bytes, forever
  * (guarded by golden values in test/ts/agents/offline-engine.test.ts).
  */
-import type { AnswerEngine, Finding, PersonaName, Question } from "./types.js";
+import type { AnswerEngine, Finding, PersonaName, Question } from "../../kit/answer-engine.js";
 import { getPersona, WEAK_SIGNAL, type BaseSignal, type Persona } from "./personas.js";
 import {
   hashParts,
@@ -16,7 +16,7 @@ import {
   OFFLINE_HASH_VERSION,
   quoteSnippet,
   yearsIn,
-} from "./text.js";
+} from "../../kit/text.js";
 
 /** Well-known reference sites and their search URL shapes. Order is irrelevant (sources are hash-ordered). */
 const REFERENCE_DOMAINS: ReadonlyArray<{ id: string; url: (q: string) => string }> = [

@@ -6,8 +6,8 @@
  * Every persona follows the base signal unless its rule says otherwise, so a panel agrees most of the time
  * and disagrees on weak or "contrarian" questions.
  */
-import type { PersonaName } from "./types.js";
-import { PERSONAS } from "./types.js";
+import type { PersonaName } from "../../kit/answer-engine.js";
+import { PERSONAS } from "../../kit/answer-engine.js";
 
 export interface BaseSignal {
   yes: boolean;

@@ -3,8 +3,8 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { keyTerms } from "../../../agents/reference/engine/text.js";
-import type { PersonaName } from "../../../agents/reference/engine/types.js";
+import { keyTerms } from "../../../agents/kit/text.js";
+import type { PersonaName } from "../../../agents/kit/answer-engine.js";
 import { get, post, startAgent, stopAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { QUESTIONS } from "./questions.js";
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { encodeData, findingKey } from "../../../agents/reference/engine/llm.js";
 import { createOfflineEngine } from "../../../agents/reference/engine/offline.js";
 import { PERSONA_TABLE } from "../../../agents/reference/engine/personas.js";
-import { keyTerms, normalizeQuestion, yearsIn } from "../../../agents/reference/engine/text.js";
-import { PERSONAS } from "../../../agents/reference/engine/types.js";
+import { keyTerms, normalizeQuestion, yearsIn } from "../../../agents/kit/text.js";
+import { PERSONAS } from "../../../agents/kit/answer-engine.js";
 
 describe("text helpers", () => {
   it("normalises case, punctuation and spacing", () => {

@@ -16,7 +16,7 @@ import { createMarket, joinMarket, registerAgent, requestResolution } from "../.
 import { withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
 import { buildProgram, run } from "../../../cli/program.js";
-import type { ResolvePipeline } from "../../../cli/resolve-pipeline.js";
+import type { ResolvePipeline } from "../../../cli/shared/resolve-pipeline.js";
 import { hardhatKey } from "./helpers/keys.js";
 import { createCliHarness, type CliHarness } from "./helpers/inprocess.js";
 import { startRpcBridge } from "./helpers/rpc-bridge.js";

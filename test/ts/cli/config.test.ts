@@ -11,7 +11,7 @@ import {
   parseRpcUrl,
   parseUint,
   referenceTime,
-} from "../../../cli/config.js";
+} from "../../../cli/shared/config.js";
 import { redactUrl } from "../../../workflow/chain/clients.js";
 import { formatRevert } from "../../../workflow/chain/errors.js";
 

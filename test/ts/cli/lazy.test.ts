@@ -9,7 +9,7 @@ import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandFromShape, describeCommand, type CommandTree } from "../../../cli/command-tree.js";
 import { buildProgram, commandWord, run } from "../../../cli/program.js";
-import type { Io } from "../../../cli/runtime.js";
+import type { Io } from "../../../cli/shared/runtime.js";
 
 const quiet: Io = { stdout: () => undefined, stderr: () => undefined, env: {}, cwd: process.cwd() };
 

@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther } from "viem";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";
-import { createResolvePipeline } from "../../../cli/resolve-pipeline.js";
+import { createResolvePipeline } from "../../../cli/shared/resolve-pipeline.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";

@@ -95,7 +95,9 @@ export async function startStack() {
     );
   const deployUmaArbiter = async (oracle: Address, currency: Address, bond: bigint, liveness: number) =>
     typed(
-      await allow((await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address),
+      await allow(
+        (await viem.deployContract("UmaArbiter", [oracle, currency, bond, liveness, [market.address]])).address,
+      ),
       umaArbiterAbi,
     );
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { callWithRetry } from "../../../workflow/adapters/call.js";
 import { HttpError } from "../../../workflow/http/errors.js";
 import { stringifyJson } from "../../../workflow/http/json.js";
-import { installTimers, sleep, startTimer, type HostTimers } from "../../../workflow/timers.js";
+import { installTimers, sleep, startTimer, type HostTimers } from "../../../workflow/util/timers.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -58,8 +58,8 @@ describe("the CRE workflow's import graph", () => {
       "protocols/adapter-registry.ts",
       "protocols/cresolver/adapter.ts",
       "protocols/cresolver/wire.ts",
-      "protocols/types.ts",
-      "protocols/wire-fields.ts",
+      "protocols/shared/types.ts",
+      "protocols/shared/wire-fields.ts",
     ]);
     expect(
       [...bare].filter(
@@ -71,7 +71,7 @@ describe("the CRE workflow's import graph", () => {
 
   it("names no timer global in the shared files it reaches", () => {
     for (const f of files) {
-      if (f.endsWith("workflow/timers.ts")) continue;
+      if (f.endsWith("workflow/util/timers.ts")) continue;
       expect(readFileSync(f, "utf8"), f).not.toMatch(/\b(setTimeout|setInterval|clearTimeout)\s*\(/);
     }
   });

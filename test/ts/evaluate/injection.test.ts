@@ -272,7 +272,7 @@ describe("injected instructions never raise a score (property over payloads × p
 describe("no false alarms on honest reference answers", () => {
   it("never voids the reference agent's offline answers or challenge replies (50 questions × 4 personas)", async () => {
     const { createOfflineEngine } = await import("../../../agents/reference/engine/offline.js");
-    const { PERSONAS } = await import("../../../agents/reference/engine/types.js");
+    const { PERSONAS } = await import("../../../agents/kit/answer-engine.js");
     const { QUESTIONS } = await import("../agents/questions.js");
     const { cleanForScoring } = await import("../../../workflow/core/text.js");
     const flagged: string[] = [];

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
+import type { AnswerEngine, Finding } from "../../../agents/kit/answer-engine.js";
 import { readTaskData } from "../../../protocols/ai-olympics/agent.js";
 import { AGENT_HANDLERS } from "../../../protocols/index.js";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
+import type { AnswerEngine, Finding } from "../../../agents/kit/answer-engine.js";
 import { readTaskData } from "../../../protocols/ai-olympics/agent.js";
 import { challengeRepliesOf } from "../../../protocols/ai-olympics/wire.js";
 import { AGENT_HANDLERS } from "../../../protocols/index.js";

@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { createWalletClient, getAddress, http, parseEventLogs, type Abi, type Address } from "viem";
 import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnswerEngine, Finding } from "../../../agents/reference/engine/types.js";
+import type { AnswerEngine, Finding } from "../../../agents/kit/answer-engine.js";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
 import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";

@@ -1,7 +1,5 @@
 /**
- * No import cycles between production files or folders (issue 24, layout). The cycles that remain are listed
- * below, each with what would break it; the lists may only shrink: a new cycle fails the test, and so does a
- * listed cycle that is gone (remove it from the list in the same change).
+ * No import cycles between production files or folders (issue 24, layout). None is allowed.
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -9,46 +7,8 @@ import { cycles, fileGraph, folderGraph } from "./import-graph.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** File cycles left, all in files other round-3 branches were editing (to finish after the merge). */
-const KNOWN_FILE_CYCLES: string[][] = [
-  // deploy.ts builds the journal and deploy-journal.ts imports deploy's types: move the shared types to the journal.
-  ["workflow/chain/deploy-journal.ts", "workflow/chain/deploy.ts"],
-  // snapshot.ts reuses lifecycle's shapeConfig/shapeProposal, lifecycle reads snapshots: move the shapers out.
-  ["workflow/chain/lifecycle.ts", "workflow/chain/snapshot.ts"],
-  // bundle ↔ bundle-schema ↔ vote: the schema and the bundle share types with the vote; split the types out.
-  ["workflow/core/bundle-schema.ts", "workflow/core/bundle.ts", "workflow/core/vote.ts"],
-];
-
-/**
- * Folder cycles left (folders are two levels deep: workflow/chain, protocols/agora). The large one joins the
- * client library and the protocol adapters: workflow/setup.ts and workflow/ports.ts wire the protocols (which
- * import workflow's core); protocols/<p>/agent.ts imports agents/reference, which imports the protocols' wire
- * types (move the protocol agents under agents/); workflow/chain (committee, writer, lifecycle, ports,
- * track-record) imports workflow/settle's report codes and settle imports the chain (codes now live in
- * workflow/core/codes.ts; the imports move after the merge). cli ↔ cli/commands: the commands import cli's
- * helpers and cli/program.ts imports the commands.
- */
-const KNOWN_FOLDER_CYCLES: string[][] = [
-  [
-    "agents/reference",
-    "protocols",
-    "protocols/agora",
-    "protocols/ai-olympics",
-    "protocols/cresolver",
-    "protocols/factagora",
-    "protocols/roundtable",
-    "workflow",
-    "workflow/adapters",
-    "workflow/chain",
-    "workflow/core",
-    "workflow/evaluate",
-    "workflow/http",
-    "workflow/registration",
-    "workflow/settle",
-    "workflow/util",
-  ],
-  ["cli", "cli/commands"],
-];
+const KNOWN_FILE_CYCLES: string[][] = [];
+const KNOWN_FOLDER_CYCLES: string[][] = [];
 
 describe("import graph of agents, cli, daemon, explorer, protocols and workflow", () => {
   const graph = fileGraph(ROOT);

@@ -10,7 +10,7 @@ import { network } from "hardhat";
 import { expect } from "vitest";
 import type { Address, Hex } from "viem";
 import { run } from "../../../../cli/program.js";
-import type { ResolvePipeline } from "../../../../cli/resolve-pipeline.js";
+import type { ResolvePipeline } from "../../../../cli/shared/resolve-pipeline.js";
 import { connectProvider, type ChainContext } from "../../../../workflow/chain/clients.js";
 import { hardhatKey } from "./keys.js";
 import { startRpcBridge, type RpcBridge } from "./rpc-bridge.js";

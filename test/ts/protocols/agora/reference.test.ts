@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AnswerEngine, Finding, Question } from "../../../../agents/reference/engine/types.js";
+import type { AnswerEngine, Finding, Question } from "../../../../agents/kit/answer-engine.js";
 import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
 import { startJwksServer, testKey, type TestKey } from "./helpers.js";
 

@@ -1,4 +1,4 @@
-import { CresolverError } from "../workflow/util/errors.js";
+import { CresolverError } from "../../workflow/util/errors.js";
 /** Errors the CLI reports as one line on stderr, with an exit code. */
 export class CliError extends CresolverError {
   /** 2: bad input or usage; 1: the chain or the network failed. */

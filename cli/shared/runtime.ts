@@ -4,9 +4,9 @@
  */
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
-import { resolutionMarketAbi } from "../workflow/chain/abis.js";
-import { connect, type ChainContext } from "../workflow/chain/clients.js";
-import { toChainError } from "../workflow/chain/errors.js";
+import { resolutionMarketAbi } from "../../workflow/chain/abis.js";
+import { connect, type ChainContext } from "../../workflow/chain/clients.js";
+import { toChainError } from "../../workflow/chain/errors.js";
 import {
   ENV,
   loadDeploymentFile,

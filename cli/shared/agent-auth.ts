@@ -10,8 +10,8 @@ import { createServer, type Server } from "node:http";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK, type KeyObject } from "jose";
-import { createJoseSigner, type AgoraSigningAlg, type AgoraTokenSigner } from "../protocols/agora/jwt.js";
-import type { AgentAuth } from "../protocols/agent-types.js";
+import { createJoseSigner, type AgoraSigningAlg, type AgoraTokenSigner } from "../../protocols/agora/jwt.js";
+import type { AgentAuth } from "../../protocols/shared/agent-types.js";
 import { AGENT_ENV } from "./env.js";
 import { CliError } from "./errors.js";
 

@@ -4,7 +4,7 @@
  * and one must not defend the other's answer. Bounded (least recently used evicted); in memory only, so a
  * restart forgets (challenges then get a reply saying no determination is on record).
  */
-import type { Finding, Question } from "./engine/types.js";
+import type { Finding, Question } from "./answer-engine.js";
 
 export interface Remembered {
   question: Question;

@@ -1,5 +1,5 @@
 /** The report every conformance checker returns (see each protocol folder's conformance.ts). */
-import { describeUrlText } from "../workflow/http/errors.js";
+import { describeUrlText } from "../../workflow/http/errors.js";
 import type { ConformanceFinding, ConformanceReport } from "./types.js";
 
 /** Builds a report from findings; `passed` is derived, never set by hand. */

@@ -4,15 +4,15 @@
  * evaluator. `close()` releases the HTTP connection pool.
  */
 import type { Address } from "viem";
-import type { CredentialStore } from "./adapters/credentials.js";
-import { createAdapterRegistry, defaultAdapters } from "../protocols/index.js";
-import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
-import type { ChainContext } from "./chain/clients.js";
-import { createChainPorts, type ChainPorts } from "./chain/ports.js";
-import type { TrackRecordOptions } from "./chain/track-record.js";
-import { createEvaluator, type EvaluatorConfig } from "./evaluate/index.js";
-import { createSafeHttpClient, type SafeHttpConfig } from "./http/index.js";
-import type { PipelinePorts } from "./ports.js";
+import type { CredentialStore } from "../adapters/credentials.js";
+import { createAdapterRegistry, defaultAdapters } from "../../protocols/index.js";
+import type { AgoraRegistryConfig } from "../../protocols/agora/adapter.js";
+import type { ChainContext } from "../chain/clients.js";
+import { createChainPorts, type ChainPorts } from "../chain/ports.js";
+import type { TrackRecordOptions } from "../chain/track-record.js";
+import { createEvaluator, type EvaluatorConfig } from "../evaluate/index.js";
+import { createSafeHttpClient, type SafeHttpConfig } from "../http/index.js";
+import type { PipelinePorts } from "../ports.js";
 
 export interface PipelineSetup {
   /** Chain clients (read-only is enough: the run decides, workflow/settle/ proposes). */

@@ -2,7 +2,7 @@
  * Protocol-independent vocabulary of the reference agent's answer engines.
  * Protocol handlers (protocols/<name>/agent.ts) translate their wire format to and from these types.
  */
-import { CresolverError } from "../../../workflow/util/errors.js";
+import { CresolverError } from "../../workflow/util/errors.js";
 
 /** A market question as any protocol hands it to the engine. */
 export interface Question {

@@ -1,7 +1,7 @@
 /** Loading the per-agent credentials file shared by `cresolver resolve` and `cresolver daemon`. */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
-import { type CredentialConfig, credentialConfigSchema } from "../workflow/adapters/credentials.js";
+import { type CredentialConfig, credentialConfigSchema } from "../../workflow/adapters/credentials.js";
 import { CliError } from "./errors.js";
 
 const MAX_CREDENTIALS_BYTES = 1024 * 1024;

@@ -4,11 +4,11 @@
  * Runtime-neutral on purpose: the pipeline's ports, and so the CRE workflow, reach this file (no Node or Fastify
  * type here; the reference agent's side is in agent-types.ts, the registry's descriptor in module.ts).
  */
-import type { AgentCredentials, CredentialStore } from "../workflow/adapters/credentials.js";
-import type { WorkerProtocolAdapter } from "../workflow/core/types.js";
-import type { SafeHttpClient } from "../workflow/http/types.js";
+import type { AgentCredentials, CredentialStore } from "../../workflow/adapters/credentials.js";
+import type { WorkerProtocolAdapter } from "../../workflow/core/types.js";
+import type { SafeHttpClient } from "../../workflow/http/types.js";
 
-export type { WorkerProtocolAdapter } from "../workflow/core/types.js";
+export type { WorkerProtocolAdapter } from "../../workflow/core/types.js";
 
 /** The adapters the pipeline can use, by protocol name (built by createAdapterRegistry). */
 export interface AdapterRegistry {

@@ -1,7 +1,7 @@
 /** HTTP plumbing shared by the protocol modules: request validation and uniform JSON errors. */
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
 import type { z } from "zod";
-import { EngineUpstreamError } from "./engine/types.js";
+import { EngineUpstreamError } from "./answer-engine.js";
 import { CresolverError } from "../../workflow/util/errors.js";
 
 export interface ErrorBody {

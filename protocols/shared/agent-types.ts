@@ -1,8 +1,8 @@
 /** The reference agent's side of a protocol (each folder's agent.ts): what it serves and what it is given. */
 import type { FastifyInstance } from "fastify";
-import type { AnswerEngine, EngineMode, PersonaName } from "../agents/reference/engine/types.js";
-import type { FindingMemory } from "../agents/reference/memory.js";
-import type { AnswerSigner } from "../workflow/core/answer-signature.js";
+import type { AnswerEngine, EngineMode, PersonaName } from "../../agents/kit/answer-engine.js";
+import type { FindingMemory } from "../../agents/kit/memory.js";
+import type { AnswerSigner } from "../../workflow/core/answer-signature.js";
 
 export interface AgentInfo {
   name: string;

@@ -6,16 +6,16 @@
  */
 import { readFileSync } from "node:fs";
 import type { Hex } from "viem";
-import { bundleHash, canonicalJson, MAX_BUNDLE_BYTES } from "../workflow/core/bundle.js";
+import { bundleHash, canonicalJson, MAX_BUNDLE_BYTES } from "../../workflow/core/bundle.js";
 import {
   type BundleDocument,
   type BundleWorker,
   parseStoredBundle,
   type StoredBundleDocument,
-} from "../workflow/core/bundle-schema.js";
-import { formatReason, percent, percentOfBps } from "../workflow/core/explain.js";
-import { primaryReason } from "../workflow/core/explain-reason.js";
-import { createSafeHttpClient } from "../workflow/http/index.js";
+} from "../../workflow/core/bundle-schema.js";
+import { formatReason, percent, percentOfBps } from "../../workflow/core/explain.js";
+import { primaryReason } from "../../workflow/core/explain-reason.js";
+import { createSafeHttpClient } from "../../workflow/http/index.js";
 
 type Decision = NonNullable<BundleDocument["decision"]>;
 

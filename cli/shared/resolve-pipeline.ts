@@ -7,14 +7,14 @@
  * precomputed decision.
  */
 import type { Address, Hex } from "viem";
-import type { ChainContext } from "../workflow/chain/clients.js";
-import type { VerdictKind, WorkerReport } from "../workflow/core/types.js";
-import { runResolution, type FailedWorker } from "../workflow/pipeline/run.js";
-import { describeProgress, type ProgressEvent } from "../workflow/pipeline/call-worker.js";
-import { createPipelinePorts } from "../workflow/setup.js";
-import type { EvaluatorConfig } from "../workflow/evaluate/index.js";
-import type { TrackRecordSource } from "../workflow/ports.js";
-import { createCredentialStore, type BoundAgentCredentials } from "../workflow/adapters/credentials.js";
+import type { ChainContext } from "../../workflow/chain/clients.js";
+import type { VerdictKind, WorkerReport } from "../../workflow/core/types.js";
+import { runResolution, type FailedWorker } from "../../workflow/pipeline/run.js";
+import { describeProgress, type ProgressEvent } from "../../workflow/pipeline/call-worker.js";
+import { createPipelinePorts } from "../../workflow/pipeline/setup.js";
+import type { EvaluatorConfig } from "../../workflow/evaluate/index.js";
+import { createCredentialStore, type BoundAgentCredentials } from "../../workflow/adapters/credentials.js";
+import type { TrackRecordSource } from "../../workflow/ports.js";
 import { CliError } from "./errors.js";
 
 export interface ResolveInput {
