@@ -6,7 +6,7 @@
  */
 import { getAddress, type Address } from "viem";
 import type { HistoryMarket } from "../core/types.js";
-import { deploymentAllowsArbiter } from "../settle/guard.js";
+import { deploymentAllowsArbiter } from "./arbiters.js";
 import type { ChainContext } from "./clients.js";
 import { getMarketConfig } from "./lifecycle.js";
 

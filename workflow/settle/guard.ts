@@ -6,12 +6,14 @@
  * Allowed arbiter: `MarketGovernance.isArbiterAllowed(arbiter)` of the market's `governance()` (docs/RECORDS.md §2).
  * On a market contract without those views (the round-2 layout) the deployment's default arbiter (`getDefaults`, the
  * owner's timelocked choice) is the one it vouches for; `trustedArbiters` adds arbiters the operator vouches for
- * itself. Anything else is refused.
+ * itself. Anything else is refused. The allow-list read lives in workflow/chain/arbiters.ts (also used for trusted
+ * rulings).
  */
-import { getAddress, parseAbi, type Address } from "viem";
+export { deploymentAllowsArbiter } from "../chain/arbiters.js";
+import { getAddress, type Address } from "viem";
 import type { ChainContext } from "../chain/clients.js";
-import { ChainError, toChainError } from "../chain/errors.js";
-import { getDefaults } from "../chain/lifecycle.js";
+import { deploymentAllowsArbiter } from "../chain/arbiters.js";
+import { ChainError } from "../chain/errors.js";
 
 /** Default cap on the bond a settler pays for one proposal. */
 export const DEFAULT_MAX_BOND = 10n ** 18n;
@@ -21,51 +23,6 @@ export interface MarketGuardOptions {
   maxBond?: bigint;
   /** Arbiters this operator trusts besides the deployment's allow-list (e.g. while governance cannot be read). */
   trustedArbiters?: readonly Address[];
-}
-
-/** The round-3 governance views (docs/RECORDS.md §2), read defensively: older market contracts lack them. */
-export const governanceViewsAbi = parseAbi([
-  "function governance() view returns (address)",
-  "function isArbiterAllowed(address arbiter) view returns (bool)",
-]);
-
-/** true / false as the deployment's allow-list says, undefined when the market has no such list to ask. */
-export async function deploymentAllowsArbiter(
-  ctx: ChainContext,
-  market: Address,
-  arbiter: Address,
-): Promise<boolean | undefined> {
-  const view = async <T>(read: () => Promise<T>, label: string): Promise<T | undefined> => {
-    try {
-      return await read();
-    } catch (error) {
-      const e = toChainError(error, label);
-      // A revert (no such function) means "not this layout"; a transport error is not an answer.
-      if (e.kind === "revert") return undefined;
-      throw e;
-    }
-  };
-  const governance = await view(
-    () => ctx.publicClient.readContract({ address: market, abi: governanceViewsAbi, functionName: "governance" }),
-    "ResolutionMarket.governance",
-  );
-  if (governance !== undefined) {
-    const allowed = await view(
-      () =>
-        ctx.publicClient.readContract({
-          address: governance,
-          abi: governanceViewsAbi,
-          functionName: "isArbiterAllowed",
-          args: [arbiter],
-        }),
-      "MarketGovernance.isArbiterAllowed",
-    );
-    if (allowed !== undefined) return allowed;
-  }
-  // Round-2 layout: the governance is the market itself; its default arbiter is the one the owner timelocked.
-  const defaults = await view(() => getDefaults(ctx, market), "ResolutionMarket.getDefaults");
-  if (defaults === undefined) return undefined;
-  return getAddress(defaults.arbiter) === getAddress(arbiter) ? true : undefined;
 }
 
 /** Throws a one-line precondition ChainError when the settler must not propose on this market. */
