@@ -27,4 +27,3 @@ export const RESOLUTION_REQUESTED_TOPIC = toEventSelector(
 
 /** IResolutionMarket.Status.ResolutionRequested: the only status a proposal can be made in. */
 export const STATUS_RESOLUTION_REQUESTED = 2;
-

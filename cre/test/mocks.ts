@@ -5,14 +5,7 @@
  */
 import { getNetwork } from "@chainlink/cre-sdk";
 import { EvmMock, HttpActionsMock, REPORT_METADATA_HEADER_LENGTH } from "@chainlink/cre-sdk/test";
-import {
-  bytesToHex,
-  decodeFunctionData,
-  encodeFunctionResult,
-  getAddress,
-  toHex,
-  type Hex,
-} from "viem";
+import { bytesToHex, decodeFunctionData, encodeFunctionResult, getAddress, toHex, type Hex } from "viem";
 import { decodeCreReport, type CreReport } from "../../workflow/chain/cre-report.js";
 import { identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
 import { MULTICALL3_ADDRESS } from "../resolution/config.js";
