@@ -41,6 +41,8 @@ export default defineConfig({
   test: {
     include: ["test/ts/**/*.test.ts", "cre/test/**/*.test.ts"],
     testTimeout: 60_000,
+    // Hooks deploy contracts and start chains; on a busy 2-core machine that can exceed vitest's 10 s default.
+    hookTimeout: 120_000,
     // The SDK's published dist/ uses extensionless and directory imports that Node's loader refuses: let vite load it.
     server: { deps: { inline: [/@chainlink\/cre-sdk/] } },
   },
