@@ -11,17 +11,20 @@ import { join } from "node:path";
 import { network } from "hardhat";
 import { type Address, type Hex, parseEther, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RecordIndex } from "../../../daemon/record-index.js";
+import { indexTrackRecord, RecordIndex } from "../../../daemon/record-index.js";
 import { DatabaseSync } from "../../../daemon/sqlite.js";
 import { committeeArbiterAbi } from "../../../workflow/chain/abis.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { type ChainContext, connectProvider, withKey } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
+import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { dispute, finalize } from "../../../workflow/chain/lifecycle.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../../../workflow/chain/record.js";
+import { trackRecordFor } from "../../../workflow/chain/track-record.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { chainHead, chainStep, type RecordEntry, ZERO_HEAD } from "../../../workflow/core/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
+import { decideVerdict } from "../../../workflow/core/vote.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import { hardhatKey } from "../cli/helpers/keys.js";
 
@@ -230,6 +233,52 @@ describe("the real ResolutionMarket's record chain", () => {
       expect((await again.sync(owner)).head).toBe(onChain.head);
     } finally {
       againDb.close();
+    }
+  });
+
+  it("the index's history and the log-based history give decideVerdict the same verdict and posterior", async () => {
+    const ports = createChainPorts({ ctx: owner, marketAddress: market });
+    const snapshot = await ports.market.readMarket(ids.current);
+    const fromLogs = await ports.trackRecord.history(snapshot);
+    const indexDb = new DatabaseSync(join(dir, "parity.sqlite"));
+    try {
+      const fromIndex = await indexTrackRecord(
+        new RecordIndex(indexDb, { chainId: owner.chainId, market }),
+        owner,
+        market,
+      ).history(snapshot);
+      // The same markets in the same order (the three finalized before the request; `later` is not in either).
+      const key = (id: bigint) => `${owner.chainId}:${market.toLowerCase()}:${id}`;
+      expect(fromIndex.map((m) => m.key)).toEqual([key(ids.disputed), key(ids.invalid), key(ids.resolved)]);
+      expect(fromLogs.map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
+      expect((await trackRecordFor(owner, market, ids.current)).map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
+      const strip = (h: typeof fromIndex) =>
+        h.map((m) => ({
+          final: m.final,
+          disputed: m.disputed,
+          answers: m.answers.map((a) => [a.agentId, a.answer, a.confidenceBps]),
+          arbiter: m.arbiter?.toLowerCase(),
+          trustedRuling: m.trustedRuling === true,
+        }));
+      expect(strip(fromLogs)).toEqual(strip(fromIndex));
+      // The committee is the deployment's default arbiter: its ruling is known truth on both paths (RECORDS §4).
+      expect(fromIndex[0]).toMatchObject({ disputed: true, trustedRuling: true });
+
+      const agentIds = snapshot.workers.map((w) => w.agentId);
+      const reports = [report("yes", 8000), report("no", 7000), report("yes", 6000)];
+      const viaLogs = decideVerdict({ agentIds, reports, history: fromLogs });
+      const viaIndex = decideVerdict({ agentIds, reports, history: fromIndex });
+      expect(viaIndex.verdict).toBe(viaLogs.verdict);
+      expect(viaIndex.posterior).toBeCloseTo(viaLogs.posterior, 12);
+      expect(viaIndex.logOdds).toBeCloseTo(viaLogs.logOdds, 12);
+      expect(viaIndex.voters.map((v) => [v.agentId, v.history, v.accuracy])).toEqual(
+        viaLogs.voters.map((v) => [v.agentId, v.history, v.accuracy]),
+      );
+      // The history is not ignored: without it the estimate differs.
+      const blind = decideVerdict({ agentIds, reports, history: [] });
+      expect(blind.voters.map((v) => v.history)).not.toEqual(viaIndex.voters.map((v) => v.history));
+    } finally {
+      indexDb.close();
     }
   });
 });
