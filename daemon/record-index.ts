@@ -26,7 +26,7 @@ import type { HistoryMarket } from "../workflow/core/types.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
-import { trustedArbitersOf } from "../workflow/chain/trusted-rulings.js";
+import { markAllowedRulings } from "../workflow/chain/trusted-rulings.js";
 import type { TrackRecordSource } from "../workflow/ports.js";
 import { RECORD_INDEX_SCHEMA } from "./migrations.js";
 import { inTransaction } from "./sql.js";
@@ -289,13 +289,7 @@ export function indexTrackRecord(
       );
       // Rulings of arbiters the deployment allows are known truth too (RECORDS §4), as on the log-based path
       // (chain/ports.ts): without this the same record gave the daemon a different estimate than `resolve`.
-      const ruled = history.flatMap((m) => (m.arbiter !== undefined ? [m.arbiter] : []));
-      const allowed = await trustedArbitersOf(ctx, market, ruled);
-      return history.map((m) =>
-        m.arbiter === undefined || m.trustedRuling === true
-          ? m
-          : { ...m, trustedRuling: allowed.has(m.arbiter.toLowerCase()) },
-      );
+      return markAllowedRulings(ctx, market, history);
     },
   };
 }
