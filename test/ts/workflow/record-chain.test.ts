@@ -8,9 +8,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Fastify from "fastify";
 import { network } from "hardhat";
 import { type Address, type Hex, parseEther, zeroAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { servedTrackRecord } from "../../../cli/commands/track-record-source.js";
+import { mountTrackRecord } from "../../../daemon/record-api.js";
 import { indexTrackRecord, RecordIndex } from "../../../daemon/record-index.js";
 import { DatabaseSync } from "../../../daemon/sqlite.js";
 import { committeeArbiterAbi } from "../../../workflow/chain/abis.js";
@@ -25,6 +28,7 @@ import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { chainHead, chainStep, type RecordEntry, ZERO_HEAD } from "../../../workflow/core/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
+import { createSafeHttpClient } from "../../../workflow/http/client.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import { hardhatKey } from "../cli/helpers/keys.js";
 
@@ -241,12 +245,16 @@ describe("the real ResolutionMarket's record chain", () => {
     const snapshot = await ports.market.readMarket(ids.current);
     const fromLogs = await ports.trackRecord.history(snapshot);
     const indexDb = new DatabaseSync(join(dir, "parity.sqlite"));
+    const app = Fastify();
+    const http = createSafeHttpClient({ allowLoopback: true });
     try {
-      const fromIndex = await indexTrackRecord(
-        new RecordIndex(indexDb, { chainId: owner.chainId, market }),
-        owner,
-        market,
-      ).history(snapshot);
+      const recordIndex = new RecordIndex(indexDb, { chainId: owner.chainId, market });
+      const fromIndex = await indexTrackRecord(recordIndex, owner, market).history(snapshot);
+      // A daemon's served window (resolve --record-url), verified against the cut-off: the same history.
+      mountTrackRecord(app, owner.chainId, new Map([[market.toLowerCase(), recordIndex]]));
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      const fromServed = await servedTrackRecord(http, base, { ctx: owner, market, fromBlock: 0n }).history(snapshot);
+      expect(fromServed).toEqual(fromIndex);
       // The same markets in the same order (the three finalized before the request; `later` is not in either).
       const key = (id: bigint) => `${owner.chainId}:${market.toLowerCase()}:${id}`;
       expect(fromIndex.map((m) => m.key)).toEqual([key(ids.disputed), key(ids.invalid), key(ids.resolved)]);
@@ -278,6 +286,8 @@ describe("the real ResolutionMarket's record chain", () => {
       const blind = decideVerdict({ agentIds, reports, history: [] });
       expect(blind.voters.map((v) => v.history)).not.toEqual(viaIndex.voters.map((v) => v.history));
     } finally {
+      await http.close();
+      await app.close();
       indexDb.close();
     }
   });
