@@ -26,6 +26,7 @@ import type { HistoryMarket } from "../workflow/core/types.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
+import { markAllowedRulings } from "../workflow/chain/trusted-rulings.js";
 import type { TrackRecordSource } from "../workflow/ports.js";
 import { RECORD_INDEX_SCHEMA } from "./migrations.js";
 import { inTransaction } from "./sql.js";
@@ -281,11 +282,14 @@ export function indexTrackRecord(
         count: synced.count,
         head: synced.head,
       };
-      return index.history(
+      const history = index.history(
         cutoff,
         snapshot.workers.map((w) => w.agentId),
         snapshot.chainId,
       );
+      // Rulings of arbiters the deployment allows are known truth too (RECORDS §4), as on the log-based path
+      // (chain/ports.ts): without this the same record gave the daemon a different estimate than `resolve`.
+      return markAllowedRulings(ctx, market, history);
     },
   };
 }

@@ -8,6 +8,7 @@ import { indexTrackRecord, RecordIndex } from "../../daemon/record-index.js";
 import { DatabaseSync } from "../../daemon/sqlite.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { readCutoff, readRecordHead } from "../../workflow/chain/record.js";
+import { markAllowedRulings } from "../../workflow/chain/trusted-rulings.js";
 import { MAX_DOCUMENT_CHARS, verifyWindowDocument } from "../../workflow/core/record-document.js";
 import { windowHistory } from "../../workflow/core/track-record.js";
 import { createSafeHttpClient } from "../../workflow/http/client.js";
@@ -85,10 +86,15 @@ export function servedTrackRecord(
         maxBytes: MAX_DOCUMENT_CHARS * 2,
       });
       const { entries } = verifyWindowDocument(text, cutoff, ctx);
-      return windowHistory(
-        entries,
-        snapshot.workers.map((w) => w.agentId),
-        ctx,
+      // The deployment's allowed arbiters are trusted too, as for the index and the logs (RECORDS §4).
+      return markAllowedRulings(
+        scope.ctx,
+        scope.market,
+        windowHistory(
+          entries,
+          snapshot.workers.map((w) => w.agentId),
+          ctx,
+        ),
       );
     },
   };

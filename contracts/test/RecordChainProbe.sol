@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
+
 /// @title RecordChainProbe
 /// @notice Test harness only (not deployed in production): extends the track-record hash chain of
 ///         docs/RECORDS.md §3 with given entries and emits `MarketRecorded` exactly as the market does, so the
@@ -44,6 +46,13 @@ contract RecordChainProbe {
     /// @return head The head after them.
     function recordHead() external view returns (uint256 count, bytes32 head) {
         return (recordCount, recordHeadHash);
+    }
+
+    /// @notice No market here is ever requested: the market's `getMarket` with `requestedAt` 0, so a reader's
+    ///         cut-off lookup (`readCutoff`) finds none and uses the current head, as for an unrequested market.
+    /// @return info An empty MarketInfo.
+    function getMarket(uint256) external pure returns (IResolutionMarket.MarketInfo memory info) {
+        return info;
     }
 
     /// @notice Records `entries` in order, market ids `firstMarketId`, `firstMarketId + 1`, ….

@@ -48,3 +48,23 @@ export async function markTrustedRulings(
     return arbiter === undefined ? m : { ...m, arbiter, trustedRuling: trusted.has(arbiter.toLowerCase()) };
   });
 }
+
+/**
+ * The hash-chain record's history (entries carry the arbiter that ruled): also trusts every arbiter the deployment
+ * allows, as `markTrustedRulings` does for the logs' record, so the index, a served window and the logs give the
+ * estimator the same known truths.
+ */
+export async function markAllowedRulings(
+  ctx: ChainContext,
+  market: Address,
+  history: HistoryMarket[],
+): Promise<HistoryMarket[]> {
+  const ruled = history.flatMap((m) => (m.arbiter !== undefined && m.trustedRuling !== true ? [m.arbiter] : []));
+  if (ruled.length === 0) return history;
+  const allowed = await trustedArbitersOf(ctx, market, ruled);
+  return history.map((m) =>
+    m.arbiter === undefined || m.trustedRuling === true
+      ? m
+      : { ...m, trustedRuling: allowed.has(m.arbiter.toLowerCase()) },
+  );
+}
