@@ -23,7 +23,8 @@ const PROTOCOLS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../..
 const FOLDER_FILES = ["README.md", "adapter.ts", "agent.ts", "conformance.ts", "index.ts", "wire.ts"];
 
 const folders = readdirSync(PROTOCOLS_DIR, { withFileTypes: true })
-  .filter((e) => e.isDirectory())
+  // protocols/shared/ holds the protocol-neutral types, not a protocol.
+  .filter((e) => e.isDirectory() && e.name !== "shared")
   .map((e) => e.name)
   .sort();
 
