@@ -32,17 +32,6 @@ import {
   type AgoraTaskWire,
 } from "./wire.js";
 
-export {
-  AGORA_LIMITS,
-  AGORA_OPTIONS,
-  AGORA_PROTOCOL,
-  AGORA_RULES,
-  AGORA_VERSION,
-  agoraHealthSchema,
-  agoraReplySchema,
-  type AgoraReply,
-} from "./wire.js";
-
 export interface AgoraEventSource {
   beginRound(matchId: string, agentId: string, round: number): void;
   events(matchId: string, agentId: string, round?: number): StoredAgoraEvent[];
