@@ -232,26 +232,25 @@ export class JobTable {
 
   /** requested → running, attempt counted. Undefined if the job was not `requested` any more. */
   claimRun(id: number): JobRow | undefined {
-    const now = this.now();
-    return inTransaction(this.db, () => {
-      const res = this.db
-        .prepare(
-          "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'requested'",
-        )
-        .run(now, now, id);
-      return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
-    });
+    return this.claim(
+      id,
+      "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, updated_at = ? WHERE id = ? AND state = 'requested'",
+    );
   }
 
   /** Counts one proposal transaction of a `proposing` job. */
   claimSend(id: number): JobRow | undefined {
+    return this.claim(
+      id,
+      "UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'",
+    );
+  }
+
+  /** One claiming UPDATE (bound: started_at, updated_at, id) in a transaction; the row when it matched. */
+  private claim(id: number, sql: string): JobRow | undefined {
     const now = this.now();
     return inTransaction(this.db, () => {
-      const res = this.db
-        .prepare(
-          "UPDATE jobs SET send_attempts = send_attempts + 1, last_outcome = 'sending', started_at = ?, updated_at = ? WHERE id = ? AND state = 'proposing'",
-        )
-        .run(now, now, id);
+      const res = this.db.prepare(sql).run(now, now, id);
       return Number(res.changes) === 1 ? this.getJobById(id) : undefined;
     });
   }

@@ -26,14 +26,13 @@ import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../shared/config
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
 import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 function register(runtime: () => Runtime): Command {
   return new Command("register")
-    .description(
-      "Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.",
-    )
+    .description(HELP_TEXT["agent register"])
     .option("--name <name>", "agent name")
     .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
     .addOption(
@@ -285,9 +284,7 @@ function serve(runtime: () => Runtime): Command {
 }
 
 export function agentCommand(runtime: () => Runtime): Command {
-  const cmd = new Command("agent").description(
-    "ERC-8004 worker agents: list, show, register, bind a wallet, run the reference agent, check an agent's protocol conformance",
-  );
+  const cmd = new Command("agent").description(HELP_TEXT["agent agent"]);
   for (const sub of agentInspectCommands(runtime)) cmd.addCommand(sub);
   return cmd
     .addCommand(register(runtime))

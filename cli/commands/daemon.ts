@@ -19,6 +19,7 @@ import { requireResolverKey } from "../../workflow/chain/actions.js";
 import { CliError } from "../shared/errors.js";
 import { llmEvaluatorFromEnv } from "../shared/resolve-pipeline.js";
 import type { Runtime } from "../shared/runtime.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -71,9 +72,7 @@ function apiTokenFrom(env: Record<string, string | undefined>, name: string | un
 
 export function daemonCommand(runtime: () => Runtime): Command {
   return new Command("daemon")
-    .description(
-      "Run the resolver daemon: watch ResolutionRequested on the market contract (--market or the deployment file), propose a bonded verdict for every requested market exactly once through the workflow and the settle module (Invalid after --max-attempts runs that failed or lacked answers), finalize its proposals after the dispute window, escalate or concede disputes (--on-dispute), publish pending ERC-8004 feedback, keep state in SQLite, serve the HTTP API (/health, /metrics, /markets/:id, /bundles/<hash>.json, /.well-known/jwks.json, the Agora event stream, POST /markets/:id/resolve). Needs the key of a resolver on the market (PRIVATE_KEY). Runs until SIGINT/SIGTERM.",
-    )
+    .description(HELP_TEXT["daemon daemon"])
     .option("--db <path>", "SQLite state file (created 0600; one daemon per file)", "./cresolver-daemon.sqlite")
     .option(
       "--api-host <host>",

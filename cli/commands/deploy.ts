@@ -7,14 +7,13 @@ import { fileDeployJournal } from "../../workflow/chain/deploy-journal.js";
 import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn, parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function deployCommand(runtime: () => Runtime): Command {
   return new Command("deploy")
-    .description(
-      "Deploy the registries and markets and write deployments/<network>.json. Where the canonical ERC-8004 registries exist (Sepolia, other testnets, mainnets) they are used and only the markets are deployed. Progress is journaled in <file>.partial: after a failure, run the same command again to continue where it stopped.",
-    )
+    .description(HELP_TEXT["deploy deploy"])
     .option(
       "--own-registries",
       "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist",

@@ -9,6 +9,7 @@ import { parsePortFlag } from "../shared/agent-auth.js";
 import { parseAddress } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
+import { HELP_TEXT } from "./help-text.js";
 
 interface ExplorerFlags {
   port: string;
@@ -19,9 +20,7 @@ interface ExplorerFlags {
 
 export function explorerCommand(runtime: () => Runtime): Command {
   return new Command("explorer")
-    .description(
-      "Serve the resolution explorer (markets, resolution traces with an in-browser bundle hash check, agents' track records) for the market contract, reading the chain and the published bundles. Prints the URL; runs until SIGINT/SIGTERM.",
-    )
+    .description(HELP_TEXT["explorer explorer"])
     .option("--port <n>", "port (0 = ephemeral)", "8788")
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--betting <address>", "BettingMarket whose pools to show (default: the deployment file's, if any)")

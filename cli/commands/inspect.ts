@@ -14,6 +14,7 @@ import { parseAddress, parseUint, type DeploymentFile } from "../shared/config.j
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-lifecycle.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const STATUS_CHOICES = STATUS_NAMES.filter((s) => s !== "None").map((s) => s.toLowerCase());
 
@@ -41,21 +42,17 @@ export function marketListCommand(runtime: () => Runtime): Command {
 }
 
 function agentList(runtime: () => Runtime): Command {
-  return new Command("list")
-    .description(
-      "List the agents registered in the identity registry and the agents that joined markets, with the markets each joined.",
-    )
-    .action(async () => {
-      const rt = runtime();
-      const [identity, market] = await Promise.all([rt.identityAddress(), rt.marketAddress()]);
-      const ctx = await rt.chain();
-      const agents = await listAgents(ctx, identity, market, await rt.marketFromBlock());
-      const lines = agents.map(
-        (a) =>
-          `agent ${a.agentId}${a.registeredBy ? ` registered by ${a.registeredBy}` : ""}; joined ${a.markets.length ? `market(s) ${a.markets.join(", ")}` : "no market"}`,
-      );
-      rt.emit({ identity, market, count: agents.length, agents }, agents.length === 0 ? "no agents" : lines.join("\n"));
-    });
+  return new Command("list").description(HELP_TEXT["inspect list"]).action(async () => {
+    const rt = runtime();
+    const [identity, market] = await Promise.all([rt.identityAddress(), rt.marketAddress()]);
+    const ctx = await rt.chain();
+    const agents = await listAgents(ctx, identity, market, await rt.marketFromBlock());
+    const lines = agents.map(
+      (a) =>
+        `agent ${a.agentId}${a.registeredBy ? ` registered by ${a.registeredBy}` : ""}; joined ${a.markets.length ? `market(s) ${a.markets.join(", ")}` : "no market"}`,
+    );
+    rt.emit({ identity, market, count: agents.length, agents }, agents.length === 0 ? "no agents" : lines.join("\n"));
+  });
 }
 
 /** The agent's registration file: `data:` decoded offline, https/ipfs fetched through the safe HTTP client (unless `fetch` is off). */
@@ -92,9 +89,7 @@ async function registrationOf(
 
 function agentShow(runtime: () => Runtime): Command {
   return new Command("show")
-    .description(
-      "Show an agent: owner, wallet, registration (endpoint, protocol), its record in this market contract, the ERC-8004 summary and its answers in finalized markets.",
-    )
+    .description(HELP_TEXT["inspect show"])
     .argument("<agentId>", "the ERC-8004 agent id")
     .option("--no-fetch", "do not fetch an https:/ipfs: registration file (data: URIs are always decoded)")
     .option("--allow-loopback", "let the registration URI point at 127.0.0.1/::1")
@@ -134,9 +129,7 @@ export function agentInspectCommands(runtime: () => Runtime): Command[] {
 
 export function owedCommand(runtime: () => Runtime): Command {
   return new Command("owed")
-    .description(
-      "What an address can collect now: the market's pending withdrawal (`market withdraw`) and claimable bets (`bet claim <id>`).",
-    )
+    .description(HELP_TEXT["inspect owed"])
     .argument("[address]", "the account (default: the address of --private-key)")
     .option("--betting <address>", "BettingMarket address (default: from the deployment file, if it has one)")
     .action(async (addressArg: string | undefined, opts: { betting?: string }) => {

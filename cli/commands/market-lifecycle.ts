@@ -30,14 +30,13 @@ import type { Runtime } from "../shared/runtime.js";
 
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 import { showCmd } from "./market-show.js";
+import { HELP_TEXT } from "./help-text.js";
 
 export { formatDuration, iso } from "./market-format.js";
 
 function disputeCmd(runtime: () => Runtime): Command {
   return new Command("dispute")
-    .description(
-      "Dispute a proposal during its window: posts the market's bond and escalates to its arbiter with your claimed verdict. An arbiter with its own ERC-20 bond (an UmaArbiter) is approved for exactly that bond first.",
-    )
+    .description(HELP_TEXT["market-lifecycle dispute"])
     .argument("<marketId>", "the market")
     .addOption(
       new Option("--claim <verdict>", "the verdict you claim is right")
@@ -76,9 +75,7 @@ function disputeCmd(runtime: () => Runtime): Command {
 
 function voteCmd(runtime: () => Runtime): Command {
   return new Command("vote")
-    .description(
-      "As a member of the market's CommitteeArbiter: vote the verdict of a disputed market. At the committee's threshold the market is finalized with it.",
-    )
+    .description(HELP_TEXT["market-lifecycle vote"])
     .argument("<marketId>", "the market")
     .addOption(new Option("--verdict <verdict>", "your ruling").choices(["yes", "no", "invalid"]).makeOptionMandatory())
     .action(async (marketIdArg: string, opts: { verdict: VerdictKind }) => {
@@ -98,9 +95,7 @@ function voteCmd(runtime: () => Runtime): Command {
 
 function finalizeCmd(runtime: () => Runtime): Command {
   return new Command("finalize")
-    .description(
-      "Finalize an undisputed proposal after its window (anyone): rewards, stakes, reputation and ERC-8004 records are written.",
-    )
+    .description(HELP_TEXT["market-lifecycle finalize"])
     .argument("<marketId>", "the market")
     .action(async (marketIdArg: string) => {
       const rt = runtime();
@@ -163,9 +158,7 @@ function cancelCmd(runtime: () => Runtime): Command {
 
 function publishCmd(runtime: () => Runtime): Command {
   return new Command("publish-feedback")
-    .description(
-      "Write the pending ERC-8004 records of a finalized market (seats past the 10 written at finalization). Permissionless.",
-    )
+    .description(HELP_TEXT["market-lifecycle publish-feedback"])
     .argument("<marketId>", "the market")
     .option("--max <seats>", "seats per transaction (1-100)", "25")
     .action(async (marketIdArg: string, opts: { max: string }) => {
@@ -196,9 +189,7 @@ function publishCmd(runtime: () => Runtime): Command {
 
 function retryCmd(runtime: () => Runtime): Command {
   return new Command("retry-feedback")
-    .description(
-      "Retry the ERC-8004 records of one seat that the registry refused (e.g. the agent had approved the market as its operator). Permissionless.",
-    )
+    .description(HELP_TEXT["market-lifecycle retry-feedback"])
     .argument("<marketId>", "the market")
     .requiredOption("--seat <n>", "the seat, 0-based in join order (see `market show`)")
     .action(async (marketIdArg: string, opts: { seat: string }) => {
@@ -233,46 +224,42 @@ async function resolvers(ctx: ChainContext, market: Address, fromBlock: bigint):
 }
 
 function settingsCmd(runtime: () => Runtime): Command {
-  return new Command("settings")
-    .description(
-      "The market contract's owner, defaults for new markets, resolvers (queued, active for markets created from when) and the queued default arbiter (effective at).",
-    )
-    .action(async () => {
-      const rt = runtime();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain();
-      const [owner, defaults, pending, list, now] = await Promise.all([
-        readGovernance(ctx, market, "owner", []),
-        getDefaults(ctx, market),
-        readGovernance(ctx, market, "pendingDefaultArbiter", []),
-        rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
-        chainNow(ctx),
-      ]);
-      const [pendingArbiter, effectiveAt] = pending;
-      const queuedArbiter = /^0x0{40}$/i.test(pendingArbiter)
-        ? null
-        : { arbiter: getAddress(pendingArbiter), effectiveAt };
-      const result = {
-        market,
-        owner,
-        defaults,
-        resolvers: list.map((r) => ({ ...r, active: r.activeFrom <= now })),
-        queuedArbiter,
-        chainTime: now,
-      };
-      const lines = [
-        `market contract ${market}, owner ${owner}`,
-        `  defaults      min stake ${formatEther(defaults.minStake)} ETH, ${defaults.maxWorkers} seats, grace ${formatDuration(defaults.gracePeriod)}, dispute window ${formatDuration(defaults.disputeWindow)}, bond ${formatEther(defaults.bond)} ETH, arbiter ${defaults.arbiter}`,
-        ...list.map(
-          (r) =>
-            `  resolver      ${r.resolver}: proposes on markets created from ${iso(r.activeFrom)}${r.activeFrom > now ? " (queued, timelocked)" : ""}`,
-        ),
-        queuedArbiter
-          ? `  arbiter       ${queuedArbiter.arbiter} queued, default for markets created from ${iso(queuedArbiter.effectiveAt)}`
-          : `  arbiter       no change queued`,
-      ];
-      rt.emit(result, lines.join("\n"));
-    });
+  return new Command("settings").description(HELP_TEXT["market-lifecycle settings"]).action(async () => {
+    const rt = runtime();
+    const market = await rt.marketAddress();
+    const ctx = await rt.chain();
+    const [owner, defaults, pending, list, now] = await Promise.all([
+      readGovernance(ctx, market, "owner", []),
+      getDefaults(ctx, market),
+      readGovernance(ctx, market, "pendingDefaultArbiter", []),
+      rt.marketFromBlock().then((from) => resolvers(ctx, market, from)),
+      chainNow(ctx),
+    ]);
+    const [pendingArbiter, effectiveAt] = pending;
+    const queuedArbiter = /^0x0{40}$/i.test(pendingArbiter)
+      ? null
+      : { arbiter: getAddress(pendingArbiter), effectiveAt };
+    const result = {
+      market,
+      owner,
+      defaults,
+      resolvers: list.map((r) => ({ ...r, active: r.activeFrom <= now })),
+      queuedArbiter,
+      chainTime: now,
+    };
+    const lines = [
+      `market contract ${market}, owner ${owner}`,
+      `  defaults      min stake ${formatEther(defaults.minStake)} ETH, ${defaults.maxWorkers} seats, grace ${formatDuration(defaults.gracePeriod)}, dispute window ${formatDuration(defaults.disputeWindow)}, bond ${formatEther(defaults.bond)} ETH, arbiter ${defaults.arbiter}`,
+      ...list.map(
+        (r) =>
+          `  resolver      ${r.resolver}: proposes on markets created from ${iso(r.activeFrom)}${r.activeFrom > now ? " (queued, timelocked)" : ""}`,
+      ),
+      queuedArbiter
+        ? `  arbiter       ${queuedArbiter.arbiter} queued, default for markets created from ${iso(queuedArbiter.effectiveAt)}`
+        : `  arbiter       no change queued`,
+    ];
+    rt.emit(result, lines.join("\n"));
+  });
 }
 
 export function lifecycleCommands(runtime: () => Runtime): Command[] {

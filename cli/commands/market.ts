@@ -24,6 +24,7 @@ import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
 import { marketListCommand } from "./inspect.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const MAX_QUESTION_BYTES = 1024;
 const MAX_ALLOW_LIST = 100;
@@ -90,9 +91,7 @@ function marketParams(opts: CreateOptions): MarketParamsInput {
 
 function create(runtime: () => Runtime): Command {
   return new Command("create")
-    .description(
-      "Create a market with a reward pool and its settings (admission, stake, seats, dispute window, bond, arbiter; omitted = the contract's defaults). Prints the marketId.",
-    )
+    .description(HELP_TEXT["market create"])
     .requiredOption(
       "--question <text>",
       "the yes/no question (≤ 1024 bytes; line breaks become spaces; control and bidi characters are refused)",
@@ -163,9 +162,7 @@ function create(runtime: () => Runtime): Command {
 
 function join(runtime: () => Runtime): Command {
   return new Command("join")
-    .description(
-      "Join a market as a worker for an agent you control (owner, operator or its agent wallet), with a stake.",
-    )
+    .description(HELP_TEXT["market join"])
     .argument("<marketId>", "the market")
     .requiredOption("--agent-id <id>", "the ERC-8004 agent")
     .requiredOption("--stake <eth>", "stake in ETH (at least the market's minStake)")
@@ -185,9 +182,7 @@ function join(runtime: () => Runtime): Command {
 
 function request(runtime: () => Runtime): Command {
   return new Command("request-resolution")
-    .description(
-      "After the deadline: freeze the worker set and ask for resolution (a market nobody joined is cancelled and refunded).",
-    )
+    .description(HELP_TEXT["market request-resolution"])
     .argument("<marketId>", "the market")
     .action(async (marketIdArg: string) => {
       const rt = runtime();
@@ -217,9 +212,7 @@ function withdrawCmd(runtime: () => Runtime): Command {
 
 export function marketCommand(runtime: () => Runtime): Command {
   const cmd = new Command("market")
-    .description(
-      "Resolution markets: list, create, join, request resolution, show/status, dispute, finalize, cancel (cancel-stale), publish/retry feedback, settings, withdraw",
-    )
+    .description(HELP_TEXT["market market"])
     .addCommand(marketListCommand(runtime))
     .addCommand(create(runtime))
     .addCommand(join(runtime))

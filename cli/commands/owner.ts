@@ -15,6 +15,7 @@ import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile 
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-lifecycle.js";
+import { HELP_TEXT } from "./help-text.js";
 
 /** One owner transaction, sent to the market's MarketGovernance (the bounded owner). */
 async function marketTx<F extends WriteFunctionName<typeof marketGovernanceAbi>>(
@@ -76,9 +77,7 @@ interface DefaultsOptions {
 
 function defaultsCmd(runtime: () => Runtime): Command {
   return new Command("defaults")
-    .description(
-      "Change the defaults for new markets (the contract enforces its bounds); unnamed settings keep their value.",
-    )
+    .description(HELP_TEXT["owner defaults"])
     .option("--min-stake <eth>", "minimum stake per seat")
     .option("--max-workers <n>", "seats per market (1-100)")
     .option("--grace-period <duration>", "time after the deadline before cancellation can be requested (1h to 30d)")
@@ -141,9 +140,7 @@ function arbiterCmd(runtime: () => Runtime): Command {
       );
     });
   const allow = new Command("allow")
-    .description(
-      "Put an arbiter on the deployment's allow-list (markets may name it from the timelock on; settlers and watchers trust its rulings), e.g. an UmaArbiter deployed for this market.",
-    )
+    .description(HELP_TEXT["owner allow"])
     .argument("<address>", "the arbiter contract")
     .action(async (addressArg: string) => {
       const rt = runtime();

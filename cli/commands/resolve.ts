@@ -16,6 +16,7 @@ import { CliError } from "../shared/errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../shared/resolve-pipeline.js";
 import type { Runtime } from "../shared/runtime.js";
 import { openResolveRecord } from "./track-record-source.js";
+import { HELP_TEXT } from "./help-text.js";
 
 const report = z.strictObject({
   answer: z.enum(ANSWER_NAMES),
@@ -78,9 +79,7 @@ function workerLines(decision: ResolveDecision, agentIds: readonly string[]): st
 
 export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline = defaultResolvePipeline): Command {
   return new Command("resolve")
-    .description(
-      "One-shot resolution of a market in ResolutionRequested: run the workflow (read → discover → ask → quorum → challenge → evaluate → verdict) and propose its verdict on-chain with the market's bond (disputable during the market's window; `market finalize` after it). A market past ResolutionRequested is reported as already settled. An Invalid verdict while workers failed (unreachable, missing credentials) is not proposed without --allow-invalid: fix the cause and rerun. The key must be a resolver active for the market.",
-    )
+    .description(HELP_TEXT["resolve resolve"])
     .argument("<marketId>", "the market")
     .option(
       "--plan <file>",

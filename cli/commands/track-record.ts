@@ -27,6 +27,7 @@ import { parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
 import { openRecordIndex, type RecordScope } from "./track-record-source.js";
+import { HELP_TEXT } from "./help-text.js";
 
 /** A document as big as the record allows (65,536 distinct addresses, ~20 bytes an entry at least). */
 const MAX_READ_CHARS = MAX_DOCUMENT_CHARS * 20;
@@ -56,9 +57,7 @@ const count = (v: string, flag: string): number => {
 
 function exportCommand(runtime: () => Runtime): Command {
   return new Command("export")
-    .description(
-      "Write the track record as a cresolver-track-record/1 document (the index over --cache, synced first; else read from the chain's logs)",
-    )
+    .description(HELP_TEXT["track-record export"])
     .option("--cache <file>", "the index's SQLite cache file (created when missing; only new logs are read)")
     .option("--count <n>", "the record as of its first n entries (default: the current head)")
     .option("--market-id <id>", "the record as of this market's cut-off (its resolution request)")
@@ -162,9 +161,7 @@ async function readDocument(rt: Runtime, source: string, allowLoopback: boolean)
 
 function verifyCommand(runtime: () => Runtime): Command {
   return new Command("verify")
-    .description(
-      "Check a cresolver-track-record/1 document (file or URL) against the chain: every head recomputed, the last one compared with the market's cut-off (--market-id), recordHead(), or the MarketRecorded event of its last entry",
-    )
+    .description(HELP_TEXT["track-record verify"])
     .argument("<document>", "a file or an http(s) URL (e.g. a daemon's /track-record)")
     .option("--market-id <id>", "the document must be the record as of this market's cut-off")
     .option("--allow-loopback", "let the URL be on a loopback address (local testing only)")

@@ -9,6 +9,7 @@ import { watchPass } from "../../workflow/watch/run.js";
 import { parseAddress, parseEth, parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
+import { HELP_TEXT } from "./help-text.js";
 
 interface WatchOpts {
   dispute?: boolean;
@@ -31,9 +32,7 @@ export function parseShare(value: string, flag: string): number {
 
 export function watchCommand(runtime: () => Runtime): Command {
   return new Command("watch")
-    .description(
-      "Review every proposal in its dispute window (or the given markets) from public data: the per-seat reports, the track record at the market's cut-off (rulings of allowed arbiters as truth) and the bundle at the proposal's URI checked against its hash. The vote is recomputed under a stricter coalition rule; a proposal that is fragile, differs from the recomputed verdict, or goes against --against-share of the seats is reported, and disputed with the market's bond (plus an UmaArbiter's ERC-20 bond, approved first) only with --dispute.",
-    )
+    .description(HELP_TEXT["watch watch"])
     .argument("[marketIds...]", "markets to review (default: every proposal still in Proposed)")
     .option("--dispute", "send the disputes (each puts up the market's bond, lost if the arbiter upholds the proposal)")
     .option(

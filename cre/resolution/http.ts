@@ -26,9 +26,9 @@ import {
   clipHeader,
   decodeUtf8,
   isJsonContentType,
-  lowerCaseKeys,
   parseJsonText,
   parseUrl,
+  requestHeaders,
   statusError,
   tooLarge,
 } from "../../workflow/http/reply.js";
@@ -243,13 +243,7 @@ export function createCreHttpClient(config: CreHttpConfig): SafeHttpClient {
       );
     }
     config.calls.take(`HTTP ${method} ${where}`);
-    const headers: Record<string, string> = {
-      ...lowerCaseKeys(extra ?? {}),
-      accept,
-      "accept-encoding": "identity",
-      "user-agent": userAgent,
-    };
-    if (payload !== undefined) headers["content-type"] = "application/json";
+    const headers = requestHeaders(extra, accept, userAgent, payload !== undefined);
     const request: HttpRequest = {
       url: url.href,
       method,

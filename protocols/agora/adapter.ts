@@ -32,17 +32,6 @@ import {
   type AgoraTaskWire,
 } from "./wire.js";
 
-export {
-  AGORA_LIMITS,
-  AGORA_OPTIONS,
-  AGORA_PROTOCOL,
-  AGORA_RULES,
-  AGORA_VERSION,
-  agoraHealthSchema,
-  agoraReplySchema,
-  type AgoraReply,
-} from "./wire.js";
-
 export interface AgoraEventSource {
   beginRound(matchId: string, agentId: string, round: number): void;
   events(matchId: string, agentId: string, round?: number): StoredAgoraEvent[];
@@ -358,7 +347,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
   return {
     protocol: AGORA_PROTOCOL,
 
-    async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
+    async ask(endpoint, seat, request): Promise<CallResult<WorkerAnswer>> {
       const key = endpoint.url;
       const paused = pauseFailure(key);
       if (paused) return { ok: false, failure: paused, latencyMs: 0, attempts: 0 };
@@ -422,11 +411,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       return { ok: true, value: answer, latencyMs: result.latencyMs, attempts: result.attempts };
     },
 
-    async challenge(
-      endpoint: WorkerEndpoint,
-      seat: WorkerSeat,
-      request: ChallengeRequest,
-    ): Promise<CallResult<string[]>> {
+    async challenge(endpoint, seat, request): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const key = endpoint.url;

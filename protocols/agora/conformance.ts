@@ -15,19 +15,20 @@
 import { generateKeyPair } from "jose";
 import type { z } from "zod";
 import { createJoseSigner, type AgoraTokenSigner } from "./jwt.js";
-import {
-  AGORA_OPTIONS,
-  AGORA_RULES,
-  AGORA_VERSION,
-  askDescription,
-  challengeDescription,
-  extractUrls,
-} from "./adapter.js";
+import { askDescription, challengeDescription, extractUrls } from "./adapter.js";
 import type { AskRequest, ChallengeRequest } from "../../workflow/core/types.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import { conformanceReport } from "../shared/conformance-report.js";
-import { AGORA_LIMITS, agoraHealthSchema, agoraReplySchema, type AgoraTaskWire } from "./wire.js";
+import {
+  AGORA_LIMITS,
+  AGORA_OPTIONS,
+  AGORA_RULES,
+  AGORA_VERSION,
+  agoraHealthSchema,
+  agoraReplySchema,
+  type AgoraTaskWire,
+} from "./wire.js";
 import type {
   ConformanceChecker,
   ConformanceCheckOptions,

@@ -1,7 +1,8 @@
 /** The Agora protocol (README.md): JWT-authenticated A2A calls, with an inbound event stream. */
 import type { ProtocolModule } from "../shared/module.js";
 import type { AdapterDefaults } from "../shared/types.js";
-import { agoraAdapters, AGORA_PROTOCOL, type AgoraRegistryConfig } from "./adapter.js";
+import { agoraAdapters, type AgoraRegistryConfig } from "./adapter.js";
+import { AGORA_PROTOCOL } from "./wire.js";
 import { agoraProtocol } from "./agent.js";
 import { agoraConformanceChecker } from "./conformance.js";
 

@@ -9,16 +9,13 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { AskRequest, ChallengeRequest, PeerFinding } from "../../workflow/core/types.js";
 import { stringifyJson } from "../../workflow/http/json.js";
+import { ANSWER_LIMITS } from "../shared/wire-fields.js";
 import { signedHeaders } from "./signing.js";
 
 export const AI_OLYMPICS_VERSION = "1.0";
 
 export const AI_OLYMPICS_LIMITS = {
-  maxSources: 32,
-  maxSourceLength: 2_048,
-  maxEvidenceLength: 50_000,
-  maxChallengeReplies: 16,
-  maxReplyLength: 50_000,
+  ...ANSWER_LIMITS,
   /** Characters of a fetched page fed back as `pageState.accessibilityTree`. */
   maxPageStateChars: 16_000,
   /** Characters of each action's content in the `actionResults` extension field. */

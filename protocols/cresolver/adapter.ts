@@ -3,9 +3,7 @@
  * Replies are parsed with wire.ts's strict schemas; market ids go out exactly (marketIdForWire).
  */
 import type {
-  AskRequest,
   CallResult,
-  ChallengeRequest,
   WorkerAnswer,
   WorkerEndpoint,
   WorkerProtocolAdapter,
@@ -70,7 +68,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
     protocol: CRESOLVER_PROTOCOL,
     deadlines: { ask: resolveTimeoutMs, challenge: challengeTimeoutMs },
 
-    async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
+    async ask(endpoint, seat, request): Promise<CallResult<WorkerAnswer>> {
       const body: ResolveRequestWire = {
         market_id: marketIdForWire(request.marketId),
         question: request.question,
@@ -113,11 +111,7 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
       );
     },
 
-    async challenge(
-      endpoint: WorkerEndpoint,
-      seat: WorkerSeat,
-      request: ChallengeRequest,
-    ): Promise<CallResult<string[]>> {
+    async challenge(endpoint, seat, request): Promise<CallResult<string[]>> {
       const challenges = request.challenges;
       if (challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const route = routeTo(endpoint, seat, "a2a/challenge");

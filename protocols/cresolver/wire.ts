@@ -5,16 +5,12 @@
  */
 import { z } from "zod";
 import { MAX_ANSWER_SIGNATURE_BYTES } from "../../workflow/core/answer-signature.js";
-import { marketIdField, optionalTextField, textField } from "../shared/wire-fields.js";
+import { ANSWER_LIMITS, marketIdField, optionalTextField, textField } from "../shared/wire-fields.js";
 
 export const CRESOLVER_PROTOCOL = "cresolver";
 
 export const CRESOLVER_LIMITS = {
-  maxSources: 32,
-  maxSourceLength: 2_048,
-  maxEvidenceLength: 50_000,
-  maxChallengeReplies: 16,
-  maxReplyLength: 50_000,
+  ...ANSWER_LIMITS,
   maxQuestionChars: 4_000,
   maxContextChars: 20_000,
   maxChallenges: 10,

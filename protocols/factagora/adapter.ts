@@ -4,9 +4,7 @@
  * Wire format and validation in wire.ts, request building and reply mapping in mapping.ts (re-exported here).
  */
 import type {
-  AskRequest,
   CallResult,
-  ChallengeRequest,
   WorkerAnswer,
   WorkerEndpoint,
   WorkerFailure,
@@ -182,7 +180,7 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
   return {
     protocol: FACTAGORA_PROTOCOL,
 
-    async ask(endpoint: WorkerEndpoint, seat: WorkerSeat, request: AskRequest): Promise<CallResult<WorkerAnswer>> {
+    async ask(endpoint, seat, request): Promise<CallResult<WorkerAnswer>> {
       const predictionId = predictionIdFor(request.marketId, namespace);
       const { result, latencyMs, attempts } = await round(
         endpoint,
@@ -212,11 +210,7 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       return { ok: true, value: answer, latencyMs, attempts };
     },
 
-    async challenge(
-      endpoint: WorkerEndpoint,
-      seat: WorkerSeat,
-      request: ChallengeRequest,
-    ): Promise<CallResult<string[]>> {
+    async challenge(endpoint, seat, request): Promise<CallResult<string[]>> {
       if (request.challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const predictionId = predictionIdFor(request.ask.marketId, namespace);
       const { result, latencyMs, attempts } = await round(

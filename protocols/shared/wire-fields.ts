@@ -6,6 +6,15 @@ const absent = (v: unknown): boolean => v === undefined || v === null;
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
+/** Caps on a worker's answer that the answer-shaped protocols (cresolver, AI Olympics) share. */
+export const ANSWER_LIMITS = {
+  maxSources: 32,
+  maxSourceLength: 2_048,
+  maxEvidenceLength: 50_000,
+  maxChallengeReplies: 16,
+  maxReplyLength: 50_000,
+} as const;
+
 /**
  * A market id: a non-negative integer sent as a JSON number (up to 2^53 - 1) or as a decimal string of
  * digits (any uint256, the form to use for ids beyond 2^53 - 1). Parsed to bigint.

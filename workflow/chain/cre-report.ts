@@ -20,24 +20,14 @@ import {
   type Hex,
 } from "viem";
 import { ANSWER_CODE, VERDICT_CODE } from "../core/codes.js";
-import type { VerdictKind } from "../core/types.js";
+import type { VerdictKind, WorkerReport } from "../core/types.js";
 
 /** `IResolutionMarket.Verdict` and `Answer` codes (one table: workflow/core/codes.ts). */
 export { ANSWER_CODE as ANSWER, VERDICT_CODE as VERDICT } from "../core/codes.js";
 export type VerdictName = VerdictKind;
 
-/** One seat's `IResolutionMarket.WorkerReport`. */
-export interface WorkerReportWire {
-  answer: number;
-  confidenceBps: number;
-  resQuality: number;
-  srcQuality: number;
-  analysisDepth: number;
-  /** keccak256 of the agent's canonical reply; zero when absent. */
-  replyHash?: Hex;
-  /** The agent's EIP-712 signature; empty ("0x") when absent: the seat is attested. */
-  signature?: Hex;
-}
+/** One seat's `IResolutionMarket.WorkerReport`: the pipeline's WorkerReport with the answer as its uint8 code. */
+export type WorkerReportWire = Omit<WorkerReport, "answer"> & { answer: number };
 
 export interface CreReport {
   chainId: bigint | number;

@@ -183,12 +183,8 @@ export async function dispute(
   };
 }
 
-/** Step 1 of cancelling a market nobody proposed on (after the grace period). Returns when step 2 is possible. */
-export async function requestCancel(
-  ctx: ChainContext,
-  market: Address,
-  marketId: bigint,
-): Promise<{ txHash: Hex; blockNumber: bigint; cancellableAt: bigint }> {
+/** Both cancel steps need a wallet and a market still waiting for a proposal. */
+async function requireCancellable(ctx: ChainContext, market: Address, marketId: bigint): Promise<void> {
   requireWallet(ctx);
   await requireStatus(
     ctx,
@@ -197,6 +193,15 @@ export async function requestCancel(
     ["ResolutionRequested"],
     "only a market waiting for a proposal can be cancelled",
   );
+}
+
+/** Step 1 of cancelling a market nobody proposed on (after the grace period). Returns when step 2 is possible. */
+export async function requestCancel(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint; cancellableAt: bigint }> {
+  await requireCancellable(ctx, market, marketId);
   const sent = await sendMarketTx(ctx, market, { functionName: "requestCancel", args: [marketId] });
   const [ev] = parseEventLogs({ abi: resolutionMarketAbi, eventName: "CancelRequested", logs: sent.receipt.logs });
   return { txHash: sent.hash, blockNumber: sent.receipt.blockNumber, cancellableAt: ev?.args.cancellableAt ?? 0n };
@@ -208,14 +213,7 @@ export async function cancelStale(
   market: Address,
   marketId: bigint,
 ): Promise<{ txHash: Hex; blockNumber: bigint }> {
-  requireWallet(ctx);
-  await requireStatus(
-    ctx,
-    market,
-    marketId,
-    ["ResolutionRequested"],
-    "only a market waiting for a proposal can be cancelled",
-  );
+  await requireCancellable(ctx, market, marketId);
   const { hash, receipt } = await sendMarketTx(
     ctx,
     market,

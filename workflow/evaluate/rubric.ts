@@ -52,6 +52,7 @@ import {
   words,
   type CleanedText,
 } from "../core/text.js";
+import { DIMENSIONS } from "../core/types.js";
 import { sourceStats } from "./sources.js";
 import { answerView, protocolOf, replyView } from "./view.js";
 import type {
@@ -480,16 +481,7 @@ export function scoreWorker(
 
   // Fixed key order (the bundle sorts keys anyway).
   const ordered = {} as DimensionScores;
-  for (const k of [
-    "resolutionQuality",
-    "sourceQuality",
-    "analysisDepth",
-    "reasoningClarity",
-    "evidenceStrength",
-    "biasAwareness",
-    "timeliness",
-    "collaboration",
-  ] as const) {
+  for (const k of DIMENSIONS) {
     ordered[k] = scores[k];
   }
   return ordered;

@@ -27,9 +27,9 @@ import {
   clipHeader,
   decodeUtf8,
   isJsonContentType,
-  lowerCaseKeys,
   parseJsonReply,
   parseUrl,
+  requestHeaders,
   statusError,
   tooLarge,
 } from "./reply.js";
@@ -112,13 +112,7 @@ export function createSafeHttpClient(config: SafeHttpConfig = {}): SafeHttpClien
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
     const signal = callerSignal === undefined ? deadline.signal : AbortSignal.any([deadline.signal, callerSignal]);
-    const headers: Record<string, string> = {
-      ...lowerCaseKeys(extraHeaders ?? {}),
-      accept,
-      "accept-encoding": "identity",
-      "user-agent": userAgent,
-    };
-    if (payload !== undefined) headers["content-type"] = "application/json";
+    const headers = requestHeaders(extraHeaders, accept, userAgent, payload !== undefined);
     try {
       const response = await request(url, {
         method,

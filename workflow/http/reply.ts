@@ -73,6 +73,26 @@ export function lowerCaseKeys(headers: Record<string, string>): Record<string, s
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/**
+ * The headers of one request, the same on Node and in the DON: the caller's (lower-cased, so ours win), then accept,
+ * no compression (the size cap counts the bytes that arrive) and our user agent; content-type when there is a body.
+ */
+export function requestHeaders(
+  extra: Record<string, string> | undefined,
+  accept: string,
+  userAgent: string,
+  hasBody: boolean,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    ...lowerCaseKeys(extra ?? {}),
+    accept,
+    "accept-encoding": "identity",
+    "user-agent": userAgent,
+  };
+  if (hasBody) headers["content-type"] = "application/json";
+  return headers;
+}
+
 /** UTF-8 → JSON → sanitized copy (NULs removed, strings capped, depth bounded). Throws HttpError invalid-response. */
 export function parseJsonReply(bytes: Uint8Array, where: string, limits: SanitizeLimits): unknown {
   return parseJsonText(decodeUtf8(bytes, where), bytes.length, where, limits);
