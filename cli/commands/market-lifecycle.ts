@@ -9,6 +9,7 @@ import { marketGovernanceAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { committeeVote } from "../../workflow/chain/committee.js";
 import { ChainError } from "../../workflow/chain/errors.js";
+import { CliError } from "../shared/errors.js";
 import { readContractLogs } from "../../workflow/chain/logs.js";
 import {
   cancelRequestedAt,
@@ -168,14 +169,16 @@ function publishCmd(runtime: () => Runtime): Command {
       const { market, ctx } = await rt.marketSigner();
       const pending = await feedbackPendingOf(ctx, market, marketId);
       if (pending === 0n) {
-        // Nothing pending: every ERC-8004 record of the market is written (or the market is not final yet).
+        // Nothing pending on a final market: every record is written, the goal is met (exit 0). Before
+        // finalization there is nothing to publish yet: that is a wrong call, refused like any other.
         const { statusName } = await readMarketStatus(ctx, market, marketId);
-        const final = statusName === "Resolved" || statusName === "Invalid";
+        if (statusName !== "Resolved" && statusName !== "Invalid")
+          throw new CliError(
+            `market ${marketId} is ${statusName}: its feedback is written when it is finalized; nothing sent`,
+          );
         rt.emit(
           { marketId, published: 0n, pending: 0n, status: statusName },
-          final
-            ? `market ${marketId}: no ERC-8004 feedback pending, every record is written; nothing sent`
-            : `market ${marketId} is ${statusName}: its feedback is written when it is finalized; nothing sent`,
+          `market ${marketId}: no ERC-8004 feedback pending, every record is written; nothing sent`,
         );
         return;
       }
