@@ -160,7 +160,9 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         e.creator = m.creator;
         e.value = uint256(m.rewardPool) + m.totalStake;
         e.seats = new SeatRecord[](n);
-        bytes memory packed = new bytes(36 * n);
+        // 28 spare bytes: each seat's second word is a full 32-byte store of which only 4 bytes belong to the seat,
+        // so the last seat's store would otherwise run past the buffer into the SeatRecords allocated after it.
+        bytes memory packed = new bytes(36 * n + 28);
         for (uint256 i; i < n; ++i) {
             Seat storage seat = seats[i];
             ReportCodec.Report memory r = ReportCodec.decode(seat.report);
@@ -173,6 +175,9 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
                 mstore(at, agentId)
                 mstore(add(at, 0x20), tail)
             }
+        }
+        assembly ("memory-safe") {
+            mstore(packed, mul(n, 36)) // the hashed length: the spare bytes are not part of the entry
         }
         uint256 index = _recordCount;
         bytes32 head = keccak256(
