@@ -2,7 +2,7 @@
  * Daemon benchmark (`npm run bench:daemon` → bench/results/daemon.json): the production daemon end to end.
  *
  * Everything is real: Hardhat's EDR chain served over JSON-RPC/HTTP on 127.0.0.1 (automine) with the real
- * IdentityRegistry + ReputationRegistry + ResolutionMarket (scripts/lib/daemon/panel.ts); three reference
+ * IdentityRegistry + ReputationRegistry + ResolutionMarket (test/helpers/daemon/panel.ts); three reference
  * agents (agents/reference/server.ts, offline engine: they answer at once) on loopback, CRE protocol,
  * registered on ERC-8004 with data: registration files; `startResolverDaemon` (daemon/host.ts) with its SQLite
  * file and the real pipeline (daemon/seams.ts: read → discover → ask → challenge → rubric evaluator → vote →
@@ -34,10 +34,10 @@ import { availableParallelism, cpus, loadavg } from "node:os";
 import { createWalletClient, http, keccak256, stringToBytes, type Hex, type WalletClient } from "viem";
 import { hardhat } from "viem/chains";
 import { createLogger, startDaemon, type MarketSeams } from "../daemon/index.js";
-import { startAgent, stopAll } from "../scripts/lib/agents.js";
-import { rpcClient, tempDbPath } from "../scripts/lib/daemon/daemon.js";
-import { marketAbi, STATUS } from "../scripts/lib/daemon/job.js";
-import { startPanelChain, type PanelChain, type PanelWorker } from "../scripts/lib/daemon/panel.js";
+import { startAgent, stopAll } from "../test/helpers/agents.js";
+import { rpcClient, tempDbPath } from "../test/helpers/daemon/daemon.js";
+import { marketAbi, STATUS } from "../test/helpers/daemon/job.js";
+import { startPanelChain, type PanelChain, type PanelWorker } from "../test/helpers/daemon/panel.js";
 import { startRpcTrace, type RpcTrace } from "./rpc-trace.js";
 import { childProcessHost, inProcessHost, type DaemonHost, type JobTimes } from "./daemon-host.js";
 

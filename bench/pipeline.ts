@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runResolution } from "../workflow/pipeline/run.js";
 import { createPipelinePorts } from "../workflow/pipeline/setup.js";
-import { dataUriFor, deployTestChain } from "../scripts/lib/chain.js";
+import { dataUriFor, deployTestChain } from "../test/helpers/chain.js";
 
 const WORKERS = 10;
 const DELAY_MS = 1_000;

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { checkCresolver } from "../../../protocols/cresolver/conformance.js";
 import { createSafeHttpClient } from "../../../workflow/http/index.js";
 import { sendJson, startServer } from "../workflow/helpers/servers.js";
-import { get, startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { get, startAgent, stopAll } from "../../helpers/agents.js";
 
 afterAll(stopAll);
 

@@ -3,7 +3,7 @@
  * deterministic settings on the wire, structured output validated, caching per (market, question), 502 on bad output.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { post, startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { post, startAgent, stopAll } from "../../helpers/agents.js";
 import { startStandIn, type RecordedRequest, type StandIn } from "./llm-standin.js";
 
 const API_KEY = "sk-test-secret-key-0123456789";

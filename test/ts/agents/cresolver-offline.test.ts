@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { keyTerms } from "../../../agents/kit/text.js";
 import type { PersonaName } from "../../../agents/kit/answer-engine.js";
-import { get, post, startAgent, stopAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { get, post, startAgent, stopAgent, stopAll } from "../../helpers/agents.js";
 import { QUESTIONS } from "./questions.js";
 
 afterAll(stopAll);

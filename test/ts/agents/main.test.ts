@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { get, post } from "../../../scripts/lib/agents.js";
+import { get, post } from "../../helpers/agents.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TSX = fileURLToPath(new URL("../../../node_modules/tsx/dist/cli.mjs", import.meta.url));

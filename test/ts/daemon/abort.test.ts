@@ -7,9 +7,9 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
 
 /** The worker call's own deadline: far beyond what the test waits. */
 const CALL_TIMEOUT_MS = 60_000;

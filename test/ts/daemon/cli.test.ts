@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCredentialsFile } from "../../../cli/shared/credentials-file.js";
 import { CliError } from "../../../cli/shared/errors.js";
 import { run as runCli } from "../../../cli/program.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
 import { builtBinProblem, NODE, REPO } from "../cli/helpers/processes.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
-import { STATUS } from "../../../scripts/lib/daemon/job.js";
-import { startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
+import { STATUS } from "../../helpers/daemon/job.js";
+import { startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
 
 const CLI = resolve(REPO, "bin/cresolver.mjs");
 const API_TOKEN = "cli-daemon-token-0123456789abcdef";

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Store } from "../../../daemon/index.js";
-import { startTestChain, STATUS, waitFor, type TestChain } from "../../../scripts/lib/daemon/chain.js";
-import { startTestDaemon, tempDbPath, type TestDaemon } from "../../../scripts/lib/daemon/daemon.js";
+import { startTestChain, STATUS, waitFor, type TestChain } from "../../helpers/daemon/chain.js";
+import { startTestDaemon, tempDbPath, type TestDaemon } from "../../helpers/daemon/daemon.js";
 import { spawnChildDaemon, type ChildDaemon } from "./helpers/process.js";
 
 let chain: TestChain;

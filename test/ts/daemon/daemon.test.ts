@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, stringToBytes, type Address, type Hex } from "viem";
 import { createLogger, startDaemon, Store } from "../../../daemon/index.js";
-import { createChainJob } from "../../../scripts/lib/daemon/job.js";
+import { createChainJob } from "../../helpers/daemon/job.js";
 import {
   startTestChain,
   STAKE,
@@ -15,14 +15,8 @@ import {
   marketAbi,
   writerAbi,
   type TestChain,
-} from "../../../scripts/lib/daemon/chain.js";
-import {
-  API_TOKEN,
-  rpcClient,
-  startTestDaemon,
-  tempDbPath,
-  type TestDaemon,
-} from "../../../scripts/lib/daemon/daemon.js";
+} from "../../helpers/daemon/chain.js";
+import { API_TOKEN, rpcClient, startTestDaemon, tempDbPath, type TestDaemon } from "../../helpers/daemon/daemon.js";
 
 /** The contract's default dispute window (1 day) plus a margin. */
 const PAST_WINDOW = 86_400 + 60;

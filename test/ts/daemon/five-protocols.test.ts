@@ -15,11 +15,11 @@ import {
   credentialStoreOver,
   endpointOrigin,
 } from "../../../workflow/adapters/credentials.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS } from "../../../scripts/lib/daemon/job.js";
-import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../../scripts/lib/daemon/panel.js";
+import { STATUS } from "../../helpers/daemon/job.js";
+import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
 
 const FACTAGORA_TOKEN = "factagora-token-0123456789abcdef";
 const ROUNDTABLE_TOKEN = "roundtable-token-0123456789abcdef";

@@ -8,12 +8,12 @@ import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { agoraHostSigner } from "../../../protocols/agora/platform-host.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
 import { wsExchange } from "../protocols/agora/helpers.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
-import { POOL, STAKE, startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
+import { POOL, STAKE, startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS } from "../../../scripts/lib/daemon/job.js";
+import { STATUS } from "../../helpers/daemon/job.js";
 
 let chain: PanelChain;
 let daemon: ResolverDaemonHandle;

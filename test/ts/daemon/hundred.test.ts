@@ -22,10 +22,10 @@ import { hardhat } from "viem/chains";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS, marketAbi, writerAbi } from "../../../scripts/lib/daemon/job.js";
-import { POOL, STAKE, startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { STATUS, marketAbi, writerAbi } from "../../helpers/daemon/job.js";
+import { POOL, STAKE, startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
 
 const N = 100;
 const WINDOW = 600; // MIN_DISPUTE_WINDOW

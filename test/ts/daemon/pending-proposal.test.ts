@@ -9,11 +9,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { Writable } from "node:stream";
 import { createLogger, Store } from "../../../daemon/index.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
-import { tempDbPath } from "../../../scripts/lib/daemon/daemon.js";
-import { waitFor } from "../../../scripts/lib/daemon/chain.js";
-import { startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
-import { STATUS } from "../../../scripts/lib/daemon/job.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
+import { tempDbPath } from "../../helpers/daemon/daemon.js";
+import { waitFor } from "../../helpers/daemon/chain.js";
+import { startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
+import { STATUS } from "../../helpers/daemon/job.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 
 let chain: PanelChain;

@@ -8,8 +8,8 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { createLogger } from "../../../daemon/index.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
-import { startPanelChain, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
+import { startPanelChain, type PanelChain } from "../../helpers/daemon/panel.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 
 const DEADLINE_MS = 1_000;

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { startTestChain, STATUS, waitFor, getJson, type TestChain } from "../../../scripts/lib/daemon/chain.js";
-import { startTestDaemon, type TestDaemon } from "../../../scripts/lib/daemon/daemon.js";
+import { startTestChain, STATUS, waitFor, getJson, type TestChain } from "../../helpers/daemon/chain.js";
+import { startTestDaemon, type TestDaemon } from "../../helpers/daemon/daemon.js";
 import { startTcpProxy, type TcpProxy } from "./helpers/proxy.js";
 
 let chain: TestChain;

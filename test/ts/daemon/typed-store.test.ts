@@ -8,7 +8,7 @@ import { z } from "zod";
 import { payloadReports, StoredProposalError, storedProposal } from "../../../daemon/proposals.js";
 import { inTransaction, StoredRowError, selectAll, selectOne } from "../../../daemon/sql.js";
 import { type JobRow, Store } from "../../../daemon/store.js";
-import { tempDbPath } from "../../../scripts/lib/daemon/daemon.js";
+import { tempDbPath } from "../../helpers/daemon/daemon.js";
 
 const MARKET = "0x00000000000000000000000000000000000000aa";
 const HASH = `0x${"ab".repeat(32)}` as const;

@@ -23,11 +23,11 @@ import {
   settleAssertion,
   type UmaStack,
 } from "../../../workflow/chain/uma.js";
-import { startAgent, stopAll } from "../../../scripts/lib/agents.js";
-import { getJson, waitFor } from "../../../scripts/lib/daemon/chain.js";
-import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "../../../scripts/lib/daemon/panel.js";
+import { startAgent, stopAll } from "../../helpers/agents.js";
+import { getJson, waitFor } from "../../helpers/daemon/chain.js";
+import { hardhatKey, startPanelChain, STAKE, type PanelChain } from "../../helpers/daemon/panel.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
-import { STATUS } from "../../../scripts/lib/daemon/job.js";
+import { STATUS } from "../../helpers/daemon/job.js";
 
 const E18 = 10n ** 18n;
 const VERDICTS = ["no", "yes", "invalid"] as const;

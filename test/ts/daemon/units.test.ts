@@ -11,7 +11,7 @@ import { createLogger, sanitizeError } from "../../../daemon/log.js";
 import { createMetrics } from "../../../daemon/metrics.js";
 import { SCHEMA_VERSION, Store } from "../../../daemon/store.js";
 import { loadOrCreateSigningKey, jwks } from "../../../daemon/keys.js";
-import { tempDbPath } from "../../../scripts/lib/daemon/daemon.js";
+import { tempDbPath } from "../../helpers/daemon/daemon.js";
 
 const MARKET = "0x00000000000000000000000000000000000000aa";
 const key = (marketId: bigint) => ({ chainId: 31337, market: MARKET, marketId });

@@ -17,7 +17,7 @@ import { runResolution } from "./helpers/checked-bundle.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../workflow/ports.js";
 import { buildRegistrationFile } from "../../../workflow/registration/index.js";
-import { dataUriFor, deployTestChain, type TestChain } from "../../../scripts/lib/chain.js";
+import { dataUriFor, deployTestChain, type TestChain } from "../../helpers/chain.js";
 import {
   honestAnswer,
   sendJson,

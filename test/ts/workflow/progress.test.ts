@@ -10,7 +10,7 @@ import { createRubricEvaluator } from "../../../workflow/evaluate/rubric.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../workflow/http/index.js";
 import { describeProgress, type ProgressEvent } from "../../../workflow/pipeline/call-worker.js";
 import { runResolution } from "../../../workflow/pipeline/run.js";
-import { dataUriFor, deployTestChain, type TestChain } from "../../../scripts/lib/chain.js";
+import { dataUriFor, deployTestChain, type TestChain } from "../../helpers/chain.js";
 import { honestAnswer, startWorker, type TestServer } from "./helpers/servers.js";
 
 const DEADLINE_MS = 1_000;

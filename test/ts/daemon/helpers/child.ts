@@ -9,7 +9,7 @@
 import { createPublicClient, createWalletClient, http, type Address, type PublicClient } from "viem";
 import { hardhat } from "viem/chains";
 import { createLogger, startDaemon } from "../../../../daemon/index.js";
-import { createChainJob } from "../../../../scripts/lib/daemon/job.js";
+import { createChainJob } from "../../../helpers/daemon/job.js";
 
 interface ChildConfig {
   rpcUrl: string;

@@ -1,8 +1,8 @@
 /** The production daemon (`startResolverDaemon`) on a panel chain with the settings every such test shares. */
 import { startResolverDaemon, type ResolverDaemonHandle, type ResolverDaemonOptions } from "../../../../daemon/host.js";
 import { createLogger } from "../../../../daemon/index.js";
-import { tempDbPath } from "../../../../scripts/lib/daemon/daemon.js";
-import type { PanelChain } from "../../../../scripts/lib/daemon/panel.js";
+import { tempDbPath } from "../../../helpers/daemon/daemon.js";
+import type { PanelChain } from "../../../helpers/daemon/panel.js";
 
 /**
  * Resolver key and market of `chain`, a fresh SQLite file named `name`, an ephemeral API port, no confirmations, a

@@ -14,7 +14,7 @@ import type {
 } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, sleep, startServer, type Handler, type TestServer } from "../../workflow/helpers/servers.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { startJwksServer, startStreamServer, testKey, type StreamServer, type TestKey } from "./helpers.js";
 
 const seat: WorkerSeat = { address: "0x0000000000000000000000000000000000000007", agentId: 7n, stake: 1n };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAgora } from "../../../../protocols/agora/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { startJwksServer, testKey, type TestKey } from "./helpers.js";
 
 describe("agora conformance checker", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnswerEngine, Finding, Question } from "../../../../agents/kit/answer-engine.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { startJwksServer, testKey, type TestKey } from "./helpers.js";
 
 const task = (matchId: string, extra: Record<string, unknown> = {}) => ({

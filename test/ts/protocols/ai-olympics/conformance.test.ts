@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAiOlympics, createAiOlympicsChecker } from "../../../../protocols/ai-olympics/conformance.js";
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyBodySignature } from "../../../../protocols/ai-olympics/signing.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { sendJson, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { doneAction, finding, SECRET } from "./helpers.js";
 

@@ -11,7 +11,7 @@ import {
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import type { WorkerProtocolAdapter } from "../../../../workflow/core/types.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
 import { challengeRequest, credentials, request, SECRET, seat } from "./helpers.js";

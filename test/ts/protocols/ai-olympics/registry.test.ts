@@ -7,7 +7,7 @@ import type { MarketSnapshot } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { startDns, type TestDns } from "../../workflow/helpers/dns.js";
 import { request, SECRET } from "./helpers.js";
 import { anyOriginStore } from "../../workflow/helpers/credentials.js";

@@ -9,7 +9,7 @@ import {
 import { createReferenceAgent } from "../../../../agents/reference/server.js";
 import { ROUND2_MARKER, validateFactagoraResponse } from "../../../../protocols/factagora/adapter.js";
 import { SAMPLE_MINIMAL, SAMPLE_ROUND1, sampleRound2 } from "../../../../protocols/factagora/conformance.js";
-import { get, startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { get, startAgent, stopAll } from "../../../helpers/agents.js";
 import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 import { TOKEN } from "./fixtures.js";
 

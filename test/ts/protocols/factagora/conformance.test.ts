@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkFactagora } from "../../../../protocols/factagora/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { sendJson, sleep, startServer, type TestServer } from "../../workflow/helpers/servers.js";
 import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
 

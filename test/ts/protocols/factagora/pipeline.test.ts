@@ -10,7 +10,7 @@ import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/
 import { askStage } from "../../../../workflow/pipeline/03-ask.js";
 import { quorumStage } from "../../../../workflow/pipeline/04-quorum.js";
 import { challengeStage } from "../../../../workflow/pipeline/05-challenge.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import type { TestServer } from "../../workflow/helpers/servers.js";
 import { startFakeAgent, TOKEN, validReply } from "./fixtures.js";
 import type { DiscoveredWorkerRecord } from "../../../../workflow/core/types.js";

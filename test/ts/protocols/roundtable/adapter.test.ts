@@ -21,7 +21,7 @@ import type {
   WorkerSeat,
 } from "../../../../workflow/core/types.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { post, startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { post, startAgent, stopAll } from "../../../helpers/agents.js";
 import { startStandIn, type StandIn } from "../../agents/llm-standin.js";
 
 const seat: WorkerSeat = { address: "0x0000000000000000000000000000000000000007", agentId: 7n, stake: 1n };

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkRoundtable } from "../../../../protocols/roundtable/conformance.js";
 import { createSafeHttpClient, type SafeHttpClient } from "../../../../workflow/http/index.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
 import { sendJson, startServer, type Handler, type TestServer } from "../../workflow/helpers/servers.js";
 
 const TOKEN = "conformance-token-0123456789";

@@ -16,8 +16,8 @@ import { runResolution } from "../../workflow/helpers/checked-bundle.js";
 import { createSettler } from "../../../../workflow/settle/index.js";
 import type { PipelinePorts } from "../../../../workflow/ports.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../../workflow/registration/index.js";
-import { startAgent, stopAll } from "../../../../scripts/lib/agents.js";
-import { dataUriFor, deployTestChain, type TestChain } from "../../../../scripts/lib/chain.js";
+import { startAgent, stopAll } from "../../../helpers/agents.js";
+import { dataUriFor, deployTestChain, type TestChain } from "../../../helpers/chain.js";
 import {
   honestAnswer,
   sendJson,
