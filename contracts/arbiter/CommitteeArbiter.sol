@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {IArbiter} from "../market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
+import {ArbiterMarkets} from "./ArbiterMarkets.sol";
 import {ICommitteeArbiter} from "./interfaces/ICommitteeArbiter.sol";
 
 /// @title Committee arbiter: M-of-N members rule on disputed proposals
@@ -13,18 +14,15 @@ import {ICommitteeArbiter} from "./interfaces/ICommitteeArbiter.sol";
 /// @dev Any verdict may be voted, not only the proposed or the claimed one (e.g. Invalid when both are wrong).
 ///      Cases have no deadline here: the market's own arbitration timeout makes a silent committee harmless
 ///      (the market then ends Invalid with both bonds returned).
-contract CommitteeArbiter is ICommitteeArbiter {
-    /// @notice Upper bound on members and on markets (keeps the constructor and the views bounded).
+contract CommitteeArbiter is ICommitteeArbiter, ArbiterMarkets {
+    /// @notice Upper bound on members (keeps the constructor and the views bounded).
     uint256 public constant MAX_MEMBERS = 50;
-    uint256 public constant MAX_MARKETS = 20;
 
     /// @inheritdoc ICommitteeArbiter
     uint256 public immutable threshold;
 
     address[] private _members;
-    address[] private _markets;
     mapping(address account => bool) public isMember;
-    mapping(address account => bool) public isMarket;
 
     mapping(address market => mapping(uint256 marketId => Case)) private _cases;
     mapping(address market => mapping(uint256 marketId => mapping(address member => bool))) private _voted;
@@ -32,27 +30,18 @@ contract CommitteeArbiter is ICommitteeArbiter {
     /// @param members_ the committee (non-zero, distinct, at most `MAX_MEMBERS`)
     /// @param threshold_ votes needed for one verdict, in [1, members]; a majority (> members/2) is advisable
     /// @param markets_ the ResolutionMarket contracts that may send disputes (at most `MAX_MARKETS`)
-    constructor(address[] memory members_, uint256 threshold_, address[] memory markets_) {
+    constructor(address[] memory members_, uint256 threshold_, address[] memory markets_) ArbiterMarkets(markets_) {
         uint256 n = members_.length;
         if (n == 0) revert NoMembers();
         if (n > MAX_MEMBERS) revert TooManyMembers(n, MAX_MEMBERS);
         if (threshold_ == 0 || threshold_ > n) revert ThresholdOutOfRange(threshold_, n);
-        if (markets_.length == 0) revert NoMarkets();
-        if (markets_.length > MAX_MARKETS) revert TooManyMarkets(markets_.length, MAX_MARKETS);
         for (uint256 i = 0; i < n; ++i) {
             address m = members_[i];
             if (m == address(0)) revert ZeroAddress();
             if (isMember[m]) revert DuplicateMember(m);
             isMember[m] = true;
         }
-        for (uint256 i = 0; i < markets_.length; ++i) {
-            address m = markets_[i];
-            if (m == address(0)) revert ZeroAddress();
-            if (isMarket[m]) revert DuplicateMarket(m);
-            isMarket[m] = true;
-        }
         _members = members_;
-        _markets = markets_;
         threshold = threshold_;
     }
 
@@ -66,7 +55,7 @@ contract CommitteeArbiter is ICommitteeArbiter {
         bytes32 bundleHash,
         string calldata bundleURI
     ) external {
-        if (!isMarket[msg.sender]) revert NotAMarket(msg.sender);
+        _requireMarket(msg.sender);
         Case storage c = _cases[msg.sender][marketId];
         if (c.status != CaseStatus.None) revert CaseAlreadyOpened(msg.sender, marketId);
         c.status = CaseStatus.Open;
@@ -101,11 +90,6 @@ contract CommitteeArbiter is ICommitteeArbiter {
     /// @inheritdoc ICommitteeArbiter
     function getMembers() external view returns (address[] memory) {
         return _members;
-    }
-
-    /// @inheritdoc ICommitteeArbiter
-    function getMarkets() external view returns (address[] memory) {
-        return _markets;
     }
 
     /// @inheritdoc ICommitteeArbiter

@@ -7,6 +7,7 @@ import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
 import {IArbiter} from "../market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../market/interfaces/IResolutionMarket.sol";
 import {IOptimisticOracleV3, IOptimisticOracleV3CallbackRecipient} from "./interfaces/IOptimisticOracleV3.sol";
+import {ArbiterMarkets} from "./ArbiterMarkets.sol";
 import {IUmaArbiter} from "./interfaces/IUmaArbiter.sol";
 
 /// @title UMA Optimistic Oracle V3 arbiter
@@ -17,7 +18,7 @@ import {IUmaArbiter} from "./interfaces/IUmaArbiter.sol";
 /// @dev No owner: oracle, currency, bond, liveness and markets are fixed at deployment. Only the named markets may
 ///      open cases, because `onDispute` pulls tokens from the `disputer` the caller names (a stranger could
 ///      otherwise spend an approval given for a real dispute on a claim of its own choosing).
-contract UmaArbiter is IUmaArbiter {
+contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
     using SafeERC20 for IERC20;
 
     /// @notice Shortest liveness: the proposer's side needs time to counter a wrong claim on OOv3.
@@ -25,7 +26,6 @@ contract UmaArbiter is IUmaArbiter {
     /// @notice Longest liveness: liveness plus a DVM vote (a few days) must end well before the market's
     ///         30-day arbitration timeout.
     uint64 public constant MAX_LIVENESS = 7 days;
-    uint256 public constant MAX_MARKETS = 20;
     /// @notice Longest quoted field (question or bundle URI) in a claim, in bytes before escaping.
     uint256 public constant MAX_QUOTED_BYTES = 1024;
 
@@ -35,9 +35,6 @@ contract UmaArbiter is IUmaArbiter {
     uint256 public immutable bond;
     uint64 public immutable liveness;
     bytes32 public immutable identifier;
-
-    address[] private _markets;
-    mapping(address account => bool) public isMarket;
 
     struct CaseKey {
         address market;
@@ -52,20 +49,13 @@ contract UmaArbiter is IUmaArbiter {
     /// @param bond_ UMA bond per dispute (0 = OOv3's minimum for `currency_`)
     /// @param liveness_ seconds the asserted claim can be countered on OOv3, in [MIN_LIVENESS, MAX_LIVENESS]
     /// @param markets_ the ResolutionMarket contracts that may send disputes
-    constructor(IOptimisticOracleV3 oracle_, IERC20 currency_, uint256 bond_, uint64 liveness_, address[] memory markets_) {
+    constructor(IOptimisticOracleV3 oracle_, IERC20 currency_, uint256 bond_, uint64 liveness_, address[] memory markets_)
+        ArbiterMarkets(markets_)
+    {
         if (address(oracle_) == address(0) || address(currency_) == address(0)) revert ZeroAddress();
         if (liveness_ < MIN_LIVENESS || liveness_ > MAX_LIVENESS) {
             revert LivenessOutOfRange(liveness_, MIN_LIVENESS, MAX_LIVENESS);
         }
-        if (markets_.length == 0) revert NoMarkets();
-        if (markets_.length > MAX_MARKETS) revert TooManyMarkets(markets_.length, MAX_MARKETS);
-        for (uint256 i = 0; i < markets_.length; ++i) {
-            address m = markets_[i];
-            if (m == address(0)) revert ZeroAddress();
-            if (isMarket[m]) revert DuplicateMarket(m);
-            isMarket[m] = true;
-        }
-        _markets = markets_;
         oracle = oracle_;
         currency = currency_;
         bond = bond_;
@@ -95,7 +85,7 @@ contract UmaArbiter is IUmaArbiter {
         string calldata bundleURI
     ) external {
         address market = msg.sender;
-        if (!isMarket[market]) revert NotAMarket(market);
+        _requireMarket(market);
         Case storage c = _cases[market][marketId];
         if (c.status != CaseStatus.None) revert CaseAlreadyOpened(market, marketId);
         uint256 amount = disputeBond();
@@ -184,10 +174,6 @@ contract UmaArbiter is IUmaArbiter {
     function caseOfAssertion(bytes32 assertionId) external view returns (address market, uint256 marketId) {
         CaseKey storage k = _byAssertion[assertionId];
         return (k.market, k.marketId);
-    }
-
-    function getMarkets() external view returns (address[] memory) {
-        return _markets;
     }
 
     /// @notice The claim asserted on OOv3 for a dispute: what UMA's voters read, so it names everything they need.

@@ -7,6 +7,7 @@ import {CommitteeArbiter} from "../../contracts/arbiter/CommitteeArbiter.sol";
 import {ICommitteeArbiter} from "../../contracts/arbiter/interfaces/ICommitteeArbiter.sol";
 import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
+import {IArbiterMarkets} from "../../contracts/arbiter/interfaces/IArbiterMarkets.sol";
 
 /// @notice Re-enters `vote` from inside `resolveDispute` (a hostile market must not get a second ruling).
 contract ReenteringMarket {
@@ -114,27 +115,27 @@ contract CommitteeArbiterTest is TestBase {
 
         address[] memory zero = _three();
         zero[1] = address(0);
-        vm.expectRevert(ICommitteeArbiter.ZeroAddress.selector);
+        vm.expectRevert(IArbiterMarkets.ZeroAddress.selector);
         new CommitteeArbiter(zero, 2, _one(address(market)));
     }
 
     function testConstructorRejectsBadMarkets() public {
-        vm.expectRevert(ICommitteeArbiter.NoMarkets.selector);
+        vm.expectRevert(IArbiterMarkets.NoMarkets.selector);
         new CommitteeArbiter(_three(), 2, new address[](0));
 
         address[] memory many = new address[](21);
         for (uint256 i = 0; i < 21; ++i) {
             many[i] = address(uint160(0x2000 + i));
         }
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.TooManyMarkets.selector, 21, 20));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.TooManyMarkets.selector, 21, 20));
         new CommitteeArbiter(_three(), 2, many);
 
-        vm.expectRevert(ICommitteeArbiter.ZeroAddress.selector);
+        vm.expectRevert(IArbiterMarkets.ZeroAddress.selector);
         new CommitteeArbiter(_three(), 2, _one(address(0)));
 
         address[] memory dup = new address[](2);
         (dup[0], dup[1]) = (address(market), address(market));
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.DuplicateMarket.selector, address(market)));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.DuplicateMarket.selector, address(market)));
         new CommitteeArbiter(_three(), 2, dup);
     }
 
@@ -156,23 +157,23 @@ contract CommitteeArbiterTest is TestBase {
 
     function testOnDisputeOnlyFromAMarket() public {
         vm.prank(a1);
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.NotAMarket.selector, a1));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.NotAMarket.selector, a1));
         arbiter.onDispute(1, IResolutionMarket.Verdict.Yes, IResolutionMarket.Verdict.No, proposer, disputer, HASH, "");
         // Another market contract that was not named at deployment is refused too.
         MockMarketV2 other = new MockMarketV2();
         other.setArbiter(IArbiter(address(arbiter)));
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.NotAMarket.selector, address(other)));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.NotAMarket.selector, address(other)));
         other.openDispute(1, IResolutionMarket.Verdict.Yes, IResolutionMarket.Verdict.No, proposer, disputer, HASH, "");
     }
 
     function testOnDisputeTwiceRefused() public {
         _open(7);
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.CaseAlreadyOpened.selector, address(market), 7));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.CaseAlreadyOpened.selector, address(market), 7));
         _open(7);
         // Decided cases cannot be reopened either.
         _vote(a1, 7, IResolutionMarket.Verdict.No);
         _vote(a2, 7, IResolutionMarket.Verdict.No);
-        vm.expectRevert(abi.encodeWithSelector(ICommitteeArbiter.CaseAlreadyOpened.selector, address(market), 7));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.CaseAlreadyOpened.selector, address(market), 7));
         _open(7);
     }
 

@@ -11,6 +11,7 @@ import {IArbiter} from "../../contracts/market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {IArbiterMarkets} from "../../contracts/arbiter/interfaces/IArbiterMarkets.sol";
 
 /// @dev The 5-argument expectEmit, declared here to keep the shared Vm interface untouched.
 interface VmExpectEmit {
@@ -77,9 +78,9 @@ contract UmaArbiterTest is TestBase {
         IOptimisticOracleV3 o = IOptimisticOracleV3(address(oo));
         IERC20 t = IERC20(address(token));
         address[] memory ms = _one(address(market));
-        vm.expectRevert(IUmaArbiter.ZeroAddress.selector);
+        vm.expectRevert(IArbiterMarkets.ZeroAddress.selector);
         new UmaArbiter(IOptimisticOracleV3(address(0)), t, BOND, LIVENESS, ms);
-        vm.expectRevert(IUmaArbiter.ZeroAddress.selector);
+        vm.expectRevert(IArbiterMarkets.ZeroAddress.selector);
         new UmaArbiter(o, IERC20(address(0)), BOND, LIVENESS, ms);
         vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.LivenessOutOfRange.selector, uint64(599), uint64(600), uint64(7 days)));
         new UmaArbiter(o, t, BOND, 599, ms);
@@ -87,19 +88,19 @@ contract UmaArbiterTest is TestBase {
             abi.encodeWithSelector(IUmaArbiter.LivenessOutOfRange.selector, uint64(7 days + 1), uint64(600), uint64(7 days))
         );
         new UmaArbiter(o, t, BOND, 7 days + 1, ms);
-        vm.expectRevert(IUmaArbiter.NoMarkets.selector);
+        vm.expectRevert(IArbiterMarkets.NoMarkets.selector);
         new UmaArbiter(o, t, BOND, LIVENESS, new address[](0));
         address[] memory many = new address[](21);
         for (uint256 i = 0; i < 21; ++i) {
             many[i] = address(uint160(0x2000 + i));
         }
-        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.TooManyMarkets.selector, 21, 20));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.TooManyMarkets.selector, 21, 20));
         new UmaArbiter(o, t, BOND, LIVENESS, many);
-        vm.expectRevert(IUmaArbiter.ZeroAddress.selector);
+        vm.expectRevert(IArbiterMarkets.ZeroAddress.selector);
         new UmaArbiter(o, t, BOND, LIVENESS, _one(address(0)));
         address[] memory dup = new address[](2);
         (dup[0], dup[1]) = (address(market), address(market));
-        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.DuplicateMarket.selector, address(market)));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.DuplicateMarket.selector, address(market)));
         new UmaArbiter(o, t, BOND, LIVENESS, dup);
     }
 
@@ -241,14 +242,14 @@ contract UmaArbiterTest is TestBase {
     function testOnDisputeOnlyFromAMarket() public {
         // The attack this stops: a stranger spends the disputer's approval on a claim of its choosing.
         vm.prank(proposer);
-        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.NotAMarket.selector, proposer));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.NotAMarket.selector, proposer));
         arbiter.onDispute(1, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, proposer, disputer, HASH, "");
         assertEq(token.balanceOf(disputer), 10_000e18, "approval untouched");
     }
 
     function testOnDisputeTwiceRefused() public {
         _open(1);
-        vm.expectRevert(abi.encodeWithSelector(IUmaArbiter.CaseAlreadyOpened.selector, address(market), 1));
+        vm.expectRevert(abi.encodeWithSelector(IArbiterMarkets.CaseAlreadyOpened.selector, address(market), 1));
         _open(1);
     }
 

@@ -3,12 +3,13 @@ pragma solidity ^0.8.24;
 
 import {IArbiter} from "../../market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../market/interfaces/IResolutionMarket.sol";
+import {IArbiterMarkets} from "./IArbiterMarkets.sol";
 
 /// @title M-of-N committee arbiter of disputed proposals
 /// @notice Fixed members and threshold, chosen at deployment (no owner, no member changes: a committee that wants
 ///         other members deploys another arbiter, and only markets created afterwards can name it). Members vote a
 ///         verdict once per case; the first verdict to reach `threshold` votes is sent to the market.
-interface ICommitteeArbiter is IArbiter {
+interface ICommitteeArbiter is IArbiter, IArbiterMarkets {
     /// @notice Life of one case, keyed by (market, marketId).
     enum CaseStatus {
         None,
@@ -49,15 +50,9 @@ interface ICommitteeArbiter is IArbiter {
 
     error NoMembers();
     error TooManyMembers(uint256 count, uint256 max);
-    error NoMarkets();
-    error TooManyMarkets(uint256 count, uint256 max);
-    error ZeroAddress();
     error DuplicateMember(address member);
-    error DuplicateMarket(address market);
     error ThresholdOutOfRange(uint256 threshold, uint256 members);
-    error NotAMarket(address caller);
     error NotAMember(address caller);
-    error CaseAlreadyOpened(address market, uint256 marketId);
     error CaseNotOpen(address market, uint256 marketId, CaseStatus status);
     error AlreadyVoted(address market, uint256 marketId, address member);
 
@@ -67,9 +62,7 @@ interface ICommitteeArbiter is IArbiter {
 
     function threshold() external view returns (uint256);
     function getMembers() external view returns (address[] memory);
-    function getMarkets() external view returns (address[] memory);
     function isMember(address account) external view returns (bool);
-    function isMarket(address account) external view returns (bool);
     function getCase(address market, uint256 marketId) external view returns (Case memory);
     function hasVoted(address market, uint256 marketId, address member) external view returns (bool);
 }

@@ -5,13 +5,14 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IArbiter} from "../../market/interfaces/IArbiter.sol";
 import {IResolutionMarket} from "../../market/interfaces/IResolutionMarket.sol";
 import {IOptimisticOracleV3, IOptimisticOracleV3CallbackRecipient} from "./IOptimisticOracleV3.sol";
+import {IArbiterMarkets} from "./IArbiterMarkets.sol";
 
 /// @title Arbiter that turns a dispute into an assertion on UMA's Optimistic Oracle V3
 /// @notice On `onDispute` the disputer's claim ("market M #id: the outcome is X") is asserted on OOv3 with the
 ///         disputer as asserter and UMA's bond pulled from the disputer. If nobody counters it within the
 ///         liveness the claim stands; if someone (the proposer's side) disputes it on OOv3, UMA's DVM votes.
 ///         OOv3's settlement callback rules: claim true -> the disputer's verdict, false -> the proposal's.
-interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
+interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackRecipient {
     enum CaseStatus {
         None,
         /// Claim asserted on OOv3, waiting for its settlement.
@@ -57,18 +58,12 @@ interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
     /// @notice The market refused the ruling inside OOv3's callback; the ruling is kept for `retryRuling`.
     event RulingDeliveryFailed(address indexed market, uint256 indexed marketId, bytes reason);
 
-    error ZeroAddress();
-    error NoMarkets();
-    error TooManyMarkets(uint256 count, uint256 max);
-    error DuplicateMarket(address market);
     error LivenessOutOfRange(uint64 liveness, uint64 min, uint64 max);
     /// @notice OOv3 does not accept this bond currency (not on UMA's collateral whitelist): every dispute would revert.
     error CurrencyNotSupported(address currency);
     /// @notice OOv3's default identifier is not on UMA's identifier whitelist: every dispute would revert.
     error IdentifierNotSupported(bytes32 identifier);
-    error NotAMarket(address caller);
     error NotOracle(address caller);
-    error CaseAlreadyOpened(address market, uint256 marketId);
     error UnknownAssertion(bytes32 assertionId);
     error WrongCaseStatus(address market, uint256 marketId, CaseStatus status);
     /// @notice The settlement gave the market call too little gas; settle again with more.
@@ -91,5 +86,4 @@ interface IUmaArbiter is IArbiter, IOptimisticOracleV3CallbackRecipient {
     function oracle() external view returns (IOptimisticOracleV3);
     function currency() external view returns (IERC20);
     function liveness() external view returns (uint64);
-    function isMarket(address account) external view returns (bool);
 }
