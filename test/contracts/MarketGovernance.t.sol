@@ -8,6 +8,7 @@ import {IMarketGovernance} from "../../contracts/market/interfaces/IMarketGovern
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
+import {IMarketBoundErrors} from "../../contracts/market/interfaces/IMarketBoundErrors.sol";
 
 /// @notice Issue 21: the arbiter allow-list, the bond range, timelocked defaults, the fallback arbiter and the
 ///         bootstrap that closes itself; each attack of the security review as a test that now fails.
@@ -31,7 +32,7 @@ contract MarketGovernanceTest is MarketFixture {
         markets[0] = address(market);
         CommitteeArbiter own = new CommitteeArbiter(members, 1, markets);
         params.arbiter = IArbiter(address(own));
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.ArbiterNotAllowed.selector, address(own)));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAllowed.selector, address(own)));
         assertEq(market.marketCount(), 0, "no market");
     }
 
@@ -39,7 +40,7 @@ contract MarketGovernanceTest is MarketFixture {
     ///         outside the deployment's bond range.
     function testFiftyEtherBondIsRefused() public {
         params.bond = 50 ether;
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.BondOutOfRange.selector, 50 ether));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.BondOutOfRange.selector, 50 ether));
         (uint96 min, uint96 max) = gov.bondRange();
         assertEq(uint256(min), gov.MIN_BOND(), "min");
         assertEq(uint256(max), 1 ether, "initial max");
@@ -184,7 +185,7 @@ contract MarketGovernanceTest is MarketFixture {
         assertEq(uint256(gov.arbiterAllowedFrom(address(next))), from, "from");
         assertTrue(!gov.isArbiterAllowed(address(next)), "not yet");
         params.arbiter = next;
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.ArbiterNotAllowed.selector, address(next)));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAllowed.selector, address(next)));
         vm.prank(owner);
         gov.queueArbiter(address(next)); // no-op: cannot push it back
         assertEq(uint256(gov.arbiterAllowedFrom(address(next))), from, "unchanged");
@@ -198,7 +199,7 @@ contract MarketGovernanceTest is MarketFixture {
         vm.prank(owner);
         gov.removeArbiter(address(next));
         assertTrue(!gov.isArbiterAllowed(address(next)), "removed");
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.ArbiterNotAllowed.selector, address(next)));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAllowed.selector, address(next)));
         assertEq(address(market.getMarketConfig(id).arbiter), address(next), "snapshot kept");
         assertEq(address(market.getMarketConfig(old).arbiter), address(arbiter), "old kept");
         vm.prank(owner);
@@ -207,7 +208,7 @@ contract MarketGovernanceTest is MarketFixture {
 
     function testQueueArbiterRejectsNonContracts() public {
         vm.prank(owner);
-        vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.ArbiterNotAContract.selector, address(0xE0A)));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAContract.selector, address(0xE0A)));
         gov.queueArbiter(address(0xE0A));
     }
 
@@ -217,7 +218,7 @@ contract MarketGovernanceTest is MarketFixture {
         vm.prank(owner);
         gov.removeArbiter(address(arbiter));
         vm.prank(creator);
-        vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.ArbiterNotAllowed.selector, address(arbiter)));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAllowed.selector, address(arbiter)));
         market.createMarket{value: POOL}(QUESTION, uint64(block.timestamp + 1 days));
     }
 
@@ -238,14 +239,14 @@ contract MarketGovernanceTest is MarketFixture {
         (uint96 qmin, uint96 qmax, uint64 qat) = gov.pendingBondRange();
         assertEq(uint256(qmin) + uint256(qmax) + uint256(qat), 0.005 ether + 5 ether + at, "pending");
         params.bond = 2 ether;
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.BondOutOfRange.selector, 2 ether));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.BondOutOfRange.selector, 2 ether));
         vm.warp(at);
         (uint96 min, uint96 max) = gov.bondRange();
         assertEq(uint256(max), 5 ether, "due range in the view");
         assertEq(uint256(min), 0.005 ether, "min");
         assertEq(uint256(market.getMarketConfig(_createWith(params)).bond), 2 ether, "inside the new range");
         params.bond = 0.002 ether;
-        _createWithExpect(params, abi.encodeWithSelector(IMarketGovernance.BondOutOfRange.selector, 0.002 ether));
+        _createWithExpect(params, abi.encodeWithSelector(IMarketBoundErrors.BondOutOfRange.selector, 0.002 ether));
     }
 
     // ------------------------------------------------------------------ fallback arbiter

@@ -13,6 +13,7 @@ import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
 import {TestArbiter} from "./market/TestArbiter.sol";
 import {_gov, _rep} from "./market/Split.sol";
+import {IMarketBoundErrors} from "../../contracts/market/interfaces/IMarketBoundErrors.sol";
 
 /// @notice Creation, joining, admission, the bounded owner, views and the deployed size.
 contract ResolutionMarketTest is MarketFixture {
@@ -54,7 +55,7 @@ contract ResolutionMarketTest is MarketFixture {
         assertEq(address(d.arbiter), address(0), "no arbiter yet");
         // Without an arbiter no market can be created (a market must always be disputable).
         vm.prank(creator);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0)));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAContract.selector, address(0)));
         m.createMarket{value: POOL}(QUESTION, uint64(block.timestamp + 1 days));
     }
 
@@ -126,20 +127,20 @@ contract ResolutionMarketTest is MarketFixture {
         uint64 d = uint64(block.timestamp + 1 days);
         vm.startPrank(creator);
         uint256 minPool = gov.MIN_REWARD_POOL();
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.RewardPoolTooSmall.selector, minPool - 1, minPool));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.RewardPoolTooSmall.selector, minPool - 1, minPool));
         market.createMarket{value: minPool - 1}(QUESTION, d);
         uint256 huge = uint256(type(uint96).max) + 1;
         vm.deal(creator, huge + 1 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.RewardPoolTooLarge.selector, huge));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.RewardPoolTooLarge.selector, huge));
         market.createMarket{value: huge}(QUESTION, d);
-        vm.expectRevert(IResolutionMarket.EmptyQuestion.selector);
+        vm.expectRevert(IMarketBoundErrors.EmptyQuestion.selector);
         market.createMarket{value: POOL}("", d);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.QuestionTooLong.selector, 1025));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.QuestionTooLong.selector, 1025));
         market.createMarket{value: POOL}(string(new bytes(1025)), d);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DeadlineNotInFuture.selector, uint64(block.timestamp)));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.DeadlineNotInFuture.selector, uint64(block.timestamp)));
         market.createMarket{value: POOL}(QUESTION, uint64(block.timestamp));
         uint64 far = uint64(block.timestamp + 365 days + 1);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DeadlineTooFar.selector, far));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.DeadlineTooFar.selector, far));
         market.createMarket{value: POOL}(QUESTION, far);
         vm.stopPrank();
     }
@@ -148,25 +149,25 @@ contract ResolutionMarketTest is MarketFixture {
         uint64 d = uint64(block.timestamp + 1 days);
         IResolutionMarket.MarketParams memory p;
         p.minStake = 1;
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.MinStakeOutOfRange.selector, 1));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.MinStakeOutOfRange.selector, 1));
         p.minStake = 0;
         p.maxWorkers = 101;
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.MaxWorkersOutOfRange.selector, 101));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.MaxWorkersOutOfRange.selector, 101));
         p.maxWorkers = 0;
         p.disputeWindow = 10 minutes - 1;
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 599));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.DisputeWindowOutOfRange.selector, 599));
         p.disputeWindow = 30 days + 1;
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 30 days + 1));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.DisputeWindowOutOfRange.selector, 30 days + 1));
         p.disputeWindow = 0;
         p.bond = 0.001 ether - 1;
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.BondOutOfRange.selector, 0.001 ether - 1));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.BondOutOfRange.selector, 0.001 ether - 1));
         p.bond = 0;
         p.arbiter = IArbiter(address(0xE0A));
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0xE0A)));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAContract.selector, address(0xE0A)));
         p.arbiter = IArbiter(address(0));
         p.admission = IResolutionMarket.Admission.AllowList;
         p.allowedAgents = new uint256[](101);
-        _expectCreateWith(p, d, abi.encodeWithSelector(IResolutionMarket.AllowListTooLong.selector, 101));
+        _expectCreateWith(p, d, abi.encodeWithSelector(IMarketBoundErrors.AllowListTooLong.selector, 101));
         // A long list is ignored unless the admission is AllowList.
         p.admission = IResolutionMarket.Admission.Open;
         vm.prank(creator);
@@ -426,7 +427,7 @@ contract ResolutionMarketTest is MarketFixture {
         gov.queueResolver(r2);
         assertEq(uint256(gov.resolverActiveFrom(r2)), from, "unchanged");
         vm.prank(owner);
-        vm.expectRevert(IResolutionMarket.ZeroAddress.selector);
+        vm.expectRevert(IMarketBoundErrors.ZeroAddress.selector);
         gov.queueResolver(address(0));
     }
 
@@ -487,7 +488,7 @@ contract ResolutionMarketTest is MarketFixture {
         TestArbiter next = new TestArbiter();
         uint64 at = uint64(block.timestamp + 2 days);
         vm.prank(owner);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbiterNotAContract.selector, address(0xAB)));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.ArbiterNotAContract.selector, address(0xAB)));
         gov.queueDefaultArbiter(IArbiter(address(0xAB)));
         vm.expectRevert(IMarketGovernance.NothingQueued.selector);
         gov.applyDefaultArbiter();
@@ -526,17 +527,17 @@ contract ResolutionMarketTest is MarketFixture {
         vm.expectEmit(address(gov));
         emit IMarketGovernance.DefaultsUpdated(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
         gov.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MinStakeOutOfRange.selector, 0));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.MinStakeOutOfRange.selector, 0));
         gov.setDefaults(0, 7, 2 hours, 1 hours, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MaxWorkersOutOfRange.selector, 0));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.MaxWorkersOutOfRange.selector, 0));
         gov.setDefaults(0.002 ether, 0, 2 hours, 1 hours, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.GracePeriodOutOfRange.selector, 59 minutes));
         gov.setDefaults(0.002 ether, 7, 59 minutes, 1 hours, 0.02 ether);
         vm.expectRevert(abi.encodeWithSelector(IMarketGovernance.GracePeriodOutOfRange.selector, 31 days));
         gov.setDefaults(0.002 ether, 7, 31 days, 1 hours, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DisputeWindowOutOfRange.selector, 0));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.DisputeWindowOutOfRange.selector, 0));
         gov.setDefaults(0.002 ether, 7, 2 hours, 0, 0.02 ether);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.BondOutOfRange.selector, 0));
+        vm.expectRevert(abi.encodeWithSelector(IMarketBoundErrors.BondOutOfRange.selector, 0));
         gov.setDefaults(0.002 ether, 7, 2 hours, 1 hours, 0);
         vm.stopPrank();
     }

@@ -44,16 +44,24 @@ interface ICommitteeArbiter is IArbiter, IArbiterMarkets {
         bytes32 bundleHash,
         string bundleURI
     );
+    /// @notice A member voted `verdict` on the case of (`market`, `marketId`).
     event Voted(address indexed market, uint256 indexed marketId, address indexed member, IResolutionMarket.Verdict verdict);
     /// @notice `threshold` members agreed; the market was told in the same transaction.
     event CaseDecided(address indexed market, uint256 indexed marketId, IResolutionMarket.Verdict verdict, uint256 votes);
 
+    /// @notice The committee has no member.
     error NoMembers();
+    /// @notice More than `max` members.
     error TooManyMembers(uint256 count, uint256 max);
+    /// @notice `member` is named twice.
     error DuplicateMember(address member);
+    /// @notice The threshold is 0 or above the number of members.
     error ThresholdOutOfRange(uint256 threshold, uint256 members);
+    /// @notice `caller` is not a committee member.
     error NotAMember(address caller);
+    /// @notice The case is not open for votes (never opened, or already decided).
     error CaseNotOpen(address market, uint256 marketId, CaseStatus status);
+    /// @notice `member` already voted on this case.
     error AlreadyVoted(address market, uint256 marketId, address member);
 
     /// @notice Casts the caller's vote; the vote that reaches `threshold` calls `resolveDispute` on the market

@@ -54,17 +54,22 @@ interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackR
     event AssertionSettled(
         address indexed market, uint256 indexed marketId, bytes32 indexed assertionId, bool assertedTruthfully, IResolutionMarket.Verdict ruling
     );
+    /// @notice The market accepted the ruling that OOv3 settled (or that `retryRuling` sent again).
     event RulingDelivered(address indexed market, uint256 indexed marketId, IResolutionMarket.Verdict ruling);
     /// @notice The market refused the ruling inside OOv3's callback; the ruling is kept for `retryRuling`.
     event RulingDeliveryFailed(address indexed market, uint256 indexed marketId, bytes reason);
 
+    /// @notice The liveness is outside [`min`, `max`].
     error LivenessOutOfRange(uint64 liveness, uint64 min, uint64 max);
     /// @notice OOv3 does not accept this bond currency (not on UMA's collateral whitelist): every dispute would revert.
     error CurrencyNotSupported(address currency);
     /// @notice OOv3's default identifier is not on UMA's identifier whitelist: every dispute would revert.
     error IdentifierNotSupported(bytes32 identifier);
+    /// @notice Only the configured OOv3 may call back.
     error NotOracle(address caller);
+    /// @notice OOv3 called back for an assertion this arbiter did not make.
     error UnknownAssertion(bytes32 assertionId);
+    /// @notice The case is not in the status this call needs (asserted for a callback, ruling pending for a retry).
     error WrongCaseStatus(address market, uint256 marketId, CaseStatus status);
     /// @notice The settlement gave the market call too little gas; settle again with more.
     error RulingOutOfGas(address market, uint256 marketId);

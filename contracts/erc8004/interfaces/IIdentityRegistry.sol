@@ -11,8 +11,11 @@ interface IIdentityRegistry {
         bytes metadataValue;
     }
 
+    /// @notice A new agent `agentId` was registered by `owner` with `agentURI` (ERC-8004).
     event Registered(uint256 indexed agentId, string agentURI, address indexed owner);
+    /// @notice Metadata `metadataKey` of agent `agentId` was set (ERC-8004).
     event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue);
+    /// @notice The registration URI of agent `agentId` changed to `newURI` (ERC-8004).
     event URIUpdated(uint256 indexed agentId, string newURI, address indexed updatedBy);
 
     function register() external returns (uint256 agentId);

@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 /// @title ERC-8004 Reputation Registry (v2.0.0 surface, without upgrade plumbing)
 /// @notice Clients leave signed-integer feedback about agents, tagged and optionally backed by an off-chain file.
 interface IReputationRegistry {
+    /// @notice `clientAddress` gave agent `agentId` feedback number `feedbackIndex` (ERC-8004).
     event NewFeedback(
         uint256 indexed agentId,
         address indexed clientAddress,
@@ -17,7 +18,9 @@ interface IReputationRegistry {
         string feedbackURI,
         bytes32 feedbackHash
     );
+    /// @notice `clientAddress` revoked its feedback `feedbackIndex` on agent `agentId` (ERC-8004).
     event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex);
+    /// @notice A response was appended to one feedback on agent `agentId` (ERC-8004).
     event ResponseAppended(
         uint256 indexed agentId,
         address indexed clientAddress,

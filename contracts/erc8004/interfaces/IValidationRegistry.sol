@@ -4,12 +4,14 @@ pragma solidity ^0.8.24;
 /// @title ERC-8004 Validation Registry (v2.0.0 surface, without upgrade plumbing)
 /// @notice Agents ask validators to check their work; validators answer with a 0..100 score.
 interface IValidationRegistry {
+    /// @notice Agent `agentId` asked `validatorAddress` to validate the request `requestHash` (ERC-8004).
     event ValidationRequest(
         address indexed validatorAddress,
         uint256 indexed agentId,
         string requestURI,
         bytes32 indexed requestHash
     );
+    /// @notice `validatorAddress` answered the validation request `requestHash` (ERC-8004).
     event ValidationResponse(
         address indexed validatorAddress,
         uint256 indexed agentId,

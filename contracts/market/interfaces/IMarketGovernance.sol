@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {IArbiter} from "./IArbiter.sol";
+import {IMarketBoundErrors} from "./IMarketBoundErrors.sol";
 import {IResolutionMarket} from "./IResolutionMarket.sol";
 
 /// @title The bounded owner of one resolution market, deployed by that market
@@ -10,7 +11,7 @@ import {IResolutionMarket} from "./IResolutionMarket.sol";
 ///         market reads it when a market is created ({snapshotConfig}) and snapshots the result per market; proposals check
 ///         {resolverActiveFrom} against the market's creation time. The owner can never move funds, change a live
 ///         market's settings, nor decide a market.
-interface IMarketGovernance {
+interface IMarketGovernance is IMarketBoundErrors {
     /// @notice `resolver` may propose on markets created at or after `activeFrom`.
     event ResolverQueued(address indexed resolver, uint64 activeFrom);
     /// @notice `resolver` may no longer propose.
@@ -40,10 +41,6 @@ interface IMarketGovernance {
     /// @notice The deployment bootstrap ended (first market, {closeBootstrap}); every change now waits the delay.
     event BootstrapClosed(uint64 at);
 
-    /// @notice A zero address where an account is required.
-    error ZeroAddress();
-    /// @notice The arbiter has no code.
-    error ArbiterNotAContract(address arbiter);
     /// @notice Nothing is queued to apply.
     error NothingQueued();
     /// @notice The queued change applies only from `effectiveAt`.
@@ -52,32 +49,8 @@ interface IMarketGovernance {
     error RenounceOwnershipDisabled();
     /// @notice Only the market that deployed this contract may call.
     error NotMarket(address caller);
-    /// @notice Seat limit outside 1..MAX_WORKERS_CAP.
-    error MaxWorkersOutOfRange(uint256 value);
     /// @notice Grace period outside [MIN_GRACE_PERIOD, MAX_GRACE_PERIOD].
     error GracePeriodOutOfRange(uint256 value);
-    /// @notice Dispute window outside [MIN_DISPUTE_WINDOW, MAX_DISPUTE_WINDOW].
-    error DisputeWindowOutOfRange(uint256 value);
-    /// @notice Minimum stake below MIN_STAKE_FLOOR.
-    error MinStakeOutOfRange(uint256 value);
-    /// @notice Bond below MIN_BOND.
-    error BondOutOfRange(uint256 value);
-    /// @notice Reward pool below MIN_REWARD_POOL.
-    error RewardPoolTooSmall(uint256 value, uint256 minimum);
-    /// @notice Reward pool of 2^96 wei or more.
-    error RewardPoolTooLarge(uint256 value);
-    /// @notice The question is empty.
-    error EmptyQuestion();
-    /// @notice The question is longer than MAX_QUESTION_BYTES.
-    error QuestionTooLong(uint256 length);
-    /// @notice The deadline is not after now.
-    error DeadlineNotInFuture(uint64 deadline);
-    /// @notice The deadline is more than MAX_DEADLINE_HORIZON away.
-    error DeadlineTooFar(uint64 deadline);
-    /// @notice More than MAX_ALLOW_LIST agents on an allow-list.
-    error AllowListTooLong(uint256 length);
-    /// @notice The market's arbiter is not (yet, or any more) on the deployment's arbiter allow-list.
-    error ArbiterNotAllowed(address arbiter);
     /// @notice A bond range below MIN_BOND or with max < min.
     error BondRangeInvalid(uint256 min, uint256 max);
 

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {IArbiter} from "./IArbiter.sol";
+import {IMarketBoundErrors} from "./IMarketBoundErrors.sol";
 import {IMarketGovernance} from "./IMarketGovernance.sol";
 import {IMarketReputation} from "./IMarketReputation.sol";
 
@@ -18,7 +19,7 @@ import {IMarketReputation} from "./IMarketReputation.sol";
 ///         all funds withdrawable by someone (pull payments). The owner's powers live in the market's
 ///         `governance()`, the ERC-8004 writer and reputation book in its `reputation()` (both deployed by the
 ///         market's constructor, so their addresses are fixed at deployment).
-interface IResolutionMarket {
+interface IResolutionMarket is IMarketBoundErrors {
     // ------------------------------------------------------------------------------------------------
     // Types
     // ------------------------------------------------------------------------------------------------
@@ -196,8 +197,11 @@ interface IResolutionMarket {
     // Events
     // ------------------------------------------------------------------------------------------------
 
+    /// @notice A market was created with its question, deadline and reward pool (paid in with the call).
     event MarketCreated(uint256 indexed marketId, address indexed creator, string question, uint64 deadline, uint256 rewardPool);
+    /// @notice The configuration snapshotted for a new market and its admission allow-list.
     event MarketConfigured(uint256 indexed marketId, MarketConfig config, uint256[] allowedAgents);
+    /// @notice Agent `agentId` took a seat on the market, operated by `worker`, with `stake` wei staked.
     event WorkerJoined(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, uint256 stake);
     /// @notice The event the resolver watches. Emitted once per market.
     event ResolutionRequested(uint256 indexed marketId, string question);
@@ -211,16 +215,25 @@ interface IResolutionMarket {
         uint64 disputeEndsAt,
         WorkerReport[] reports
     );
+    /// @notice `disputer` bonded a dispute claiming `claimed`; the case went to `arbiter`.
     event ProposalDisputed(uint256 indexed marketId, address indexed disputer, Verdict claimed, IArbiter arbiter);
+    /// @notice The arbiter ruled `verdict`; `winner` (proposer or disputer) is owed `bondPaid`.
     event DisputeResolved(uint256 indexed marketId, Verdict verdict, address indexed winner, uint256 bondPaid);
+    /// @notice The arbiter did not rule within the arbitration timeout: the market ends Invalid, both bonds returned.
     event DisputeExpired(uint256 indexed marketId);
     /// @notice Final state. `disputed` = the outcome was decided by the arbiter (known truth for accuracy estimates).
     event MarketFinalized(uint256 indexed marketId, Status status, bool outcome, bool disputed);
+    /// @notice The settlement of one seat at finalization: correctness, reward, stake returned or slashed.
     event WorkerSettled(uint256 indexed marketId, uint256 indexed agentId, address indexed worker, WorkerResult result);
+    /// @notice `amount` of the seat's stake went to `beneficiary` (arbitrated markets only).
     event StakeSlashed(uint256 indexed marketId, uint256 indexed agentId, address indexed beneficiary, uint256 amount);
+    /// @notice Nobody proposed within the grace period; the market can be cancelled from `cancellableAt`.
     event CancelRequested(uint256 indexed marketId, address indexed caller, uint64 cancellableAt);
+    /// @notice The market was cancelled without a proposal; every stake and the reward pool are refundable.
     event MarketCancelled(uint256 indexed marketId, address indexed caller);
+    /// @notice `amount` went back to the creator (pull payment credited).
     event CreatorRefunded(uint256 indexed marketId, address indexed creator, uint256 amount);
+    /// @notice `account` withdrew `amount` wei of what it was owed.
     event Withdrawal(address indexed account, uint256 amount);
     /// @notice A market reached Resolved or Invalid and extended the track-record hash chain: `index` counts
     ///         finalized markets from 0, `head` is the chain's head after this entry.
@@ -232,51 +245,66 @@ interface IResolutionMarket {
     // Errors
     // ------------------------------------------------------------------------------------------------
 
-    error ZeroAddress();
+    /// @notice `account` may not propose on this market (not an active resolver for its creation time).
     error NotResolver(address account, uint256 marketId);
+    /// @notice `account` is not the market's arbiter.
     error NotArbiter(address account, uint256 marketId);
-    error MaxWorkersOutOfRange(uint256 value);
-    error DisputeWindowOutOfRange(uint256 value);
-    error MinStakeOutOfRange(uint256 value);
-    error BondOutOfRange(uint256 value);
-    error RewardPoolTooSmall(uint256 value, uint256 minimum);
-    error RewardPoolTooLarge(uint256 value);
-    error EmptyQuestion();
-    error QuestionTooLong(uint256 length);
-    error DeadlineNotInFuture(uint64 deadline);
-    error DeadlineTooFar(uint64 deadline);
-    error AllowListTooLong(uint256 length);
-    error ArbiterNotAContract(address arbiter);
-    /// @notice Raised by the governance at creation (mirrored here so clients decode it): the arbiter is not on the
-    ///         deployment's arbiter allow-list.
-    error ArbiterNotAllowed(address arbiter);
+    /// @notice No market has this id.
     error MarketNotFound(uint256 marketId);
+    /// @notice The market is in `status`, not the one this call needs.
     error WrongStatus(uint256 marketId, Status status);
+    /// @notice The market's deadline has passed: it takes no more workers.
     error JoiningClosed(uint256 marketId);
+    /// @notice The stake is below the market's minimum.
     error StakeTooLow(uint256 stake, uint256 minStake);
+    /// @notice The market's total stake would reach 2^96 wei.
     error StakeTooLarge(uint256 stake);
+    /// @notice No agent has this id in the identity registry.
     error AgentNotFound(uint256 agentId);
+    /// @notice `caller` neither owns nor operates agent `agentId`.
     error NotAgentOperator(address caller, uint256 agentId);
+    /// @notice The market (its reputation writer) operates the agent: ERC-8004 would refuse its feedback, so it may
+    ///         not join.
     error MarketIsAgentOperator(uint256 agentId);
+    /// @notice The agent does not meet the market's admission rule (allow-list or proven track record).
     error AgentNotAdmitted(uint256 marketId, uint256 agentId);
+    /// @notice The agent already holds a seat on this market.
     error AgentAlreadyJoined(uint256 marketId, uint256 agentId);
+    /// @notice `worker` already holds a seat on this market.
     error AddressAlreadyJoined(uint256 marketId, address worker);
+    /// @notice Every seat (`maxWorkers`) is taken.
     error MarketFull(uint256 marketId, uint256 maxWorkers);
+    /// @notice The market's deadline has not passed yet.
     error DeadlineNotReached(uint256 marketId, uint64 deadline);
+    /// @notice A proposal must carry one report per seat.
     error ReportsLengthMismatch(uint256 expected, uint256 actual);
+    /// @notice The report at `index` is malformed (answer, confidence or scores out of range).
     error InvalidReport(uint256 index);
+    /// @notice A Yes/No verdict needs at least one answered report.
     error NoAnswerForVerdict(uint256 marketId);
+    /// @notice The ETH sent is not the bond the market asks.
     error WrongBond(uint256 sent, uint256 required);
+    /// @notice The bundle URI is longer than MAX_BUNDLE_URI_BYTES.
     error BundleURITooLong(uint256 length);
+    /// @notice The dispute window ended at `endedAt`.
     error DisputeWindowOver(uint256 marketId, uint64 endedAt);
+    /// @notice The dispute window is open until `endsAt`.
     error DisputeWindowOpen(uint256 marketId, uint64 endsAt);
+    /// @notice A dispute must claim a verdict other than the proposed one.
     error ClaimEqualsProposal(uint256 marketId);
+    /// @notice The arbiter may still rule until `expiresAt`.
     error ArbitrationNotExpired(uint256 marketId, uint256 expiresAt);
+    /// @notice Cancellation can be requested only after the grace period, at `endsAt`.
     error GracePeriodNotOver(uint256 marketId, uint256 endsAt);
+    /// @notice A cancellation is already requested.
     error CancelAlreadyRequested(uint256 marketId);
+    /// @notice Cancellation was not requested first (`requestCancel`).
     error CancelNotRequested(uint256 marketId);
+    /// @notice The market can be cancelled only from `endsAt`.
     error CancelWindowOpen(uint256 marketId, uint256 endsAt);
+    /// @notice The caller is owed nothing.
     error NothingToWithdraw();
+    /// @notice Sending `amount` wei to `account` failed.
     error TransferFailed(address account, uint256 amount);
     /// @notice A constructor argument that must be a contract (a registry) is not.
     error NotAContract(address account);
