@@ -20,6 +20,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_ACCURACY_CONFIG } from "../workflow/core/accuracy.js";
 import { DEFAULT_MIN_HISTORY, DEFAULT_THRESHOLD_BPS, type VerdictConfigInput } from "../workflow/core/vote.js";
+import { DEFAULT_WATCH_CONFIG } from "../workflow/core/watch.js";
 import { scenarios, type Scenario } from "./sim/scenarios.js";
 import { CHECKPOINTS, type Call, type Engine, type MarketTrace, type SimResult } from "./sim/simulate.js";
 import type { SimTask } from "./sim/worker.js";
@@ -48,6 +49,8 @@ const OUT = args.includes("--no-write")
   : args.includes("--out")
     ? (args[args.indexOf("--out") + 1] ?? "integrity.json")
     : "integrity.json";
+/** The simulated watcher's `--against-share` (default: the CLI's). */
+const WATCH = args.includes("--against-share") ? { againstShare: arg("against-share", 0.5) } : {};
 /** Worker threads running the simulations in parallel. */
 const JOBS = Math.max(1, arg("jobs", Math.min(4, availableParallelism())));
 const SWEEP = [5_000, 5_500, 6_000, 6_500, 7_000, 7_500, 8_000, 8_500, 9_000, 9_500, 9_900];
@@ -143,7 +146,7 @@ class SimPool {
   }
   run(scenario: string, seed: number, markets: number, vote: VerdictConfigInput, engine: Engine): Promise<SimResult> {
     return new Promise((done, fail) => {
-      this.queue.push({ task: { id: this.next++, scenario, seed, markets, vote, engine }, done, fail });
+      this.queue.push({ task: { id: this.next++, scenario, seed, markets, vote, engine, watch: WATCH }, done, fail });
       this.pump();
     });
   }
@@ -315,6 +318,52 @@ function acceptance(byName: Map<string, ScenarioResult>) {
     Math.abs(sw.correct - ctl.correct) <= 3 && sw.wrong <= ctl.wrong + 3,
     `${sw.correct} % / ${sw.wrong} % vs ${ctl.correct} % / ${ctl.wrong} %`,
   );
+  // Round 3 (issue 20), where the scenario ran.
+  const has = (n: string): boolean => byName.has(n);
+  if (has("farm-then-strike")) {
+    const r = g("farm-then-strike").final;
+    add(
+      "farm then strike, nobody disputing: ≤ 10 % of the markets after the strike finalize wrong",
+      r.wrong <= 10,
+      `${r.correct} % / ${r.wrong} % / ${r.unresolved} %`,
+    );
+  }
+  if (has("farm-then-strike-watched")) {
+    const r = g("farm-then-strike-watched").final;
+    add(
+      "farm then strike, the watcher and an honest arbiter: ≤ 5 % finalize wrong",
+      r.wrong <= 5,
+      `${r.correct} % / ${r.wrong} % / ${r.unresolved} %`,
+    );
+  }
+  if (has("correlated-crowd")) {
+    const c = g("correlated-crowd");
+    add(
+      "correlated crowd: wrong ≤ the head count's and correct ≥ the head count's",
+      c.after.wrong <= c.headCount.wrong && c.after.correct >= c.headCount.correct,
+      `${c.after.correct} % / ${c.after.wrong} % vs ${c.headCount.correct} % / ${c.headCount.wrong} %`,
+    );
+    // Agents 1–3 copy the shared source, agent 4 is the independent expert (scenarios.ts).
+    const e = c.estimated;
+    const expert = e["4"];
+    const copiers = ["1", "2", "3"].map((id) => e[id]);
+    const ranks = (k: "estimated" | "correctness"): boolean =>
+      expert !== undefined && copiers.every((x) => x !== undefined && expert[k] > x[k]);
+    add(
+      "correlated crowd: the expert ranks above every copier in estimated accuracy and in on-chain correctness",
+      ranks("estimated") && ranks("correctness"),
+      `expert ${expert?.estimated}/${expert?.correctness}, copiers ${copiers.map((x) => `${x?.estimated}/${x?.correctness}`).join(" ")}`,
+    );
+  }
+  if (has("farmed-sybils")) {
+    const r = g("farmed-sybils").after;
+    const hc = g("farmed-sybils").headCount;
+    add(
+      "farmed Sybils (admission filter): do not outvote 3 honest agents (correct ≥ 85 %, wrong ≤ 8 %)",
+      r.correct >= 85 && r.wrong <= 8,
+      `${r.correct} % / ${r.wrong} % (head count ${hc.correct} % / ${hc.wrong} %)`,
+    );
+  }
   return checks;
 }
 
@@ -344,6 +393,7 @@ async function main(): Promise<void> {
       minHistory: DEFAULT_MIN_HISTORY,
       ...VOTE,
       accuracy: { ...DEFAULT_ACCURACY_CONFIG, ...(VOTE.accuracy ?? {}) },
+      watch: { ...DEFAULT_WATCH_CONFIG, ...WATCH },
     },
     note: "percent of counted markets, mean over seeds firstSeed..firstSeed+seeds−1 (minCorrect / maxWrong: worst seed); before = the pre-issue-10 quality-weighted vote (bench/sim/frozen-vote-v1.ts)",
     scenarios: out.map(({ calls: _calls, ...rest }) => rest),

@@ -6,6 +6,7 @@ import { parentPort } from "node:worker_threads";
 import { scenarios } from "./scenarios.js";
 import { simulate, type Engine } from "./simulate.js";
 import type { VerdictConfigInput } from "../../workflow/core/vote.js";
+import type { WatchConfig } from "../../workflow/core/watch.js";
 
 export interface SimTask {
   id: number;
@@ -14,6 +15,7 @@ export interface SimTask {
   markets: number;
   vote: VerdictConfigInput;
   engine: Engine;
+  watch: Partial<WatchConfig>;
 }
 
 const byName = new Map(scenarios().map((s) => [s.name, s]));
@@ -24,7 +26,7 @@ parentPort?.on("message", (task: SimTask) => {
     parentPort?.postMessage({ id: task.id, error: `unknown scenario ${task.scenario}` });
     return;
   }
-  simulate(s, task.seed, task.markets, task.vote, task.engine).then(
+  simulate(s, task.seed, task.markets, task.vote, task.engine, task.watch).then(
     (result) => parentPort?.postMessage({ id: task.id, result }),
     (e: unknown) => parentPort?.postMessage({ id: task.id, error: e instanceof Error ? e.message : String(e) }),
   );
