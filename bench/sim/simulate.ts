@@ -15,7 +15,7 @@ import type {
   WorkerRecord,
 } from "../../workflow/core/types.js";
 import { decideVerdict, type VerdictConfigInput, type VerdictDecision } from "../../workflow/core/vote.js";
-import { WATCHER_VOTE, watchProposal } from "../../workflow/core/watch.js";
+import { WATCHER_VOTE, watchProposal, type WatchConfig } from "../../workflow/core/watch.js";
 import { createRubricEvaluator } from "../../workflow/evaluate/rubric.js";
 import { evaluateStage } from "../../workflow/pipeline/06-evaluate.js";
 import { marketKey, resolveStage } from "../../workflow/pipeline/07-resolve.js";
@@ -127,6 +127,8 @@ export async function simulate(
   markets: number,
   vote: VerdictConfigInput = {},
   engine: Engine = "current",
+  /** The watcher's configuration (`cresolver watch --against-share`), where the scenario has a watcher. */
+  watch: Partial<WatchConfig> = {},
 ): Promise<SimResult> {
   const rng = createRng(seed);
   const truthRng = rng.fork("truth");
@@ -272,7 +274,7 @@ export async function simulate(
       // 15142af: its own decision recomputed (it had no coalition rule), so only "against-seats" can fire.
       const recomputed =
         engine === "current" ? decideVerdict(input, { ...vote, ...WATCHER_VOTE }) : decideVerdictV2(input, vote);
-      watched = watchProposal(decision.verdict, decision.reports, recomputed).dispute;
+      watched = watchProposal(decision.verdict, decision.reports, recomputed, watch).dispute;
     }
     const disputed = watched || (wrong && (scenario.disputeRate ?? 0) > 0 && disputeRng.chance(scenario.disputeRate!));
     const ruling = scenario.untrustedRulings;

@@ -31,6 +31,8 @@
  * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
 import type { HistoryMarket } from "./types.js";
+import { resolveAccuracyConfig, type AccuracyConfig } from "./accuracy-config.js";
+import { logOddsCovariance } from "./accuracy-covariance.js";
 import { mustGet } from "../util/must.js";
 import {
   DependenceMatrix,
@@ -40,78 +42,6 @@ import {
   sharedErrorDependence,
   type PairStats,
 } from "./dependence.js";
-
-export interface AccuracyConfig {
-  /** Mean of the Beta prior on an agent's accuracy (an unknown agent). Default 0.7. */
-  priorAccuracy: number;
-  /** α + β of the Beta prior, in pseudo-answers. Default 4. */
-  priorStrength: number;
-  /** Default 50. */
-  maxIterations: number;
-  /** Default 1e-6. */
-  tolerance: number;
-  /** Lower edges (bps, ascending, first = 5000) of the confidence bins. Default [5000, 7000, 9000]. */
-  confidenceBins: number[];
-  /** Pseudo-answers pulling a bin's accuracy towards the agent's overall accuracy. Default 10. */
-  calibrationStrength: number;
-  /** Agreement share at which two agents count as clones. Default 0.98. */
-  cloneAgreement: number;
-  /** Shared markets needed before two agents can count as clones. Default 5. */
-  cloneMinShared: number;
-  /** Only the most recent markets are used (bounded cost). Default 5000. */
-  maxMarkets: number;
-  /** Estimates are clamped to [1 − maxAccuracy, maxAccuracy] (bounded weights). Default 0.99. */
-  maxAccuracy: number;
-  /**
-   * Recency: an answer followed by k later yes/no answers of the same agent weighs 2^(−k / halfLife) in the
-   * accuracy estimate (0: no decay). Default 40 (bench:integrity: shorter half-lives cost honest panels accuracy).
-   */
-  halfLife: number;
-  /** Weight of an attested (unsigned) answer relative to a signed one (docs/RECORDS.md §2, §4). Default 0.5. */
-  attestedWeight: number;
-  /**
-   * Undisputed outcomes (and rulings of arbiters the deployment does not trust) are soft evidence: one more voter
-   * of this log-odds in the E-step, never fixed truth. Default 0.5 (a 0.62 voter).
-   */
-  outcomeLogOdds: number;
-  /** Standard errors of excess agreement discounted before a pair counts as dependent (dependence.ts). Default 2. */
-  dependenceMargin: number;
-  /** Standardised residual above which the robust factor fit leaves a pair out. Default 3. */
-  dependenceOutlierZ: number;
-  /** Shared markets needed before a pair's dependence is estimated. Default 8. */
-  dependenceMinShared: number;
-  /**
-   * Shared errors (dependence.ts `sharedErrorDependence`): half-life, in shared markets of the pair, of the memory
-   * of being wrong together against the rest (0: off). Default 4.
-   */
-  errorHalfLife: number;
-  /** Standard errors discounted before shared errors count as dependence. Default 1. */
-  errorMargin: number;
-  /** Shared-error dependence also divides votes (E-step and vote), not only groups coalitions. Default false. */
-  errorInEstimate: boolean;
-}
-
-export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
-  priorAccuracy: 0.7,
-  priorStrength: 4,
-  maxIterations: 50,
-  tolerance: 1e-6,
-  confidenceBins: [5000, 7000, 9000], // copied by resolveAccuracyConfig: never shared with a caller
-  calibrationStrength: 10,
-  cloneAgreement: 0.98,
-  cloneMinShared: 5,
-  maxMarkets: 5000,
-  maxAccuracy: 0.99,
-  halfLife: 40,
-  attestedWeight: 0.5,
-  outcomeLogOdds: 0.5,
-  dependenceMargin: 2,
-  dependenceOutlierZ: 3,
-  dependenceMinShared: 8,
-  errorHalfLife: 4,
-  errorMargin: 1,
-  errorInEstimate: false,
-});
 
 export interface CalibrationBin {
   /** Inclusive lower edge, bps. */
@@ -183,52 +113,8 @@ const row = <T>(xs: readonly T[][], i: number): T[] => xs[i] ?? [];
 const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
 export const logit = (p: number): number => Math.log(p / (1 - p));
 
-export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefined): AccuracyConfig {
-  const c = { ...DEFAULT_ACCURACY_CONFIG, ...(config ?? {}) };
-  const num = (v: number, lo: number, hi: number, name: string, int = false): number => {
-    if (typeof v !== "number" || !Number.isFinite(v) || v < lo || v > hi || (int && !Number.isInteger(v))) {
-      throw new RangeError(
-        `accuracy config ${name} must be ${int ? "an integer" : "a number"} in [${lo}, ${hi}], got ${v}`,
-      );
-    }
-    return v;
-  };
-  const bool = (v: boolean, name: string): boolean => {
-    if (typeof v !== "boolean") throw new RangeError(`accuracy config ${name} must be a boolean, got ${String(v)}`);
-    return v;
-  };
-  const bins = [...c.confidenceBins];
-  if (
-    bins.length === 0 ||
-    bins[0] !== 5000 ||
-    bins.some((b, i) => !Number.isInteger(b) || b > 10_000 || (i > 0 && b <= at(bins, i - 1)))
-  ) {
-    throw new RangeError("accuracy config confidenceBins must be ascending integers in [5000, 10000] starting at 5000");
-  }
-  return {
-    priorAccuracy: num(c.priorAccuracy, 0.01, 0.99, "priorAccuracy"),
-    priorStrength: num(c.priorStrength, 0, 1e6, "priorStrength"),
-    maxIterations: num(c.maxIterations, 1, 10_000, "maxIterations", true),
-    tolerance: num(c.tolerance, 0, 1, "tolerance"),
-    confidenceBins: bins,
-    calibrationStrength: num(c.calibrationStrength, 0, 1e6, "calibrationStrength"),
-    cloneAgreement: num(c.cloneAgreement, 0.5, 1.01, "cloneAgreement"),
-    cloneMinShared: num(c.cloneMinShared, 1, 1e9, "cloneMinShared", true),
-    maxMarkets: num(c.maxMarkets, 1, 1e9, "maxMarkets", true),
-    maxAccuracy: num(c.maxAccuracy, 0.5, 0.999999, "maxAccuracy"),
-    halfLife: num(c.halfLife, 0, 1e9, "halfLife"),
-    attestedWeight: num(c.attestedWeight, 0, 1, "attestedWeight"),
-    outcomeLogOdds: num(c.outcomeLogOdds, 0, 20, "outcomeLogOdds"),
-    dependenceMargin: num(c.dependenceMargin, 0, 100, "dependenceMargin"),
-    dependenceOutlierZ: num(c.dependenceOutlierZ, 0, 1e6, "dependenceOutlierZ"),
-    dependenceMinShared: num(c.dependenceMinShared, 1, 1e9, "dependenceMinShared", true),
-    errorHalfLife: num(c.errorHalfLife, 0, 1e9, "errorHalfLife"),
-    errorMargin: num(c.errorMargin, 0, 100, "errorMargin"),
-    errorInEstimate: bool(c.errorInEstimate, "errorInEstimate"),
-  };
-}
-
-interface Vote {
+/** One yes/no answer as the estimate reads it. */
+export interface AccuracyVote {
   agent: number;
   /** +1 yes, −1 no. */
   sign: number;
@@ -240,7 +126,7 @@ interface Vote {
 }
 
 /** Shared and agreeing yes/no answers of every pair of agents that met, in ascending (a, b) order. */
-function pairStats(markets: readonly Vote[][], agentCount: number): PairStats[] {
+function pairStats(markets: readonly AccuracyVote[][], agentCount: number): PairStats[] {
   const acc = new Map<number, PairStats>();
   for (const votes of markets) {
     for (let i = 0; i < votes.length; i++) {
@@ -283,6 +169,8 @@ function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: Accur
 }
 
 export { SPECTRAL_ITERATIONS } from "./dependence.js";
+export { DEFAULT_ACCURACY_CONFIG, resolveAccuracyConfig, type AccuracyConfig } from "./accuracy-config.js";
+export { invertInformation } from "./accuracy-covariance.js";
 
 /**
  * Estimates the accuracy of `agents` (default: every agent in `history`) from `history` (finalized markets,
@@ -306,12 +194,12 @@ export function estimateAccuracy(
   const nAgents = sorted.length;
 
   // Yes/no votes per market (first answer of an agent in a market only); known truths; soft outcomes.
-  const votes: Vote[][] = [];
+  const votes: AccuracyVote[][] = [];
   const known: (number | undefined)[] = [];
   const soft: number[] = [];
   for (const m of recent) {
     const seen = new Set<number>();
-    const vs: Vote[] = [];
+    const vs: AccuracyVote[] = [];
     for (const a of m.answers) {
       if (a.answer !== "yes" && a.answer !== "no") continue;
       const i = mustGet(index, a.agentId);
@@ -541,70 +429,6 @@ export function estimateAccuracy(
     ),
     config: cfg,
   };
-}
-
-/**
- * Observed information of the log-odds accuracies at the estimate (Louis' formula for EM), inverted. In θ-space
- * the complete-data information (truths known) of agent a is Σ_m w·p_a(1 − p_a); the truths are not known, so
- * the information they would have carried is subtracted: for two votes in the same market (signs s_a, s_b,
- * clone weights w) Σ_m w_a·w_b·s_a·s_b·q_m(1 − q_m) (zero where an arbiter fixed the truth). The Beta prior
- * adds (α + β)·p(1 − p) on the diagonal. Restricted to `agentsIdx` (others' accuracies taken as known).
- * Why it matters: with three agents, two good ones that disagree can trade accuracy between them at almost no
- * cost in likelihood (only the weakest agent's agreements tell them apart); the inverse shows that as a large
- * variance for both, and the vote's shrinkage then stops trusting either estimate alone.
- * Cost O(Σ_m k_m² + k³), k = requested agents (≤ the seat cap).
- */
-function logOddsCovariance(
-  votes: readonly Vote[][],
-  voteWeight: readonly number[][],
-  known: readonly (number | undefined)[],
-  q: readonly number[],
-  p: readonly number[],
-  agentsIdx: readonly number[],
-  priorStrength: number,
-): number[][] {
-  const k = agentsIdx.length;
-  const pos = new Map(agentsIdx.map((a, i) => [a, i]));
-  const info = Array.from({ length: k }, () => new Array<number>(k).fill(0));
-  votes.forEach((vs, m) => {
-    const missing = known[m] !== undefined ? 0 : at(q, m) * (1 - at(q, m));
-    const here: { i: number; w: number; s: number }[] = [];
-    vs.forEach((v, j) => {
-      const i = pos.get(v.agent);
-      if (i === undefined) return;
-      const w = at(row(voteWeight, m), j);
-      add(row(info, i), i, w * at(p, v.agent) * (1 - at(p, v.agent)));
-      here.push({ i, w, s: v.sign });
-    });
-    for (const x of here) for (const y of here) add(row(info, x.i), y.i, -x.w * y.w * x.s * y.s * missing);
-  });
-  agentsIdx.forEach((a, i) => {
-    add(row(info, i), i, Math.max(priorStrength, 1) * at(p, a) * (1 - at(p, a)));
-  });
-  return invertInformation(info).map((row) => row.map(q6));
-}
-
-/** Pivots below this count as no information (variance ≤ 1e6): a degenerate matrix still inverts, deterministically. */
-const MIN_PIVOT = 1e-6;
-
-/** Inverse of a symmetric information matrix (Gauss–Jordan on the diagonal, pivots floored at MIN_PIVOT). */
-export function invertInformation(a: readonly number[][]): number[][] {
-  const n = a.length;
-  const m = a.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
-  for (let c = 0; c < n; c++) {
-    const mc = row(m, c);
-    const piv = Math.max(MIN_PIVOT, at(mc, c));
-    mc[c] = piv;
-    for (let j = 0; j < 2 * n; j++) mc[j] = at(mc, j) / piv;
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const mr = row(m, r);
-      const f = at(mr, c);
-      if (f === 0) continue;
-      for (let j = 0; j < 2 * n; j++) mr[j] = at(mr, j) - f * at(mc, j);
-    }
-  }
-  return m.map((row) => row.slice(n));
 }
 
 /** The calibrated accuracy of an answer stated with `confidenceBps` (the bin's accuracy; the overall one without bins). */

@@ -30,9 +30,9 @@
  *   BA  45·min(hedge,4)/4 + 35·min(counter,3)/3 + 20·calibration (1 for confidence ≤ 0.95, → 0 at 1.0)
  *   T   40 if a year within deadline-year ±1 appears (20 if 2-3 years before) + 25·min(dates,2)/2
  *       + 20·min(recency,2)/2 + 15·min(recent-year sources,2)/2   (years of plausible sources only)
- *   RQ  100·(0.5·agreement + 0.5·(1 − Brier)), agreement 1 in the strict majority (or unanimous),
- *       0.5 on an even split, 0 in the minority; Brier against the panel majority
- *       ((1−c)² in the majority, c² in the minority, mean of both on an even split).
+ *   RQ  50 for every answer (RESOLUTION_QUALITY_PROVISIONAL): Resolution Quality is correctness against the
+ *       final outcome, which only finalization knows (the contract derives it from correctness then); rubric-v2
+ *       scored agreement with the panel's head count, which paid a wrong majority for herding.
  *   C   neutral 50 when no challenges were issued; otherwise 40·answered/k + 30·mean(min(words_i,40)/40)
  *       + 30·mean(min(overlap_i,3)/3), overlap = content terms shared with challenge i or the question;
  *       duplicated replies count as empty; more replies than challenges (count mismatch) costs 10.
@@ -68,7 +68,9 @@ import type {
   WorkerRecord,
 } from "../core/types.js";
 
-export const RUBRIC_VERSION = "rubric-v2";
+export const RUBRIC_VERSION = "rubric-v3";
+/** The Resolution Quality dimension before the outcome is known (the same for every answer; see `scoreWorker`). */
+export const RESOLUTION_QUALITY_PROVISIONAL = 50;
 export const RUBRIC_IDENTITY: Readonly<EvaluatorIdentity> = Object.freeze({
   kind: "rubric",
   model: RUBRIC_VERSION,
@@ -104,7 +106,8 @@ export function scoreWorker(
   market: Pick<MarketSnapshot, "question" | "deadline"> & Partial<Pick<MarketSnapshot, "context">>,
   worker: Pick<AnsweredWorkerRecord, "answer" | "challenges" | "challengeReplies" | "challengeFailure"> &
     Partial<Pick<AnsweredWorkerRecord, "endpoint">>,
-  panel: PanelSummary,
+  /** Unused since rubric-v3 (Resolution Quality no longer looks at the panel); kept so callers need not change. */
+  _panel?: PanelSummary,
 ): DimensionScores {
   const answer = worker.answer;
   // Instruction-like text anywhere in the raw evidence (URLs and labels included) voids the whole text.
@@ -220,37 +223,15 @@ export function scoreWorker(
     );
   }
 
-  // Resolution quality: agreement with the panel majority and calibration.
-  {
-    const own = answer.determination === true;
-    const same = own ? panel.yes : panel.no;
-    const other = own ? panel.no : panel.yes;
-    let agreement: number;
-    let brier: number;
-    let where: string;
-    if (other === 0) {
-      agreement = 1;
-      brier = (1 - conf) ** 2;
-      where = "unanimous panel";
-    } else if (same > other) {
-      agreement = 1;
-      brier = (1 - conf) ** 2;
-      where = "in the majority";
-    } else if (same === other) {
-      agreement = 0.5;
-      brier = ((1 - conf) ** 2 + conf ** 2) / 2;
-      where = "evenly split panel";
-    } else {
-      agreement = 0;
-      brier = conf ** 2;
-      where = "in the minority";
-    }
-    put(
-      "resolutionQuality",
-      100 * (0.5 * agreement + 0.5 * (1 - brier)),
-      `${own ? "YES" : "NO"} ${where}, confidence ${Math.round(conf * 100)}% (Brier ${brier.toFixed(3)} vs majority)`,
-    );
-  }
+  // Resolution quality is correctness against the FINAL outcome (the CRE agent protocol: "determination
+  // correctness, confidence calibration"), known only at finalization: the contract scores it then (correctness,
+  // 100·(1 − Brier)). Before the outcome there is nothing honest to score it against — agreement with the panel
+  // rewarded herding (a wrong swarm out-scored honest agents) — so every answer gets the same neutral figure.
+  put(
+    "resolutionQuality",
+    RESOLUTION_QUALITY_PROVISIONAL,
+    "not scored before finalization: Resolution Quality is correctness against the final outcome (on-chain)",
+  );
 
   // Collaboration
   {

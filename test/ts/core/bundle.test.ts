@@ -108,7 +108,7 @@ describe("buildBundle", () => {
     const doc = b.document as Record<string, any>;
     expect(doc.schema).toBe("cresolver.resolution-bundle.v2");
     expect(doc.market.marketId).toBe("42");
-    expect(doc.evaluator).toEqual({ kind: "rubric", model: "rubric-v2", promptVersion: "rubric-v2", seed: 42 });
+    expect(doc.evaluator).toEqual({ kind: "rubric", model: "rubric-v3", promptVersion: "rubric-v3", seed: 42 });
     expect(doc.workers).toHaveLength(4);
     const w0 = doc.workers[0];
     expect(w0.agentId).toBe("100");

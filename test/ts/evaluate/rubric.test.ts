@@ -3,6 +3,7 @@ import { DIMENSIONS, type AnsweredWorkerRecord, type WorkerAnswer } from "../../
 import {
   checkSource,
   createRubricEvaluator,
+  RESOLUTION_QUALITY_PROVISIONAL,
   rubricEvaluate,
   scoreWorker,
   sourceStats,
@@ -23,7 +24,7 @@ const BASE =
 describe("rubric evaluator", () => {
   it("has the documented identity and is deterministic", async () => {
     const ev = createRubricEvaluator();
-    expect(ev.identity).toEqual({ kind: "rubric", model: "rubric-v2", promptVersion: "rubric-v2", seed: 42 });
+    expect(ev.identity).toEqual({ kind: "rubric", model: "rubric-v3", promptVersion: "rubric-v3", seed: 42 });
     const recs = records(m, [answer(true), answer(false, 0.4), undefined]);
     const a = await ev.evaluate({ market: m, workers: recs.filter(isAnswered) });
     const b = await ev.evaluate({ market: m, workers: recs.filter(isAnswered) });
@@ -97,15 +98,17 @@ describe("rubric evaluator", () => {
     });
   });
 
-  it("rewards confident agreement with the majority and penalizes a confident lone dissenter", () => {
+  it("never pays for herding: Resolution Quality is the same whichever side the panel's head count takes", () => {
+    // rubric-v2 scored agreement with the head count: an always-wrong swarm outnumbering honest agents out-scored
+    // them (issue 20). Resolution Quality is correctness against the final outcome, scored on-chain at finalization.
     const rq = (det: boolean, c: number, panel: { yes: number; no: number }) =>
       score(answer(det, c), panel).resolutionQuality.score;
-    const panel = { yes: 2, no: 1 };
-    expect(rq(true, 0.9, panel)).toBeGreaterThan(rq(true, 0.6, panel));
-    expect(rq(false, 0.9, panel)).toBeLessThan(rq(false, 0.6, panel));
-    expect(rq(true, 0.9, panel)).toBeGreaterThan(rq(false, 0.9, panel));
-    expect(rq(true, 0.9, panel)).toBe(100); // 0.5 + 0.5·(1−0.01) = 99.5 → 100
-    expect(rq(false, 0.9, panel)).toBe(10); // 0.5·(1−0.81) = 9.5 → 10
+    const swarm = { yes: 20, no: 5 }; // 20 wrong YES against 5 honest NO
+    expect(rq(true, 0.95, swarm)).toBe(rq(false, 0.95, swarm));
+    expect(rq(true, 0.95, swarm)).toBe(RESOLUTION_QUALITY_PROVISIONAL);
+    expect(rq(false, 0.6, { yes: 0, no: 1 })).toBe(RESOLUTION_QUALITY_PROVISIONAL);
+    const scored = score(answer(true, 0.9), swarm).resolutionQuality;
+    expect(scored.explanation).toMatch(/correctness against the final outcome/);
   });
 
   it("rewards deeper, structured evidence and recency", () => {
