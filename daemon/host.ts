@@ -40,6 +40,7 @@ import { createLogger, type DaemonHandle, sanitizeError, startDaemon } from "./i
 import type { SigningKey } from "./keys.js";
 import { createMetrics } from "./metrics.js";
 import { mountTrackRecord } from "./record-api.js";
+import { mountAnswerRelay } from "./answer-relay.js";
 import { RecordIndex } from "./record-index.js";
 import { createPipelineSeams, type PipelineSeams } from "./seams.js";
 import { ChainError } from "../workflow/chain/errors.js";
@@ -307,6 +308,10 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
         }
       }
       mountTrackRecord(app, chainId, indexes);
+      mountAnswerRelay(app, {
+        markets: markets.map((m) => (typeof m === "string" ? m : m.address).toLowerCase()),
+        gather: (market, marketId) => seamsFor(market).gatherAnswers(marketId),
+      });
       await mountAgoraEventStream(app, key, agoraEvents, issuer);
     },
   }).catch(async (err: unknown) => {

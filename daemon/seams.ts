@@ -28,6 +28,8 @@ import { readMarketOnChain } from "./chain.js";
 import { payloadReports } from "./proposals.js";
 import { indexTrackRecord, type RecordIndex } from "./record-index.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
+import { DEFAULT_DON_LIMITS } from "../workflow/don-limits.js";
+import { gatherSignedAnswers, type GatheredAnswers } from "../workflow/relay/gather.js";
 
 /** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
 export const FEEDBACK_BATCH = 10;
@@ -57,6 +59,8 @@ export interface PipelineSeamsConfig {
 }
 
 export interface PipelineSeams extends MarketSeams {
+  /** The market's agent-signed answers as a relay document (GET /answers, daemon/answer-relay.ts). */
+  gatherAnswers(marketId: bigint): Promise<GatheredAnswers>;
   /** Releases the HTTP connection pool. */
   close(): Promise<void>;
 }
@@ -174,6 +178,12 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
   return {
     account,
     read: (marketId) => readMarketOnChain(client, market, marketId),
+
+    gatherAnswers: (marketId) =>
+      gatherSignedAnswers(marketId, ports, {
+        maxBytes: DEFAULT_DON_LIMITS.maxResponseBytes,
+        ...(config.resolution !== undefined ? { config: config.resolution } : {}),
+      }),
 
     async run(marketId, _attempt, signal, onProgress): Promise<RunOutcome> {
       // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.

@@ -91,6 +91,16 @@ export interface DonWorkload {
   recordCalls: number;
   /** UTF-8 size of the market's question and context. */
   questionBytes: number;
+  /**
+   * The answers come from a relay's signed-answers document (workflow/relay/): the ask stage is ONE HTTP call and
+   * one consensus round whatever the panel, instead of one call per seat.
+   */
+  relayed?: boolean;
+}
+
+/** HTTP calls the ask stage takes: one per seat, or the one relay fetch. */
+export function askCalls(w: Pick<DonWorkload, "seats" | "relayed">): number {
+  return w.relayed === true ? Math.min(1, w.seats) : w.seats;
 }
 
 export interface DonPlan {
@@ -110,8 +120,9 @@ export interface DonPlan {
 }
 
 function base(limits: DonLimits, w: DonWorkload) {
-  const http = w.registrationFetches + w.seats + w.recordCalls;
-  const consensus = roundsFor(w.registrationFetches, limits) + roundsFor(w.seats, limits) + w.recordCalls + 1;
+  const asks = askCalls(w);
+  const http = w.registrationFetches + asks + w.recordCalls;
+  const consensus = roundsFor(w.registrationFetches, limits) + roundsFor(asks, limits) + w.recordCalls + 1;
   return { http, consensus };
 }
 
@@ -133,7 +144,7 @@ export function challengeShortfall(limits: DonLimits, w: DonWorkload, answered: 
 function refusal(limits: DonLimits, w: DonWorkload): string | undefined {
   const used = base(limits, w);
   if (used.http > limits.httpCalls)
-    return `${w.seats} asks + ${w.registrationFetches} registration fetches + ${w.recordCalls} track-record calls = ${used.http} HTTP calls; this DON execution allows ${limits.httpCalls}`;
+    return `${w.relayed === true ? "1 relay fetch" : `${w.seats} asks`} + ${w.registrationFetches} registration fetches + ${w.recordCalls} track-record calls = ${used.http} HTTP calls; this DON execution allows ${limits.httpCalls}`;
   if (used.consensus > limits.consensusCalls)
     return `${used.consensus} consensus calls needed; this DON execution allows ${limits.consensusCalls}`;
   if (reportBytes(w.seats) > limits.maxReportBytes)
@@ -162,14 +173,14 @@ export function planDonExecution(limits: DonLimits, w: DonWorkload): { plan: Don
     plan: {
       httpCalls: {
         registration: w.registrationFetches,
-        ask: w.seats,
+        ask: askCalls(w),
         record: w.recordCalls,
         challenge,
         total: used.http + challenge,
       },
       consensusCalls: {
         registration: roundsFor(w.registrationFetches, limits),
-        ask: roundsFor(w.seats, limits),
+        ask: roundsFor(askCalls(w), limits),
         record: w.recordCalls,
         challenge: challengeRounds,
         report: 1,
@@ -183,7 +194,9 @@ export function planDonExecution(limits: DonLimits, w: DonWorkload): { plan: Don
 /** The largest panel one execution resolves (every seat asked; challenges only where they fit). */
 export function maxDonPanel(
   limits: DonLimits,
-  w: Pick<DonWorkload, "recordCalls"> & Partial<Pick<DonWorkload, "registrationFetches">> = { recordCalls: 0 },
+  w: Pick<DonWorkload, "recordCalls"> & Partial<Pick<DonWorkload, "registrationFetches" | "relayed">> = {
+    recordCalls: 0,
+  },
 ): number {
   let best = 0;
   for (let n = 1; n <= 1_000; n++) {
@@ -192,6 +205,7 @@ export function maxDonPanel(
       registrationFetches: w.registrationFetches ?? 0,
       recordCalls: w.recordCalls,
       questionBytes: 0,
+      relayed: w.relayed === true,
     };
     if (refusal(limits, workload) !== undefined) break;
     best = n;
@@ -200,10 +214,10 @@ export function maxDonPanel(
 }
 
 /** The largest panel one execution resolves with its challenge round. */
-export function maxChallengedDonPanel(limits: DonLimits, recordCalls = 0): number {
+export function maxChallengedDonPanel(limits: DonLimits, recordCalls = 0, relayed = false): number {
   let best = 0;
   for (let n = 1; n <= 1_000; n++) {
-    const out = planDonExecution(limits, { seats: n, registrationFetches: 0, recordCalls, questionBytes: 0 });
+    const out = planDonExecution(limits, { seats: n, registrationFetches: 0, recordCalls, questionBytes: 0, relayed });
     if ("refused" in out) break;
     if (out.plan.challengesSkipped === undefined) best = n;
   }
@@ -218,6 +232,8 @@ export function maxChallengedDonPanel(limits: DonLimits, recordCalls = 0): numbe
 export interface DonRunMode {
   limits: DonLimits;
   recordCalls: number;
+  /** The answers come from a relay's document (one HTTP call for the whole panel). */
+  relayed?: boolean;
 }
 
 /** The bundle's note when the DON-compatible run skipped the challenge round (what the evaluation lacks). */

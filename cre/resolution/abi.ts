@@ -12,7 +12,11 @@ export const marketReadAbi = parseAbi([
   "function identityRegistry() view returns (address)",
 ]);
 
-export const identityReadAbi = parseAbi(["function tokenURI(uint256 tokenId) view returns (string)"]);
+export const identityReadAbi = parseAbi([
+  "function tokenURI(uint256 tokenId) view returns (string)",
+  "function getAgentWallet(uint256 agentId) view returns (address)",
+  "function ownerOf(uint256 tokenId) view returns (address)",
+]);
 
 export const multicall3Abi = parseAbi([
   "struct Call3 { address target; bool allowFailure; bytes callData; }",

@@ -1,7 +1,7 @@
 /**
  * The market read through the EVM capability: two chain reads per execution, each one Multicall3 `aggregate3`
  * (a DON execution allows few reads): (1) the market, its frozen seats and the identity registry; (2) every seat's
- * `tokenURI`. The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
+ * `tokenURI` (and, with an answer relay, its `getAgentWallet` and `ownerOf`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
  * itself. A reverted tokenURI is the agent's problem (no registration); anything else stops the execution.
  */
 import {
@@ -14,6 +14,7 @@ import {
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
+import type { AgentSigners } from "../../workflow/relay/known-signers.js";
 import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
 import type { Budget } from "./budget.js";
 import type { WorkflowConfig } from "./config.js";
@@ -25,6 +26,8 @@ export type MarketRead =
       tokenURIs: (string | undefined)[];
       /** The market's track-record cut-off (read only when a track record is configured). */
       cutoff?: RecordCutoff;
+      /** Per seat, the addresses its answer signature may verify against (read only with an answer relay). */
+      signers?: AgentSigners[];
     }
   /** Nothing to propose: the market left ResolutionRequested (proposed, disputed, final) or does not exist. */
   | { kind: "skip"; reason: string };
@@ -130,20 +133,45 @@ export function readMarket(
   };
   const extra = cutoff !== undefined ? { cutoff } : {};
   if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [], ...extra };
-  const uris = aggregate(
+  // With a relay, each seat's agentWallet and owner come in the same read (the signatures are checked against them).
+  const withSigners = config.answerRelay !== undefined;
+  const perSeat = withSigners ? (["tokenURI", "getAgentWallet", "ownerOf"] as const) : (["tokenURI"] as const);
+  const results2 = aggregate(
     runtime,
     evm,
     config,
     reads,
-    snapshot.workers.map((w) => ({
-      target: registry,
-      callData: encodeFunctionData({ abi: identityReadAbi, functionName: "tokenURI", args: [w.agentId] }),
-    })),
+    snapshot.workers.flatMap((w) =>
+      perSeat.map((functionName) => ({
+        target: registry,
+        callData: encodeFunctionData({ abi: identityReadAbi, functionName, args: [w.agentId] }),
+      })),
+    ),
   );
-  const tokenURIs = uris.map((r) =>
-    r.success
+  const at = (seat: number, k: number) => results2[seat * perSeat.length + k];
+  const tokenURIs = snapshot.workers.map((_, i) => {
+    const r = at(i, 0);
+    return r?.success === true
       ? decodeFunctionResult({ abi: identityReadAbi, functionName: "tokenURI", data: r.returnData })
-      : undefined,
-  );
-  return { kind: "ready", snapshot, tokenURIs, ...extra };
+      : undefined;
+  });
+  if (!withSigners) return { kind: "ready", snapshot, tokenURIs, ...extra };
+  const address = (
+    r: { success: boolean; returnData: Hex } | undefined,
+    functionName: "getAgentWallet" | "ownerOf",
+  ) => {
+    if (r?.success !== true) return undefined;
+    const a = decodeFunctionResult({ abi: identityReadAbi, functionName, data: r.returnData });
+    return a === zeroAddress ? undefined : a;
+  };
+  const signers = snapshot.workers.map((w, i): AgentSigners => {
+    const wallet = address(at(i, 1), "getAgentWallet");
+    const owner = address(at(i, 2), "ownerOf");
+    return {
+      agentId: w.agentId,
+      ...(wallet !== undefined ? { wallet } : {}),
+      ...(owner !== undefined ? { owner } : {}),
+    };
+  });
+  return { kind: "ready", snapshot, tokenURIs, signers, ...extra };
 }

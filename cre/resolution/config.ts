@@ -58,6 +58,22 @@ export const configSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * A relay of agent-signed answers (docs/CRE.md "Signed-answer relay"; the daemon's `GET /answers/{marketId}`):
+     * the panel's answers in ONE HTTP call, each checked against the agent's wallet or owner read on-chain.
+     * Without it every seat is asked directly (one HTTP call per seat).
+     */
+    answerRelay: z
+      .object({
+        /** The document's URL; `{chainId}`, `{market}` and `{marketId}` are filled in. */
+        url: z
+          .string()
+          .min(1)
+          .max(512)
+          .refine((u) => /^https?:\/\//i.test(u), { message: "http(s) URL expected" }),
+      })
+      .strict()
+      .optional(),
     limits: z
       .object({
         httpCalls: positiveInt.optional(),
@@ -85,7 +101,8 @@ export const configSchema = z
       ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)),
     };
     const recordCalls = c.trackRecord !== undefined ? 1 : 0;
-    return { ...c, limits, recordCalls, maxPanel: maxDonPanel(limits, { recordCalls }) };
+    const relayed = c.answerRelay !== undefined;
+    return { ...c, limits, recordCalls, relayed, maxPanel: maxDonPanel(limits, { recordCalls, relayed }) };
   });
 
 export type WorkflowConfig = z.output<typeof configSchema>;

@@ -11,6 +11,8 @@
  * pipeline's DON-compatible mode). On a DON: protocol `cresolver` only (no secrets, plain JSON over HTTP), the rubric
  * evaluator only (the LLM evaluator needs an API key and a Node HTTP stack, and is not deterministic across nodes),
  * and the track record as the served window document verified against the market's cut-off (cre/resolution/record.ts).
+ * With `answerRelay` configured the whole panel's answers come from one relayed document of agent-signed replies
+ * (workflow/relay/), each checked against the agent's wallet or owner read on-chain (workflow/relay/known-signers.ts).
  */
 import {
   cre,
@@ -45,6 +47,9 @@ import { readMarket } from "./chain.js";
 import type { WorkflowConfig } from "./config.js";
 import { createCreHttpClient } from "./http.js";
 import { createDonTrackRecord } from "./record.js";
+import { createKnownSignerVerifier, type AgentSigners } from "../../workflow/relay/known-signers.js";
+import type { ParsedRelayDocument } from "../../workflow/relay/answer-document.js";
+import { createRelayAdapter, fetchRelayDocument, relayUrl } from "../../workflow/relay/relay-adapter.js";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 
 /** What one execution returns (the DON's execution result; shown by `cre workflow simulate`). */
@@ -77,6 +82,8 @@ export function crePorts(
   calls: Budget,
   rounds: Budget,
   cutoff?: RecordCutoff,
+  signers?: readonly AgentSigners[],
+  relayed?: ParsedRelayDocument,
 ): PipelinePorts {
   const client = (maxReplyBytes: number) =>
     createCreHttpClient({
@@ -91,19 +98,29 @@ export function crePorts(
   const trackRecord =
     cutoff !== undefined ? createDonTrackRecord(client(config.limits.maxResponseBytes), config, cutoff) : undefined;
   const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
+  const direct = createCresolverAdapter({
+    http,
+    resolveTimeoutMs: config.limits.callTimeoutMs,
+    challengeTimeoutMs: config.limits.callTimeoutMs,
+  });
+  const signatures = signers !== undefined ? createKnownSignerVerifier(signers) : undefined;
+  const adapter =
+    relayed !== undefined
+      ? createRelayAdapter({
+          direct,
+          document: relayed,
+          market: { chainId: config.chainId, market: config.marketAddress, marketId: snapshot.marketId },
+          verifier: signatures,
+        })
+      : direct;
   return {
     market: { readMarket: async () => snapshot },
     directory: { agentURI: async (agentId) => byAgent.get(agentId) },
     fetcher: http.fetcher,
-    adapters: createAdapterRegistry([
-      createCresolverAdapter({
-        http,
-        resolveTimeoutMs: config.limits.callTimeoutMs,
-        challengeTimeoutMs: config.limits.callTimeoutMs,
-      }),
-    ]),
+    adapters: createAdapterRegistry([adapter]),
     evaluator: createRubricEvaluator(),
     ...(trackRecord !== undefined ? { trackRecord } : {}),
+    ...(signatures !== undefined ? { signatures } : {}),
   };
 }
 
@@ -160,13 +177,14 @@ export async function onResolutionRequested(
     runtime.log(`market ${marketId}: ${read.reason}`);
     return summary({ status: "skipped", reason: read.reason });
   }
-  const { recordCalls } = config;
+  const { recordCalls, relayed } = config;
   if (config.trackRecord !== undefined && read.cutoff === undefined) throw new Error("the record cut-off was not read");
   const planned = planDonExecution(config.limits, {
     seats: read.snapshot.workers.length,
     registrationFetches: registrationFetches(read.tokenURIs),
     recordCalls,
     questionBytes: questionBytes(read.snapshot.question, read.snapshot.context),
+    relayed,
   });
   if ("refused" in planned) {
     runtime.log(`market ${marketId}: ${planned.refused}`);
@@ -174,11 +192,34 @@ export async function onResolutionRequested(
   }
   const { plan } = planned;
 
+  // The relay's document first (one HTTP call, one round): a relay that is down or serves something else stops the
+  // execution (nothing proposed), as a withheld record does; answers it leaves out are seats that did not answer.
+  let document: ParsedRelayDocument | undefined;
+  if (config.answerRelay !== undefined) {
+    const at = { chainId: config.chainId, market: config.marketAddress, marketId };
+    const http = createCreHttpClient({
+      runtime,
+      calls,
+      rounds,
+      callsPerRound: callsPerRound(config.limits),
+      maxReplyBytes: config.limits.maxResponseBytes,
+      cacheMaxAgeSeconds: config.httpCacheMaxAgeSeconds,
+    });
+    try {
+      document = await fetchRelayDocument(http, relayUrl(config.answerRelay.url, at), at, {
+        timeoutMs: config.limits.callTimeoutMs,
+        maxBytes: config.limits.maxResponseBytes,
+      });
+    } catch (error) {
+      throw new Error(`answer relay: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   const run = await runResolution(
     marketId,
-    crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds, read.cutoff),
+    crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds, read.cutoff, read.signers, document),
     {
-      don: { limits: config.limits, recordCalls },
+      don: { limits: config.limits, recordCalls, relayed },
     },
   );
   const reportHex = reportOf(config, run);

@@ -18,17 +18,20 @@ const json = (value: unknown, status = 200): AgentReply => ({
   body: JSON.stringify(value),
 });
 
+/** The resolve reply of an honest test agent (unsigned). */
+export function honestReply(determination: boolean, confidence: number, tag: string) {
+  return {
+    determination,
+    confidence,
+    evidence: `Agent ${tag}: the official statistics office published the figure on 2026-01-15; it ${determination ? "exceeds" : "does not exceed"} the threshold by a clear margin, confirmed by two independent reports.`,
+    sources: [`https://stats.example.org/release/${tag}`, `https://news.example.com/${tag}/report`],
+  };
+}
+
 /** A CRE-protocol agent that answers `determination` with some evidence and defends it when challenged. */
 export function honestAgent(determination: boolean, confidence = 0.8, tag = "a"): Agent {
   return (path, body) => {
-    if (path.endsWith("/a2a/resolve")) {
-      return json({
-        determination,
-        confidence,
-        evidence: `Agent ${tag}: the official statistics office published the figure on 2026-01-15; it ${determination ? "exceeds" : "does not exceed"} the threshold by a clear margin, confirmed by two independent reports.`,
-        sources: [`https://stats.example.org/release/${tag}`, `https://news.example.com/${tag}/report`],
-      });
-    }
+    if (path.endsWith("/a2a/resolve")) return json(honestReply(determination, confidence, tag));
     if (path.endsWith("/a2a/challenge")) {
       const challenges = (body as { challenges?: unknown[] } | null)?.challenges ?? [];
       return json({
@@ -86,6 +89,8 @@ export interface TestMarket {
   seats: Seat[];
   /** tokenURI per seat (undefined: the registry reverts). */
   tokenURIs: (string | undefined)[];
+  /** Per seat, the ERC-8004 agentWallet and owner the registry returns (absent: none set, ownerOf reverts). */
+  signers?: { wallet?: `0x${string}`; owner?: `0x${string}` }[];
   /** The market's track-record cut-off as getMarket returns it; absent: no history (count 0). */
   cutoff?: { count: number; head: `0x${string}` };
 }

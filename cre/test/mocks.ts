@@ -5,7 +5,7 @@
  */
 import { getNetwork } from "@chainlink/cre-sdk";
 import { EvmMock, HttpActionsMock, REPORT_METADATA_HEADER_LENGTH } from "@chainlink/cre-sdk/test";
-import { bytesToHex, decodeFunctionData, encodeFunctionResult, getAddress, toHex, type Hex } from "viem";
+import { bytesToHex, decodeFunctionData, encodeFunctionResult, getAddress, toHex, zeroAddress, type Hex } from "viem";
 import { decodeCreReport, type CreReport } from "../../workflow/chain/cre-report.js";
 import { identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
 import { MULTICALL3_ADDRESS } from "../resolution/config.js";
@@ -73,6 +73,17 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
   if (getAddress(target) === getAddress(market.identityRegistry)) {
     const call = decodeFunctionData({ abi: identityReadAbi, data });
     const i = market.seats.findIndex((s) => s.agentId === call.args[0]);
+    if (call.functionName !== "tokenURI") {
+      // The agent's wallet (unset: zero) and owner (no owner: the call reverts), as the ERC-8004 registry answers.
+      const signer = i < 0 ? undefined : market.signers?.[i];
+      const found = call.functionName === "getAgentWallet" ? (signer?.wallet ?? zeroAddress) : signer?.owner;
+      return found === undefined || i < 0
+        ? fail
+        : {
+            success: true,
+            returnData: encodeFunctionResult({ abi: identityReadAbi, functionName: call.functionName, result: found }),
+          };
+    }
     const uri = i < 0 ? undefined : market.tokenURIs[i];
     return uri === undefined
       ? fail

@@ -40,6 +40,7 @@ export function donModeRun(mode: DonRunMode, market: MarketSnapshot, directory: 
           registrationFetches: fetches,
           recordCalls: mode.recordCalls,
           questionBytes: questionBytes(market.question, market.context),
+          relayed: mode.relayed === true,
         },
         answered,
       ),

@@ -69,4 +69,30 @@ describe("DON execution plan", () => {
     expect(challengeShortfall(l, w(5), 3)).toBeUndefined();
     expect(challengeShortfall(l, w(5, { questionBytes: 7_000 }), 3)).toContain("request quota");
   });
+
+  it("with a relay the asks are one call and one round whatever the panel: the docs/CRE.md relay table", () => {
+    const at = (httpCalls: number) => ({ ...L, httpCalls });
+    const table = [5, 10, 15, 20, 30].map((h) => [
+      maxDonPanel(at(h), { recordCalls: 0, relayed: true }),
+      maxChallengedDonPanel(at(h), 0, true),
+      maxDonPanel(at(h), { recordCalls: 1, relayed: true }),
+      maxChallengedDonPanel(at(h), 1, true),
+    ]);
+    expect(table).toEqual([
+      [29, 4, 29, 3],
+      [29, 9, 29, 8],
+      [29, 14, 29, 13],
+      [29, 19, 29, 18],
+      [29, 29, 29, 28],
+    ]);
+    const out = planDonExecution(L, { ...w(10, { recordCalls: 1 }), relayed: true });
+    if (!("plan" in out)) throw new Error(out.refused);
+    expect(out.plan.httpCalls).toMatchObject({ ask: 1, record: 1, challenge: 0, total: 2 });
+    expect(out.plan.consensusCalls).toMatchObject({ ask: 1, record: 1, report: 1, total: 3 });
+    // The attack on the budget: a relayed panel past the report quota is still refused before any call.
+    const big = planDonExecution(L, { ...w(30), relayed: true });
+    expect("refused" in big && big.refused).toMatch(
+      /panel of 30: a report of \d+ bytes exceeds the 5000-byte quota \(max panel 29\)/,
+    );
+  });
 });
