@@ -7,9 +7,10 @@ import { Command, CommanderError, Option } from "commander";
 import { commandFromShape, readCommandTree, type CommandTree } from "./command-tree.js";
 import { agentSecretsInEnv, DEFAULT_RPC_URL, ENV } from "./shared/env.js";
 import { CliError } from "./shared/errors.js";
-import { COMMANDS, type CommandContext } from "./registry.js";
+import { COMMANDS, LIGHT_SUBCOMMANDS, type CommandContext } from "./registry.js";
 import type { ResolvePipeline } from "./shared/resolve-pipeline.js";
 import type { GlobalOptions, Io, Runtime } from "./shared/runtime.js";
+import { TxJournal } from "./shared/tx-journal.js";
 import { redactSecrets } from "../workflow/util/redact.js";
 import { VERSION } from "./version.js";
 
@@ -23,6 +24,8 @@ export interface ProgramOptions {
    * dist/cli/command-tree.json next to the built CLI; null: none, every command module is loaded).
    */
   commandTree?: CommandTree | null;
+  /** Where the runtime records the transactions it sends (for the Ctrl-C report; run() makes one). */
+  txJournal?: TxJournal;
 }
 
 /** The built CLI's command description (absent in a source checkout: then every command module is loaded). */
@@ -32,7 +35,7 @@ const BUILT_TREE = new URL("./command-tree.json", import.meta.url);
 export function commandWord(
   argv: readonly string[],
   program: Command,
-): { name: string; helpOnly: boolean } | undefined {
+): { name: string; helpOnly: boolean; sub?: string } | undefined {
   const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short]));
   let i = 0;
   while (i < argv.length) {
@@ -50,7 +53,8 @@ export function commandWord(
   const rest = argv.slice(i + 1);
   const end = rest.indexOf("--");
   const helpOnly = (end === -1 ? rest : rest.slice(0, end)).some((a) => a === "--help" || a === "-h");
-  return { name, helpOnly };
+  const sub = rest[0];
+  return sub !== undefined && !sub.startsWith("-") ? { name, helpOnly, sub } : { name, helpOnly };
 }
 
 /** Stand-ins answer help only; running one would be a silent no-op, so each leaf refuses instead. */
@@ -85,7 +89,7 @@ export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: 
   let RuntimeClass: typeof Runtime | undefined;
   const getRuntime = (): Runtime => {
     if (RuntimeClass === undefined) throw new CliError("internal error: the runtime was not loaded", 1);
-    runtime ??= new RuntimeClass(io, program.opts<GlobalOptions>());
+    runtime ??= new RuntimeClass(io, program.opts<GlobalOptions>(), options.txJournal);
     return runtime;
   };
   program
@@ -137,6 +141,12 @@ export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: 
       continue;
     }
     RuntimeClass ??= (await import("./shared/runtime.js")).Runtime;
+    const light = LIGHT_SUBCOMMANDS.find(([parent, sub]) => parent === name && sub === target?.sub);
+    if (shape !== undefined && light !== undefined) {
+      const others = { ...shape, commands: (shape.commands ?? []).filter((c) => c.name !== light[1]) };
+      program.addCommand(refuseToRun(commandFromShape(others)).addCommand(await light[2](context)));
+      continue;
+    }
     program.addCommand(await load(context));
   }
   configureAll(program, io);
@@ -165,6 +175,28 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
   return secrets;
 }
 
+/** Commands that stop gracefully on SIGINT/SIGTERM themselves (and exit 0); the others are interrupted (130). */
+const SELF_STOPPING = new Set(["daemon", "explorer", "agent serve"]);
+
+/** Whether `signal` aborted before `work` settled (work's failure is rethrown when it came first). */
+function untilAborted(signal: AbortSignal, work: Promise<unknown>): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  return new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => resolve(true);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(false);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Runs the CLI; resolves with the exit code. */
 export async function run(argv: string[], io: Io, options: ProgramOptions = {}): Promise<number> {
   const secrets = secretsIn(argv, io.env);
@@ -173,10 +205,22 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     stderr: (s) => io.stderr(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
     stdout: (s) => io.stdout(redactSecrets(s, secrets, CLI_SECRET_FLOOR)),
   };
+  const journal = new TxJournal();
   try {
-    const program = await buildProgram(safeIo, options, argv);
-    await program.parseAsync(argv, { from: "user" });
-    return 0;
+    const program = await buildProgram(safeIo, { ...options, txJournal: journal }, argv);
+    const parsed = program.parseAsync(argv, { from: "user" });
+    const target = commandWord(argv, program);
+    const stopsItself = target !== undefined && SELF_STOPPING.has(`${target.name} ${target.sub ?? ""}`.trim());
+    if (io.signal === undefined || stopsItself) {
+      await parsed;
+      return 0;
+    }
+    // Ctrl-C (main.ts aborts the signal): say what was and was not sent, and leave with 130 at once.
+    const interrupted = await untilAborted(io.signal, parsed);
+    if (!interrupted) return 0;
+    parsed.catch(() => undefined);
+    safeIo.stderr(journal.interruptReport());
+    return 130;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
@@ -188,7 +232,7 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     if (error instanceof CliError) {
       message = error.message;
       code = error.exitCode;
-    } else if (error instanceof (await import("../workflow/chain/errors.js")).ChainError) {
+    } else if (error instanceof (await import("../workflow/chain/chain-error.js")).ChainError) {
       message = error.message;
       code = error.kind === "precondition" ? 2 : 1;
     } else {

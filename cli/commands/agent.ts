@@ -262,7 +262,11 @@ function serve(runtime: () => Runtime): Command {
       );
       await new Promise<void>((resolveStop) => {
         const signal = rt.io.signal;
+        let stopping = false;
         const stop = (reason: string) => {
+          // SIGINT both aborts the signal (main.ts) and reaches this listener: stop once.
+          if (stopping) return;
+          stopping = true;
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
           signal?.removeEventListener("abort", onAbort);

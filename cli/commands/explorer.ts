@@ -61,7 +61,11 @@ export function explorerCommand(runtime: () => Runtime): Command {
       );
       await new Promise<void>((resolveStop) => {
         const signal = rt.io.signal;
+        let stopping = false;
         const stop = () => {
+          // SIGINT both aborts the signal (main.ts) and reaches this listener: stop once.
+          if (stopping) return;
+          stopping = true;
           process.off("SIGINT", stop);
           process.off("SIGTERM", stop);
           signal?.removeEventListener("abort", stop);

@@ -1,45 +1,18 @@
 /**
- * Read-only overviews: `market list`, `agent list`, `agent show <id>` and `owed [address]`
+ * Read-only overviews: `agent list`, `agent show <id>` and `owed [address]` (`market list` is market-list.ts)
  * (workflow/chain/listings.ts). None needs a key; `agent show` fetches a remote registration file only through
  * the safe HTTP client (timeouts, size cap, destination guard).
  */
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { formatEther, type Address } from "viem";
-import { STATUS_NAMES } from "../../workflow/chain/errors.js";
-import { agentDetails, listAgents, listMarkets, owedTo } from "../../workflow/chain/listings.js";
+import { agentDetails, listAgents, owedTo } from "../../workflow/chain/listings.js";
 import { visibleText } from "../../workflow/core/text.js";
 import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { decodeAgentUri, pickWorkerEndpoint } from "../../workflow/registration/index.js";
 import { parseAddress, parseUint, type DeploymentFile } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
-import { iso } from "./market-lifecycle.js";
 import { HELP_TEXT } from "./help-text.js";
-
-const STATUS_CHOICES = STATUS_NAMES.filter((s) => s !== "None").map((s) => s.toLowerCase());
-
-export function marketListCommand(runtime: () => Runtime): Command {
-  return new Command("list")
-    .description("List every market of the contract: id, status, question, deadline, reward pool, workers, outcome.")
-    .addOption(new Option("--status <status>", "only markets in this status").choices(STATUS_CHOICES))
-    .action(async (opts: { status?: string }) => {
-      const rt = runtime();
-      const market = await rt.marketAddress();
-      const ctx = await rt.chain();
-      const all = await listMarkets(ctx, market, await rt.marketFromBlock());
-      const markets = opts.status === undefined ? all : all.filter((m) => m.status.toLowerCase() === opts.status);
-      const lines = markets.map(
-        (m) =>
-          `${String(m.marketId).padStart(4)}  ${m.status.padEnd(19)} ${iso(m.deadline)}  ${formatEther(m.rewardPool)} ETH  ${m.workerCount} workers${m.outcome ? `  → ${m.outcome}` : ""}  ${visibleText(m.question)}`,
-      );
-      rt.emit(
-        { market, count: markets.length, markets },
-        markets.length === 0
-          ? `no markets${opts.status ? ` in status ${opts.status}` : ""} at ${market}`
-          : lines.join("\n"),
-      );
-    });
-}
 
 function agentList(runtime: () => Runtime): Command {
   return new Command("list").description(HELP_TEXT["inspect list"]).action(async () => {

@@ -1,5 +1,5 @@
 /** Shared output of the market commands: times, durations, verdicts, one settled seat, the chain's clock. */
-import { formatEther } from "viem";
+import { formatEther } from "ox/Value";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import type { SeatResult } from "../../workflow/chain/lifecycle.js";
 import { percentOfBps } from "../../workflow/core/explain.js";

@@ -22,7 +22,7 @@ import {
 import { checkQuestion } from "../../workflow/core/text.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
-import { marketListCommand } from "./inspect.js";
+import { marketListCommand } from "./market-list.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
 import { HELP_TEXT } from "./help-text.js";
 

@@ -1,72 +1,24 @@
 /**
- * Configuration and input validation (zod). Every value is checked before anything is sent; error
+ * Configuration and input validation (the inputs needed before any chain read are in inputs.ts). Every value is checked before anything is sent; error
  * messages name the flag and the problem and never echo a key.
  */
-import { readFileSync } from "node:fs";
-import { isAddress, getAddress, parseEther, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { z } from "zod";
-import { DEFAULT_RPC_URL } from "./env.js";
+import { parseEther, type Address } from "viem";
+import { parseAddress } from "./inputs.js";
 import { CliError } from "./errors.js";
 
 /** Environment variables the CLI reads (flags win). */
 export { DEFAULT_RPC_URL, ENV } from "./env.js";
-
-function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new CliError(`${what} ${result.error.issues[0]?.message ?? "is invalid"}`);
-  return result.data;
-}
-
-const rpcUrlSchema = z.string().refine((s) => {
-  try {
-    const u = new URL(s);
-    return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
-  } catch {
-    return false;
-  }
-}, "must be an http(s) URL, e.g. http://127.0.0.1:8545");
-
-export function parseRpcUrl(value: string | undefined, flag = "--rpc-url / RPC_URL"): string {
-  return check(rpcUrlSchema, value ?? DEFAULT_RPC_URL, flag);
-}
-
-// The message never includes the value: it is a secret.
-const keySchema = z
-  .string()
-  .transform((s) => s.trim())
-  .refine((s) => /^(0x)?[0-9a-fA-F]{64}$/.test(s), "must be 32 bytes of hex (64 hex digits, optionally 0x-prefixed)")
-  .transform((s) => (s.startsWith("0x") ? s : `0x${s}`) as Hex)
-  .refine((k) => {
-    try {
-      privateKeyToAccount(k);
-      return true;
-    } catch {
-      return false;
-    }
-  }, "is not a valid secp256k1 private key");
-
-export function parsePrivateKey(value: string | undefined, flag = "--private-key / PRIVATE_KEY"): Hex | undefined {
-  if (value === undefined || value === "") return undefined;
-  return check(keySchema, value, flag);
-}
-
-export function parseAddress(value: string, flag: string): Address {
-  if (!isAddress(value))
-    throw new CliError(
-      `${flag} is not an address (0x + 40 hex digits, checksummed if mixed case): ${value.slice(0, 60)}`,
-    );
-  return getAddress(value);
-}
-
-const MAX_UINT256 = 2n ** 256n - 1n;
-export function parseUint(value: string, flag: string): bigint {
-  if (!/^[0-9]+$/.test(value))
-    throw new CliError(`${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`);
-  const n = BigInt(value);
-  if (n > MAX_UINT256) throw new CliError(`${flag} is larger than a uint256`);
-  return n;
-}
+export {
+  loadDeploymentFile,
+  parseDeploymentFile,
+  networkNameFor,
+  parseAddress,
+  parseIntIn,
+  parsePrivateKey,
+  parseRpcUrl,
+  parseUint,
+  type DeploymentFile,
+} from "./inputs.js";
 
 /** "0.01" ETH → wei. */
 export function parseEth(value: string, flag: string, { allowZero = false } = {}): bigint {
@@ -136,13 +88,6 @@ export function parseDuration(value: string, flag: string): number {
   return seconds;
 }
 
-/** An integer flag within [min, max]. */
-export function parseIntIn(value: string, flag: string, min: number, max: number): number {
-  if (!/^[0-9]+$/.test(value) || Number(value) < min || Number(value) > max)
-    throw new CliError(`${flag} must be an integer from ${min} to ${max}, got "${value.slice(0, 40)}"`);
-  return Number(value);
-}
-
 /** Agent registration URIs given with --uri. */
 export function parseAgentUri(value: string): string {
   if (value.startsWith("data:")) return value;
@@ -155,64 +100,6 @@ export function parseAgentUri(value: string): string {
   if (url.protocol === "https:" && url.hostname !== "") return value;
   if (url.protocol === "ipfs:" && value.length > "ipfs://".length) return value;
   throw new CliError(`--uri must be an https://, ipfs:// or data: URI, got scheme ${url.protocol}`);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Deployment files
-// ---------------------------------------------------------------------------------------------------
-
-const addressSchema = z
-  .string()
-  .refine((s) => isAddress(s), "must be an address")
-  .transform((s) => getAddress(s));
-const contractSchema = z.looseObject({
-  address: addressSchema,
-  blockNumber: z.number().int().nonnegative().optional(),
-});
-
-export const deploymentFileSchema = z.looseObject({
-  network: z.string().min(1),
-  chainId: z.number().int().positive(),
-  deployer: addressSchema,
-  contracts: z.looseObject({
-    IdentityRegistry: contractSchema,
-    ReputationRegistry: contractSchema,
-    ResolutionMarket: contractSchema,
-    BettingMarket: contractSchema.optional(),
-    CREReceiver: contractSchema.optional(),
-  }),
-});
-export type DeploymentFile = z.infer<typeof deploymentFileSchema>;
-
-export function loadDeploymentFile(path: string): DeploymentFile {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    throw new CliError(`deployment file ${path} not found: run \`cresolver deploy\` or pass --deployment / --market`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new CliError(`deployment file ${path} is not JSON`);
-  }
-  const result = deploymentFileSchema.safeParse(json);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new CliError(
-      `deployment file ${path} is invalid: ${issue ? `${issue.path.join(".")}: ${issue.message}` : "bad shape"}`,
-    );
-  }
-  return result.data;
-}
-
-/** Conventional network names for known chain ids (deployments/<name>.json). */
-export function networkNameFor(chainId: number): string {
-  if (chainId === 31337 || chainId === 1337) return "localhost";
-  if (chainId === 11155111) return "sepolia";
-  if (chainId === 1) return "mainnet";
-  return `chain-${chainId}`;
 }
 
 export const NETWORK_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

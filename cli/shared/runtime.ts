@@ -1,29 +1,34 @@
 /**
  * What every command gets: validated global options, output helpers, and lazily the chain context
- * and the contract addresses (from --market/--identity or the deployment file).
+ * and the contract addresses (from --market/--identity or the deployment file). Loading it loads no viem: the
+ * viem clients are imported when a command first asks for the chain, so light commands (`market list`) stay light.
  */
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
 import { resolutionMarketAbi } from "../../workflow/chain/abis.js";
-import { connect, type ChainContext } from "../../workflow/chain/clients.js";
-import { toChainError } from "../../workflow/chain/errors.js";
+import type { ChainContext } from "../../workflow/chain/clients.js";
+import { ENV } from "./env.js";
+import { CliError } from "./errors.js";
 import {
-  ENV,
   loadDeploymentFile,
   networkNameFor,
   parseAddress,
   parsePrivateKey,
   parseRpcUrl,
   type DeploymentFile,
-} from "./config.js";
-import { CliError } from "./errors.js";
+} from "./inputs.js";
+import { JsonRpcClient } from "./json-rpc.js";
+import { TxJournal } from "./tx-journal.js";
 
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Stops long-running commands (agent serve) like SIGINT/SIGTERM do; for in-process callers and tests. */
+  /**
+   * Ctrl-C (main.ts aborts it on SIGINT): long-running commands (agent serve) stop gracefully; any other command is
+   * interrupted at once, saying which transactions were confirmed, sent or not sent (exit 130).
+   */
   signal?: AbortSignal;
 }
 
@@ -56,11 +61,14 @@ export function toJson(value: unknown): string {
 export class Runtime {
   readonly json: boolean;
   private chainPromise?: Promise<ChainContext>;
+  private rpcClient?: JsonRpcClient;
   private deploymentCache?: { path: string; file: DeploymentFile } | null;
 
   constructor(
     readonly io: Io,
     readonly globals: GlobalOptions,
+    /** Every transaction the chain context sends is recorded here (the Ctrl-C report). */
+    readonly journal: TxJournal = new TxJournal(),
   ) {
     this.json = globals.json === true;
   }
@@ -103,17 +111,31 @@ export class Runtime {
       const rpcUrl = this.rpcUrl;
       const privateKey = this.privateKey;
       const deadlineMs = this.rpcTimeoutMs;
-      this.chainPromise = connect({ rpcUrl, ...(privateKey ? { privateKey } : {}), retry: { deadlineMs } });
+      this.chainPromise = import("../../workflow/chain/clients.js").then(async ({ connect }) => {
+        const ctx = await connect({ rpcUrl, ...(privateKey ? { privateKey } : {}), retry: { deadlineMs } });
+        return { ...ctx, onTx: this.journal.record };
+      });
     }
     return this.chainPromise;
+  }
+
+  /** Raw JSON-RPC reads without viem (cli/shared/json-rpc.ts), under the same --rpc-timeout. */
+  rpc(): JsonRpcClient {
+    this.rpcClient ??= new JsonRpcClient(this.rpcUrl, this.rpcTimeoutMs);
+    return this.rpcClient;
+  }
+
+  /** The connected chain's id: from the chain context when there is one, else one light eth_chainId. */
+  chainId(): Promise<number> {
+    return this.chainPromise !== undefined ? this.chainPromise.then((c) => c.chainId) : this.rpc().chainId();
   }
 
   /** The deployment file: --deployment, CRESOLVER_DEPLOYMENT, or deployments/<network>.json for the connected chain. */
   async deployment(options: { required: boolean }): Promise<DeploymentFile | undefined> {
     if (this.deploymentCache === undefined) {
       const given = this.globals.deployment ?? this.io.env[ENV.deployment];
-      const ctx = await this.chain();
-      const path = resolve(this.io.cwd, given ?? `deployments/${networkNameFor(ctx.chainId)}.json`);
+      const chainId = await this.chainId();
+      const path = resolve(this.io.cwd, given ?? `deployments/${networkNameFor(chainId)}.json`);
       if (given === undefined && !options.required) {
         try {
           this.deploymentCache = { path, file: loadDeploymentFile(path) };
@@ -123,9 +145,9 @@ export class Runtime {
       } else {
         this.deploymentCache = { path, file: loadDeploymentFile(path) };
       }
-      if (this.deploymentCache && this.deploymentCache.file.chainId !== ctx.chainId) {
+      if (this.deploymentCache && this.deploymentCache.file.chainId !== chainId) {
         throw new CliError(
-          `deployment file ${path} is for chain ${this.deploymentCache.file.chainId}, but the RPC endpoint is on chain ${ctx.chainId}`,
+          `deployment file ${path} is for chain ${this.deploymentCache.file.chainId}, but the RPC endpoint is on chain ${chainId}`,
         );
       }
     }
@@ -159,7 +181,8 @@ export class Runtime {
       const market = parseAddress(this.globals.market, "--market");
       return ctx.publicClient
         .readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" })
-        .catch((e: unknown) => {
+        .catch(async (e: unknown) => {
+          const { toChainError } = await import("../../workflow/chain/errors.js");
           throw toChainError(e, `ResolutionMarket.identityRegistry at ${market}`);
         });
     }

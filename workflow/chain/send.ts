@@ -62,6 +62,7 @@ export async function sendTx(ctx: ChainContext, send: RawSend): Promise<SentTx> 
   const { walletClient, account } = requireWallet(ctx);
   const { label } = send;
   let hash: Hex;
+  ctx.onTx?.({ label, stage: "sending" });
   try {
     const gas = await gasLimit(ctx, account.address, send);
     hash = await ctx.nonces.run(
@@ -79,9 +80,11 @@ export async function sendTx(ctx: ChainContext, send: RawSend): Promise<SentTx> 
         }),
     );
   } catch (error) {
+    ctx.onTx?.({ label, stage: "failed" });
     // Constructor and call reverts carry their error data; toChainError decodes it against every known error.
     throw explainedError(error, label, send.explain);
   }
+  ctx.onTx?.({ label, stage: "sent", hash });
   send.onSent?.(hash);
   let receipt: TransactionReceipt;
   try {
@@ -89,8 +92,11 @@ export async function sendTx(ctx: ChainContext, send: RawSend): Promise<SentTx> 
   } catch (error) {
     throw toChainError(error, `${label} (waiting for ${hash})`);
   }
-  if (receipt.status !== "success")
+  if (receipt.status !== "success") {
+    ctx.onTx?.({ label, stage: "failed", hash });
     throw new ChainError("revert", `${label} reverted on-chain in transaction ${hash} (block ${receipt.blockNumber})`);
+  }
+  ctx.onTx?.({ label, stage: "confirmed", hash, block: receipt.blockNumber });
   return { hash, receipt };
 }
 

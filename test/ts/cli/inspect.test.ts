@@ -91,6 +91,10 @@ describe("market list, agent list|show, owed", () => {
         outcome: null,
       }),
     ]);
+    const newest = await ok(["market", "list", "--limit", "1"]);
+    expect(newest).toMatchObject({ count: 1, total: "2" });
+    expect((newest.markets as { marketId: string }[]).map((m) => m.marketId)).toEqual([openId]);
+    await h.refuses(["market", "list", "--limit", "0"], /^error: --limit must be an integer from 1 to 100000/);
     const open = await ok(["market", "list", "--status", "open"]);
     expect((open.markets as { marketId: string }[]).map((m) => m.marketId)).toEqual([openId]);
     const text = await h.cresolver(["market", "list"], { json: false });

@@ -91,13 +91,20 @@ describe("commandWord", () => {
     expect(commandWord(["--rpc-url", "http://x", "--json", "market", "list"], program)).toEqual({
       name: "market",
       helpOnly: false,
+      sub: "list",
     });
     expect(commandWord(["--rpc-url=http://x", "bet", "place", "-h"], program)).toEqual({
       name: "bet",
       helpOnly: true,
+      sub: "place",
     });
     expect(commandWord(["help", "daemon"], program)).toEqual({ name: "daemon", helpOnly: true });
-    expect(commandWord(["market", "create", "--", "--help"], program)).toEqual({ name: "market", helpOnly: false });
+    expect(commandWord(["market", "create", "--", "--help"], program)).toEqual({
+      name: "market",
+      helpOnly: false,
+      sub: "create",
+    });
+    expect(commandWord(["market", "--json"], program)).toEqual({ name: "market", helpOnly: false });
     expect(commandWord(["--json"], program)).toBeUndefined();
     expect(commandWord(["help"], program)).toBeUndefined();
   });
@@ -129,6 +136,18 @@ describe("--rpc-timeout", { timeout: 60_000 }, () => {
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(r.stderr.trimEnd()).toMatch(
       new RegExp(
+        `^error: cannot reach the RPC endpoint: no answer from the RPC endpoint ${url}/? to eth_blockNumber within 1 s \\(--rpc-timeout\\)$`,
+      ),
+    );
+  });
+
+  it("a command on the viem clients is reported the same way, with its first method", async () => {
+    const r = await cli(["--rpc-timeout", "1", "--market", `0x${"11".repeat(20)}`, "market", "status", "1"], null, {
+      RPC_URL: url,
+    });
+    expect(r).toMatchObject({ code: 1, stdout: "" });
+    expect(r.stderr.trimEnd()).toMatch(
+      new RegExp(
         `^error: cannot reach the RPC endpoint: no answer from the RPC endpoint ${url}/? to eth_chainId within 1 s \\(--rpc-timeout\\)$`,
       ),
     );
@@ -139,7 +158,7 @@ describe("--rpc-timeout", { timeout: 60_000 }, () => {
       RPC_URL: url,
       CRESOLVER_RPC_TIMEOUT: "1",
     });
-    expect(r.stderr).toMatch(/to eth_chainId within 1 s/);
+    expect(r.stderr).toMatch(/to eth_blockNumber within 1 s/);
     const before = held.length;
     for (const bad of ["0", "1.5", "3601", "ten"]) {
       const refused = await cli(["--rpc-timeout", bad, "market", "list"], null, { RPC_URL: url });

@@ -3,7 +3,8 @@
  * subprocess, and `npm pack` ships the built CLI and the contract artifacts deploy needs, without tests or sources.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../../../cli/version.js";
@@ -34,6 +35,31 @@ describe("packaging", () => {
     expect(help.stdout).toMatch(/^Usage: cresolver \[options\] \[command\]/);
     expect(help.stdout).toMatch(/^ {2}owed \[options\] \[address\]/m);
   });
+
+  it("npm ci accepts darwin-arm64: a dry run of the lock file for that platform plans EDR's darwin-arm64 binary", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cresolver-npm-ci-"));
+    try {
+      for (const f of ["package.json", "package-lock.json"]) copyFileSync(join(REPO, f), join(dir, f));
+      const child = spawn(
+        "npm",
+        ["ci", "--dry-run", "--os=darwin", "--cpu=arm64", "--ignore-scripts", "--no-audit", "--no-fund"],
+        {
+          cwd: dir,
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? dir },
+        },
+      );
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const code = await new Promise((r) => child.on("close", r));
+      expect({ code, badPlatform: /EBADPLATFORM/.test(out) }).toEqual({ code: 0, badPlatform: false });
+      expect(out).toMatch(/^add @nomicfoundation\/edr-darwin-arm64 /m);
+      expect(out).not.toMatch(/^add @nomicfoundation\/edr-linux-x64-gnu /m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("npm pack ships dist/, the bin and the deployable artifacts, and no tests, sources or build info", async () => {
     const child = spawn("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {

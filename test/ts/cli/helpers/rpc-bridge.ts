@@ -18,19 +18,54 @@ export interface RpcBridge {
   close(): Promise<void>;
 }
 
+interface JsonRpcRequest {
+  id: unknown;
+  method: string;
+  params?: unknown[];
+}
+
+const hexBigints = (_k: string, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v);
+
 export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
   const methods: string[] = [];
+  const answer = async (body: JsonRpcRequest): Promise<unknown> => {
+    try {
+      return {
+        jsonrpc: "2.0",
+        id: body.id,
+        result: await provider.request({ method: body.method, params: body.params ?? [] }),
+      };
+    } catch (e) {
+      const err = e as { code?: number; message?: string; data?: unknown };
+      return {
+        jsonrpc: "2.0",
+        id: body.id,
+        error: {
+          code: err.code ?? -32603,
+          message: err.message ?? "error",
+          ...(err.data !== undefined ? { data: err.data } : {}),
+        },
+      };
+    }
+  };
   const faults: { method: string; fault: Fault }[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       void (async () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-          id: unknown;
-          method: string;
-          params?: unknown[];
-        };
+        const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as JsonRpcRequest | JsonRpcRequest[];
+        if (Array.isArray(parsed)) {
+          // A batch (the CLI's light reads): each call answered in turn, no faults.
+          const replies = [];
+          for (const call of parsed) {
+            methods.push(call.method);
+            replies.push(await answer(call));
+          }
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(replies, hexBigints));
+          return;
+        }
+        const body = parsed;
         methods.push(body.method);
         const i = faults.findIndex((f) => f.method === "*" || f.method === body.method);
         const fault = i >= 0 ? faults.splice(i, 1)[0].fault : undefined;
@@ -42,32 +77,12 @@ export async function startRpcBridge(provider: Provider): Promise<RpcBridge> {
           res.writeHead(503).end("busy");
           return;
         }
-        let payload: unknown;
-        try {
-          payload = {
-            jsonrpc: "2.0",
-            id: body.id,
-            result: await provider.request({ method: body.method, params: body.params ?? [] }),
-          };
-        } catch (e) {
-          const err = e as { code?: number; message?: string; data?: unknown };
-          payload = {
-            jsonrpc: "2.0",
-            id: body.id,
-            error: {
-              code: err.code ?? -32603,
-              message: err.message ?? "error",
-              ...(err.data !== undefined ? { data: err.data } : {}),
-            },
-          };
-        }
+        const payload = await answer(body);
         if (fault === "dropAfter") {
           req.socket.destroy();
           return;
         }
-        res
-          .writeHead(200, { "content-type": "application/json" })
-          .end(JSON.stringify(payload, (_k, v: unknown) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(payload, hexBigints));
       })();
     });
   });
