@@ -1,7 +1,8 @@
 /**
  * The market read through the EVM capability: two chain reads per execution, each one Multicall3 `aggregate3`
- * (a DON execution allows few reads): (1) the market, its frozen seats and the identity registry; (2) every seat's
- * `tokenURI`. The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
+ * (a DON execution allows few reads): (1) the market, its frozen seats, the identity registry and (with a track
+ * record) the governance; (2) every seat's `tokenURI`; a third only when the panel's record holds a ruling, for the
+ * governance's allow-list (`donAllowList`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
  * itself. A reverted tokenURI is the agent's problem (no registration); anything else stops the execution.
  */
 import {
@@ -14,7 +15,14 @@ import {
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
+import type { ArbiterAllowList } from "../../workflow/allowed-rulings.js";
+import {
+  governanceReadAbi,
+  identityReadAbi,
+  marketReadAbi,
+  multicall3Abi,
+  STATUS_RESOLUTION_REQUESTED,
+} from "./abi.js";
 import type { Budget } from "./budget.js";
 import type { WorkflowConfig } from "./config.js";
 
@@ -25,6 +33,8 @@ export type MarketRead =
       tokenURIs: (string | undefined)[];
       /** The market's track-record cut-off (read only when a track record is configured). */
       cutoff?: RecordCutoff;
+      /** The market's MarketGovernance (read with the cut-off; undefined when the call reverted). */
+      governance?: Address;
     }
   /** Nothing to propose: the market left ResolutionRequested (proposed, disputed, final) or does not exist. */
   | { kind: "skip"; reason: string };
@@ -81,9 +91,13 @@ export function readMarket(
       callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
     });
   const withRecord = config.trackRecord !== undefined;
+  // The governance's address rides on the first read: its allow-list decides which rulings are truth.
+  if (withRecord)
+    first.push({ target: market, callData: encodeFunctionData({ abi: marketReadAbi, functionName: "governance" }) });
   const results = aggregate(runtime, evm, config, reads, first);
   const [info, workers] = results;
   const identity = config.identityRegistry === undefined ? results[2] : undefined;
+  const governanceResult = withRecord ? results[results.length - 1] : undefined;
   if (info === undefined || workers === undefined)
     throw new Error(`market ${marketId}: the multicall returned too few results`);
   if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
@@ -113,6 +127,10 @@ export function readMarket(
       throw new Error(`market ${marketId}: record count out of range`);
     cutoff = { count: Number(m.recordCount), head: m.recordHead };
   }
+  const governance =
+    governanceResult?.success === true
+      ? decodeFunctionResult({ abi: marketReadAbi, functionName: "governance", data: governanceResult.returnData })
+      : undefined;
 
   const snapshot: MarketSnapshot = {
     chainId: config.chainId,
@@ -128,7 +146,10 @@ export function readMarket(
       return { address, agentId, stake };
     }),
   };
-  const extra = cutoff !== undefined ? { cutoff } : {};
+  const extra = {
+    ...(cutoff !== undefined ? { cutoff } : {}),
+    ...(governance !== undefined ? { governance } : {}),
+  };
   if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [], ...extra };
   const uris = aggregate(
     runtime,
@@ -146,4 +167,48 @@ export function readMarket(
       : undefined,
   );
   return { kind: "ready", snapshot, tokenURIs, ...extra };
+}
+
+/** Distinct arbiters one allow-list read may ask about (the deployment allow-lists few; a longer list is refused). */
+const MAX_ARBITERS_PER_READ = 64;
+
+/**
+ * The deployment's allow-list on a DON (workflow/allowed-rulings.ts): one Multicall3 read of the governance's
+ * `isArbiterAllowed` for every arbiter that ruled in the panel's window, made only when one did. A reverted sub-call
+ * or an unread governance allows nothing, as `deploymentAllowsArbiter` answers on the daemon.
+ */
+export function donAllowList(
+  runtime: Runtime<unknown>,
+  evm: EVMClient,
+  config: WorkflowConfig,
+  reads: Budget,
+  governance: Address | undefined,
+): ArbiterAllowList {
+  return {
+    async allowed(arbiters) {
+      if (governance === undefined || arbiters.length === 0) return new Set<string>();
+      if (arbiters.length > MAX_ARBITERS_PER_READ)
+        throw new Error(
+          `${arbiters.length} arbiters ruled in the track record; one read asks about ${MAX_ARBITERS_PER_READ}`,
+        );
+      const results = aggregate(
+        runtime,
+        evm,
+        config,
+        reads,
+        arbiters.map((a) => ({
+          target: governance,
+          callData: encodeFunctionData({ abi: governanceReadAbi, functionName: "isArbiterAllowed", args: [a] }),
+        })),
+      );
+      const allowed = new Set<string>();
+      arbiters.forEach((a, i) => {
+        const r = results[i];
+        if (r?.success !== true) return;
+        if (decodeFunctionResult({ abi: governanceReadAbi, functionName: "isArbiterAllowed", data: r.returnData }))
+          allowed.add(a.toLowerCase());
+      });
+      return allowed;
+    },
+  };
 }

@@ -1,10 +1,11 @@
 /**
  * Which rulings are known truth (docs/RECORDS.md §4): a disputed market's ruling counts as truth only when its
  * arbiter is one the deployment allows (`deploymentAllowsArbiter`: the governance allow-list, or on a deployment
- * without one its default arbiter) or one the operator trusts. Used by the watcher's record and the resolver's
- * log-based record (ports.ts), so both mark the same rulings.
+ * without one its default arbiter) or one the operator trusts. `chainAllowList` is the RPC side of
+ * workflow/allowed-rulings.ts, which marks them for the daemon, `cresolver resolve` and (over its own read) the DON.
  */
 import { getAddress, type Address } from "viem";
+import type { ArbiterAllowList } from "../allowed-rulings.js";
 import type { HistoryMarket } from "../core/types.js";
 import { deploymentAllowsArbiter } from "./arbiters.js";
 import type { ChainContext } from "./clients.js";
@@ -49,22 +50,7 @@ export async function markTrustedRulings(
   });
 }
 
-/**
- * The hash-chain record's history (entries carry the arbiter that ruled): also trusts every arbiter the deployment
- * allows, as `markTrustedRulings` does for the logs' record, so the index, a served window and the logs give the
- * estimator the same known truths.
- */
-export async function markAllowedRulings(
-  ctx: ChainContext,
-  market: Address,
-  history: HistoryMarket[],
-): Promise<HistoryMarket[]> {
-  const ruled = history.flatMap((m) => (m.arbiter !== undefined && m.trustedRuling !== true ? [m.arbiter] : []));
-  if (ruled.length === 0) return history;
-  const allowed = await trustedArbitersOf(ctx, market, ruled);
-  return history.map((m) =>
-    m.arbiter === undefined || m.trustedRuling === true
-      ? m
-      : { ...m, trustedRuling: allowed.has(m.arbiter.toLowerCase()) },
-  );
+/** The deployment's allow-list over RPC (`deploymentAllowsArbiter` per arbiter) for `withAllowedRulings`. */
+export function chainAllowList(ctx: ChainContext, market: Address): ArbiterAllowList {
+  return { allowed: (arbiters) => trustedArbitersOf(ctx, market, arbiters) };
 }

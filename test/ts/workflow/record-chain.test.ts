@@ -16,7 +16,7 @@ import { servedTrackRecord } from "../../../cli/commands/track-record-source.js"
 import { mountTrackRecord } from "../../../daemon/record-api.js";
 import { indexTrackRecord, RecordIndex } from "../../../daemon/record-index.js";
 import { DatabaseSync } from "../../../daemon/sqlite.js";
-import { committeeArbiterAbi } from "../../../workflow/chain/abis.js";
+import { committeeArbiterAbi, marketGovernanceAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { type ChainContext, connectProvider, withKey } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
@@ -285,6 +285,45 @@ describe("the real ResolutionMarket's record chain", () => {
       // The history is not ignored: without it the estimate differs.
       const blind = decideVerdict({ agentIds, reports, history: [] });
       expect(blind.voters.map((v) => v.history)).not.toEqual(viaIndex.voters.map((v) => v.history));
+    } finally {
+      await http.close();
+      await app.close();
+      indexDb.close();
+    }
+  });
+  it("a ruling by an arbiter the deployment no longer allows is soft evidence on the index and on a served window", async () => {
+    const governance = await owner.publicClient.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "governance",
+    });
+    await sendContractTx(owner, {
+      address: governance,
+      abi: marketGovernanceAbi,
+      functionName: "removeArbiter",
+      args: [committee],
+      label: "MarketGovernance.removeArbiter",
+    });
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(ids.current);
+    const indexDb = new DatabaseSync(join(dir, "removed.sqlite"));
+    const app = Fastify();
+    const http = createSafeHttpClient({ allowLoopback: true });
+    try {
+      const recordIndex = new RecordIndex(indexDb, { chainId: owner.chainId, market });
+      const fromIndex = await indexTrackRecord(recordIndex, owner, market).history(snapshot);
+      mountTrackRecord(app, owner.chainId, new Map([[market.toLowerCase(), recordIndex]]));
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      const fromServed = await servedTrackRecord(http, base, { ctx: owner, market, fromBlock: 0n }).history(snapshot);
+      for (const history of [fromIndex, fromServed]) {
+        const ruled = history.find((m) => m.disputed);
+        expect(ruled?.arbiter?.toLowerCase()).toBe(committee.toLowerCase());
+        expect(ruled?.trustedRuling).toBe(false);
+      }
+      // An operator who still vouches for it (the index's configured arbiters) makes it truth again.
+      const vouched = new RecordIndex(indexDb, { chainId: owner.chainId, market, trustedArbiters: [committee] });
+      expect((await indexTrackRecord(vouched, owner, market).history(snapshot)).find((m) => m.disputed)).toMatchObject({
+        trustedRuling: true,
+      });
     } finally {
       await http.close();
       await app.close();
