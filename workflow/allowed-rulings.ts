@@ -33,14 +33,17 @@ export function rulingArbiters(history: readonly HistoryMarket[]): Address[] {
   return [...out] as Address[];
 }
 
-/** `source` with rulings by allowed arbiters marked as known truth; no allow-list read when nothing was ruled. */
+/** `history` with rulings by allowed arbiters marked as known truth; no allow-list read when nothing was ruled. */
+export async function markAllowedRulings(
+  history: HistoryMarket[],
+  allowList: ArbiterAllowList,
+): Promise<HistoryMarket[]> {
+  const ruled = rulingArbiters(history);
+  if (ruled.length === 0) return history;
+  return markRulings(history, await allowList.allowed(ruled));
+}
+
+/** `source` with rulings by allowed arbiters marked as known truth (`markAllowedRulings`). */
 export function withAllowedRulings(source: TrackRecordSource, allowList: ArbiterAllowList): TrackRecordSource {
-  return {
-    async history(market) {
-      const history = await source.history(market);
-      const ruled = rulingArbiters(history);
-      if (ruled.length === 0) return history;
-      return markRulings(history, await allowList.allowed(ruled));
-    },
-  };
+  return { history: async (market) => markAllowedRulings(await source.history(market), allowList) };
 }

@@ -3,7 +3,8 @@
  * finalized Resolved, Invalid and by a committee arbiter's ruling after a dispute; the TypeScript chain step over
  * the `MarketRecorded` entries reproduces every event's head and `recordHead()`; a market requested in between keeps
  * the cut-off of that moment; the daemon's SQLite index built over this chain verifies against `recordHead()`; the
- * index's history and the log-based history feed `decideVerdict` the same verdict. Needs `npx hardhat build`.
+ * index's history and the chain ports' record (no index) feed `decideVerdict` the same verdict; a contract without
+ * the record chain is refused (no other record path). Needs `npx hardhat build`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,7 @@ import { deployAll } from "../../../workflow/chain/deploy.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { dispute, finalize } from "../../../workflow/chain/lifecycle.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../../../workflow/chain/record.js";
-import { trackRecordFor } from "../../../workflow/chain/track-record.js";
+import { cutoffFor, recordHistory } from "../../../workflow/chain/track-record.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { chainHead, chainStep, type RecordEntry, ZERO_HEAD } from "../../../workflow/core/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
@@ -240,7 +241,7 @@ describe("the real ResolutionMarket's record chain", () => {
     }
   });
 
-  it("the index's history and the log-based history give decideVerdict the same verdict and posterior", async () => {
+  it("the index's history and the chain ports' record (MarketRecorded logs, no index) give decideVerdict the same verdict and posterior", async () => {
     const ports = createChainPorts({ ctx: owner, marketAddress: market });
     const snapshot = await ports.market.readMarket(ids.current);
     const fromLogs = await ports.trackRecord.history(snapshot);
@@ -259,7 +260,13 @@ describe("the real ResolutionMarket's record chain", () => {
       const key = (id: bigint) => `${owner.chainId}:${market.toLowerCase()}:${id}`;
       expect(fromIndex.map((m) => m.key)).toEqual([key(ids.disputed), key(ids.invalid), key(ids.resolved)]);
       expect(fromLogs.map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
-      expect((await trackRecordFor(owner, market, ids.current)).map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
+      const fromChain = await recordHistory(
+        owner,
+        market,
+        await cutoffFor(owner, market, ids.current),
+        snapshot.workers.map((w) => w.agentId),
+      );
+      expect(fromChain.map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
       const strip = (h: typeof fromIndex) =>
         h.map((m) => ({
           final: m.final,
@@ -328,6 +335,24 @@ describe("the real ResolutionMarket's record chain", () => {
       await http.close();
       await app.close();
       indexDb.close();
+    }
+  });
+  it("a contract without the record chain is refused by the chain ports and the index: no fallback to other logs", async () => {
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(ids.current);
+    // The identity registry answers neither getMarket nor recordHead().
+    await expect(
+      createChainPorts({ ctx: owner, marketAddress: identity }).trackRecord.history(snapshot),
+    ).rejects.toMatchObject({
+      name: "ChainError",
+      message: expect.stringMatching(/ResolutionMarket\.(getMarket|recordHead)/),
+    });
+    const noRecordDb = new DatabaseSync(join(dir, "no-record.sqlite"));
+    try {
+      await expect(
+        new RecordIndex(noRecordDb, { chainId: owner.chainId, market: identity }).sync(owner),
+      ).rejects.toThrow(/ResolutionMarket\.recordHead/);
+    } finally {
+      noRecordDb.close();
     }
   });
 });
