@@ -1,9 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
+
+/**
+ * The bun binary: node_modules/.bin/bun, or the platform package's own binary where bun's postinstall did not run
+ * (an install with --ignore-scripts leaves .bin/bun a placeholder that only prints an error).
+ */
+function bunBinary(): string {
+  const linked = `${root}node_modules/.bin/bun`;
+  const platform = `${root}node_modules/@oven/bun-${process.platform}-${process.arch}/bin/bun`;
+  if (spawnSync(linked, ["--version"], { encoding: "utf8" }).status === 0 || !existsSync(platform)) return linked;
+  return platform;
+}
 
 /**
  * `virtual:cre-bundle`: the CRE workflow bundled exactly as `cre-compile` step 1 does it (the SDK's compile-to-js,
@@ -17,8 +29,9 @@ function creBundle(): Plugin {
     load(loaded) {
       if (loaded !== id) return undefined;
       const out = "build/cre/resolution.js";
+      const bun = bunBinary();
       const run = spawnSync(
-        `${root}node_modules/.bin/bun`,
+        bun,
         [
           "node_modules/@chainlink/cre-sdk/scripts/run.ts",
           "compile-to-js",
@@ -26,7 +39,8 @@ function creBundle(): Plugin {
           out,
           "--skip-type-checks",
         ],
-        { cwd: root, encoding: "utf8" },
+        // The SDK's script runs `bun` again from PATH: the same binary first.
+        { cwd: root, encoding: "utf8", env: { ...process.env, PATH: `${dirname(bun)}:${process.env.PATH ?? ""}` } },
       );
       if (run.status !== 0) throw new Error(`bundling the CRE workflow failed:\n${run.stdout}\n${run.stderr}`);
       return `export default ${JSON.stringify(readFileSync(`${root}${out}`, "utf8"))};`;

@@ -284,6 +284,8 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       ctx,
       http: explorerHttp,
       markets: markets.map((m) => (typeof m === "string" ? m : m.address) as Address),
+      // Agent pages read the track record from the daemon's index (filled below, before the API serves).
+      records: (market) => indexes.get(market.toLowerCase()),
       ...(options.explorerBetting ? { betting: options.explorerBetting } : {}),
     },
     registerApiPlugins: async (app, { signingKey: key, store, chainId }) => {
@@ -296,16 +298,17 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
           fromBlock: startBlockOf(address) ?? 0n,
           ...(options.recordChunkBlocks !== undefined ? { chunkBlocks: options.recordChunkBlocks } : {}),
         });
-        try {
-          const synced = await index.sync(ctx);
-          logger.info({ market: address, entries: synced.count, added: synced.added }, "track-record index ready");
-          indexes.set(address, index);
-        } catch (err) {
-          // A market contract without the record (before docs/RECORDS.md §3): its verdicts read the logs as before.
-          if (!(err instanceof ChainError && /recordHead/.test(err.message) && /revert|no data/.test(err.message)))
-            throw err;
-          logger.warn({ market: address }, "market contract has no track-record chain: verdicts read its logs");
-        }
+        // One record path (docs/RECORDS.md §3): a market contract without `recordHead()` stops the start here.
+        const synced = await index.sync(ctx).catch((err: unknown) => {
+          if (err instanceof ChainError && /recordHead/.test(err.message))
+            throw new ChainError(
+              err.kind,
+              `market contract ${address} has no track-record chain (docs/RECORDS.md §3): ${err.message.split("\n")[0]}`,
+            );
+          throw err;
+        });
+        logger.info({ market: address, entries: synced.count, added: synced.added }, "track-record index ready");
+        indexes.set(address, index);
       }
       mountTrackRecord(app, chainId, indexes);
       mountAnswerRelay(app, {

@@ -26,7 +26,8 @@ import type { HistoryMarket } from "../workflow/core/types.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
 import { toChainError } from "../workflow/chain/errors.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../workflow/chain/record.js";
-import { markAllowedRulings } from "../workflow/chain/trusted-rulings.js";
+import { chainAllowList } from "../workflow/chain/trusted-rulings.js";
+import { withAllowedRulings } from "../workflow/allowed-rulings.js";
 import type { TrackRecordSource } from "../workflow/ports.js";
 import { RECORD_INDEX_SCHEMA } from "./migrations.js";
 import { inTransaction } from "./sql.js";
@@ -275,21 +276,23 @@ export function indexTrackRecord(
   market: Address,
   _options: { fromBlock?: bigint; chunkBlocks?: bigint } = {},
 ): TrackRecordSource {
-  return {
-    async history(snapshot) {
-      const synced = await index.sync(ctx);
-      const cutoff = (await readCutoff(ctx, market, snapshot.marketId)) ?? {
-        count: synced.count,
-        head: synced.head,
-      };
-      const history = index.history(
-        cutoff,
-        snapshot.workers.map((w) => w.agentId),
-        snapshot.chainId,
-      );
-      // Rulings of arbiters the deployment allows are known truth too (RECORDS §4), as on the log-based path
-      // (chain/ports.ts): without this the same record gave the daemon a different estimate than `resolve`.
-      return markAllowedRulings(ctx, market, history);
+  // Rulings of arbiters the deployment allows are known truth too (RECORDS §4), marked in the one shared wrapper
+  // (workflow/allowed-rulings.ts) the CRE workflow and `cresolver resolve` use as well.
+  return withAllowedRulings(
+    {
+      async history(snapshot) {
+        const synced = await index.sync(ctx);
+        const cutoff = (await readCutoff(ctx, market, snapshot.marketId)) ?? {
+          count: synced.count,
+          head: synced.head,
+        };
+        return index.history(
+          cutoff,
+          snapshot.workers.map((w) => w.agentId),
+          snapshot.chainId,
+        );
+      },
     },
-  };
+    chainAllowList(ctx, market),
+  );
 }

@@ -12,7 +12,11 @@ import { getReports, getSeatResults, readMarket, type SeatResult } from "../work
 import { readAgentNames, readSettlementFacts } from "../workflow/chain/market-facts.js";
 import { createChainPorts } from "../workflow/chain/ports.js";
 import { readMarketState, type MarketState } from "../workflow/chain/snapshot.js";
-import { readTrackRecord } from "../workflow/chain/track-record.js";
+import { readLogs } from "../workflow/chain/logs.js";
+import { readRecordHead } from "../workflow/chain/record.js";
+import { readRecordEntries } from "../workflow/chain/track-record.js";
+import { ANSWER_NAMES } from "../workflow/core/codes.js";
+import { type RecordEntry, STATUS_RESOLVED } from "../workflow/core/track-record.js";
 import type { SettlementFacts } from "../workflow/core/explain.js";
 import type { WorkerReport } from "../workflow/core/types.js";
 import type { SafeHttpClient } from "../workflow/http/index.js";
@@ -41,6 +45,14 @@ export interface ExplorerSource {
   http?: SafeHttpClient;
   /** First block of log scans (deployment block). Default 0. */
   fromBlock?: bigint;
+  /** The daemon's track-record index of a market contract (docs/RECORDS.md §3), when the explorer runs in one. */
+  records?: (market: Address) => RecordEntrySource | undefined;
+}
+
+/** What the agent page needs of a track-record index (daemon/record-index.ts's RecordIndex). */
+export interface RecordEntrySource {
+  sync(ctx: ChainContext): Promise<{ count: number }>;
+  entries(from: number, to: number): RecordEntry[];
 }
 
 export interface MarketRow {
@@ -301,6 +313,24 @@ async function summaryOf(src: ExplorerSource, agentId: bigint): Promise<AgentDet
   return out;
 }
 
+/** The newest record entries an agent page reads per market contract (the estimator's window bound). */
+export const AGENT_RECORD_ENTRIES = 5_000;
+
+/**
+ * The newest `AGENT_RECORD_ENTRIES` entries of a market contract's record: the daemon's index (synced first: new
+ * logs only), else the `MarketRecorded` logs checked against `recordHead()`.
+ */
+async function agentRecordEntries(src: ExplorerSource, market: Address): Promise<RecordEntry[]> {
+  const index = src.records?.(market);
+  if (index !== undefined) {
+    const { count } = await index.sync(src.ctx);
+    return index.entries(Math.max(0, count - AGENT_RECORD_ENTRIES), count);
+  }
+  const cutoff = await readRecordHead(src.ctx, market);
+  const all = await readRecordEntries(src.ctx, market, cutoff, { fromBlock: src.fromBlock ?? 0n });
+  return all.slice(-AGENT_RECORD_ENTRIES);
+}
+
 export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise<AgentDetail> {
   const detail: AgentDetail = { agentId, services: [], track: [], summary: [] };
   // Registration: tokenURI through the pipeline's own directory port, decoded and validated by workflow/registration.
@@ -331,21 +361,34 @@ export async function agentDetail(src: ExplorerSource, agentId: bigint): Promise
     detail.summaryError = (err instanceof Error ? err.message.split("\n")[0] : undefined) ?? "unreadable";
   }
   for (const market of src.markets) {
-    const history = await readTrackRecord(src.ctx, market, { fromBlock: src.fromBlock ?? 0n });
-    for (const h of history) {
-      const a = h.answers.find((x) => x.agentId === agentId);
-      if (a === undefined) continue;
-      const id = BigInt(h.key.split(":").at(-1) ?? "0");
-      const seat = (await getSeatResults(src.ctx, market, id, src.fromBlock ?? 0n)).find((s) => s.agentId === agentId);
-      const scorable = h.final !== "invalid" && (a.answer === "yes" || a.answer === "no");
+    // The agent's seats from the hash-chain record (the daemon's index when there is one; no query per market) and
+    // its quality scores from one WorkerSettled query on its indexed agentId.
+    const [entries, settled] = await Promise.all([
+      agentRecordEntries(src, market),
+      readLogs(src.ctx, market, "WorkerSettled", { fromBlock: src.fromBlock ?? 0n }, { agentId }),
+    ]);
+    const quality = new Map(settled.map((l) => [l.args.marketId, l.args.result]));
+    for (const e of entries) {
+      const seat = e.seats.find((x) => x.agentId === agentId);
+      if (seat === undefined) continue;
+      const answer = ANSWER_NAMES[seat.answer] ?? "failed";
+      const final = e.status === STATUS_RESOLVED ? e.outcome : "invalid";
+      const scorable = final !== "invalid" && (answer === "yes" || answer === "no");
+      const q = quality.get(e.marketId);
       detail.track.push({
-        key: `${getAddress(market).slice(0, 8)}…#${id}`,
-        answer: a.answer,
-        confidenceBps: a.confidenceBps,
-        final: h.final,
-        correct: scorable ? Number((a.answer === "yes") === h.final) : undefined,
-        ...(seat
-          ? { quality: { resQuality: seat.resQuality, srcQuality: seat.srcQuality, analysisDepth: seat.analysisDepth } }
+        key: `${getAddress(market).slice(0, 8)}…#${e.marketId}`,
+        answer,
+        confidenceBps: seat.confidenceBps,
+        final,
+        correct: scorable ? Number((answer === "yes") === final) : undefined,
+        ...(q
+          ? {
+              quality: {
+                resQuality: Number(q.resQuality),
+                srcQuality: Number(q.srcQuality),
+                analysisDepth: Number(q.analysisDepth),
+              },
+            }
           : {}),
       });
     }

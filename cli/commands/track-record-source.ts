@@ -8,7 +8,8 @@ import { indexTrackRecord, RecordIndex } from "../../daemon/record-index.js";
 import { DatabaseSync } from "../../daemon/sqlite.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { readCutoff, readRecordHead } from "../../workflow/chain/record.js";
-import { markAllowedRulings } from "../../workflow/chain/trusted-rulings.js";
+import { withAllowedRulings } from "../../workflow/allowed-rulings.js";
+import { chainAllowList } from "../../workflow/chain/trusted-rulings.js";
 import { MAX_DOCUMENT_CHARS, verifyWindowDocument } from "../../workflow/core/record-document.js";
 import { windowHistory } from "../../workflow/core/track-record.js";
 import { createSafeHttpClient } from "../../workflow/http/client.js";
@@ -75,29 +76,28 @@ export function servedTrackRecord(
     market: scope.market,
     ...(trustedArbiters !== undefined ? { trustedArbiters } : {}),
   };
-  return {
-    async history(snapshot) {
-      const cutoff =
-        (await readCutoff(scope.ctx, scope.market, snapshot.marketId)) ??
-        (await readRecordHead(scope.ctx, scope.market));
-      if (cutoff.count === 0) return [];
-      const text = await http.getText(windowUrl(base, scope.market, cutoff.count), {
-        timeoutMs: 30_000,
-        maxBytes: MAX_DOCUMENT_CHARS * 2,
-      });
-      const { entries } = verifyWindowDocument(text, cutoff, ctx);
-      // The deployment's allowed arbiters are trusted too, as for the index and the logs (RECORDS §4).
-      return markAllowedRulings(
-        scope.ctx,
-        scope.market,
-        windowHistory(
+  // The deployment's allowed arbiters are trusted too, as for the index and on a DON (RECORDS §4).
+  return withAllowedRulings(
+    {
+      async history(snapshot) {
+        const cutoff =
+          (await readCutoff(scope.ctx, scope.market, snapshot.marketId)) ??
+          (await readRecordHead(scope.ctx, scope.market));
+        if (cutoff.count === 0) return [];
+        const text = await http.getText(windowUrl(base, scope.market, cutoff.count), {
+          timeoutMs: 30_000,
+          maxBytes: MAX_DOCUMENT_CHARS * 2,
+        });
+        const { entries } = verifyWindowDocument(text, cutoff, ctx);
+        return windowHistory(
           entries,
           snapshot.workers.map((w) => w.agentId),
           ctx,
-        ),
-      );
+        );
+      },
     },
-  };
+    chainAllowList(scope.ctx, scope.market),
+  );
 }
 
 /** `cresolver resolve --record-cache | --record-url`: the pipeline's track record and what to close after the run. */

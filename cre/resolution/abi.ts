@@ -1,7 +1,7 @@
 /**
  * The few contract functions the workflow calls, as human-readable ABI (the generated workflow/chain/abis.ts holds
  * every contract's full ABI; the WASM bundle only needs these). Signatures follow IResolutionMarket v2,
- * IIdentityRegistry and Multicall3.
+ * IMarketGovernance, IIdentityRegistry and Multicall3.
  */
 import { parseAbi, toEventSelector } from "viem";
 
@@ -10,7 +10,11 @@ export const marketReadAbi = parseAbi([
   "function getMarket(uint256 marketId) view returns (MarketInfo)",
   "function getWorkers(uint256 marketId) view returns (address[] workers, uint256[] agentIds, uint256[] stakes)",
   "function identityRegistry() view returns (address)",
+  "function governance() view returns (address)",
 ]);
+
+/** MarketGovernance's allow-list view (whose rulings are known truth, docs/RECORDS.md §4). */
+export const governanceReadAbi = parseAbi(["function isArbiterAllowed(address arbiter) view returns (bool)"]);
 
 export const identityReadAbi = parseAbi([
   "function tokenURI(uint256 tokenId) view returns (string)",

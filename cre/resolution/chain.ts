@@ -1,7 +1,9 @@
 /**
  * The market read through the EVM capability: two chain reads per execution, each one Multicall3 `aggregate3`
- * (a DON execution allows few reads): (1) the market, its frozen seats and the identity registry; (2) every seat's
- * `tokenURI` (and, with an answer relay, its `getAgentWallet` and `ownerOf`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
+ * (a DON execution allows few reads): (1) the market, its frozen seats, the identity registry and (with a track
+ * record) the governance; (2) every seat's `tokenURI` (and, with an answer relay, its `getAgentWallet` and
+ * `ownerOf`); a third only when the panel's record holds a ruling, for the governance's allow-list
+ * (`donAllowList`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
  * itself. A reverted tokenURI is the agent's problem (no registration); anything else stops the execution.
  */
 import {
@@ -15,7 +17,14 @@ import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
 import type { AgentSigners } from "../../workflow/relay/known-signers.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi, STATUS_RESOLUTION_REQUESTED } from "./abi.js";
+import type { ArbiterAllowList } from "../../workflow/allowed-rulings.js";
+import {
+  governanceReadAbi,
+  identityReadAbi,
+  marketReadAbi,
+  multicall3Abi,
+  STATUS_RESOLUTION_REQUESTED,
+} from "./abi.js";
 import type { Budget } from "./budget.js";
 import type { WorkflowConfig } from "./config.js";
 
@@ -28,6 +37,8 @@ export type MarketRead =
       cutoff?: RecordCutoff;
       /** Per seat, the addresses its answer signature may verify against (read only with an answer relay). */
       signers?: AgentSigners[];
+      /** The market's MarketGovernance (read with the cut-off; undefined when the call reverted). */
+      governance?: Address;
     }
   /** Nothing to propose: the market left ResolutionRequested (proposed, disputed, final) or does not exist. */
   | { kind: "skip"; reason: string };
@@ -84,9 +95,13 @@ export function readMarket(
       callData: encodeFunctionData({ abi: marketReadAbi, functionName: "identityRegistry" }),
     });
   const withRecord = config.trackRecord !== undefined;
+  // The governance's address rides on the first read: its allow-list decides which rulings are truth.
+  if (withRecord)
+    first.push({ target: market, callData: encodeFunctionData({ abi: marketReadAbi, functionName: "governance" }) });
   const results = aggregate(runtime, evm, config, reads, first);
   const [info, workers] = results;
   const identity = config.identityRegistry === undefined ? results[2] : undefined;
+  const governanceResult = withRecord ? results[results.length - 1] : undefined;
   if (info === undefined || workers === undefined)
     throw new Error(`market ${marketId}: the multicall returned too few results`);
   if (!info.success) return { kind: "skip", reason: `market ${marketId} could not be read (getMarket reverted)` };
@@ -116,6 +131,10 @@ export function readMarket(
       throw new Error(`market ${marketId}: record count out of range`);
     cutoff = { count: Number(m.recordCount), head: m.recordHead };
   }
+  const governance =
+    governanceResult?.success === true
+      ? decodeFunctionResult({ abi: marketReadAbi, functionName: "governance", data: governanceResult.returnData })
+      : undefined;
 
   const snapshot: MarketSnapshot = {
     chainId: config.chainId,
@@ -131,7 +150,10 @@ export function readMarket(
       return { address, agentId, stake };
     }),
   };
-  const extra = cutoff !== undefined ? { cutoff } : {};
+  const extra = {
+    ...(cutoff !== undefined ? { cutoff } : {}),
+    ...(governance !== undefined ? { governance } : {}),
+  };
   if (snapshot.workers.length === 0) return { kind: "ready", snapshot, tokenURIs: [], ...extra };
   // With a relay, each seat's agentWallet and owner come in the same read (the signatures are checked against them).
   const withSigners = config.answerRelay !== undefined;
@@ -174,4 +196,48 @@ export function readMarket(
     };
   });
   return { kind: "ready", snapshot, tokenURIs, signers, ...extra };
+}
+
+/** Distinct arbiters one allow-list read may ask about (the deployment allow-lists few; a longer list is refused). */
+const MAX_ARBITERS_PER_READ = 64;
+
+/**
+ * The deployment's allow-list on a DON (workflow/allowed-rulings.ts): one Multicall3 read of the governance's
+ * `isArbiterAllowed` for every arbiter that ruled in the panel's window, made only when one did. A reverted sub-call
+ * or an unread governance allows nothing, as `deploymentAllowsArbiter` answers on the daemon.
+ */
+export function donAllowList(
+  runtime: Runtime<unknown>,
+  evm: EVMClient,
+  config: WorkflowConfig,
+  reads: Budget,
+  governance: Address | undefined,
+): ArbiterAllowList {
+  return {
+    async allowed(arbiters) {
+      if (governance === undefined || arbiters.length === 0) return new Set<string>();
+      if (arbiters.length > MAX_ARBITERS_PER_READ)
+        throw new Error(
+          `${arbiters.length} arbiters ruled in the track record; one read asks about ${MAX_ARBITERS_PER_READ}`,
+        );
+      const results = aggregate(
+        runtime,
+        evm,
+        config,
+        reads,
+        arbiters.map((a) => ({
+          target: governance,
+          callData: encodeFunctionData({ abi: governanceReadAbi, functionName: "isArbiterAllowed", args: [a] }),
+        })),
+      );
+      const allowed = new Set<string>();
+      arbiters.forEach((a, i) => {
+        const r = results[i];
+        if (r?.success !== true) return;
+        if (decodeFunctionResult({ abi: governanceReadAbi, functionName: "isArbiterAllowed", data: r.returnData }))
+          allowed.add(a.toLowerCase());
+      });
+      return allowed;
+    },
+  };
 }

@@ -6,6 +6,7 @@
  * daemon, `cresolver resolve` and the DON the same history, posterior and verdict. A server can withhold the
  * document (the execution then proposes nothing), never alter it: every entry is proven by the on-chain head.
  */
+import { type ArbiterAllowList, withAllowedRulings } from "../../workflow/allowed-rulings.js";
 import { type RecordCutoff, verifyWindowDocument } from "../../workflow/core/record-document.js";
 import { windowHistory } from "../../workflow/core/track-record.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
@@ -25,24 +26,29 @@ export function createDonTrackRecord(
   http: SafeHttpClient,
   config: WorkflowConfig,
   cutoff: RecordCutoff,
+  allowList: ArbiterAllowList,
 ): TrackRecordSource | undefined {
   const served = config.trackRecord;
   if (served === undefined) return undefined;
   const ctx = { chainId: config.chainId, market: config.marketAddress, trustedArbiters: served.trustedArbiters };
-  return {
-    async history(market) {
-      // An empty record needs no document (the plan's reserved call is simply not used).
-      if (cutoff.count === 0) return [];
-      const text = await http.getText(recordUrl(served.url, config, market.marketId, cutoff), {
-        timeoutMs: config.limits.callTimeoutMs,
-        maxBytes: config.limits.maxResponseBytes,
-      });
-      const { entries } = verifyWindowDocument(text, cutoff, ctx);
-      return windowHistory(
-        entries,
-        market.workers.map((w) => w.agentId),
-        ctx,
-      );
+  // Rulings by arbiters the deployment allows are truth, marked as the daemon marks them (allowed-rulings.ts).
+  return withAllowedRulings(
+    {
+      async history(market) {
+        // An empty record needs no document (the plan's reserved call is simply not used).
+        if (cutoff.count === 0) return [];
+        const text = await http.getText(recordUrl(served.url, config, market.marketId, cutoff), {
+          timeoutMs: config.limits.callTimeoutMs,
+          maxBytes: config.limits.maxResponseBytes,
+        });
+        const { entries } = verifyWindowDocument(text, cutoff, ctx);
+        return windowHistory(
+          entries,
+          market.workers.map((w) => w.agentId),
+          ctx,
+        );
+      },
     },
-  };
+    allowList,
+  );
 }

@@ -43,7 +43,7 @@ import { VERDICT_CODE } from "../../workflow/core/codes.js";
 import { encodeReport, reportProblem } from "../../workflow/settle/reports.js";
 import { RESOLUTION_REQUESTED_TOPIC } from "./abi.js";
 import { createBudget, type Budget } from "./budget.js";
-import { readMarket } from "./chain.js";
+import { donAllowList, readMarket } from "./chain.js";
 import type { WorkflowConfig } from "./config.js";
 import { createCreHttpClient } from "./http.js";
 import { createDonTrackRecord } from "./record.js";
@@ -51,6 +51,10 @@ import { createKnownSignerVerifier, type AgentSigners } from "../../workflow/rel
 import type { ParsedRelayDocument } from "../../workflow/relay/answer-document.js";
 import { createRelayAdapter, fetchRelayDocument, relayUrl } from "../../workflow/relay/relay-adapter.js";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
+import type { ArbiterAllowList } from "../../workflow/allowed-rulings.js";
+
+/** No allow-list to read: only the configured trusted arbiters' rulings are truth. */
+const NOTHING_ALLOWED: ArbiterAllowList = { allowed: async () => new Set<string>() };
 
 /** What one execution returns (the DON's execution result; shown by `cre workflow simulate`). */
 export interface ExecutionSummary {
@@ -82,6 +86,7 @@ export function crePorts(
   calls: Budget,
   rounds: Budget,
   cutoff?: RecordCutoff,
+  allowList?: ArbiterAllowList,
   signers?: readonly AgentSigners[],
   relayed?: ParsedRelayDocument,
 ): PipelinePorts {
@@ -96,7 +101,9 @@ export function crePorts(
     });
   const http = client(config.limits.maxReplyBytes);
   const trackRecord =
-    cutoff !== undefined ? createDonTrackRecord(client(config.limits.maxResponseBytes), config, cutoff) : undefined;
+    cutoff !== undefined
+      ? createDonTrackRecord(client(config.limits.maxResponseBytes), config, cutoff, allowList ?? NOTHING_ALLOWED)
+      : undefined;
   const byAgent = new Map(snapshot.workers.map((w, i) => [w.agentId, tokenURIs[i]]));
   const direct = createCresolverAdapter({
     http,
@@ -217,7 +224,18 @@ export async function onResolutionRequested(
 
   const run = await runResolution(
     marketId,
-    crePorts(runtime, config, read.snapshot, read.tokenURIs, calls, rounds, read.cutoff, read.signers, document),
+    crePorts(
+      runtime,
+      config,
+      read.snapshot,
+      read.tokenURIs,
+      calls,
+      rounds,
+      read.cutoff,
+      donAllowList(runtime, evm, config, reads, read.governance),
+      read.signers,
+      document,
+    ),
     {
       don: { limits: config.limits, recordCalls, relayed },
     },

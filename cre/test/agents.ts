@@ -93,6 +93,10 @@ export interface TestMarket {
   signers?: { wallet?: `0x${string}`; owner?: `0x${string}` }[];
   /** The market's track-record cut-off as getMarket returns it; absent: no history (count 0). */
   cutoff?: { count: number; head: `0x${string}` };
+  /** The market's MarketGovernance (answers `governance()`); absent: the call reverts. */
+  governance?: `0x${string}`;
+  /** Arbiters the governance's `isArbiterAllowed` says yes to (every other: no). */
+  allowedArbiters?: `0x${string}`[];
 }
 
 export const MARKET_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as const;

@@ -7,7 +7,7 @@ import { getNetwork } from "@chainlink/cre-sdk";
 import { EvmMock, HttpActionsMock, REPORT_METADATA_HEADER_LENGTH } from "@chainlink/cre-sdk/test";
 import { bytesToHex, decodeFunctionData, encodeFunctionResult, getAddress, toHex, zeroAddress, type Hex } from "viem";
 import { decodeCreReport, type CreReport } from "../../workflow/chain/cre-report.js";
-import { identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
+import { governanceReadAbi, identityReadAbi, marketReadAbi, multicall3Abi } from "../resolution/abi.js";
 import { MULTICALL3_ADDRESS } from "../resolution/config.js";
 import type { Agent, TestMarket } from "./agents.js";
 
@@ -39,6 +39,17 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
           result: market.identityRegistry,
         }),
       };
+    if (call.functionName === "governance")
+      return market.governance === undefined
+        ? fail
+        : {
+            success: true,
+            returnData: encodeFunctionResult({
+              abi: marketReadAbi,
+              functionName: "governance",
+              result: market.governance,
+            }),
+          };
     if (call.args[0] !== market.marketId) return fail;
     if (call.functionName === "getMarket") {
       const result = {
@@ -68,6 +79,15 @@ function answer(market: TestMarket, target: Hex, data: Hex): { success: boolean;
         functionName: "getWorkers",
         result: [ws.map((w) => w.address), ws.map((w) => w.agentId), ws.map((w) => w.stake)],
       }),
+    };
+  }
+  if (market.governance !== undefined && getAddress(target) === getAddress(market.governance)) {
+    const call = decodeFunctionData({ abi: governanceReadAbi, data });
+    const [arbiter] = call.args;
+    const allowed = (market.allowedArbiters ?? []).some((a) => getAddress(a) === getAddress(arbiter));
+    return {
+      success: true,
+      returnData: encodeFunctionResult({ abi: governanceReadAbi, functionName: "isArbiterAllowed", result: allowed }),
     };
   }
   if (getAddress(target) === getAddress(market.identityRegistry)) {

@@ -11,7 +11,10 @@ import { feedbackClientOf, getReputation, readMarket, type ReputationView } from
 import { readContractLogs, readLogs } from "./logs.js";
 import { readView, viewCall } from "./reads.js";
 import { readMany, type StatusName } from "./snapshot.js";
-import { readTrackRecord } from "./track-record.js";
+import { ANSWER_NAMES } from "../core/codes.js";
+import { STATUS_RESOLVED } from "../core/track-record.js";
+import { readRecordHead } from "./record.js";
+import { readRecordEntries } from "./track-record.js";
 
 export interface MarketSummary {
   marketId: bigint;
@@ -124,7 +127,7 @@ export async function agentDetails(
     readView(ctx, viewCall(identity, identityRegistryAbi, "getAgentWallet", [agentId]), label("getAgentWallet")),
     readView(ctx, viewCall(identity, identityRegistryAbi, "tokenURI", [agentId]), label("tokenURI")),
     getReputation(ctx, market, agentId),
-    readTrackRecord(ctx, market, { fromBlock }),
+    readRecordHead(ctx, market).then((head) => readRecordEntries(ctx, market, head, { fromBlock })),
   ]);
   let erc8004: AgentDetails["erc8004"] = null;
   try {
@@ -141,18 +144,20 @@ export async function agentDetails(
     /* a registry without getSummary: no summary */
   }
   const trackRecord: AgentRecordEntry[] = [];
-  for (const m of history) {
-    const seat = m.answers.find((a) => a.agentId === agentId);
+  for (const e of history) {
+    const seat = e.seats.find((a) => a.agentId === agentId);
     if (seat === undefined) continue;
-    const answered = seat.answer === "yes" || seat.answer === "no";
-    const correct = m.final === "invalid" || !answered ? null : (seat.answer === "yes") === m.final;
+    const answer = ANSWER_NAMES[seat.answer] ?? "failed";
+    const final = e.status === STATUS_RESOLVED ? e.outcome : "invalid";
+    const answered = answer === "yes" || answer === "no";
+    const correct = final === "invalid" || !answered ? null : (answer === "yes") === final;
     trackRecord.push({
-      marketId: BigInt(m.key.split(":")[2] ?? "0"),
-      answer: seat.answer,
+      marketId: e.marketId,
+      answer,
       confidenceBps: seat.confidenceBps,
-      final: m.final,
+      final,
       correct,
-      disputed: m.disputed,
+      disputed: e.disputed,
     });
   }
   return { agentId, owner, agentWallet, agentURI, reputation, erc8004, trackRecord };

@@ -12,8 +12,9 @@ import type { ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
 import { getReputation } from "./lifecycle.js";
 import { readMarketState } from "./snapshot.js";
-import { trackRecordFor, type TrackRecordOptions } from "./track-record.js";
-import { markTrustedRulings } from "./trusted-rulings.js";
+import { withAllowedRulings } from "../allowed-rulings.js";
+import { cutoffFor, recordHistory, type TrackRecordOptions } from "./track-record.js";
+import { chainAllowList } from "./trusted-rulings.js";
 
 export interface ChainPortsConfig {
   ctx: ChainContext;
@@ -106,19 +107,24 @@ export function createChainPorts(config: ChainPortsConfig): ChainPorts {
     },
   };
 
-  const trackRecord: ChainTrackRecord = {
-    /** Finalized markets before this one in which one of its agents held a seat, oldest first. */
-    async history(snapshot) {
-      const agents = new Set(snapshot.workers.map((w) => w.agentId));
-      const all = await trackRecordFor(ctx, market, snapshot.marketId, config.trackRecord ?? {});
-      // Rulings of arbiters the deployment allows are known truth (RECORDS §4); others stay soft evidence.
-      return markTrustedRulings(
-        ctx,
-        market,
-        all.filter((m) => m.answers.some((a) => agents.has(a.agentId))),
-      );
+  // The hash-chain record before the market's cut-off; rulings of arbiters the deployment allows are known truth
+  // (RECORDS §4), marked by the wrapper the daemon's index and the DON share.
+  const trackRecord: ChainTrackRecord = withAllowedRulings(
+    {
+      /** The window's finalized markets in which one of this market's agents held a seat, oldest first. */
+      async history(snapshot) {
+        const cutoff = await cutoffFor(ctx, market, snapshot.marketId);
+        return recordHistory(
+          ctx,
+          market,
+          cutoff,
+          snapshot.workers.map((w) => w.agentId),
+          config.trackRecord ?? {},
+        );
+      },
     },
-  };
+    chainAllowList(ctx, market),
+  );
 
   const signatures: AnswerSignatureVerifier = {
     async verify(fields, signature) {

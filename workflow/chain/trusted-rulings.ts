@@ -1,14 +1,13 @@
 /**
  * Which rulings are known truth (docs/RECORDS.md §4): a disputed market's ruling counts as truth only when its
  * arbiter is one the deployment allows (`deploymentAllowsArbiter`: the governance allow-list, or on a deployment
- * without one its default arbiter) or one the operator trusts. Used by the watcher's record and the resolver's
- * log-based record (ports.ts), so both mark the same rulings.
+ * without one its default arbiter) or one the operator trusts. `chainAllowList` is the RPC side of
+ * workflow/allowed-rulings.ts, which marks them for the daemon, `cresolver resolve` and (over its own read) the DON.
  */
 import { getAddress, type Address } from "viem";
-import type { HistoryMarket } from "../core/types.js";
+import type { ArbiterAllowList } from "../allowed-rulings.js";
 import { deploymentAllowsArbiter } from "./arbiters.js";
 import type { ChainContext } from "./clients.js";
-import { getMarketConfig } from "./lifecycle.js";
 
 /** Trusted arbiters: the configured ones plus every arbiter of `entries` the deployment allows. */
 export async function trustedArbitersOf(
@@ -28,43 +27,7 @@ export async function trustedArbitersOf(
   return trusted;
 }
 
-/** The logs' record with each disputed market's arbiter (its config's) and whether its ruling is trusted. */
-export async function markTrustedRulings(
-  ctx: ChainContext,
-  market: Address,
-  history: HistoryMarket[],
-  options: { trustedArbiters?: readonly Address[] } = {},
-): Promise<HistoryMarket[]> {
-  const arbiterOf = new Map<string, Address>();
-  for (const m of history) {
-    if (!m.disputed) continue;
-    const id = m.key.split(":").at(-1);
-    if (id === undefined || !/^[0-9]+$/.test(id)) continue;
-    arbiterOf.set(m.key, getAddress((await getMarketConfig(ctx, market, BigInt(id))).arbiter));
-  }
-  const trusted = await trustedArbitersOf(ctx, market, arbiterOf.values(), options.trustedArbiters);
-  return history.map((m) => {
-    const arbiter = arbiterOf.get(m.key);
-    return arbiter === undefined ? m : { ...m, arbiter, trustedRuling: trusted.has(arbiter.toLowerCase()) };
-  });
-}
-
-/**
- * The hash-chain record's history (entries carry the arbiter that ruled): also trusts every arbiter the deployment
- * allows, as `markTrustedRulings` does for the logs' record, so the index, a served window and the logs give the
- * estimator the same known truths.
- */
-export async function markAllowedRulings(
-  ctx: ChainContext,
-  market: Address,
-  history: HistoryMarket[],
-): Promise<HistoryMarket[]> {
-  const ruled = history.flatMap((m) => (m.arbiter !== undefined && m.trustedRuling !== true ? [m.arbiter] : []));
-  if (ruled.length === 0) return history;
-  const allowed = await trustedArbitersOf(ctx, market, ruled);
-  return history.map((m) =>
-    m.arbiter === undefined || m.trustedRuling === true
-      ? m
-      : { ...m, trustedRuling: allowed.has(m.arbiter.toLowerCase()) },
-  );
+/** The deployment's allow-list over RPC (`deploymentAllowsArbiter` per arbiter) for `withAllowedRulings`. */
+export function chainAllowList(ctx: ChainContext, market: Address): ArbiterAllowList {
+  return { allowed: (arbiters) => trustedArbitersOf(ctx, market, arbiters) };
 }

@@ -11,19 +11,19 @@
 import { getAddress, type Address } from "viem";
 import { bundleHash, canonicalJson, MAX_BUNDLE_BYTES } from "../core/bundle.js";
 import { parseStoredBundle } from "../core/bundle-schema.js";
-import type { RecordEntry } from "../core/track-record.js";
-import { recordWindow, windowHistory } from "../core/track-record.js";
+import { ZERO_HEAD } from "../core/track-record.js";
 import type { HistoryMarket, VerdictKind, WorkerReport } from "../core/types.js";
 import { decideVerdict, type VerdictConfigInput, type VerdictDecision } from "../core/vote.js";
 import { DEFAULT_WATCH_CONFIG, type WatchConfig, type WatchVerdict, watchProposal } from "../core/watch.js";
 import type { ChainContext } from "../chain/clients.js";
-import { ChainError, toChainError } from "../chain/errors.js";
+import { ChainError } from "../chain/errors.js";
 import { getMarketConfig, getProposal, getReports, type ProposalView, readMarket } from "../chain/lifecycle.js";
 import { type LogRange, readLogs } from "../chain/logs.js";
-import { entryOfLog, readCutoff, scanRecordLogs } from "../chain/record.js";
+import { readCutoff } from "../chain/record.js";
 import { readMarketStatus } from "../chain/snapshot.js";
-import { trackRecordFor } from "../chain/track-record.js";
-import { markTrustedRulings, trustedArbitersOf } from "../chain/trusted-rulings.js";
+import { markAllowedRulings } from "../allowed-rulings.js";
+import { recordHistory } from "../chain/track-record.js";
+import { chainAllowList, trustedArbitersOf } from "../chain/trusted-rulings.js";
 
 /** The watcher's coalition rule: the verdict must survive the defection of its 2 heaviest agents (vote.ts). */
 export const WATCH_VOTE: Readonly<VerdictConfigInput> = Object.freeze({ coalitionK: 2 });
@@ -60,23 +60,6 @@ export interface ProposalReview {
   claim?: VerdictKind;
 }
 
-/** Record entries [0, count) from the logs (the record is append-only; entries at or past `count` are ignored). */
-async function entriesBefore(
-  ctx: ChainContext,
-  market: Address,
-  count: number,
-  range: ReviewOptions["range"],
-): Promise<RecordEntry[]> {
-  const out: RecordEntry[] = [];
-  if (count === 0) return out;
-  for await (const chunk of scanRecordLogs(ctx, market, { ...range }))
-    for (const log of chunk.logs) {
-      const { entry } = entryOfLog(log);
-      if (entry.index < count) out[entry.index] = entry;
-    }
-  return out;
-}
-
 /** The panel's track record at the market's cut-off, trusted rulings marked (RECORDS §3-§4). */
 export async function watchHistory(
   ctx: ChainContext,
@@ -85,25 +68,12 @@ export async function watchHistory(
   agentIds: readonly bigint[],
   options: Pick<ReviewOptions, "trustedArbiters" | "range"> = {},
 ): Promise<HistoryMarket[]> {
-  let cutoff: { count: number } | undefined;
-  try {
-    cutoff = await readCutoff(ctx, market, marketId);
-  } catch (error) {
-    // A market contract without the record chain (before RECORDS §3): the logs' record.
-    if (toChainError(error, "recordHead").kind !== "revert") throw error;
-    return markTrustedRulings(ctx, market, await trackRecordFor(ctx, market, marketId, { ...options.range }), options);
-  }
-  const count = cutoff?.count ?? 0;
-  const entries = await entriesBefore(ctx, market, count, options.range);
-  const window = recordWindow(count, (i) => entries[i]);
-  const inWindow = entries.slice(window.start, count);
-  const trusted = await trustedArbitersOf(
-    ctx,
-    market,
-    inWindow.filter((e) => e.disputed).map((e) => e.arbiter),
-    options.trustedArbiters,
-  );
-  return windowHistory(inWindow, agentIds, { chainId: ctx.chainId, market, trustedArbiters: trusted });
+  const cutoff = (await readCutoff(ctx, market, marketId)) ?? { count: 0, head: ZERO_HEAD };
+  const history = await recordHistory(ctx, market, cutoff, agentIds, {
+    ...options.range,
+    ...(options.trustedArbiters !== undefined ? { trustedArbiters: options.trustedArbiters } : {}),
+  });
+  return markAllowedRulings(history, chainAllowList(ctx, market));
 }
 
 async function checkBundle(proposal: ProposalView, fetchText: ReviewOptions["fetchText"]): Promise<BundleState> {

@@ -20,6 +20,7 @@ import { encodeReport, VERDICT_CODE } from "../../../workflow/settle/reports.js"
 import { brokenAgent, honestAgent, testMarket, type Agent, type TestMarket } from "../../../cre/test/agents.js";
 import { colludedHistory, cutoffOf, indexTrackRecord, recordServer } from "../../../cre/test/history.js";
 import type { RecordEntry } from "../../../workflow/core/track-record.js";
+import { withAllowedRulings } from "../../../workflow/allowed-rulings.js";
 import type { DonLimits } from "../../../workflow/don-limits.js";
 import { startServer, type TestServer } from "../workflow/helpers/servers.js";
 
@@ -78,7 +79,11 @@ afterAll(async () => {
 });
 
 /** The daemon's pipeline in its DON-compatible mode when `don` is given; with the index's record when one is set. */
-async function throughNode(market: TestMarket, don?: { limits: DonLimits; recordCalls: number }) {
+async function throughNode(
+  market: TestMarket,
+  don?: { limits: DonLimits; recordCalls: number },
+  allowed: readonly string[] = [],
+) {
   const snapshot: MarketSnapshot = {
     chainId: market.chainId,
     marketAddress: market.market,
@@ -104,7 +109,14 @@ async function throughNode(market: TestMarket, don?: { limits: DonLimits; record
         }),
       ]),
       evaluator: createRubricEvaluator(),
-      ...(history !== undefined ? { trackRecord: indexTrackRecord(history, market.chainId, market.market) } : {}),
+      ...(history !== undefined
+        ? {
+            // The daemon's wrapper, with the governance's allow-list as a set (the real read: record-chain.test.ts).
+            trackRecord: withAllowedRulings(indexTrackRecord(history, market.chainId, market.market), {
+              allowed: async (arbiters) => new Set(arbiters.filter((a) => allowed.includes(a.toLowerCase()))),
+            }),
+          }
+        : {}),
     },
     don !== undefined ? { don } : {},
   );
@@ -199,6 +211,60 @@ sdkTest(
       expect(JSON.parse(cre.summary.bundle).decision.posterior).toBe(node.decision.posterior);
       expect(JSON.parse(cre.summary.bundle).extra).toMatchObject({ don: { challenges: "skipped" } });
       expect(cre.report.reports).toEqual(node.proposal.reports.map(encodeReport));
+    } finally {
+      history = undefined;
+      current = undefined;
+    }
+  },
+);
+
+const ALLOWED_ARBITER = "0x00000000000000000000000000000000000a11ed";
+const OTHER_ARBITER = "0x0000000000000000000000000000000000000bad";
+const GOVERNANCE = "0x0000000000000000000000000000000000060fe5";
+
+sdkTest(
+  "parity with rulings: an allowed arbiter's ruling is known truth and a non-allowed one's soft evidence, on the daemon's wrapper and on the DON (its allow-list read)",
+  async () => {
+    // 35 markets; 6 were disputed and ruled: 3 by the allowed arbiter, 3 by one the governance does not allow.
+    history = colludedHistory(35).map((e, i) =>
+      i % 6 === 2 ? { ...e, disputed: true, arbiter: i % 12 === 2 ? ALLOWED_ARBITER : OTHER_ARBITER } : e,
+    );
+    const ruled = history.filter((e) => e.disputed);
+    expect(ruled.filter((e) => e.arbiter === ALLOWED_ARBITER)).toHaveLength(3);
+    expect(ruled.filter((e) => e.arbiter === OTHER_ARBITER)).toHaveLength(3);
+    agents = [true, true, true, true, true, false, false].map((yes, i) =>
+      honestAgent(yes, i >= 5 ? 0.95 : 0.7, `r${i}`),
+    );
+    const market = testMarket(
+      agents.map((_, i) => `${server.url}/agent-${i + 1}`),
+      { cutoff: cutoffOf(history), governance: GOVERNANCE, allowedArbiters: [ALLOWED_ARBITER] },
+    );
+    current = market;
+    try {
+      const limits: DonLimits = { ...DEFAULT_DON_LIMITS, httpCalls: 10, maxReplyBytes: profile.maxResponseBytes };
+      const node = await throughNode(market, { limits, recordCalls: 1 }, [ALLOWED_ARBITER]);
+      const cre = await throughCre(market, {
+        limits: { httpCalls: 10 },
+        trackRecord: { url: `${server.url}/record/track-record?count={count}` },
+      });
+      const knownTruths = (bundle: string) =>
+        (JSON.parse(bundle) as { estimates: { knownTruths: number } }).estimates.knownTruths;
+      // Only the allowed arbiter's three rulings are truth, on both sides.
+      expect(knownTruths(node.bundle.json)).toBe(3);
+      for (const side of [cre.summary, cre.sdk]) {
+        expect(knownTruths(side.bundle)).toBe(3);
+        expect(side.bundleHash).toBe(node.bundleHash);
+      }
+      // The daemon's side trusting the other arbiter too counts six: the count above is the allow-list's doing.
+      const both = await throughNode(market, { limits, recordCalls: 1 }, [ALLOWED_ARBITER, OTHER_ARBITER]);
+      expect(knownTruths(both.bundle.json)).toBe(6);
+      expect(both.bundleHash).not.toBe(node.bundleHash);
+      // A DON whose governance allows nothing: every ruling is soft evidence.
+      const none = await throughCre(
+        { ...market, allowedArbiters: [] },
+        { limits: { httpCalls: 10 }, trackRecord: { url: `${server.url}/record/track-record?count={count}` } },
+      );
+      expect(knownTruths(none.sdk.bundle)).toBe(0);
     } finally {
       history = undefined;
       current = undefined;

@@ -3,7 +3,8 @@
  * finalized Resolved, Invalid and by a committee arbiter's ruling after a dispute; the TypeScript chain step over
  * the `MarketRecorded` entries reproduces every event's head and `recordHead()`; a market requested in between keeps
  * the cut-off of that moment; the daemon's SQLite index built over this chain verifies against `recordHead()`; the
- * index's history and the log-based history feed `decideVerdict` the same verdict. Needs `npx hardhat build`.
+ * index's history and the chain ports' record (no index) feed `decideVerdict` the same verdict; a contract without
+ * the record chain is refused (no other record path). Needs `npx hardhat build`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,14 +17,14 @@ import { servedTrackRecord } from "../../../cli/commands/track-record-source.js"
 import { mountTrackRecord } from "../../../daemon/record-api.js";
 import { indexTrackRecord, RecordIndex } from "../../../daemon/record-index.js";
 import { DatabaseSync } from "../../../daemon/sqlite.js";
-import { committeeArbiterAbi } from "../../../workflow/chain/abis.js";
+import { committeeArbiterAbi, marketGovernanceAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { type ChainContext, connectProvider, withKey } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
 import { dispute, finalize } from "../../../workflow/chain/lifecycle.js";
 import { entryOfLog, readCutoff, readRecordHead, scanRecordLogs } from "../../../workflow/chain/record.js";
-import { trackRecordFor } from "../../../workflow/chain/track-record.js";
+import { cutoffFor, recordHistory } from "../../../workflow/chain/track-record.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { chainHead, chainStep, type RecordEntry, ZERO_HEAD } from "../../../workflow/core/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
@@ -240,7 +241,7 @@ describe("the real ResolutionMarket's record chain", () => {
     }
   });
 
-  it("the index's history and the log-based history give decideVerdict the same verdict and posterior", async () => {
+  it("the index's history and the chain ports' record (MarketRecorded logs, no index) give decideVerdict the same verdict and posterior", async () => {
     const ports = createChainPorts({ ctx: owner, marketAddress: market });
     const snapshot = await ports.market.readMarket(ids.current);
     const fromLogs = await ports.trackRecord.history(snapshot);
@@ -259,7 +260,13 @@ describe("the real ResolutionMarket's record chain", () => {
       const key = (id: bigint) => `${owner.chainId}:${market.toLowerCase()}:${id}`;
       expect(fromIndex.map((m) => m.key)).toEqual([key(ids.disputed), key(ids.invalid), key(ids.resolved)]);
       expect(fromLogs.map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
-      expect((await trackRecordFor(owner, market, ids.current)).map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
+      const fromChain = await recordHistory(
+        owner,
+        market,
+        await cutoffFor(owner, market, ids.current),
+        snapshot.workers.map((w) => w.agentId),
+      );
+      expect(fromChain.map((m) => m.key)).toEqual(fromIndex.map((m) => m.key));
       const strip = (h: typeof fromIndex) =>
         h.map((m) => ({
           final: m.final,
@@ -289,6 +296,63 @@ describe("the real ResolutionMarket's record chain", () => {
       await http.close();
       await app.close();
       indexDb.close();
+    }
+  });
+  it("a ruling by an arbiter the deployment no longer allows is soft evidence on the index and on a served window", async () => {
+    const governance = await owner.publicClient.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "governance",
+    });
+    await sendContractTx(owner, {
+      address: governance,
+      abi: marketGovernanceAbi,
+      functionName: "removeArbiter",
+      args: [committee],
+      label: "MarketGovernance.removeArbiter",
+    });
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(ids.current);
+    const indexDb = new DatabaseSync(join(dir, "removed.sqlite"));
+    const app = Fastify();
+    const http = createSafeHttpClient({ allowLoopback: true });
+    try {
+      const recordIndex = new RecordIndex(indexDb, { chainId: owner.chainId, market });
+      const fromIndex = await indexTrackRecord(recordIndex, owner, market).history(snapshot);
+      mountTrackRecord(app, owner.chainId, new Map([[market.toLowerCase(), recordIndex]]));
+      const base = await app.listen({ host: "127.0.0.1", port: 0 });
+      const fromServed = await servedTrackRecord(http, base, { ctx: owner, market, fromBlock: 0n }).history(snapshot);
+      for (const history of [fromIndex, fromServed]) {
+        const ruled = history.find((m) => m.disputed);
+        expect(ruled?.arbiter?.toLowerCase()).toBe(committee.toLowerCase());
+        expect(ruled?.trustedRuling).toBe(false);
+      }
+      // An operator who still vouches for it (the index's configured arbiters) makes it truth again.
+      const vouched = new RecordIndex(indexDb, { chainId: owner.chainId, market, trustedArbiters: [committee] });
+      expect((await indexTrackRecord(vouched, owner, market).history(snapshot)).find((m) => m.disputed)).toMatchObject({
+        trustedRuling: true,
+      });
+    } finally {
+      await http.close();
+      await app.close();
+      indexDb.close();
+    }
+  });
+  it("a contract without the record chain is refused by the chain ports and the index: no fallback to other logs", async () => {
+    const snapshot = await createChainPorts({ ctx: owner, marketAddress: market }).market.readMarket(ids.current);
+    // The identity registry answers neither getMarket nor recordHead().
+    await expect(
+      createChainPorts({ ctx: owner, marketAddress: identity }).trackRecord.history(snapshot),
+    ).rejects.toMatchObject({
+      name: "ChainError",
+      message: expect.stringMatching(/ResolutionMarket\.(getMarket|recordHead)/),
+    });
+    const noRecordDb = new DatabaseSync(join(dir, "no-record.sqlite"));
+    try {
+      await expect(
+        new RecordIndex(noRecordDb, { chainId: owner.chainId, market: identity }).sync(owner),
+      ).rejects.toThrow(/ResolutionMarket\.recordHead/);
+    } finally {
+      noRecordDb.close();
     }
   });
 });

@@ -29,7 +29,8 @@ import {
   requestCancel,
 } from "../../../workflow/chain/lifecycle.js";
 import { readMarketState } from "../../../workflow/chain/snapshot.js";
-import { readTrackRecord, trackRecordFor } from "../../../workflow/chain/track-record.js";
+import { readRecordHead } from "../../../workflow/chain/record.js";
+import { cutoffFor, recordHistory } from "../../../workflow/chain/track-record.js";
 import type { WorkerReport } from "../../../workflow/core/types.js";
 import { createSettler, SettleError } from "../../../workflow/settle/index.js";
 import { hardhatKey } from "../cli/helpers/keys.js";
@@ -277,8 +278,8 @@ describe("the proposal lifecycle", () => {
   });
 });
 
-describe("the track record from logs", () => {
-  it("finalized markets, oldest first, with agent ids and answers; only those finalized before the current request", async () => {
+describe("the track record from the MarketRecorded chain", () => {
+  it("finalized markets in finalization order, with agent ids and answers; only those finalized before the current request", async () => {
     const first = await frozenMarket([3, 4]);
     await createSettler(owner, market).propose({
       marketId: first,
@@ -302,11 +303,13 @@ describe("the track record from logs", () => {
     await increaseTime(WINDOW + 1);
     await finalize(owner, market, later); // after `current` was requested: not in its record
 
-    const all = await readTrackRecord(owner, market, { chunkBlocks: 7n });
+    const panel = [3, 4].map((k) => agents.get(k) ?? 0n);
+    // Entries read in 7-block requests, every head checked against recordHead().
+    const all = await recordHistory(owner, market, await readRecordHead(owner, market), panel, { chunkBlocks: 7n });
     const key = (id: bigint) => `${owner.chainId}:${market.toLowerCase()}:${id}`;
     const ids = all.map((m) => m.key);
     expect(ids.indexOf(key(second))).toBeLessThan(ids.indexOf(key(first)));
-    expect(all.find((m) => m.key === key(first))).toEqual({
+    expect(all.find((m) => m.key === key(first))).toMatchObject({
       key: key(first),
       final: false,
       disputed: false,
@@ -322,7 +325,7 @@ describe("the track record from logs", () => {
         { agentId: agents.get(3), answer: "failed" },
       ],
     });
-    const forCurrent = await trackRecordFor(owner, market, current);
+    const forCurrent = await recordHistory(owner, market, await cutoffFor(owner, market, current), panel);
     expect(forCurrent.map((m) => m.key)).toContain(key(first));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(later));
     expect(forCurrent.map((m) => m.key)).not.toContain(key(current));
