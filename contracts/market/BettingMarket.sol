@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {SettlementMath} from "./libraries/SettlementMath.sol";
 
 /// @title Binary YES/NO betting on the outcome of a ResolutionMarket question
 /// @author cresolver
@@ -13,6 +14,11 @@ import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 ///           plus a share of the losing side proportional to that stake (losers get nothing);
 ///         - **Resolved** with nobody on the winning side, **Invalid** or **Cancelled**: every bet is refunded.
 ///         There is no settlement step, no fee and no admin: nobody's payout depends on who calls first.
+///         **Pool cap**: a market's betting pool (YES + NO) is at most `SettlementMath.bettingCap(bond)`, ten times
+///         the market's snapshotted bond, so the dispute bond (that bond plus 10 % of the reward pool and stakes,
+///         `IResolutionMarket.disputeBond`) always covers 10 % of everything a dispute can move, bets included. The
+///         cap depends only on the creation-time bond, which nobody can change afterwards, so no contract can raise
+///         or lower another market's bond or cap; a creator who wants a larger pool picks a larger bond.
 /// @dev Accounting and the rounding rule.
 ///      Let `T = yesPool + noPool` and `W` the winning pool. A winner with winning stake `s` is owed
 ///      `floor(s * T / W)`, except the claim that brings `claimedWinningStake` up to exactly `W` (the last
@@ -98,6 +104,8 @@ contract BettingMarket is ReentrancyGuard {
     error MarketNotOpen(uint256 marketId, IResolutionMarket.Status status);
     /// @notice Bets are only taken strictly before the resolution market's deadline.
     error BettingClosed(uint256 marketId, uint64 deadline);
+    /// @notice The bet would push the market's betting pool past what its dispute bond covers (`cap`).
+    error PoolCapExceeded(uint256 marketId, uint256 cap);
     /// @notice The resolution market has not reached a final status yet.
     error MarketNotFinal(uint256 marketId, IResolutionMarket.Status status);
     /// @notice The bettor already claimed in this market.
@@ -129,6 +137,8 @@ contract BettingMarket is ReentrancyGuard {
         if (block.timestamp >= deadline) revert BettingClosed(marketId, deadline);
 
         Pool storage pool = _pools[marketId];
+        uint256 cap = poolCap(marketId);
+        if (pool.yesPool + pool.noPool + msg.value > cap) revert PoolCapExceeded(marketId, cap);
         Position storage pos = _positions[marketId][msg.sender];
         uint256 positionOnSide;
         uint256 poolOnSide;
@@ -203,6 +213,16 @@ contract BettingMarket is ReentrancyGuard {
     {
         Pool storage pool = _pools[marketId];
         return (pool.yesPool, pool.noPool, pool.claimedWinningStake, pool.paidToWinners);
+    }
+
+    /// @notice The largest betting pool `marketId` takes: ten times its snapshotted bond (0 for a market the
+    ///         resolution market does not know).
+    function poolCap(uint256 marketId) public view returns (uint256) {
+        try resolutionMarket.getMarketConfig(marketId) returns (IResolutionMarket.MarketConfig memory c) {
+            return SettlementMath.bettingCap(c.bond);
+        } catch {
+            return 0;
+        }
     }
 
     /// @notice A bettor's accumulated stakes on each side and whether they already claimed.

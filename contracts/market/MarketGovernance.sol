@@ -6,6 +6,7 @@ import {Ownable, Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step
 import {IArbiter} from "./interfaces/IArbiter.sol";
 import {IMarketGovernance} from "./interfaces/IMarketGovernance.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {SettlementMath} from "./libraries/SettlementMath.sol";
 
 /// @title The bounded owner of one resolution market: timelocked resolvers, arbiters, defaults and bond range
 /// @notice Deployed by its market's constructor (`market` = the deployer), so the pair is fixed at deployment.
@@ -216,7 +217,7 @@ contract MarketGovernance is IMarketGovernance, Ownable2Step {
         uint256 questionLength,
         uint64 deadline,
         uint256 pool
-    ) external returns (IResolutionMarket.MarketConfig memory c) {
+    ) external returns (IResolutionMarket.MarketConfig memory c, address fallbackArbiter_) {
         if (msg.sender != market) revert NotMarket(msg.sender);
         if (pool < MIN_REWARD_POOL) revert RewardPoolTooSmall(pool, MIN_REWARD_POOL);
         if (pool > type(uint96).max) revert RewardPoolTooLarge(pool);
@@ -240,6 +241,7 @@ contract MarketGovernance is IMarketGovernance, Ownable2Step {
         _checkBounds(c.minStake, c.maxWorkers, c.disputeWindow, c.bond);
         if (c.bond > _bondRange.max) revert BondOutOfRange(c.bond);
         if (c.bond < _bondRange.min) revert BondOutOfRange(c.bond);
+        fallbackArbiter_ = fallbackFor(address(c.arbiter));
     }
 
     /// @notice Disabled: without an owner no resolver could ever be queued again.
@@ -306,6 +308,19 @@ contract MarketGovernance is IMarketGovernance, Ownable2Step {
     /// @inheritdoc IMarketGovernance
     function fallbackArbiter() external view returns (address) {
         return _due(_pendingFallbackAt) ? _pendingFallback : _fallback;
+    }
+
+    /// @inheritdoc IMarketGovernance
+    function fallbackFor(address arbiter) public view returns (address f) {
+        f = _due(_pendingFallbackAt) ? _pendingFallback : _fallback;
+        if (f == arbiter || !isArbiterAllowed(f)) f = address(0);
+    }
+
+    /// @inheritdoc IMarketGovernance
+    function disputeBond(uint256 marketId) external view returns (uint256) {
+        IResolutionMarket.MarketInfo memory info = IResolutionMarket(market).getMarket(marketId);
+        uint256 bond = IResolutionMarket(market).getMarketConfig(marketId).bond;
+        return SettlementMath.disputeBond(bond, info.rewardPool + info.totalStake);
     }
 
     /// @inheritdoc IMarketGovernance

@@ -38,18 +38,19 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         uint32 disputeWindow;
     }
 
-    /// @dev Slot 0 creator|deadline|status|outcome|workerCount; slot 1 rewardPool|totalStake|
-    ///      requestedAt|recordCount (the track-record cut-off count); then the question and the cut-off head.
+    /// @dev Slot 0 creator|deadline|status|outcome|workerCount|recordCount (the track-record cut-off count, 32
+    ///      bits: 4.29 billion finalized markets, far beyond any chain's gas; it was 24 bits, 16.7M); slot 1
+    ///      rewardPool|totalStake|requestedAt; then the question and the cut-off head.
     struct Market {
         address creator;
         uint40 deadline;
         Status status;
         bool outcome;
         uint8 workerCount;
+        uint32 recordCount;
         uint96 rewardPool;
         uint96 totalStake;
         uint40 requestedAt;
-        uint24 recordCount;
         string question;
         bytes32 recordHead;
     }
@@ -64,7 +65,8 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     }
 
     /// @dev Slot 0 proposer|verdict|proposedAt|disputeEndsAt; slot 1 disputer|claimed|disputedAt|
-    ///      cancelRequestedAt; then bundle hash and URI. The bond is the market's snapshotted one.
+    ///      cancelRequestedAt; then bundle hash and URI. The proposer's bond is the market's snapshotted
+    ///      one, the disputer's `_disputeBond` (both fixed once resolution is requested).
     struct ProposalData {
         address proposer;
         Verdict verdict;
@@ -72,6 +74,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         uint40 disputeEndsAt;
         address disputer;
         Verdict claimed;
+        /// When the arbiter in charge got the case (the hand-off time once escalated).
         uint40 disputedAt;
         uint40 cancelRequestedAt;
         bytes32 bundleHash;
@@ -100,6 +103,8 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     mapping(uint256 marketId => mapping(uint256 agentId => bool)) internal _agentSeated;
     mapping(uint256 marketId => mapping(address worker => bool)) internal _addressSeated;
     mapping(uint256 marketId => mapping(uint256 agentId => bool)) internal _allowed;
+    /// @inheritdoc IResolutionMarket
+    mapping(uint256 marketId => IArbiter) public fallbackArbiterOf;
     /// @dev Credit + 1 once the account was ever credited: the slot never returns to zero (cheaper repeats).
     mapping(address account => uint256) internal _credits;
 
@@ -315,6 +320,12 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
             if (status == Status.None) revert MarketNotFound(marketId);
             revert WrongStatus(marketId, status);
         }
+    }
+
+    /// @dev The disputer's bond (SettlementMath.disputeBond); pool and stakes are frozen from the request on.
+    function _disputeBond(uint256 marketId) internal view returns (uint256) {
+        Market storage m = _markets[marketId];
+        return SettlementMath.disputeBond(_configs[marketId].bond, uint256(m.rewardPool) + m.totalStake);
     }
 
     function _credit(address account, uint256 amount) internal {

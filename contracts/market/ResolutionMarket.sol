@@ -19,8 +19,11 @@ import {MarketSettlement} from "./MarketSettlement.sol";
 ///      finalization internals live in MarketSettlement; the owner is the separately deployed MarketGovernance,
 ///      the ERC-8004 writer and reputation book the separately deployed MarketReputation (both created here).
 contract ResolutionMarket is MarketSettlement {
-    /// @notice Arbiter silence after which anyone may `expireDispute` (Invalid, bonds returned).
+    /// @notice Arbiter silence after which anyone may `expireDispute`: escalation to the fallback arbiter the first
+    ///         time, else Invalid with the bonds returned.
     uint64 public constant ARBITRATION_TIMEOUT = 30 days;
+    /// @notice Gas the fallback arbiter's `onDispute` gets at escalation (UMA's bond pull and assertion fit).
+    uint256 internal constant ESCALATION_GAS = 2_000_000;
     /// @notice Delay between `requestCancel` and `cancelStale`, during which a resolver can still propose.
     uint64 public constant CANCEL_WINDOW = 1 days;
     uint256 internal constant MAX_BUNDLE_URI_BYTES = 512;
@@ -64,7 +67,7 @@ contract ResolutionMarket is MarketSettlement {
     {
         uint256[] memory list;
         if (p.admission == Admission.AllowList) list = p.allowedAgents;
-        MarketConfig memory g = governance.snapshotConfig(p, bytes(question).length, deadline, msg.value);
+        (MarketConfig memory g, address f) = governance.snapshotConfig(p, bytes(question).length, deadline, msg.value);
         Config memory c;
         c.arbiter = g.arbiter;
         c.bond = g.bond;
@@ -78,6 +81,8 @@ contract ResolutionMarket is MarketSettlement {
         c.minSettled = p.minSettled;
 
         marketId = ++marketCount;
+        // The fallback is snapshotted like the arbiter: a later change never reaches a live market.
+        if (f != address(0)) fallbackArbiterOf[marketId] = IArbiter(f);
         Market storage m = _markets[marketId];
         m.creator = msg.sender;
         m.deadline = uint40(deadline);
@@ -138,7 +143,7 @@ contract ResolutionMarket is MarketSettlement {
         }
         m.status = Status.ResolutionRequested;
         // The track-record cut-off every resolver uses for this market (RECORDS §3).
-        m.recordCount = uint24(_recordCount);
+        m.recordCount = uint32(_recordCount); // 2^32 finalizations would take > 2^48 gas: never reached
         m.recordHead = _recordHead;
         emit ResolutionRequested(marketId, m.question);
     }
@@ -202,12 +207,14 @@ contract ResolutionMarket is MarketSettlement {
     }
 
     /// @inheritdoc IResolutionMarket
+    /// @dev The disputer's bond grows with what the dispute can move (`governance().disputeBond`), the
+    ///      proposer's does not.
     function dispute(uint256 marketId, Verdict claimed) external payable nonReentrant {
         _requireStatus(marketId, Status.Proposed);
         ProposalData storage p = _proposals[marketId];
         if (block.timestamp >= p.disputeEndsAt) revert DisputeWindowOver(marketId, p.disputeEndsAt);
-        Config storage c = _configs[marketId];
-        if (msg.value != c.bond) revert WrongBond(msg.value, c.bond);
+        uint256 bond = _disputeBond(marketId);
+        if (msg.value != bond) revert WrongBond(msg.value, bond);
         Verdict proposed = p.verdict;
         if (claimed == proposed) revert ClaimEqualsProposal(marketId);
 
@@ -215,36 +222,70 @@ contract ResolutionMarket is MarketSettlement {
         p.disputer = msg.sender;
         p.claimed = claimed;
         p.disputedAt = uint40(block.timestamp);
-        IArbiter arbiter = c.arbiter;
+        IArbiter arbiter = _configs[marketId].arbiter;
         emit ProposalDisputed(marketId, msg.sender, claimed, arbiter);
-        // The arbiter cannot re-enter (nonReentrant): it rules later through resolveDispute.
-        arbiter.onDispute(marketId, proposed, claimed, p.proposer, msg.sender, p.bundleHash, p.bundleURI);
+        // The arbiter cannot re-enter (nonReentrant): it rules later through resolveDispute. Its refusal reverts
+        // the dispute with the arbiter's own error.
+        if (!_openCase(arbiter, marketId, p, gasleft())) {
+            assembly ("memory-safe") {
+                returndatacopy(0, 0, returndatasize())
+                revert(0, returndatasize())
+            }
+        }
+    }
+
+    /// @dev `arbiter.onDispute(...)` with `gas`; false when the arbiter refused the case (reverted).
+    function _openCase(IArbiter arbiter, uint256 marketId, ProposalData storage p, uint256 gas)
+        private
+        returns (bool ok)
+    {
+        (ok,) = address(arbiter).call{gas: gas}(
+            abi.encodeCall(
+                IArbiter.onDispute,
+                (marketId, p.verdict, p.claimed, p.proposer, p.disputer, p.bundleHash, p.bundleURI)
+            )
+        );
     }
 
     /// @inheritdoc IResolutionMarket
     /// @dev The winner (proposer iff `verdict` equals the proposal) is credited both bonds; with a Yes/No verdict
-    ///      every seat that answered the other side loses its stake to the winner.
+    ///      every seat that answered the other side loses its stake to the winner. Once escalated the config's
+    ///      arbiter is the fallback: only it may rule.
     function resolveDispute(uint256 marketId, Verdict verdict) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.Disputed);
         Config storage c = _configs[marketId];
         if (msg.sender != address(c.arbiter)) revert NotArbiter(msg.sender, marketId);
         ProposalData storage p = _proposals[marketId];
         address winner = verdict == p.verdict ? p.proposer : p.disputer;
-        uint256 bonds = 2 * uint256(c.bond);
+        uint256 bonds = c.bond + _disputeBond(marketId);
         _credit(winner, bonds);
         emit DisputeResolved(marketId, verdict, winner, bonds);
         _finalize(marketId, m, verdict, true, winner);
     }
 
     /// @inheritdoc IResolutionMarket
+    /// @dev The hand-off gets exactly ESCALATION_GAS (checked first), so a refusal is the fallback's, not a
+    ///      starved call's. A refused hand-off ends the dispute like a silent fallback (`DisputeExpired` without
+    ///      `DisputeEscalated`).
     function expireDispute(uint256 marketId) external nonReentrant {
         Market storage m = _requireStatus(marketId, Status.Disputed);
         ProposalData storage p = _proposals[marketId];
         uint256 expiresAt = uint256(p.disputedAt) + ARBITRATION_TIMEOUT;
         if (block.timestamp < expiresAt) revert ArbitrationNotExpired(marketId, expiresAt);
-        uint256 bond = _configs[marketId].bond;
-        _credit(p.proposer, bond);
-        _credit(p.disputer, bond);
+        IArbiter f = fallbackArbiterOf[marketId];
+        Config storage c = _configs[marketId];
+        // Not escalated yet (a fallback is never the market's own arbiter): hand the case over, once.
+        if (address(f) != address(0) && address(c.arbiter) != address(f)) {
+            if (gasleft() < ESCALATION_GAS + ESCALATION_GAS / 63 + 10_000) revert EscalationNeedsGas(ESCALATION_GAS);
+            if (_openCase(f, marketId, p, ESCALATION_GAS)) {
+                c.arbiter = f;
+                p.disputedAt = uint40(block.timestamp);
+                emit DisputeEscalated(marketId, f);
+                return;
+            }
+        }
+        _credit(p.proposer, c.bond);
+        _credit(p.disputer, _disputeBond(marketId));
         emit DisputeExpired(marketId);
         _finalize(marketId, m, Verdict.Invalid, false, address(0));
     }

@@ -6,6 +6,7 @@ import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {BettingMarket} from "../../contracts/market/BettingMarket.sol";
 import {TestMath} from "./utils/BettingTestUtils.sol";
+import {_gov} from "./market/Split.sol";
 
 /// @notice BettingMarket on the real ResolutionMarket: every terminal path of the market pays bettors out.
 contract BettingMarketIntegrationTest is RealStackFixture {
@@ -112,7 +113,7 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         vm.expectRevert(abi.encodeWithSelector(BettingMarket.MarketNotFinal.selector, id, IResolutionMarket.Status.Proposed));
         betting.claim(id);
         assertEq(betting.claimable(id, alice), 0, "nothing claimable while proposed");
-        uint256 bond = market.getMarketConfig(id).bond;
+        uint256 bond = _gov(market).disputeBond(id);
         vm.prank(bob);
         market.dispute{value: bond}(id, IResolutionMarket.Verdict.No);
         vm.prank(bob);
@@ -129,7 +130,7 @@ contract BettingMarketIntegrationTest is RealStackFixture {
         _bets(id);
         _request(id, deadline);
         _propose(id, IResolutionMarket.Verdict.Yes, 2);
-        uint256 bond = market.getMarketConfig(id).bond;
+        uint256 bond = _gov(market).disputeBond(id);
         vm.prank(bob);
         market.dispute{value: bond}(id, IResolutionMarket.Verdict.No);
         arbiter.rule(market, id, IResolutionMarket.Verdict.No);

@@ -56,6 +56,11 @@ contract CREReceiverIntegrationTest is RealStackFixture {
         vm.deal(disputer, 10 ether);
     }
 
+    /// @dev Within the receiver's 1 ETH float and cap; covers the tests' 4 ETH of bets (ten times the bond).
+    function _defaultBond() internal pure override returns (uint256) {
+        return 0.5 ether;
+    }
+
     function _committeeMarket() internal returns (uint256 id, uint64 deadline) {
         deadline = uint64(block.timestamp + 1 days);
         IResolutionMarket.MarketParams memory p;
@@ -126,8 +131,9 @@ contract CREReceiverIntegrationTest is RealStackFixture {
 
         // Every seat answers NO with 90 % confidence; the truth is YES.
         _deliver(_report(id, block.chainid, address(market), IResolutionMarket.Verdict.No, 3));
+        uint256 disputeBond = _gov(market).disputeBond(id);
         vm.prank(disputer);
-        market.dispute{value: bond}(id, IResolutionMarket.Verdict.Yes);
+        market.dispute{value: disputeBond}(id, IResolutionMarket.Verdict.Yes);
         vm.prank(m1);
         committee.vote(address(market), id, IResolutionMarket.Verdict.Yes);
         vm.prank(m2);
@@ -137,7 +143,7 @@ contract CREReceiverIntegrationTest is RealStackFixture {
         assertEq(uint256(info.status), uint256(IResolutionMarket.Status.Resolved), "resolved");
         assertTrue(info.outcome, "overturned to YES");
         assertEq(market.pendingWithdrawal(address(receiver)), 0, "the float's bond is lost");
-        assertEq(market.pendingWithdrawal(disputer), 2 * bond + 3 * STAKE, "both bonds + the slashed stakes");
+        assertEq(market.pendingWithdrawal(disputer), bond + disputeBond + 3 * STAKE, "both bonds + the slashed stakes");
         assertEq(market.pendingWithdrawal(creator), REWARD, "no right seat: the pool goes back to the creator");
         assertEq(address(market).balance, _owed(workers), "market owes exactly its balance");
         vm.prank(yesBettor);

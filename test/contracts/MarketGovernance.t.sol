@@ -168,7 +168,7 @@ contract MarketGovernanceTest is MarketFixture {
         assertEq(market.getProposal(id).proposer, stranger, "anyone proposed");
         _dispute(id, IResolutionMarket.Verdict.Yes);
         arbiter.rule(market, id, IResolutionMarket.Verdict.Yes);
-        assertEq(market.pendingWithdrawal(disputer), 2 * BOND + STAKE, "both bonds and the wrong stake to the disputer");
+        assertEq(market.pendingWithdrawal(disputer), BOND + gov.disputeBond(id) + STAKE, "both bonds and the wrong stake to the disputer");
         assertEq(market.pendingWithdrawal(stranger), 0, "false proposer loses its bond");
     }
 

@@ -77,7 +77,7 @@ contract ResolutionMarketAttacksTest is MarketFixture {
             assertEq(uint256(market.getReputation(i).correctness), 19, "confidently wrong on the record");
         }
         assertEq(market.pendingWithdrawal(resolver), 0, "proposer lost its bond");
-        assertEq(market.pendingWithdrawal(disputer), 2 * BOND + 4 * STAKE, "disputer: both bonds + 4 stakes");
+        assertEq(market.pendingWithdrawal(disputer), BOND + gov.disputeBond(id) + 4 * STAKE, "disputer: both bonds + 4 stakes");
         assertEq(market.pendingWithdrawal(creator), POOL, "nobody answered right: pool back");
         vm.prank(disputer);
         market.withdraw();

@@ -7,6 +7,8 @@ import {ReportCodec} from "../../contracts/market/libraries/ReportCodec.sol";
 import {IResolutionMarket} from "../../contracts/market/interfaces/IResolutionMarket.sol";
 import {ResolutionMarket} from "../../contracts/market/ResolutionMarket.sol";
 import {MarketFixture} from "./market/MarketFixture.sol";
+import {TestArbiter} from "./market/TestArbiter.sol";
+import {MarketGovernance} from "../../contracts/market/MarketGovernance.sol";
 import {SettlementMathHarness, SimpleIdentityRegistry, GasRecordingReputationRegistry} from "./market/MarketMocks.sol";
 import {_gov, _rep} from "./market/Split.sol";
 
@@ -15,6 +17,7 @@ contract ResolutionMarketFuzzTest is MarketFixture {
     SettlementMathHarness internal math;
     SimpleIdentityRegistry internal simple;
     ResolutionMarket internal cheap; // simple identity + a no-op reputation registry: fast fuzzing
+    TestArbiter internal fallbackArbiter; // cheap's fallback: rules a dispute its arbiter left silent
 
     function setUp() public override {
         super.setUp();
@@ -22,6 +25,10 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         simple = new SimpleIdentityRegistry();
         GasRecordingReputationRegistry sink = new GasRecordingReputationRegistry(0, 0);
         cheap = _deployMarket(IIdentityRegistry(address(simple)), IReputationRegistry(address(sink)));
+        fallbackArbiter = new TestArbiter();
+        MarketGovernance cheapGov = _gov(cheap);
+        vm.prank(owner);
+        cheapGov.queueFallbackArbiter(address(fallbackArbiter)); // bootstrap: at once
         for (uint256 i = 1; i <= 30; ++i) {
             simple.setController(i, _worker(i));
             vm.deal(_worker(i), 1_000_000 ether);
@@ -156,14 +163,15 @@ contract ResolutionMarketFuzzTest is MarketFixture {
         }
     }
 
-    /// @notice Random pool, stakes, reports, refusals and a random final path (undisputed finalize, dispute
-    ///         ruled Yes/No/Invalid with slashing, expired dispute, two-step cancel): every wei that came in
-    ///         (pool + stakes + bonds) is credited to someone, the balance equals the credits, and each seat
-    ///         gets stake + reward unless slashed (then its stake is the dispute winner's).
+    /// @notice Random pool, stakes, reports, refusals, proposer (the resolver, or anyone once the grace period is
+    ///         over) and a random final path (undisputed finalize, dispute ruled Yes/No/Invalid with slashing,
+    ///         escalation to the fallback arbiter which rules, refuses or stays silent, two-step cancel): every wei
+    ///         that came in (pool + stakes + both bonds) is credited to someone, the balance equals the credits, and
+    ///         each seat gets stake + reward unless slashed (then its stake is the dispute winner's).
     function testFuzzFundsConservation(uint256 seed, uint8 nRaw, uint8 pathRaw) public {
         Run memory run;
         run.n = 1 + (uint256(nRaw) % 30);
-        run.path = uint256(pathRaw) % 6;
+        run.path = uint256(pathRaw) % 8;
         run.pool = _gov(cheap).MIN_REWARD_POOL() + _rand(seed, 1) % 1_000 ether;
         vm.prank(creator);
         run.id = cheap.createMarket{value: run.pool}(QUESTION, uint64(block.timestamp + 1 days));
@@ -186,25 +194,50 @@ contract ResolutionMarketFuzzTest is MarketFixture {
             vm.warp(block.timestamp + 1 days);
             cheap.cancelStale(run.id);
         } else {
-            _propose(cheap, run.id, verdict, reports);
+            if (_rand(seed, 5) % 2 == 0) {
+                _propose(cheap, run.id, verdict, reports);
+            } else {
+                // No owner stall: after the grace period anyone proposes with the bond.
+                vm.warp(block.timestamp + 3 days);
+                vm.prank(stranger);
+                cheap.proposeResolution{value: BOND}(run.id, verdict, reports, HASH, URI);
+            }
             run.bonds = BOND;
             if (run.path <= 1) {
                 _warpPastWindow(cheap, run.id);
                 cheap.finalize(run.id);
             } else {
-                IResolutionMarket.Verdict claimed = IResolutionMarket.Verdict((uint256(verdict) + 1 + _rand(seed, 3) % 2) % 3);
-                vm.prank(disputer);
-                cheap.dispute{value: BOND}(run.id, claimed);
-                run.bonds = 2 * BOND;
-                if (run.path == 4) {
-                    vm.warp(block.timestamp + 30 days);
-                    cheap.expireDispute(run.id);
-                } else {
-                    arbiter.rule(cheap, run.id, IResolutionMarket.Verdict(_rand(seed, 4) % 3));
-                }
+                _disputeAndEnd(run, seed, verdict);
             }
         }
         _checkConservation(run);
+    }
+
+    /// @dev Paths 2-3: the arbiter rules; 4: it stays silent, the fallback refuses; 5 is cancel; 6: the fallback
+    ///      rules; 7: the fallback stays silent too.
+    function _disputeAndEnd(Run memory run, uint256 seed, IResolutionMarket.Verdict verdict) internal {
+        IResolutionMarket.Verdict claimed = IResolutionMarket.Verdict((uint256(verdict) + 1 + _rand(seed, 3) % 2) % 3);
+        uint256 disputeBond = _gov(cheap).disputeBond(run.id);
+        assertTrue(disputeBond * 10 >= run.pool + run.stakes, "the dispute bond covers 10 % of pool + stakes");
+        vm.prank(disputer);
+        cheap.dispute{value: disputeBond}(run.id, claimed);
+        run.bonds = BOND + disputeBond;
+        IResolutionMarket.Verdict ruling = IResolutionMarket.Verdict(_rand(seed, 4) % 3);
+        if (run.path <= 3) {
+            arbiter.rule(cheap, run.id, ruling);
+            return;
+        }
+        vm.warp(block.timestamp + 30 days);
+        fallbackArbiter.setRefuse(run.path == 4);
+        cheap.expireDispute(run.id);
+        if (run.path == 4) return; // refused hand-off: Invalid, bonds back
+        assertEq(uint256(cheap.getMarket(run.id).status), uint256(IResolutionMarket.Status.Disputed), "escalated");
+        if (run.path == 6) {
+            fallbackArbiter.rule(cheap, run.id, ruling);
+        } else {
+            vm.warp(block.timestamp + 30 days);
+            cheap.expireDispute(run.id);
+        }
     }
 
     function _checkConservation(Run memory run) internal {
@@ -214,7 +247,8 @@ contract ResolutionMarketFuzzTest is MarketFixture {
                 || status == IResolutionMarket.Status.Cancelled,
             "final"
         );
-        uint256 credits = cheap.pendingWithdrawal(creator) + cheap.pendingWithdrawal(resolver) + cheap.pendingWithdrawal(disputer);
+        uint256 credits = cheap.pendingWithdrawal(creator) + cheap.pendingWithdrawal(resolver)
+            + cheap.pendingWithdrawal(disputer) + cheap.pendingWithdrawal(stranger);
         uint256 workerCredits;
         for (uint256 i; i < run.n; ++i) workerCredits += cheap.pendingWithdrawal(_worker(i + 1));
         credits += workerCredits;
@@ -224,7 +258,7 @@ contract ResolutionMarketFuzzTest is MarketFixture {
             assertEq(workerCredits, run.stakes, "no slashing outside a Resolved market");
         } else {
             bool outcome = cheap.getMarket(run.id).outcome;
-            bool arbitrated = run.path == 2 || run.path == 3;
+            bool arbitrated = run.path == 2 || run.path == 3 || run.path == 6;
             for (uint256 i; i < run.n; ++i) {
                 IResolutionMarket.Answer a = run.reports[i].answer;
                 bool wrong = (a == IResolutionMarket.Answer.Yes && !outcome) || (a == IResolutionMarket.Answer.No && outcome);
@@ -234,9 +268,9 @@ contract ResolutionMarketFuzzTest is MarketFixture {
             }
         }
         // Everyone withdraws: nothing is left behind.
-        address[] memory all = new address[](run.n + 3);
+        address[] memory all = new address[](run.n + 4);
         for (uint256 i; i < run.n; ++i) all[i] = _worker(i + 1);
-        (all[run.n], all[run.n + 1], all[run.n + 2]) = (creator, resolver, disputer);
+        (all[run.n], all[run.n + 1], all[run.n + 2], all[run.n + 3]) = (creator, resolver, disputer, stranger);
         for (uint256 i; i < all.length; ++i) {
             if (cheap.pendingWithdrawal(all[i]) == 0) continue;
             vm.prank(all[i]);

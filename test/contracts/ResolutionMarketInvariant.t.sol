@@ -125,7 +125,7 @@ contract MarketHandler is TestBase {
     function dispute(uint256 marketSeed, uint256 claimSeed) external {
         (uint256 id, bool ok) = _find(marketSeed, IResolutionMarket.Status.Proposed);
         if (!ok) return;
-        uint256 bond = market.getMarketConfig(id).bond;
+        uint256 bond = _gov(market).disputeBond(id);
         vm.deal(DISPUTER, DISPUTER.balance + bond);
         vm.prank(DISPUTER);
         try market.dispute{value: bond}(id, IResolutionMarket.Verdict(claimSeed % 3)) {
@@ -223,7 +223,7 @@ contract ResolutionMarketInvariantTest is TestBase {
             owed += info.rewardPool + info.totalStake;
             uint256 bond = market.getMarketConfig(id).bond;
             if (s == IResolutionMarket.Status.Proposed) owed += bond;
-            if (s == IResolutionMarket.Status.Disputed) owed += 2 * bond;
+            if (s == IResolutionMarket.Status.Disputed) owed += bond + _gov(market).disputeBond(id);
         }
     }
 

@@ -321,12 +321,17 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         r[3] = IResolutionMarket.WorkerReport(NO, 9_000, 80, 70, 60, bytes32(0), "");
     }
 
+    /// @dev The proposer's bond plus the disputer's (which also covers 10 % of the pool and stakes).
+    function _bonds() internal view returns (uint256) {
+        return BOND + gov.disputeBond(id);
+    }
+
     function testDisputeCallsTheArbiter() public {
         _propose(market, id, V_YES, _split());
         vm.expectEmit(address(market));
         emit IResolutionMarket.ProposalDisputed(id, disputer, V_NO, arbiter);
         _dispute(id, V_NO);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         assertEq(uint256(_status()), uint256(IResolutionMarket.Status.Disputed), "disputed");
         (IResolutionMarket.Verdict proposed, IResolutionMarket.Verdict claimed, address proposer, address who, bytes32 h, string memory u) =
             arbiter.cases(address(market), id);
@@ -340,7 +345,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         assertEq(p.disputer, disputer, "disputer stored");
         assertEq(uint256(p.claimed), uint256(V_NO), "claim stored");
         assertEq(uint256(p.disputedAt), block.timestamp, "disputedAt");
-        assertEq(address(market).balance, POOL + 4 * STAKE + 2 * BOND, "both bonds held");
+        assertEq(address(market).balance, POOL + 4 * STAKE + _bonds(), "both bonds held");
         // Finalize is no longer possible, even after the window.
         _warpPastWindow(market, id);
         _expectWrongStatus(IResolutionMarket.Status.Disputed);
@@ -352,30 +357,33 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         _expectWrongStatus(IResolutionMarket.Status.ResolutionRequested);
         market.dispute{value: BOND}(id, V_NO);
         _propose(market, id, V_YES, _split());
+        uint256 db = gov.disputeBond(id);
         vm.startPrank(disputer);
-        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, BOND + 1, BOND));
-        market.dispute{value: BOND + 1}(id, V_NO);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, BOND, db));
+        market.dispute{value: BOND}(id, V_NO);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.WrongBond.selector, db + 1, db));
+        market.dispute{value: db + 1}(id, V_NO);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ClaimEqualsProposal.selector, id));
-        market.dispute{value: BOND}(id, V_YES);
+        market.dispute{value: db}(id, V_YES);
         vm.stopPrank();
         // An arbiter that cannot take the case makes the dispute revert: the market stays Proposed.
         arbiter.setRefuse(true);
         vm.prank(disputer);
         vm.expectRevert(TestArbiter.Refused.selector);
-        market.dispute{value: BOND}(id, V_NO);
+        market.dispute{value: db}(id, V_NO);
         arbiter.setRefuse(false);
         // An arbiter cannot rule from inside onDispute (re-entrancy guard): the dispute reverts.
         arbiter.setReenter(true);
         vm.prank(disputer);
         vm.expectRevert(ReentrancyGuardTransient.ReentrancyGuardReentrantCall.selector);
-        market.dispute{value: BOND}(id, V_NO);
+        market.dispute{value: db}(id, V_NO);
         arbiter.setReenter(false);
         assertEq(uint256(_status()), uint256(IResolutionMarket.Status.Proposed), "still proposed");
         uint64 endsAt = market.getProposal(id).disputeEndsAt;
         vm.warp(endsAt);
         vm.prank(disputer);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.DisputeWindowOver.selector, id, endsAt));
-        market.dispute{value: BOND}(id, V_NO);
+        market.dispute{value: db}(id, V_NO);
     }
 
     function testResolveDisputeReverts() public {
@@ -395,13 +403,13 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     function testDisputeUpheldSlashesToTheProposer() public {
         _propose(market, id, V_YES, _split());
         _dispute(id, V_NO);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         vm.expectEmit(address(market));
-        emit IResolutionMarket.DisputeResolved(id, V_YES, resolver, 2 * BOND);
+        emit IResolutionMarket.DisputeResolved(id, V_YES, resolver, _bonds());
         vm.expectEmit(address(market));
         emit IResolutionMarket.MarketFinalized(id, IResolutionMarket.Status.Resolved, true, true);
         arbiter.rule(market, id, V_YES);
-        assertEq(market.pendingWithdrawal(resolver), 2 * BOND + 2 * STAKE, "both bonds + two slashed stakes");
+        assertEq(market.pendingWithdrawal(resolver), _bonds() + 2 * STAKE, "both bonds + two slashed stakes");
         assertEq(market.pendingWithdrawal(disputer), 0, "disputer lost its bond");
         assertEq(market.pendingWithdrawal(ws[0]), STAKE + POOL / 2, "right seat: stake + half");
         assertEq(market.pendingWithdrawal(ws[1]), STAKE + POOL / 2, "right seat");
@@ -416,12 +424,12 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     function testDisputeOverturnedSlashesToTheDisputer() public {
         _propose(market, id, V_YES, _split());
         _dispute(id, V_NO);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         vm.expectEmit(address(market));
         emit IResolutionMarket.StakeSlashed(id, ids[0], disputer, STAKE);
         arbiter.rule(market, id, V_NO);
         assertTrue(!market.getMarket(id).outcome, "NO");
-        assertEq(market.pendingWithdrawal(disputer), 2 * BOND + 2 * STAKE, "bonds + slashed stakes");
+        assertEq(market.pendingWithdrawal(disputer), _bonds() + 2 * STAKE, "bonds + slashed stakes");
         assertEq(market.pendingWithdrawal(resolver), 0, "proposer lost its bond");
         assertEq(market.pendingWithdrawal(ws[0]), 0, "slashed");
         assertEq(market.pendingWithdrawal(ws[2]), STAKE + POOL / 2, "re-weighted: right seat paid");
@@ -433,10 +441,10 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     function testDisputeRuledInvalid() public {
         _propose(market, id, V_YES, _split());
         _dispute(id, V_INVALID);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         arbiter.rule(market, id, V_INVALID);
         assertEq(uint256(_status()), uint256(IResolutionMarket.Status.Invalid), "invalid");
-        assertEq(market.pendingWithdrawal(disputer), 2 * BOND, "disputer wins");
+        assertEq(market.pendingWithdrawal(disputer), _bonds(), "disputer wins");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 4; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "no slashing");
         _assertConserved();
@@ -446,10 +454,10 @@ contract ResolutionMarketSettlementTest is MarketFixture {
     function testArbiterOutcomeOtherThanTheClaim() public {
         _propose(market, id, V_INVALID, _split());
         _dispute(id, V_YES);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         arbiter.rule(market, id, V_NO);
         assertEq(uint256(_status()), uint256(IResolutionMarket.Status.Resolved), "resolved NO");
-        assertEq(market.pendingWithdrawal(disputer), 2 * BOND + 2 * STAKE, "disputer wins");
+        assertEq(market.pendingWithdrawal(disputer), _bonds() + 2 * STAKE, "disputer wins");
         _assertConserved();
     }
 
@@ -459,7 +467,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         _expectWrongStatus(IResolutionMarket.Status.Proposed);
         market.expireDispute(id);
         _dispute(id, V_NO);
-        bondsPosted = 2 * BOND;
+        bondsPosted = _bonds();
         uint256 expiresAt = block.timestamp + market.ARBITRATION_TIMEOUT();
         vm.warp(expiresAt - 1);
         vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.ArbitrationNotExpired.selector, id, expiresAt));
@@ -472,7 +480,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         vm.prank(stranger);
         market.expireDispute(id);
         assertEq(market.pendingWithdrawal(resolver), BOND, "proposer bond back");
-        assertEq(market.pendingWithdrawal(disputer), BOND, "disputer bond back");
+        assertEq(market.pendingWithdrawal(disputer), gov.disputeBond(id), "disputer bond back");
         assertEq(market.pendingWithdrawal(creator), POOL, "pool back");
         for (uint256 i; i < 4; ++i) assertEq(market.pendingWithdrawal(ws[i]), STAKE, "stakes back");
         _assertConserved();

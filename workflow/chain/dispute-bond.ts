@@ -1,5 +1,6 @@
 /**
- * The arbiter's own bond of a dispute (docs/DISPUTES.md): an UmaArbiter pulls UMA's bond in its ERC-20 `currency`
+ * What a dispute costs. In ETH: the governance's `disputeBond(marketId)` (the market's bond plus 10 % of its reward pool and
+ * stakes; docs/DISPUTES.md "Bonds"), the `msg.value` of `dispute`. In the arbiter's token: an UmaArbiter pulls UMA's bond in its ERC-20 `currency`
  * from the disputer inside `market.dispute`, so the disputer approves it first. A CommitteeArbiter (or any arbiter
  * without `currency()`/`disputeBond()`) takes nothing. Checked before anything is sent: a missing balance is a
  * one-line precondition error, not a reverted dispute that already spent gas.
@@ -8,7 +9,13 @@ import { erc20Abi, getAddress, type Address, type Hex } from "viem";
 import { umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { ChainError, toChainError } from "./errors.js";
+import { readGovernance } from "./market-reads.js";
 import { sendContractTx } from "./writer.js";
+
+/** The ETH a dispute of `marketId` must send (`governance().disputeBond`; the proposer's bond is less). */
+export function marketDisputeBond(ctx: ChainContext, market: Address, marketId: bigint): Promise<bigint> {
+  return readGovernance(ctx, market, "disputeBond", [marketId]);
+}
 
 export interface ArbiterBond {
   /** The ERC-20 the arbiter pulls. */

@@ -9,7 +9,7 @@
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { marketReputationAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
-import { approveArbiterBond, type BondApproval } from "./dispute-bond.js";
+import { approveArbiterBond, marketDisputeBond, type BondApproval } from "./dispute-bond.js";
 import { ChainError } from "./errors.js";
 import { cappedGas, txGasCeiling, withHeadroom } from "./gas.js";
 import {
@@ -168,15 +168,17 @@ export async function dispute(
   const config = await getMarketConfig(ctx, market, marketId);
   // An UmaArbiter pulls UMA's ERC-20 bond inside `dispute`: approve it first (dispute-bond.ts).
   const arbiterBond = await approveArbiterBond(ctx, config.arbiter);
+  // The disputer's bond covers 10 % of the pool and stakes on top of the market's bond (the proposer's).
+  const bond = await marketDisputeBond(ctx, market, marketId);
   const sent = await sendMarketTx(ctx, market, {
     functionName: "dispute",
     args: [marketId, VERDICT_CODE[claimed]],
-    value: proposal.bond,
+    value: bond,
   });
   return {
     txHash: sent.hash,
     blockNumber: sent.receipt.blockNumber,
-    bond: proposal.bond,
+    bond,
     arbiter: config.arbiter,
     proposed: proposal.verdict,
     ...(arbiterBond !== undefined ? { arbiterBond } : {}),

@@ -169,7 +169,10 @@ function moneyOf(i: ExplainInput, final: VerdictKind | undefined): string[] {
   if (final === undefined) {
     if (i.status === "Cancelled") return ["Stakes refunded to the workers and the reward pool to the creator"];
     if (p === undefined) return [`Reward pool ${eth(i.rewardPool)} and stakes held until finalization`];
-    const bonds = i.status === "Disputed" ? `Both bonds (${eth(2n * p.bond)})` : `The proposer's bond ${eth(p.bond)}`;
+    const bonds =
+      i.status === "Disputed"
+        ? `The proposer's bond ${eth(p.bond)} and the disputer's dispute bond`
+        : `The proposer's bond ${eth(p.bond)}`;
     return [`${bonds} held; nothing is paid before finalization`];
   }
   const slashed = sum((f?.slashes ?? []).map((s) => s.amount));
@@ -182,7 +185,7 @@ function moneyOf(i: ExplainInput, final: VerdictKind | undefined): string[] {
           ? ` plus ${eth(slashed)} of slashed stakes (${f.slashes.length} seat${f.slashes.length === 1 ? "" : "s"} on the losing side)`
           : "";
       out.push(`${role} ${f.disputeResolved.winner} took both bonds (${eth(f.disputeResolved.bondPaid)})${extra}`);
-    } else if (f?.disputeExpired) out.push(`Both bonds (${eth(p.bond)} each) returned: the arbiter never ruled`);
+    } else if (f?.disputeExpired) out.push("Both bonds returned to their owners: no arbiter ruled");
     else out.push(`The proposer's bond ${eth(p.bond)} went back to the proposer ${p.proposer}`);
   }
   if (slashed > 0n && !f?.disputeResolved) out.push(`Slashed stakes: ${eth(slashed)}`);

@@ -11,13 +11,13 @@ import type { ChainContext } from "../chain/clients.js";
 import { dispute } from "../chain/lifecycle.js";
 import type { ProposalReview } from "./review.js";
 
-/** Default cap on the market bond the watcher puts up for one dispute (1 ETH, as the settler's). */
+/** Default cap on the dispute bond the watcher puts up for one dispute (1 ETH, as the settler's). */
 export const DEFAULT_WATCH_MAX_BOND = 10n ** 18n;
 
 export interface ActOptions {
   /** Send disputes (an irreversible bond); otherwise only report them. */
   dispute: boolean;
-  /** Largest market bond (wei) put up for one dispute. Default 1 ETH. */
+  /** Largest dispute bond (wei, `governance().disputeBond`) put up for one dispute. Default 1 ETH. */
   maxBond?: bigint;
 }
 
@@ -45,8 +45,10 @@ export async function actOnReview(
   if (p.dispute !== undefined) return refuse(`already disputed by ${p.dispute.disputer}`);
   if (now >= p.disputeEndsAt) return refuse("its dispute window is over");
   const maxBond = options.maxBond ?? DEFAULT_WATCH_MAX_BOND;
-  if (p.bond > maxBond)
-    return refuse(`its bond ${formatEther(p.bond)} ETH exceeds the watcher's cap ${formatEther(maxBond)} ETH`);
+  // What this key would pay: the dispute bond (the market's bond plus 10 % of pool and stakes), not the proposer's.
+  const bond = review.disputeBond;
+  if (bond > maxBond)
+    return refuse(`its dispute bond ${formatEther(bond)} ETH exceeds the watcher's cap ${formatEther(maxBond)} ETH`);
   if (!review.arbiterTrusted)
     return refuse(`its arbiter ${review.arbiter} is neither allowed by the deployment nor trusted (--trusted-arbiter)`);
   if (!options.dispute) return { kind: "would-dispute", claim };

@@ -18,6 +18,7 @@ import { DEFAULT_WATCH_CONFIG, type WatchConfig, type WatchVerdict, watchProposa
 import type { ChainContext } from "../chain/clients.js";
 import { ChainError } from "../chain/errors.js";
 import { getMarketConfig, getProposal, getReports, type ProposalView, readMarket } from "../chain/lifecycle.js";
+import { marketDisputeBond } from "../chain/dispute-bond.js";
 import { type LogRange, readLogs } from "../chain/logs.js";
 import { readCutoff } from "../chain/record.js";
 import { readMarketStatus } from "../chain/snapshot.js";
@@ -51,6 +52,8 @@ export interface ProposalReview {
   arbiter: Address;
   /** The arbiter is on the deployment's allow-list (or its default arbiter) or configured as trusted. */
   arbiterTrusted: boolean;
+  /** What a dispute costs in ETH (`governance().disputeBond`: the market's bond plus 10 % of pool and stakes). */
+  disputeBond: bigint;
   bundle: BundleState;
   /** Finalized markets of the panel's agents in the recomputed vote's record (trusted rulings among them). */
   history: { markets: number; trustedRulings: number };
@@ -125,10 +128,11 @@ export async function reviewProposal(
 ): Promise<ProposalReview> {
   const proposal = await getProposal(ctx, market, marketId);
   if (proposal === undefined) throw new ChainError("precondition", `market ${marketId} has no proposal to review`);
-  const [reports, [, agentIds], config] = await Promise.all([
+  const [reports, [, agentIds], config, disputeBond] = await Promise.all([
     getReports(ctx, market, marketId, options.range?.fromBlock ?? 0n),
     readMarket(ctx, market, "getWorkers", [marketId]),
     getMarketConfig(ctx, market, marketId),
+    marketDisputeBond(ctx, market, marketId),
   ]);
   if (reports.length !== agentIds.length)
     throw new ChainError("precondition", `market ${marketId}: ${reports.length} reports for ${agentIds.length} seats`);
@@ -146,6 +150,7 @@ export async function reviewProposal(
     proposal,
     arbiter: getAddress(config.arbiter),
     arbiterTrusted,
+    disputeBond,
     bundle,
     history: { markets: history.length, trustedRulings: history.filter((m) => m.trustedRuling === true).length },
     recomputed: {

@@ -105,6 +105,7 @@ interface IMarketGovernance is IMarketBoundErrors {
     ///         the defaults), bounds checked; the arbiter must be allowed ({ArbiterNotAllowed}) and the bond inside
     ///         {bondRange} ({BondOutOfRange}); applies due queued changes and ends the bootstrap.
     /// @return config the snapshot (`createdAt`, admission fields and the allow-list are the market's business)
+    /// @return fallbackArbiter the market's fallback arbiter ({fallbackFor} its arbiter; zero: none)
     function snapshotConfig(
         IResolutionMarket.MarketParams calldata params,
         uint256 questionLength,
@@ -112,7 +113,7 @@ interface IMarketGovernance is IMarketBoundErrors {
         uint256 pool
     )
         external
-        returns (IResolutionMarket.MarketConfig memory config);
+        returns (IResolutionMarket.MarketConfig memory config, address fallbackArbiter);
 
     /// @notice The settings a market created now with zero params would get (`createdAt` = 0, admission Open),
     ///         due queued changes included.
@@ -139,6 +140,13 @@ interface IMarketGovernance is IMarketBoundErrors {
     function pendingBondRange() external view returns (uint96 min, uint96 max, uint64 effectiveAt);
     /// @notice The deployment's fallback arbiter now (zero: none), due queued one included.
     function fallbackArbiter() external view returns (address);
+    /// @notice The fallback a market with `arbiter` snapshots at creation: the fallback arbiter now, or zero when
+    ///         it is unset, the same as `arbiter` or no longer allowed (escalating to it would be pointless).
+    function fallbackFor(address arbiter) external view returns (address);
+    /// @notice What disputing `marketId` costs (the `msg.value` of `market.dispute`): its bond plus
+    ///         SettlementMath.DISPUTE_BOND_BPS (10 %) of its reward pool and stakes, rounded up; the proposer's bond
+    ///         is the bond alone. Reverts like `market.getMarket` for an unknown market.
+    function disputeBond(uint256 marketId) external view returns (uint256);
     /// @notice The queued fallback arbiter and when it applies (zero if none).
     function pendingFallbackArbiter() external view returns (address arbiter, uint64 effectiveAt);
     /// @notice Whether changes still apply at once (no market yet, not closed, before `bootstrapDeadline`).

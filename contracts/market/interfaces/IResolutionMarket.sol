@@ -219,8 +219,12 @@ interface IResolutionMarket is IMarketBoundErrors {
     event ProposalDisputed(uint256 indexed marketId, address indexed disputer, Verdict claimed, IArbiter arbiter);
     /// @notice The arbiter ruled `verdict`; `winner` (proposer or disputer) is owed `bondPaid`.
     event DisputeResolved(uint256 indexed marketId, Verdict verdict, address indexed winner, uint256 bondPaid);
-    /// @notice The arbiter did not rule within the arbitration timeout: the market ends Invalid, both bonds returned.
+    /// @notice Both arbiters (or the only one) stayed silent or refused: Invalid, each party's bond returned.
     event DisputeExpired(uint256 indexed marketId);
+    /// @notice The market's arbiter did not rule within ARBITRATION_TIMEOUT: the dispute went to the market's
+    ///         fallback arbiter (snapshotted at creation), which is now the config's arbiter and has
+    ///         ARBITRATION_TIMEOUT of its own.
+    event DisputeEscalated(uint256 indexed marketId, IArbiter indexed fallbackArbiter);
     /// @notice Final state. `disputed` = the outcome was decided by the arbiter (known truth for accuracy estimates).
     event MarketFinalized(uint256 indexed marketId, Status status, bool outcome, bool disputed);
     /// @notice The settlement of one seat at finalization: correctness, reward, stake returned or slashed.
@@ -294,7 +298,9 @@ interface IResolutionMarket is IMarketBoundErrors {
     error ClaimEqualsProposal(uint256 marketId);
     /// @notice The arbiter may still rule until `expiresAt`.
     error ArbitrationNotExpired(uint256 marketId, uint256 expiresAt);
-    /// @notice Cancellation can be requested only after the grace period, at `endsAt`.
+    /// @notice `expireDispute` must leave the fallback arbiter `required` gas for `onDispute`, so a caller cannot
+    ///         starve the hand-off into a refusal.
+    error EscalationNeedsGas(uint256 required);
     error GracePeriodNotOver(uint256 marketId, uint256 endsAt);
     /// @notice A cancellation is already requested.
     error CancelAlreadyRequested(uint256 marketId);
@@ -342,13 +348,18 @@ interface IResolutionMarket is IMarketBoundErrors {
         string calldata bundleURI
     ) external payable;
 
-    /// @notice Anyone, during the dispute window, with `msg.value == bond`: escalates to the market's arbiter.
+    /// @notice Anyone, during the dispute window, with `msg.value == governance().disputeBond(marketId)` (the
+    ///         market's bond plus 10 % of its reward pool and stakes): escalates to the market's arbiter.
     function dispute(uint256 marketId, Verdict claimed) external payable;
 
-    /// @notice The market's arbiter rules on a disputed proposal; the market is finalized with `verdict`.
+    /// @notice The arbiter in charge (the market's, or its fallback once escalated) rules on a disputed proposal;
+    ///         the market is finalized with `verdict` and the winner credited both bonds.
     function resolveDispute(uint256 marketId, Verdict verdict) external;
 
-    /// @notice Anyone, once an arbiter has not ruled within `ARBITRATION_TIMEOUT`: Invalid, bonds returned.
+    /// @notice Anyone, once the arbiter in charge has not ruled within `ARBITRATION_TIMEOUT`: the first time, the
+    ///         dispute goes to the market's fallback arbiter (`DisputeEscalated`; it becomes the config's arbiter);
+    ///         with no fallback, a refused hand-off (its `onDispute` reverted) or a silent fallback: Invalid, each
+    ///         party's bond returned (`DisputeExpired`).
     function expireDispute(uint256 marketId) external;
 
     /// @notice Anyone, after an undisputed proposal's window: writes rewards, stakes, reputation, ERC-8004 records.
@@ -381,6 +392,9 @@ interface IResolutionMarket is IMarketBoundErrors {
         returns (uint256[] memory words, bool outcome, string memory bundleURI, bytes32 bundleHash);
 
     function getMarket(uint256 marketId) external view returns (MarketInfo memory);
+    /// @notice The fallback arbiter snapshotted at creation (zero: none, disputes end Invalid when the arbiter is
+    ///         silent).
+    function fallbackArbiterOf(uint256 marketId) external view returns (IArbiter);
     /// @notice The track record now: entries (finalized markets) and the head after them (0 when empty).
     function recordHead() external view returns (uint256 count, bytes32 head);
     function getMarketConfig(uint256 marketId) external view returns (MarketConfig memory);

@@ -13,6 +13,21 @@ library SettlementMath {
     /// @notice Base of the reward weight: correctness × (QUALITY_BASE + the three 0-100 scores).
     uint256 internal constant QUALITY_BASE = 600;
     uint256 internal constant MAX_SCORE = 100;
+    /// @notice Deployment constant: a dispute's bond covers at least this share (bps) of the value the dispute can
+    ///         move: the reward pool, the stakes and the betting pool (docs/DISPUTES.md "Bonds").
+    uint256 internal constant DISPUTE_BOND_BPS = 1_000;
+    uint256 internal constant BPS = 10_000;
+
+    /// @notice A dispute's bond: the market's snapshotted `bond` plus DISPUTE_BOND_BPS of `poolAndStakes` (rounded up).
+    ///         The betting pool is covered by the `bond` part: {bettingCap} keeps DISPUTE_BOND_BPS of it ≤ `bond`.
+    function disputeBond(uint256 bond, uint256 poolAndStakes) internal pure returns (uint256) {
+        return bond + (poolAndStakes * DISPUTE_BOND_BPS + BPS - 1) / BPS;
+    }
+
+    /// @notice The largest betting pool a market with `bond` covers: DISPUTE_BOND_BPS of it is at most `bond`.
+    function bettingCap(uint256 bond) internal pure returns (uint256) {
+        return bond * BPS / DISPUTE_BOND_BPS;
+    }
 
     /// @notice 100·(1 − Brier) of a Yes/No answer with confidence `c` (bps) against `outcome`, rounded half up;
     ///         0 for None and Abstained. `d = right ? 10000 − c : c`; result `100 − (d² + 500_000) / 1_000_000`.

@@ -40,8 +40,16 @@ abstract contract RealStackFixture is TestBase {
         // Before the first market: both apply at once (deployment bootstrap).
         _gov(market).queueDefaultArbiter(arbiter);
         _gov(market).queueResolver(resolverEOA);
+        // The betting pool is capped at ten times the market's bond (BettingMarket.poolCap): room for the bets.
+        _gov(market).setBondRange(0.001 ether, 10 ether);
+        _gov(market).setDefaults(0.001 ether, 10, 3 days, 1 days, uint96(_defaultBond()));
         vm.deal(creator, 100 ether);
         vm.deal(resolverEOA, 100 ether);
+    }
+
+    /// @dev The markets' bond (default settings); BettingMarket takes ten times it.
+    function _defaultBond() internal pure virtual returns (uint256) {
+        return 10 ether;
     }
 
     function _worker(uint256 i) internal pure returns (address) {

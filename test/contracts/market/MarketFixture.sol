@@ -166,7 +166,7 @@ abstract contract MarketFixture is TestBase {
     }
 
     function _dispute(uint256 marketId, IResolutionMarket.Verdict claimed) internal {
-        uint256 bond = market.getMarketConfig(marketId).bond;
+        uint256 bond = gov.disputeBond(marketId);
         vm.prank(disputer);
         market.dispute{value: bond}(marketId, claimed);
     }

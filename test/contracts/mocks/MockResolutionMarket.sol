@@ -43,6 +43,18 @@ contract MockResolutionMarket {
         return _markets[marketId];
     }
 
+    /// @notice The bond the betting cap reads; unset markets get the largest bond (no practical cap).
+    mapping(uint256 => uint96) public bondOf;
+
+    function setBond(uint256 marketId, uint96 bond) external {
+        bondOf[marketId] = bond;
+    }
+
+    function getMarketConfig(uint256 marketId) external view returns (IResolutionMarket.MarketConfig memory c) {
+        uint96 bond = bondOf[marketId];
+        c.bond = bond == 0 ? type(uint96).max : bond;
+    }
+
     function resolveMarket(
         uint256 marketId,
         address[] calldata workers,

@@ -20,6 +20,8 @@ interface Vm {
     function expectEmit(bool checkTopic1, bool checkTopic2, bool checkTopic3, bool checkData) external;
     function label(address account, string calldata newLabel) external;
     function etch(address target, bytes calldata newRuntimeBytecode) external;
+    function store(address target, bytes32 slot, bytes32 value) external;
+    function load(address target, bytes32 slot) external view returns (bytes32);
 }
 
 /// @notice Base for Solidity tests: the cheatcode handle and small assertion helpers.

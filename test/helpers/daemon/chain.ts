@@ -203,18 +203,23 @@ export async function startTestChain(): Promise<TestChain> {
       return { proposed, resolved, invalidated };
     };
     const dispute = async (id: bigint, claimed: keyof typeof VERDICT, from: Address) => {
-      const config = (await publicClient.readContract({
+      const governance = await publicClient.readContract({
         address: market,
         abi: marketAbi,
-        functionName: "getMarketConfig",
+        functionName: "governance",
+      });
+      const bond = await publicClient.readContract({
+        address: governance,
+        abi: marketAbi,
+        functionName: "disputeBond",
         args: [id],
-      })) as { bond: bigint };
+      });
       await send(from, {
         address: market,
         abi: marketAbi,
         functionName: "dispute",
         args: [id, VERDICT[claimed]],
-        value: config.bond,
+        value: bond,
       });
     };
 

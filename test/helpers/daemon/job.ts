@@ -34,6 +34,8 @@ export const marketAbi = parseAbi([
   "function dispute(uint256 marketId, uint8 claimed) payable",
   "function finalize(uint256 marketId)",
   "function getMarketConfig(uint256 marketId) view returns ((uint64 createdAt, uint8 admission, uint8 minCorrectness, uint32 minSettled, uint96 minStake, uint8 maxWorkers, uint32 gracePeriod, uint32 disputeWindow, uint96 bond, address arbiter))",
+  // MarketGovernance (the market's governance()): what a dispute costs.
+  "function disputeBond(uint256 marketId) view returns (uint256)",
   "function getProposal(uint256 marketId) view returns ((address proposer, uint8 verdict, uint64 proposedAt, uint64 disputeEndsAt, uint96 bond, address disputer, uint8 claimed, uint64 disputedAt, bytes32 bundleHash, string bundleURI))",
   "function resolveDispute(uint256 marketId, uint8 verdict)",
   "function getWorkers(uint256 marketId) view returns (address[] workers, uint256[] agentIds, uint256[] stakes)",

@@ -47,7 +47,21 @@ describe("market list, agent list|show, owed", () => {
     agentId = (await ok(["agent", "register", "--uri", uri], hardhatKey(1))).agentId as string;
     resolvedId = (
       await ok(
-        ["market", "create", "--question", "Listed?", "--deadline", "+10m", "--reward", "1", "--dispute-window", "10m"],
+        // --bond 0.02: bets up to 10 × the bond (0.2 ETH below)
+        [
+          "market",
+          "create",
+          "--question",
+          "Listed?",
+          "--deadline",
+          "+10m",
+          "--reward",
+          "1",
+          "--dispute-window",
+          "10m",
+          "--bond",
+          "0.02",
+        ],
         OWNER,
       )
     ).marketId as string;

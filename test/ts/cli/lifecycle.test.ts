@@ -187,7 +187,8 @@ describe("propose → window → finalize", () => {
   });
 
   it("a captured panel's wrong proposal is disputed and overturned by the committee: the disputer gets both bonds and the wrong seats' stakes, the bettors on the true side are paid", async () => {
-    const id = await create();
+    // Bets are capped at 10 × the market's bond: 0.05 ETH takes the 0.4 ETH below.
+    const id = await create(["--bond", "0.05"]);
     for (const k of [1, 2]) await join_(id, k);
     await h.cresolver(["bet", "place", String(id), "--side", "no", "--amount", "0.2"], { key: hardhatKey(18) });
     await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.2"], { key: hardhatKey(19) });
@@ -212,6 +213,9 @@ describe("propose → window → finalize", () => {
     const bond = BigInt((before.config as { bond: string }).bond);
     const d = await h.cresolver(["market", "dispute", String(id), "--claim", "no"], { key: hardhatKey(6) });
     expect(d.code, d.stderr).toBe(0);
+    // The CLI sent the market's dispute bond: the bond + 10 % of the 1 ETH pool and the two 0.01 ETH stakes.
+    const disputeBond = BigInt(d.json!.bond as string);
+    expect(disputeBond).toBe(bond + parseEther("0.102"));
     const after = await h.cresolver(["market", "status", String(id)], { json: false });
     expect(after.stdout).toMatch(/: Disputed/);
     expect(after.stdout).toMatch(new RegExp(`disputed +by ${disputer.account!.address}, claim NO`));
@@ -236,14 +240,14 @@ describe("propose → window → finalize", () => {
     const text = await h.cresolver(["market", "show", String(id)], { json: false });
     expect(text.stdout).toMatch(/summary +Proposed YES, overturned to NO by the committee \(1 of 1 votes\)/);
     expect(text.stdout).toContain(
-      `money         The disputer ${disputer.account!.address} took both bonds (${formatEther(2n * bond)} ETH) plus 0.02 ETH of slashed stakes (2 seats on the losing side)`,
+      `money         The disputer ${disputer.account!.address} took both bonds (${formatEther(bond + disputeBond)} ETH) plus 0.02 ETH of slashed stakes (2 seats on the losing side)`,
     );
     expect(text.stdout).toMatch(/dispute +Ruling: NO \(the proposal is overturned\)/);
     expect(text.stdout).not.toMatch(/bps/);
     const results = final.json!.results as { stakeSlashed: string; reward: string }[];
     expect(results.map((r) => r.stakeSlashed)).toEqual([parseEther("0.01").toString(), parseEther("0.01").toString()]);
     const w = await h.cresolver(["market", "withdraw"], { key: hardhatKey(6) });
-    expect(BigInt(w.json!.amount as string)).toBe(2n * bond + parseEther("0.02"));
+    expect(BigInt(w.json!.amount as string)).toBe(bond + disputeBond + parseEther("0.02"));
     const paid = await h.cresolver(["bet", "claim", String(id)], { key: hardhatKey(18) });
     expect(paid.json).toMatchObject({ amount: parseEther("0.4").toString(), refund: false });
     await h.refuses(["bet", "claim", String(id)], /nothing to claim/, { key: hardhatKey(19) });
@@ -275,7 +279,7 @@ describe("market cancel (two steps)", () => {
 
 describe("bet place|claim|position", () => {
   it("bets while open; a proposed (not final) market pays nothing yet; after finalization the true side is paid", async () => {
-    const id = await create();
+    const id = await create(["--bond", "0.05"]); // bets up to 10 × the bond: 0.5 ETH
     await join_(id, 15);
     const yes = await h.cresolver(["bet", "place", String(id), "--side", "yes", "--amount", "0.3"], {
       key: hardhatKey(16),

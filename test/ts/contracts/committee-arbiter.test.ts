@@ -14,7 +14,10 @@ async function committeeSetup() {
   const { marketId, stake, workers } = await s.openMarket(arbiter.address);
   await s.proposeWrong(marketId);
   await s.wait(
-    await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+    await s.market.write.dispute([marketId, VERDICT.yes], {
+      account: s.addr("disputer"),
+      value: await s.governance.read.disputeBond([marketId]),
+    }),
   );
   return { s, arbiter, marketId, stake, workers };
 }
@@ -40,7 +43,9 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     const info = await s.market.read.getMarket([marketId]);
     expect(info.status).toBe(STATUS.resolved);
     expect(info.outcome).toBe(true);
-    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(2n * MARKET_BOND + 2n * stake);
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(
+      MARKET_BOND + (await s.governance.read.disputeBond([marketId])) + 2n * stake,
+    );
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(0n);
     expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(POOL + stake);
     await s.expectMarketOwes([
@@ -81,7 +86,9 @@ describe("CommitteeArbiter (2 of 3) end to end", () => {
     await s.increaseTime(30 * 24 * 3600);
     await s.wait(await s.market.write.expireDispute([marketId], { account: s.addr("yesBettor") }));
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.invalid);
-    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(MARKET_BOND);
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(
+      await s.governance.read.disputeBond([marketId]),
+    );
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);
     for (const w of workers) expect(await s.market.read.pendingWithdrawal([w.address])).toBe(stake);
     expect(await s.market.read.pendingWithdrawal([s.addr("creator")])).toBe(POOL);

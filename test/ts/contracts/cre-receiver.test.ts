@@ -86,7 +86,9 @@ describe("CREReceiver end to end (viem encoding)", () => {
     await wait(await governance.write.queueResolver([receiver.address]));
     const arbiter = await viem.deployContract("CommitteeArbiter", [[owner.account.address], 1n, [market.address]]);
     await wait(await governance.write.queueDefaultArbiter([arbiter.address]));
-    await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.1") }));
+    // BettingMarket takes bets up to 10 × the market's bond: a 0.3 ETH bond takes the 3 ETH bet below.
+    await wait(await governance.write.setDefaults([parseEther("0.001"), 10, 3 * 86_400, 86_400, parseEther("0.3")]));
+    await wait(await owner.sendTransaction({ to: receiver.address, value: parseEther("0.5") }));
 
     const deadline = (await publicClient.getBlock()).timestamp + 3600n;
     await wait(await market.write.createMarket(["Will it rain?", deadline], { value: parseEther("3") }));

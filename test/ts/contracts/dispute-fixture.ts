@@ -32,7 +32,8 @@ import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
 export const VERDICT = { no: 0, yes: 1, invalid: 2 } as const;
 export const STATUS = { resolved: 3, invalid: 4, proposed: 6, disputed: 7 } as const;
 export const ANSWER = { none: 0, abstained: 1, no: 2, yes: 3 } as const;
-export const MARKET_BOND = parseEther("0.05");
+/** The market's bond; BettingMarket takes bets up to 10 × it (the 3 ETH the fixture bets). */
+export const MARKET_BOND = parseEther("0.3");
 export const POOL = parseEther("1");
 export const BUNDLE_URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
 export const BUNDLE_HASH = keccak256(toHex("the panel's evidence bundle"));
@@ -217,6 +218,7 @@ export async function startStack() {
     identity,
     reputation,
     market,
+    governance,
     betting,
     deployCommittee,
     deployUmaArbiter,

@@ -53,7 +53,10 @@ async function disputeYes(
   expect(umaBond).toBe(2n * FINAL_FEE);
   await approveCurrency(disputerCtx, uma, arbiter.address, umaBond);
   const receipt = await s.wait(
-    await s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+    await s.market.write.dispute([marketId, VERDICT.yes], {
+      account: s.addr("disputer"),
+      value: await s.governance.read.disputeBond([marketId]),
+    }),
   );
   expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.disputed);
   const assertionId: Hex = await arbiter.read.assertionIdOf([s.market.address, marketId]);
@@ -105,7 +108,9 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
 
     // Market ETH: the disputer wins both bonds plus the stakes of w1 and w3 (they answered NO);
     // w2 (YES) takes the whole reward pool and its stake; the proposer gets nothing.
-    expect(await s.market.read.pendingWithdrawal([disputer])).toBe(2n * MARKET_BOND + 2n * stake);
+    expect(await s.market.read.pendingWithdrawal([disputer])).toBe(
+      MARKET_BOND + (await s.governance.read.disputeBond([marketId])) + 2n * stake,
+    );
     expect(await s.market.read.pendingWithdrawal([resolver])).toBe(0n);
     expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(POOL + stake);
     expect(await s.market.read.pendingWithdrawal([workers[0]!.address])).toBe(0n);
@@ -136,7 +141,9 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
     expect(info.outcome).toBe(true);
     expect((await arbiter.read.getCase([s.market.address, marketId])).assertionDisputed).toBe(false);
     expect(await currencyBalance(disputerCtx, uma, disputer)).toBe(before);
-    expect(await s.market.read.pendingWithdrawal([disputer])).toBe(2n * MARKET_BOND + 2n * stake);
+    expect(await s.market.read.pendingWithdrawal([disputer])).toBe(
+      MARKET_BOND + (await s.governance.read.disputeBond([marketId])) + 2n * stake,
+    );
   });
 
   it("the DVM rejects the claim: the proposal stands: the proposer takes both market bonds and the stake of the seat that answered YES", async () => {
@@ -150,7 +157,9 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
     expect(info.status).toBe(STATUS.resolved);
     expect(info.outcome).toBe(false);
     // w2 answered YES against the final NO: its stake is slashed to the dispute's winner, the proposer.
-    expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(2n * MARKET_BOND + stake);
+    expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(
+      MARKET_BOND + (await s.governance.read.disputeBond([marketId])) + stake,
+    );
     expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(0n);
     expect(await s.market.read.pendingWithdrawal([workers[1]!.address])).toBe(0n);
     const w1 = await s.market.read.pendingWithdrawal([workers[0]!.address]);
@@ -168,7 +177,10 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
   it("a dispute without the UMA bond approved reverts as a whole (the market stays Proposed)", async () => {
     const { s, marketId } = await umaSetup();
     await expect(
-      s.market.write.dispute([marketId, VERDICT.yes], { account: s.addr("disputer"), value: MARKET_BOND }),
+      s.market.write.dispute([marketId, VERDICT.yes], {
+        account: s.addr("disputer"),
+        value: await s.governance.read.disputeBond([marketId]),
+      }),
     ).rejects.toThrow(/ERC20|allowance/i);
     expect((await s.market.read.getMarket([marketId])).status).toBe(STATUS.proposed);
   });
@@ -198,7 +210,9 @@ describe("UmaArbiter on UMA's OOv3 (real contracts from @uma/contracts-node)", (
       arbiter.write.retryRuling([s.market.address, marketId], { account: s.addr("yesBettor") }),
     ).rejects.toThrow(/WrongStatus/);
     // The market stays as expired: both market bonds back.
-    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(MARKET_BOND);
+    expect(await s.market.read.pendingWithdrawal([s.addr("disputer")])).toBe(
+      await s.governance.read.disputeBond([marketId]),
+    );
     expect(await s.market.read.pendingWithdrawal([s.addr("resolver")])).toBe(MARKET_BOND);
   });
 });

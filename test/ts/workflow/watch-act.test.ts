@@ -36,6 +36,7 @@ function review(over: Partial<ProposalReview> = {}): ProposalReview {
     },
     arbiter: ARBITER,
     arbiterTrusted: true,
+    disputeBond: parseEther("0.01"),
     bundle: { status: "not-fetched", detail: "not http(s): ipfs://b" },
     history: { markets: 4, trustedRulings: 0 },
     recomputed: { verdict: "yes", posterior: 0.9 },
@@ -100,7 +101,7 @@ describe("actOnReview refusals (nothing sent)", () => {
       "a bond above the cap",
       review(),
       1_500n,
-      /bond 0\.01 ETH exceeds the watcher's cap 0\.001 ETH/,
+      /dispute bond 0\.01 ETH exceeds the watcher's cap 0\.001 ETH/,
       parseEther("0.001"),
     ],
     [
