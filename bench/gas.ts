@@ -7,7 +7,10 @@
  * is pending (requestResolution is reported separately; no dispute). "First market" = the first settlement of a
  * fresh set of agents (the registry has already been used once, so the feedback tags are interned; that one-off
  * cost is reported as `registryWarmup`). "Repeat market" = a second market with the same agents and worker
- * addresses, after every worker withdrew its first payout.
+ * addresses, after every worker withdrew its first payout. Every Yes/No seat is signed by its agent (EIP-712,
+ * verified on-chain: the path that is slashable and writes ERC-8004 records); `attested` repeats the 10- and
+ * 100-seat repeat markets with no signature at all (no records, no reputation entry) and `signedSeat` is the
+ * proposal's extra gas per signed seat.
  *
  * The canonical ERC-8004 registries (what Sepolia users pay) are measured only from compiled artifacts the user
  * supplies: `CANONICAL_ERC8004_ARTIFACTS=<folder>` (see `bench/gas-canonical.ts`) runs the same scenarios on them
@@ -18,6 +21,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { network } from "hardhat";
 import { getAddress, keccak256, parseEther, toHex, zeroHash, type Abi, type Address, type Hash, type Hex } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { signAnswer } from "../workflow/core/answer-signature.js";
 import {
   CANONICAL_ENV,
   deployCanonical,
@@ -120,9 +125,11 @@ async function benchmark(canonical?: CanonicalArtifacts) {
 
   let nextWorker = 0;
   async function makeWorkers(count: number) {
-    const out: { address: Address; agentId: bigint; register: bigint }[] = [];
+    const out: { address: Address; account: PrivateKeyAccount; agentId: bigint; register: bigint }[] = [];
     for (let i = 0; i < count; i++) {
-      const address = getAddress(toHex(0xb0000 + nextWorker++, { size: 20 }));
+      // A real key per worker: it registers the agent (so it is the agent's wallet) and signs its answers.
+      const account = privateKeyToAccount(toHex(0xb0000 + nextWorker++, { size: 32 }));
+      const address = account.address;
       await testClient.setBalance({ address, value: parseEther("100") });
       await testClient.impersonateAccount({ address });
       const wallet = await viem.getWalletClient(address);
@@ -137,7 +144,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       // The ERC-721 Transfer is the only registry event with four topics (from, to, tokenId).
       const log = receipt.logs.find((l) => l.address.toLowerCase() === identity.toLowerCase() && l.topics.length === 4);
       if (!log?.topics[3]) throw new Error("no Transfer log");
-      out.push({ address, agentId: BigInt(log.topics[3]), register: receipt.gasUsed });
+      out.push({ address, account, agentId: BigInt(log.topics[3]), register: receipt.gasUsed });
     }
     return out;
   }
@@ -146,7 +153,13 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     return (await publicClient.getBlock()).timestamp;
   }
 
-  async function runMarket(workers: Awaited<ReturnType<typeof makeWorkers>>, tag: string): Promise<MarketRun> {
+  const chainId = await publicClient.getChainId();
+
+  async function runMarket(
+    workers: Awaited<ReturnType<typeof makeWorkers>>,
+    tag: string,
+    signed = true,
+  ): Promise<MarketRun> {
     const n = workers.length;
     const deadline = (await latestTimestamp()) + 3600n;
     const createGas = await gasOf(
@@ -156,7 +169,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
         value: POOL,
       }),
     );
-    const marketId = await market.read.marketCount();
+    const marketId = (await market.read.marketCount()) as bigint;
     let joinGas = 0n;
     for (const w of workers) {
       const g = await gasOf(
@@ -170,19 +183,36 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     const requestGas = await gasOf(`requestResolution ${tag}`, market.write.requestResolution([marketId]));
 
     // Uneven answers: mostly YES at varied confidence, some NO, a failure and an abstention every 7 seats.
-    const reports = workers.map((_, i) => {
-      const answer = i % 7 === 5 ? 0 : i % 7 === 6 ? 1 : i % 4 === 3 ? 2 : 3; // None, Abstained, No, Yes
-      const scored = answer >= 2;
-      return {
-        answer,
-        confidenceBps: scored ? 5000 + ((i * 937) % 5001) : 0,
-        resQuality: scored ? (i * 13) % 101 : 0,
-        srcQuality: scored ? (i * 29) % 101 : 0,
-        analysisDepth: scored ? (i * 47) % 101 : 0,
-        replyHash: zeroHash,
-        signature: "0x" as const,
-      };
-    });
+    // Yes/No seats carry their agent's signature (and the hash of its reply) unless `signed` is false.
+    const reports = await Promise.all(
+      workers.map(async (w, i) => {
+        const answer = i % 7 === 5 ? 0 : i % 7 === 6 ? 1 : i % 4 === 3 ? 2 : 3; // None, Abstained, No, Yes
+        const scored = answer >= 2;
+        const confidenceBps = scored ? 5000 + ((i * 937) % 5001) : 0;
+        const sign = signed && scored;
+        const replyHash: Hex = sign ? keccak256(toHex(`reply ${tag} ${i}`)) : zeroHash;
+        const signature: Hex = sign
+          ? await signAnswer(w.account, {
+              chainId,
+              market: market.address,
+              marketId,
+              agentId: w.agentId,
+              answer: answer === 3 ? "yes" : "no",
+              confidenceBps,
+              replyHash,
+            })
+          : "0x";
+        return {
+          answer,
+          confidenceBps,
+          resQuality: scored ? (i * 13) % 101 : 0,
+          srcQuality: scored ? (i * 29) % 101 : 0,
+          analysisDepth: scored ? (i * 47) % 101 : 0,
+          replyHash,
+          signature,
+        };
+      }),
+    );
     const bundleHash = keccak256(toHex(`bundle ${tag}`));
     const bond = ((await market.read.getMarketConfig([marketId])) as { bond: bigint }).bond;
     const proposeHash = await market.write.proposeResolution([marketId, 1, reports, bundleHash, BUNDLE_URI], {
@@ -252,6 +282,8 @@ async function benchmark(canonical?: CanonicalArtifacts) {
   const registerGas = warmupWorkers[0].register;
 
   const results: Record<string, unknown>[] = [];
+  const attested: Record<number, MarketRun> = {};
+  const repeats: Record<number, MarketRun> = {};
   let withdrawGas = 0n;
   for (const size of SIZES) {
     const workers = await makeWorkers(size);
@@ -260,6 +292,12 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     if (withdrawGas === 0n) withdrawGas = w;
     const repeat = await runMarket(workers, `repeat-${size}`);
     await withdrawAll(workers, `repeat-${size}`);
+    repeats[size] = repeat;
+    if (size === 10 || size === 100) {
+      // The same agents again with every seat attested (no signatures): the unsigned path's cost.
+      attested[size] = await runMarket(workers, `attested-${size}`, false);
+      await withdrawAll(workers, `attested-${size}`);
+    }
     results.push({
       workers: size,
       first: printable(first),
@@ -277,6 +315,26 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     delete (r as { firstTotal?: bigint }).firstTotal;
     delete (r as { repeatTotal?: bigint }).repeatTotal;
   }
+  const attestedAt = (n: number) => attested[n] ?? repeats[n];
+  const signedAt = (n: number) => repeats[n] ?? attested[n];
+  const attestedSection = {
+    note:
+      "Repeat markets with no signature on any seat (attested: no slashing, no ERC-8004 record, no reputation entry); " +
+      "signedSeat = extra proposeResolution gas per signed Yes/No seat (repeat, 10 -> 100 seats, signed minus attested).",
+    markets: [10, 100].map((n) => ({ workers: n, repeat: printable(attestedAt(n) as MarketRun) })),
+    marginalPerWorker: {
+      repeat: Number(((attestedAt(100)?.resolutionTotal ?? 0n) - (attestedAt(10)?.resolutionTotal ?? 0n)) / 90n),
+    },
+    signedSeat: {
+      proposeResolution: Number(
+        ((signedAt(100)?.proposeResolution ?? 0n) -
+          (signedAt(10)?.proposeResolution ?? 0n) -
+          ((attestedAt(100)?.proposeResolution ?? 0n) - (attestedAt(10)?.proposeResolution ?? 0n))) /
+          // Yes/No seats among seats 10..99 of the mix (None/Abstained every 7 seats are never signed)
+          BigInt(countYesNo(100) - countYesNo(10)),
+      ),
+    },
+  };
   const feedback = await feedbackPerRecord();
   const markets = results as unknown as MarketRow[];
   return {
@@ -304,6 +362,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     markets: results,
     largestSingleTx: { label: largestTx.label, gas: Number(largestTx.gas) },
     marginalPerWorker: { first: Number(firstMarginal), repeat: Number(repeatMarginal) },
+    attested: attestedSection,
     feedbackPerRecord: feedback,
     eip7825: eip7825(markets, Number(await writer.read.FEEDBACK_WORKER_MIN_GAS())),
     targets: canonical
@@ -363,6 +422,13 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     }
     return out;
   }
+}
+
+/** Yes/No seats among the first `n` of the bench's answer mix (seat i % 7 of 5 and 6 are None / Abstained). */
+function countYesNo(n: number): number {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (i % 7 !== 5 && i % 7 !== 6) count++;
+  return count;
 }
 
 type MarketRow = { workers: number; first: ReturnType<typeof printable>; repeat: ReturnType<typeof printable> };
@@ -473,6 +539,7 @@ function printSection(title: string, s: Section) {
   }
   console.log("single:", s.single, "warmup per worker:", s.registryWarmup.perWorker);
   console.log("marginal per worker (10 -> 100 seats):", s.marginalPerWorker);
+  console.log("attested (unsigned) marginal:", s.attested.marginalPerWorker, "per signed seat:", s.attested.signedSeat);
   console.log("giveFeedback per record:", s.feedbackPerRecord);
   console.log("EIP-7825:", s.eip7825);
   console.log("largest tx:", s.largestSingleTx, "all targets met:", s.targets.allMet);

@@ -1,9 +1,10 @@
 import { resolve as resolvePath } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { formatEther } from "viem";
+import { formatEther, type Hex } from "viem";
 import { z } from "zod";
 import { requireResolver } from "../../workflow/chain/actions.js";
+import { isSignatureHex, MAX_ANSWER_SIGNATURE_BYTES } from "../../workflow/core/answer-signature.js";
 import { hash32Schema } from "../../workflow/core/report-schema.js";
 import { ANSWER_NAMES } from "../../workflow/core/codes.js";
 import { readMarket } from "../../workflow/chain/lifecycle.js";
@@ -24,6 +25,9 @@ const report = z.strictObject({
   resQuality: z.number().int().min(0).max(100),
   srcQuality: z.number().int().min(0).max(100),
   analysisDepth: z.number().int().min(0).max(100),
+  /** The agent's reply hash and EIP-712 answer signature (docs/RECORDS.md §2); without them the seat is attested. */
+  replyHash: hash32Schema.optional(),
+  signature: z.custom<Hex>(isSignatureHex, { message: `0x-hex of 1..${MAX_ANSWER_SIGNATURE_BYTES} bytes` }).optional(),
 });
 
 /** A precomputed decision (`--plan`): what proposeResolution takes, minus the market id. */
@@ -54,7 +58,11 @@ function planPipeline(path: string): ResolvePipeline {
   const p = parsed.data;
   return async (): Promise<ResolveDecision> => ({
     verdict: p.verdict,
-    reports: p.reports,
+    reports: p.reports.map(({ replyHash, signature, ...r }) => ({
+      ...r,
+      ...(replyHash !== undefined ? { replyHash } : {}),
+      ...(signature !== undefined ? { signature } : {}),
+    })),
     bundleHash: p.bundleHash,
     failedWorkers: [],
     ...(p.reason !== undefined ? { invalidReason: p.reason } : {}),

@@ -5,6 +5,8 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
+import {AnswerVerifier} from "./AnswerVerifier.sol";
+import {IAnswerVerifier} from "./interfaces/IAnswerVerifier.sol";
 import {IArbiter} from "./interfaces/IArbiter.sol";
 import {IMarketGovernance} from "./interfaces/IMarketGovernance.sol";
 import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
@@ -95,6 +97,8 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     IMarketGovernance public immutable governance;
     /// @inheritdoc IResolutionMarket
     IMarketReputation public immutable reputation;
+    /// @inheritdoc IResolutionMarket
+    IAnswerVerifier public immutable answerVerifier;
 
     mapping(uint256 marketId => Market) internal _markets;
     mapping(uint256 marketId => Config) internal _configs;
@@ -108,7 +112,8 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     /// @dev Credit + 1 once the account was ever credited: the slot never returns to zero (cheaper repeats).
     mapping(address account => uint256) internal _credits;
 
-    /// @dev Deploys the market's governance and reputation contracts: their addresses are fixed from here on.
+    /// @dev Deploys the market's governance, reputation and answer-verifier contracts: their addresses are fixed
+    ///      from here on.
     constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_, address initialOwner) {
         if (address(identityRegistry_).code.length == 0) revert NotAContract(address(identityRegistry_));
         if (address(reputationRegistry_).code.length == 0) revert NotAContract(address(reputationRegistry_));
@@ -116,6 +121,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         reputationRegistry = reputationRegistry_;
         governance = new MarketGovernance(initialOwner);
         reputation = new MarketReputation(reputationRegistry_);
+        answerVerifier = new AnswerVerifier(identityRegistry_);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -233,6 +239,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
 
     /// @dev One seat of a Resolved market: its result (without reward), the refusal flag, its weight and its
     ///      seat word for the writer (`seatWords` layout; the writer derives the records and the observation).
+    ///      The weight uses resQuality = correctness; an attested seat is never slashed.
     function _scoreSeat(Seat storage seat, WorkerResult memory r, bool outcome, bool slashing)
         private
         returns (uint256 weight, uint256 seatWord)
@@ -249,7 +256,10 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         bool yesNo = answer != Answer.None;
         r.scored = true;
         r.correctness = SettlementMath.correctness(answer, r.confidenceBps, outcome);
-        bool slashed = slashing && yesNo && ((answer == Answer.Yes) != outcome);
+        // Resolution Quality is correctness against the final outcome (issue 20 item 6), not the proposer's figure.
+        r.resQuality = r.correctness;
+        // Only an answer its agent signed can cost the agent its stake: an attested one is the proposer's word.
+        bool slashed = slashing && yesNo && report.signed && ((answer == Answer.Yes) != outcome);
         if (slashed) r.stakeSlashed = stake;
         else r.stakeReturned = stake;
         // A seat whose agent made the feedback writer its operator: no reward, records pending (reported failed).

@@ -177,14 +177,19 @@ contract ResolutionMarket is MarketSettlement {
         _recordProposal(marketId, verdict, reports, bundleHash, bundleURI);
     }
 
-    /// @dev Validates and encodes every report into its seat; returns whether any seat answered Yes/No.
-    ///      Signatures are not verified yet: every seat is stored as attested (`signed` false).
+    /// @dev Validates and encodes every report into its seat; returns whether any seat answered Yes/No. A report
+    ///      with a signature is stored as signed once `answerVerifier` accepts it (else `BadAnswerSignature`); one
+    ///      without is attested and costs no verification.
     function _storeReports(uint256 marketId, WorkerReport[] calldata reports) private returns (bool answered) {
         mapping(uint256 => Seat) storage seats = _seats[marketId];
         uint256 n = reports.length;
         for (uint256 i; i < n; ++i) {
-            seats[i].report = ReportCodec.fromProposal(reports[i], i, false);
-            if (reports[i].answer >= Answer.No) answered = true;
+            WorkerReport calldata r = reports[i];
+            Seat storage seat = seats[i];
+            bool signed = r.signature.length != 0;
+            if (signed && !answerVerifier.isValid(marketId, seat.agentId, r)) revert BadAnswerSignature(i);
+            seat.report = ReportCodec.fromProposal(r, i, signed);
+            if (r.answer >= Answer.No) answered = true;
         }
     }
 

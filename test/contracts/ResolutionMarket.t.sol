@@ -35,6 +35,9 @@ contract ResolutionMarketTest is MarketFixture {
         assertTrue(address(betting).code.length <= limit, "BettingMarket <= 22,528 bytes");
         assertEq(gov.market(), address(market), "governance bound to its market");
         assertEq(writer.market(), address(market), "writer bound to its market");
+        address verifier = address(market.answerVerifier());
+        assertTrue(verifier.code.length <= limit, "AnswerVerifier <= 22,528 bytes");
+        assertEq(market.answerVerifier().market(), address(market), "verifier bound to its market");
     }
 
     function testConstructorRejectsNonContracts() public {

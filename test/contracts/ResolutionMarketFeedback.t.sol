@@ -49,6 +49,8 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
         for (uint256 i; i < n; ++i) {
             address w = _worker(500 + i);
             simple.setController(i + 1, w);
+            simple.setWallet(i + 1, w); // its answers are signed (`_propose` signs them): records are written
+            _workerKeys[w] = _workerKey(500 + i);
             vm.deal(w, 10 ether);
             vm.prank(w);
             m.joinMarket{value: STAKE}(id, i + 1);
@@ -231,6 +233,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
                 uint8((i * 53) % 101)
             );
         }
+        _signReports(market, id, reports); // every seat signed by its agent (the records' path)
         uint256 before = gasleft();
         vm.prank(resolver);
         market.proposeResolution{value: BOND, gas: 16_777_216}(id, V_YES, reports, HASH, URI);
@@ -258,7 +261,7 @@ contract ResolutionMarketFeedbackTest is MarketFixture {
                 writer.correctnessOf(reports[i].answer, reports[i].confidenceBps, true),
                 "correctness"
             );
-            assertEq(uint256(r.resQuality), reports[i].resQuality, "res");
+            assertEq(uint256(r.resQuality), uint256(r.correctness), "resQuality = correctness");
         }
         uint256 sum = market.pendingWithdrawal(creator) + market.pendingWithdrawal(resolver);
         for (uint256 i; i < 100; ++i) sum += market.pendingWithdrawal(ws[i]);

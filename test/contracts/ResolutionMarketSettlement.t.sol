@@ -64,6 +64,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
 
     function testProposeRecordsAndEmits() public {
         IResolutionMarket.WorkerReport[] memory r = _mixed();
+        _signReports(market, id, r); // the event carries each report's signature
         uint64 endsAt = uint64(block.timestamp + 1 days);
         vm.expectEmit(address(market));
         emit IResolutionMarket.ResolutionProposed(id, resolver, V_YES, HASH, URI, endsAt, r);
@@ -147,12 +148,12 @@ contract ResolutionMarketSettlementTest is MarketFixture {
 
     // ------------------------------------------------------------------ undisputed finalization
 
-    /// @notice The numbers by hand. Outcome YES.
-    ///         seat 0: YES 0.9 -> d = 1000, correctness 100 - (1e6 + 5e5)/1e6 = 99; w = 99 × (600+80+70+60) = 80_190
-    ///         seat 1: NO 0.7 (wrong) -> d = 7000, correctness 100 - 49 = 51; w = 51 × 750 = 38_250
+    /// @notice The numbers by hand. Outcome YES; resQuality is the seat's correctness (the reported 80 / 50 are ignored).
+    ///         seat 0: YES 0.9 -> d = 1000, correctness 100 - (1e6 + 5e5)/1e6 = 99; w = 99 × (600+99+70+60) = 82_071
+    ///         seat 1: NO 0.7 (wrong) -> d = 7000, correctness 100 - 49 = 51; w = 51 × (600+51+50+50) = 38_301
     ///         seat 2: failed -> correctness 0, weight 0; seat 3: abstained -> not scored, weight 0
-    ///         W = 118_440; pool 1e18: seat 1 gets floor(1e18 × 38_250 / 118_440) = 322_948_328_267_477_203;
-    ///         seat 0 gets floor(1e18 × 80_190 / 118_440) = 677_051_671_732_522_796 + the 1 wei remainder.
+    ///         W = 120_372; pool 1e18: seat 1 gets floor(1e18 × 38_301 / 120_372) = 318_188_615_292_592_961;
+    ///         seat 0 gets floor(1e18 × 82_071 / 120_372) = 681_811_384_707_407_038 + the 1 wei remainder.
     function testFinalizePaysRewardsByTheFormula() public {
         _propose(market, id, V_YES, _mixed());
         vm.expectRevert(
@@ -165,10 +166,10 @@ contract ResolutionMarketSettlementTest is MarketFixture {
             confidenceBps: 9_000,
             scored: true,
             correctness: 99,
-            resQuality: 80,
+            resQuality: 99,
             srcQuality: 70,
             analysisDepth: 60,
-            reward: 677_051_671_732_522_797,
+            reward: 681_811_384_707_407_039,
             stakeReturned: STAKE,
             stakeSlashed: 0
         });
@@ -181,8 +182,8 @@ contract ResolutionMarketSettlementTest is MarketFixture {
 
         assertEq(uint256(_status()), uint256(IResolutionMarket.Status.Resolved), "resolved");
         assertTrue(market.getMarket(id).outcome, "YES");
-        assertEq(market.pendingWithdrawal(ws[0]), STAKE + 677_051_671_732_522_797, "seat 0");
-        assertEq(market.pendingWithdrawal(ws[1]), STAKE + 322_948_328_267_477_203, "seat 1");
+        assertEq(market.pendingWithdrawal(ws[0]), STAKE + 681_811_384_707_407_039, "seat 0");
+        assertEq(market.pendingWithdrawal(ws[1]), STAKE + 318_188_615_292_592_961, "seat 1");
         assertEq(market.pendingWithdrawal(ws[2]), STAKE, "failed seat: stake only");
         assertEq(market.pendingWithdrawal(ws[3]), STAKE, "abstained: stake only");
         assertEq(market.pendingWithdrawal(resolver), BOND, "bond back");
@@ -193,7 +194,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         IResolutionMarket.Reputation memory rep = market.getReputation(ids[0]);
         assertEq(uint256(rep.settled), 1, "settled");
         assertEq(uint256(rep.correctness), 99, "c0");
-        assertEq(uint256(rep.resQuality), 80, "res0");
+        assertEq(uint256(rep.resQuality), 99, "res0 = correctness");
         assertEq(uint256(rep.srcQuality), 70, "src0");
         assertEq(uint256(rep.analysisDepth), 60, "depth0");
         assertEq(uint256(market.getReputation(ids[1]).correctness), 51, "c1");
@@ -211,7 +212,7 @@ contract ResolutionMarketSettlementTest is MarketFixture {
         assertEq(tag1, "correctness", "tag1");
         assertEq(tag2, "cresolver", "tag2");
         (v,, tag1,,) = reputation.readFeedback(ids[0], address(writer), 2);
-        assertEq(int256(v), 70, "quality = floor((80+70+60)/3)");
+        assertEq(int256(v), 76, "quality = floor((99+70+60)/3): resQuality = correctness");
         assertEq(tag1, "quality", "tag1 quality");
         (v,,,,) = reputation.readFeedback(ids[1], address(writer), 2);
         assertEq(int256(v), 50, "quality seat 1");

@@ -14,6 +14,7 @@ export const CONTRACT_SOURCES = {
   ResolutionMarket: "contracts/market/ResolutionMarket.sol",
   MarketGovernance: "contracts/market/MarketGovernance.sol",
   MarketReputation: "contracts/market/MarketReputation.sol",
+  AnswerVerifier: "contracts/market/AnswerVerifier.sol",
   BettingMarket: "contracts/market/BettingMarket.sol",
   CREReceiver: "contracts/cre/CREReceiver.sol",
   CommitteeArbiter: "contracts/arbiter/CommitteeArbiter.sol",

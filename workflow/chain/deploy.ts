@@ -65,6 +65,8 @@ export interface Deployment {
     MarketGovernance: DeployedContract;
     /** Created by the ResolutionMarket's constructor: the ERC-8004 feedback writer (the records' client). */
     MarketReputation: DeployedContract;
+    /** Created by the ResolutionMarket's constructor: checks agents' answer signatures (absent in older files). */
+    AnswerVerifier?: DeployedContract;
     BettingMarket?: DeployedContract;
     CREReceiver?: DeployedContract & { forwarder: Address };
     CommitteeArbiter?: DeployedContract & { members: Address[]; threshold: number };
@@ -263,7 +265,8 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
     reputation.address,
     account.address,
   ]);
-  // The market's constructor creates its governance and feedback writer: same transaction, fixed addresses.
+  // The market's constructor creates its governance, feedback writer and answer verifier: same transaction, fixed
+  // addresses.
   const { address: _market, constructorArgs: _args, gasUsed: _gas, ...created } = market;
   const governance = await governanceOf(ctx, market.address);
   const contracts: Deployment["contracts"] = {
@@ -275,6 +278,11 @@ export async function deployAll(ctx: ChainContext, options: DeployOptions): Prom
       ...created,
       address: getAddress(await readMarket(ctx, market.address, "reputation", [])),
       constructorArgs: [reputation.address],
+    },
+    AnswerVerifier: {
+      ...created,
+      address: getAddress(await readMarket(ctx, market.address, "answerVerifier", [])),
+      constructorArgs: [identity.address],
     },
   };
 

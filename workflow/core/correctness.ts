@@ -7,7 +7,8 @@
  *   i.e. 100·(1 − Brier) rounded half up (Brier = (d/10000)²). A failed seat scores 0; an abstention is
  *   not scored (`correctnessOf` returns 0 for it, `isScored` tells the difference).
  * - reward weight of a seat at a Resolved finalization: Yes/No answer, not slashed, not refused →
- *     w = correctness × (600 + resQuality + srcQuality + analysisDepth);   everyone else 0.
+ *     w = correctness × (600 + correctness + srcQuality + analysisDepth);   everyone else 0.
+ *   The contract takes Resolution Quality to be the seat's correctness (the report's resQuality is not used).
  *   So a confidently wrong answer (correctness 0) earns nothing, and argument quality scales a
  *   correct answer's share by at most 1.5× (600..900).
  */
@@ -51,7 +52,8 @@ export function rewardWeight(report: WorkerReport, outcome: boolean, flags: Rewa
   if (report.answer !== "yes" && report.answer !== "no") return 0n;
   if (flags.slashed === true || flags.refused === true) return 0n;
   const c = correctnessOf(report.answer, report.confidenceBps, outcome);
-  return BigInt(c * (REWARD_QUALITY_BASE + report.resQuality + report.srcQuality + report.analysisDepth));
+  // Resolution Quality = correctness at finalization (docs/RECORDS.md §2), whatever the report's resQuality says.
+  return BigInt(c * (REWARD_QUALITY_BASE + c + report.srcQuality + report.analysisDepth));
 }
 
 /** Reward weights of all seats (seat order) if the market finalizes Resolved with `outcome`. */

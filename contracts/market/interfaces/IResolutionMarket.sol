@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IAnswerVerifier} from "./IAnswerVerifier.sol";
 import {IArbiter} from "./IArbiter.sol";
 import {IMarketBoundErrors} from "./IMarketBoundErrors.sol";
 import {IMarketGovernance} from "./IMarketGovernance.sol";
@@ -316,6 +317,10 @@ interface IResolutionMarket is IMarketBoundErrors {
     error NotAContract(address account);
     /// @notice Agent ids are stored in 192 bits next to the seat's report (ERC-8004 ids are sequential).
     error AgentIdTooLarge(uint256 agentId);
+    /// @notice The report of seat `seat` carries a signature that is neither its agent's wallet's nor its owner's
+    ///         over that report (docs/RECORDS.md §2): the whole proposal is refused. An empty signature is allowed
+    ///         (the seat is then attested by the proposer only).
+    error BadAnswerSignature(uint256 seat);
 
     // ------------------------------------------------------------------------------------------------
     // Lifecycle
@@ -382,6 +387,8 @@ interface IResolutionMarket is IMarketBoundErrors {
     function governance() external view returns (IMarketGovernance);
     /// @notice The ERC-8004 feedback writer and reputation book (deployed by this market; the records' client).
     function reputation() external view returns (IMarketReputation);
+    /// @notice The contract that checks agents' answer signatures for this market (created with it).
+    function answerVerifier() external view returns (IAnswerVerifier);
     /// @notice Seats `from..from+count-1` of a Resolved market as stored (agent id in bits 0-191, the seat's
     ///         ReportCodec word in bits 192-255: answer, confidence, scores, refusal, signed), with the outcome and
     ///         the bundle the ERC-8004 records cite: what `reputation()` writes the deferred records from.

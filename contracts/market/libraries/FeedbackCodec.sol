@@ -42,9 +42,10 @@ library FeedbackCodec {
         f.refused = word & REFUSED != 0;
     }
 
-    /// @notice The records a seat wants against `outcome` (none for an abstention, correctness 0 only for a
-    ///         failure, both for a Yes/No answer) and whether it enters the reputation book (`scored`: not an
-    ///         abstention).
+    /// @notice The records a seat wants against `outcome` (none for an abstention or an attested report,
+    ///         correctness 0 only for a signed failure, both for a signed Yes/No answer) and whether it enters the
+    ///         reputation book (`scored`: signed and not an abstention). The quality record's resQuality is the
+    ///         seat's correctness.
     function fromReport(uint256 agentId, ReportCodec.Report memory report, bool outcome)
         internal
         pure
@@ -53,13 +54,15 @@ library FeedbackCodec {
         bool yesNo = ReportCodec.isYesNo(report.answer);
         f.agentId = agentId;
         f.correctness = SettlementMath.correctness(report.answer, report.confidenceBps, outcome);
-        f.resQuality = report.resQuality;
+        // Resolution Quality = correctness against the final outcome (the proposer's resQuality is not used).
+        f.resQuality = f.correctness;
         f.srcQuality = report.srcQuality;
         f.analysisDepth = report.analysisDepth;
         f.answered = yesNo;
-        f.scored = report.answer != IResolutionMarket.Answer.Abstained;
+        // An attested report (not signed by its agent) is the proposer's word: no record, no book entry.
+        f.scored = report.signed && report.answer != IResolutionMarket.Answer.Abstained;
         f.writeCorrectness = f.scored;
-        f.writeQuality = yesNo;
+        f.writeQuality = f.scored && yesNo;
         f.refused = report.refused;
     }
 

@@ -78,8 +78,60 @@ abstract contract MarketFixture is TestBase {
         vm.stopPrank();
     }
 
+    /// @dev Private key of worker `i` (its address is `vm.addr` of it, so fixtures can sign its answers).
+    function _workerKey(uint256 i) internal pure returns (uint256) {
+        return 0x100000 + i;
+    }
+
     function _worker(uint256 i) internal pure returns (address) {
-        return address(uint160(0x100000 + i));
+        return vm.addr(_workerKey(i));
+    }
+
+    /// @dev Keys of the workers `_joinFresh` registered (or `_keyOf` found), by address.
+    mapping(address => uint256) internal _workerKeys;
+    /// @dev Seats whose bit is set are proposed without a signature (attested) by `_propose`.
+    uint256 internal _attestMask;
+    /// @dev When false, `_propose` signs nothing (every seat attested).
+    bool internal _autoSign = true;
+
+    /// @dev The key of worker address `w` if it is `_worker(i)` for a small `i` (memoized), else 0.
+    function _keyOf(address w) internal returns (uint256 key) {
+        key = _workerKeys[w];
+        if (key != 0) return key;
+        for (uint256 i; i < 64; ++i) {
+            if (_worker(i) == w) {
+                key = _workerKey(i);
+                _workerKeys[w] = key;
+                return key;
+            }
+        }
+    }
+
+    /// @dev An EIP-712 answer signature by `key` over `r` for seat `agentId` of `marketId` (65 bytes, r‖s‖v).
+    function _signAnswer(
+        ResolutionMarket m,
+        uint256 key,
+        uint256 marketId,
+        uint256 agentId,
+        IResolutionMarket.WorkerReport memory r
+    ) internal view returns (bytes memory) {
+        bytes32 digest = m.answerVerifier().answerDigest(marketId, agentId, r.answer, r.confidenceBps, r.replyHash);
+        (uint8 v, bytes32 rs, bytes32 ss) = vm.sign(key, digest);
+        return abi.encodePacked(rs, ss, v);
+    }
+
+    /// @dev Signs (in place) every unsigned report whose seat's worker key is known and whose bit in
+    ///      `_attestMask` is clear: those seats are stored as signed, as the reference agent's would be.
+    function _signReports(ResolutionMarket m, uint256 marketId, IResolutionMarket.WorkerReport[] memory reports)
+        internal
+    {
+        if (!_autoSign) return;
+        (address[] memory workers, uint256[] memory agentIds,) = m.getWorkers(marketId);
+        for (uint256 i; i < reports.length && i < workers.length; ++i) {
+            if (reports[i].signature.length != 0 || (i < 256 && (_attestMask >> i) & 1 == 1)) continue;
+            uint256 key = _keyOf(workers[i]);
+            if (key != 0) reports[i].signature = _signAnswer(m, key, marketId, agentIds[i], reports[i]);
+        }
     }
 
     function _registerAgent(address who) internal returns (uint256 agentId) {
@@ -110,6 +162,7 @@ abstract contract MarketFixture is TestBase {
         agentIds = new uint256[](n);
         for (uint256 i; i < n; ++i) {
             address w = _worker(offset + i);
+            _workerKeys[w] = _workerKey(offset + i);
             vm.deal(w, 10 ether);
             uint256 id = _registerAgent(w);
             vm.prank(w);
@@ -160,6 +213,7 @@ abstract contract MarketFixture is TestBase {
         IResolutionMarket.Verdict verdict,
         IResolutionMarket.WorkerReport[] memory reports
     ) internal {
+        _signReports(m, marketId, reports);
         uint256 bond = m.getMarketConfig(marketId).bond;
         vm.prank(resolver);
         m.proposeResolution{value: bond}(marketId, verdict, reports, HASH, URI);

@@ -9,12 +9,22 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, http, parseEther, type Address, type Hex, type PublicClient } from "viem";
+import {
+  createPublicClient,
+  http,
+  keccak256,
+  parseEther,
+  toHex,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createReferenceAgent } from "../../../agents/reference/server.js";
 import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect } from "../../../workflow/chain/clients.js";
 import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
+import { signAnswer } from "../../../workflow/core/answer-signature.js";
 import { hardhatKey } from "./helpers/keys.js";
 import { cli, ok, startInProcessChain } from "./helpers/inprocess-cli.js";
 import { rpc, type HardhatNode } from "./helpers/processes.js";
@@ -23,7 +33,11 @@ let node: HardhatNode;
 let dir: string;
 let client: PublicClient;
 /** Two live reference agents (CRE A2A) that the registered workers point at. */
-const agents = [createReferenceAgent({ persona: "analyst" }), createReferenceAgent({ persona: "optimist" })];
+const agents = [
+  // Each agent signs its answers with the key that registers it (its agentWallet): signed seats, ERC-8004 records.
+  createReferenceAgent({ persona: "analyst", signingKey: hardhatKey(1) }),
+  createReferenceAgent({ persona: "optimist", signingKey: hardhatKey(2) }),
+];
 let agentUrls: string[] = [];
 const deployerKey = hardhatKey(0);
 const worker1Key = hardhatKey(1);
@@ -154,16 +168,27 @@ describe("cresolver on a local hardhat node", () => {
   });
 
   it("resolve proposes the plan once, then answers already-settled; finalize after the window; status shows outcome, reputation and ERC-8004 feedback; workers withdraw", async () => {
-    const report = (c: number, rq: number, sq: number, ad: number) => ({
-      answer: "yes",
-      confidenceBps: c,
-      resQuality: rq,
-      srcQuality: sq,
-      analysisDepth: ad,
-    });
+    // Each report carries its agent's EIP-712 signature (docs/RECORDS.md §2): the seats are stored as signed.
+    const report = async (key: Hex, agentId: bigint, c: number, rq: number, sq: number, ad: number) => {
+      const replyHash = keccak256(toHex(`e2e reply ${agentId}`));
+      const fields = { chainId: 31337, market, marketId: BigInt(marketId), agentId, answer: "yes" as const };
+      const signature = await signAnswer(privateKeyToAccount(key), { ...fields, confidenceBps: c, replyHash });
+      return {
+        answer: "yes",
+        confidenceBps: c,
+        resQuality: rq,
+        srcQuality: sq,
+        analysisDepth: ad,
+        replyHash,
+        signature,
+      };
+    };
     const plan = {
       verdict: "yes",
-      reports: [report(9000, 90, 80, 70), report(8000, 60, 50, 40)],
+      reports: [
+        await report(worker1Key, BigInt(agent1), 9000, 90, 80, 70),
+        await report(worker2Key, BigInt(agent2), 8000, 60, 50, 40),
+      ],
       bundleHash: `0x${"cd".repeat(32)}`,
       bundleURI: "ipfs://bafy-e2e-bundle",
     };
@@ -179,9 +204,10 @@ describe("cresolver on a local hardhat node", () => {
     const status = await ok(["market", "status", marketId], { cwd: dir, env: { RPC_URL: node.url } });
     expect(status).toMatchObject({ status: "Resolved", outcome: "YES", bundleHash: plan.bundleHash });
     const [w1, w2] = status.workers as { reputation: Record<string, unknown>; feedbackCount: string }[];
-    // correctness: 100·(1 − Brier), rounded half up: 0.9 → 99, 0.8 → 96.
-    expect(w1.reputation).toEqual({ settled: "1", correctness: 99, resQuality: 90, srcQuality: 80, analysisDepth: 70 });
-    expect(w2.reputation).toEqual({ settled: "1", correctness: 96, resQuality: 60, srcQuality: 50, analysisDepth: 40 });
+    // correctness: 100·(1 − Brier), rounded half up: 0.9 → 99, 0.8 → 96; resQuality is the correctness (the plan's
+    // 90 / 60 are not used at finalization).
+    expect(w1.reputation).toEqual({ settled: "1", correctness: 99, resQuality: 99, srcQuality: 80, analysisDepth: 70 });
+    expect(w2.reputation).toEqual({ settled: "1", correctness: 96, resQuality: 96, srcQuality: 50, analysisDepth: 40 });
     expect(w1.feedbackCount).toBe("2");
 
     // ERC-8004 feedback, read straight from the registry: "correctness" and "quality" records from the market.
@@ -198,8 +224,8 @@ describe("cresolver on a local hardhat node", () => {
     });
     expect([count, value]).toEqual([1n, 99n]);
 
-    // Withdraw: credit = stake + share of the 1 ETH pool, weights correctness × (600 + the three scores).
-    const weights = [99n * (600n + 240n), 96n * (600n + 150n)];
+    // Withdraw: credit = stake + share of the 1 ETH pool, weights correctness × (600 + correctness + src + depth).
+    const weights = [99n * (600n + 99n + 80n + 70n), 96n * (600n + 96n + 50n + 40n)];
     const pool = parseEther("1");
     const share1 = pool - (pool * weights[1]) / (weights[0] + weights[1]); // the remainder goes to the largest weight
     const credited = await client.readContract({
@@ -402,11 +428,32 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
     );
     await advance(301);
     await ok([...file, "market", "request-resolution", created.marketId as string], { cwd: dir, env: env(creatorKey) });
+    // The agent signs its answer (a signed seat gets its ERC-8004 records; an attested one would get none).
+    const replyHash = keccak256(toHex("canonical reply"));
+    const signature = await signAnswer(privateKeyToAccount(worker1Key), {
+      chainId: 31337,
+      market: contracts.ResolutionMarket.address as Address,
+      marketId: BigInt(created.marketId as string),
+      agentId: BigInt(agent.agentId as string),
+      answer: "no",
+      confidenceBps: 7000,
+      replyHash,
+    });
     writeFileSync(
       join(dir, "plan-canonical.json"),
       JSON.stringify({
         verdict: "no",
-        reports: [{ answer: "no", confidenceBps: 7000, resQuality: 77, srcQuality: 66, analysisDepth: 55 }],
+        reports: [
+          {
+            answer: "no",
+            confidenceBps: 7000,
+            resQuality: 77,
+            srcQuality: 66,
+            analysisDepth: 55,
+            replyHash,
+            signature,
+          },
+        ],
         bundleHash: `0x${"ef".repeat(32)}`,
       }),
     );
@@ -418,7 +465,7 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
     await advance(601);
     await ok([...file, "market", "finalize", created.marketId as string], { cwd: dir, env: env(creatorKey) });
     const market = contracts.ResolutionMarket.address as Address;
-    // quality = floor mean of the three scores: (77 + 66 + 55) / 3 = 66.
+    // quality = floor mean of resQuality = correctness (right at 0.7 → 91; the plan's 77 is not used), 66, 55 = 70.
     const [count, value] = await client.readContract({
       address: canonical.reputationRegistry,
       abi: reputationRegistryAbi,
@@ -430,6 +477,6 @@ describe("the Sepolia path: canonical ERC-8004 registries at their testnet addre
         "cresolver",
       ],
     });
-    expect([count, value]).toEqual([1n, 66n]);
+    expect([count, value]).toEqual([1n, 70n]);
   });
 });

@@ -6,8 +6,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatEther, parseAbi, parseEther, zeroAddress } from "viem";
-import { identityRegistryAbi } from "../../../workflow/chain/abis.js";
+import { formatEther, keccak256, parseAbi, parseEther, toHex, zeroAddress, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { signAnswer } from "../../../workflow/core/answer-signature.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
 import { joinMarket, registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
@@ -18,12 +20,15 @@ import { hardhatKey } from "./helpers/keys.js";
 let h: CliHarness;
 const RESOLVER = hardhatKey(0);
 const agents = new Map<number, bigint>();
+/** The key that registered each agent (its wallet): plans sign the agents' answers with it. */
+const agentKeys = new Map<bigint, Hex>();
 
 async function agentOf(i: number): Promise<bigint> {
   let id = agents.get(i);
   if (id === undefined) {
     id = (await registerAgent(withKey(h.owner, hardhatKey(i)), h.identity, `data:,w${i}`)).agentId;
     agents.set(i, id);
+    agentKeys.set(id, hardhatKey(i));
   }
   return id;
 }
@@ -66,11 +71,34 @@ async function frozen(keys: number[], extra: string[] = []): Promise<bigint> {
   return id;
 }
 
-function plan(name: string, verdict: string, answers: [string, number][]): string {
-  const reports = answers.map(([answer, c]) =>
-    answer === "yes" || answer === "no"
-      ? { answer, confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50 }
-      : { answer, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 },
+/** Writes a plan whose Yes/No reports carry their agent's EIP-712 signature (signed seats, docs/RECORDS.md §2). */
+async function plan(marketId: bigint, name: string, verdict: string, answers: [string, number][]): Promise<string> {
+  const [, agentIds] = await h.owner.publicClient.readContract({
+    address: h.market,
+    abi: resolutionMarketAbi,
+    functionName: "getWorkers",
+    args: [marketId],
+  });
+  const reports = await Promise.all(
+    answers.map(async ([answer, c], seat) => {
+      if (answer !== "yes" && answer !== "no")
+        return { answer, confidenceBps: 0, resQuality: 0, srcQuality: 0, analysisDepth: 0 };
+      const agentId = agentIds[seat] ?? 0n;
+      const key = agentKeys.get(agentId);
+      const replyHash = keccak256(toHex(`${name} seat ${seat}`));
+      const kind: "yes" | "no" = answer;
+      const fields = {
+        chainId: h.owner.chainId,
+        market: h.market,
+        marketId,
+        agentId,
+        answer: kind,
+        confidenceBps: c,
+        replyHash,
+      };
+      const signature = key === undefined ? undefined : await signAnswer(privateKeyToAccount(key), fields);
+      return { answer, confidenceBps: c, resQuality: 70, srcQuality: 60, analysisDepth: 50, replyHash, signature };
+    }),
   );
   writeFileSync(
     join(h.dir, name),
@@ -138,7 +166,7 @@ describe("propose → window → finalize", () => {
         "resolve",
         String(id),
         "--plan",
-        plan("p1.json", "yes", [
+        await plan(id, "p1.json", "yes", [
           ["yes", 9000],
           ["no", 6000],
           ["failed", 0],
@@ -200,7 +228,7 @@ describe("propose → window → finalize", () => {
         "resolve",
         String(id),
         "--plan",
-        plan("p2.json", "yes", [
+        await plan(id, "p2.json", "yes", [
           ["yes", 9000],
           ["yes", 8000],
         ]),
@@ -299,7 +327,9 @@ describe("bet place|claim|position", () => {
       { key: hardhatKey(17), code: 1 },
     );
     await h.cresolver(["market", "request-resolution", String(id)], { key: RESOLVER });
-    await h.cresolver(["resolve", String(id), "--plan", plan("p5.json", "yes", [["yes", 9000]])], { key: RESOLVER });
+    await h.cresolver(["resolve", String(id), "--plan", await plan(id, "p5.json", "yes", [["yes", 9000]])], {
+      key: RESOLVER,
+    });
     // Proposed is not final: nothing is claimable, the claim is refused before sending.
     const pending = await h.cresolver(["bet", "position", String(id)], { key: hardhatKey(16) });
     expect(pending.json).toMatchObject({
@@ -331,7 +361,8 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
         "resolve",
         String(id),
         "--plan",
-        plan(
+        await plan(
+          id,
           "p3.json",
           "no",
           keys.map((k) => ["no", 5000 + k * 100] as [string, number]),
@@ -370,7 +401,7 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
         "resolve",
         String(id),
         "--plan",
-        plan("p4.json", "yes", [
+        await plan(id, "p4.json", "yes", [
           ["yes", 9000],
           ["yes", 8000],
         ]),
@@ -412,6 +443,7 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
         value: parseEther("0.05"),
       });
       const { agentId } = await registerAgent(w, h.identity, `data:,big${i}`);
+      agentKeys.set(agentId, key);
       await joinMarket(w, h.market, id, agentId, parseEther("0.01"));
     }
     await h.increaseTime(601);
@@ -420,7 +452,7 @@ describe("publish-feedback (issue 13 item 2) and settings", () => {
       { length: 100 },
       (_, i) => (i % 4 === 0 ? ["no", 6000] : ["yes", 7000 + i * 30]) as [string, number],
     );
-    const p = await h.cresolver(["resolve", String(id), "--plan", plan("p100.json", "yes", reports)], {
+    const p = await h.cresolver(["resolve", String(id), "--plan", await plan(id, "p100.json", "yes", reports)], {
       key: RESOLVER,
     });
     expect(p.json).toMatchObject({ status: "proposed" });
@@ -472,7 +504,7 @@ describe("the owner's timelocked changes", () => {
       args: [h.identity],
     });
     await h.refuses(
-      ["resolve", String(id), "--plan", plan("p6.json", "yes", [["yes", 9000]])],
+      ["resolve", String(id), "--plan", await plan(id, "p6.json", "yes", [["yes", 9000]])],
       /is not a resolver active for market \d+ .*must wait for its timelock/,
       { key: hardhatKey(11) },
     );

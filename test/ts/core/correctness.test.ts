@@ -60,24 +60,24 @@ describe("correctnessOf (mirror of the contract)", () => {
 
 describe("rewardWeight (mirror of the contract)", () => {
   it("is correctness × (600 + the three scores), 0 for non-answers, slashed and refused seats", () => {
-    expect(rewardWeight(rep("yes", 9_000, [70, 60, 50]), true)).toBe(77_220n); // 99 × 780
-    expect(rewardWeight(rep("yes", 9_000, [70, 60, 50]), false)).toBe(14_820n); // 19 × 780
+    expect(rewardWeight(rep("yes", 9_000, [70, 60, 50]), true)).toBe(80_091n); // 99 × (600 + 99 + 60 + 50): resQuality = correctness
+    expect(rewardWeight(rep("yes", 9_000, [70, 60, 50]), false)).toBe(13_851n); // 19 × (600 + 19 + 60 + 50)
     expect(rewardWeight(rep("yes", 10_000, [100, 100, 100]), false)).toBe(0n); // confidently wrong pays nothing
-    expect(rewardWeight(rep("no", 5_000, [0, 0, 0]), true)).toBe(45_000n); // 75 × 600
+    expect(rewardWeight(rep("no", 5_000, [0, 0, 0]), true)).toBe(50_625n); // 75 × (600 + 75)
     expect(rewardWeight(rep("failed", 0), true)).toBe(0n);
     expect(rewardWeight(rep("abstained", 0), true)).toBe(0n);
     expect(rewardWeight(rep("yes", 10_000, [1, 2, 3]), true, { slashed: true })).toBe(0n);
     expect(rewardWeight(rep("yes", 10_000, [1, 2, 3]), true, { refused: true })).toBe(0n);
     expect(
       rewardWeights([rep("yes", 10_000, [100, 100, 100]), rep("no", 6_000, [10, 20, 30]), rep("failed", 0)], true),
-    ).toEqual([90_000n, 64n * 660n, 0n]); // no at 6000 on a YES outcome: d = 6000 → 64
-    expect(rewardWeights([rep("no", 6_000)], false)).toEqual([84n * 600n]);
+    ).toEqual([90_000n, 64n * 714n, 0n]); // no at 6000 on a YES outcome: d = 6000 → 64
+    expect(rewardWeights([rep("no", 6_000)], false)).toEqual([84n * 684n]);
   });
 
-  it("quality scales a correct answer by at most 1.5×, never beyond correctness", () => {
+  it("source and depth scores scale a correct answer by at most 9/7 (resQuality is the correctness), never beyond correctness", () => {
     const lo = rewardWeight(rep("yes", 10_000, [0, 0, 0]), true);
     const hi = rewardWeight(rep("yes", 10_000, [100, 100, 100]), true);
-    expect(Number(hi) / Number(lo)).toBe(1.5);
+    expect(Number(hi) / Number(lo)).toBe(900 / 700); // resQuality = correctness (100) on both: src + depth scale it
     // a calibrated right answer beats a better-written wrong one
     expect(rewardWeight(rep("yes", 7_000, [0, 0, 0]), true)).toBeGreaterThan(
       rewardWeight(rep("no", 7_000, [100, 100, 100]), true),

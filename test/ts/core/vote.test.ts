@@ -46,7 +46,7 @@ describe("decideVerdict: all-new agents, ties, abstentions, quorum", () => {
     // the default threshold (6000) is inclusive: a fresh panel resolves by head count, contestable
     expect(d.verdict).toBe("yes");
     expect(d.reason).toBeUndefined();
-    expect(d.rewardWeights).toEqual([96n * 750n, 96n * 750n, 36n * 750n]); // conf 8000: right → 96, wrong → 36; × (600 + 150)
+    expect(d.rewardWeights).toEqual([96n * 796n, 96n * 796n, 36n * 736n]); // conf 8000: right → 96, wrong → 36; × (600 + c + 100)
     // a deployment that never resolves on unproven agents alone
     const strict = decideVerdict(
       { agentIds: [1n, 2n, 3n], reports: [rep("yes"), rep("yes"), rep("no")], history: [] },

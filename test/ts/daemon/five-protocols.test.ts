@@ -3,12 +3,14 @@
  * round-table, Agora Arena (JWTs verified against the daemon's /.well-known/jwks.json, events streamed to the
  * daemon's WebSocket) and AI Olympics (HMAC secret) — resolved by the production daemon from the
  * ResolutionRequested event. Per-agent credentials are given to the daemon keyed by agent id. Each worker
- * gets its stake back, a reward when it answered, and three ERC-8004 feedback records from the market.
+ * gets its stake back and a reward when it answered; the cresolver agent signs its answer and gets its two ERC-8004
+ * records from the market, the other four protocols' seats are attested and get none.
  * Real chain over HTTP, real SQLite file, real reference agents on loopback with their auth.
  */
 import { keccak256, stringToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
+import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import {
   type AgentCredentials,
   type BoundAgentCredentials,
@@ -19,7 +21,14 @@ import { startAgent, stopAll } from "../../helpers/agents.js";
 import { getJson, waitFor } from "../../helpers/daemon/chain.js";
 import { startProductionDaemon } from "./helpers/resolver-daemon.js";
 import { STATUS } from "../../helpers/daemon/job.js";
-import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
+import {
+  hardhatKey,
+  POOL,
+  STAKE,
+  startPanelChain,
+  type PanelChain,
+  type PanelWorker,
+} from "../../helpers/daemon/panel.js";
 
 const FACTAGORA_TOKEN = "factagora-token-0123456789abcdef";
 const ROUNDTABLE_TOKEN = "roundtable-token-0123456789abcdef";
@@ -57,7 +66,8 @@ beforeAll(async () => {
 
   // The agents, each with the auth its protocol uses; Agora verifies against the daemon's JWKS and streams to it.
   const servers: Record<string, { opts: Parameters<typeof startAgent>[0]; path: string }> = {
-    cresolver: { opts: { protocol: "cresolver", persona: "analyst" }, path: "" },
+    // The cresolver agent signs its answers with its owner's key (registered as owner index 1): a signed seat.
+    cresolver: { opts: { protocol: "cresolver", persona: "analyst", signingKey: hardhatKey(1) }, path: "" },
     factagora: {
       opts: { protocol: "factagora", persona: "analyst", auth: { bearerToken: FACTAGORA_TOKEN } },
       path: "/webhook",
@@ -164,8 +174,9 @@ describe("the daemon resolves a market whose five workers speak the five protoco
     // The Agora agent streamed its match events to the daemon's WebSocket; they are in the bundle.
     expect(agoraExtras.events.length).toBeGreaterThan(0);
 
-    // Reward (weight computed on chain > 0: every worker answered yes/no), stake back, two ERC-8004 records each
-    // (correctness and quality).
+    // Reward (weight computed on chain > 0: every worker answered yes/no), stake back. The cresolver agent signed its
+    // answer: two ERC-8004 records (correctness and quality). The other four protocols carry no signature: their
+    // seats are attested by the resolver, which can never cost the agent, so they get no record at all.
     const settled = await chain.workerSettlements(id);
     let paid = 0n;
     for (const [i, w] of workers.entries()) {
@@ -176,9 +187,19 @@ describe("the daemon resolves a market whose five workers speak the five protoco
       paid += s!.payout;
       expect((await chain.pendingWithdrawal(w.address)) - before[i], w.protocol).toBe(s!.payout + s!.stake);
       const fb = await chain.feedback(w.agentId);
-      expect(fb.count, w.protocol).toBe(2n);
-      expect([...new Set(fb.tag1s)].sort(), w.protocol).toEqual(["correctness", "quality"]);
+      if (w.protocol === "cresolver") {
+        expect(fb.count, w.protocol).toBe(2n);
+        expect([...new Set(fb.tag1s)].sort(), w.protocol).toEqual(["correctness", "quality"]);
+      } else expect(fb.count, w.protocol).toBe(0n);
     }
+    // The market stored the cresolver seat as signed (ReportCodec bit 51 of the seat's report word), the rest attested.
+    const [words] = await chain.publicClient.readContract({
+      address: chain.market,
+      abi: resolutionMarketAbi,
+      functionName: "seatWords",
+      args: [id, 0n, BigInt(workers.length)],
+    });
+    expect(words.map((word) => ((word >> 243n) & 1n) === 1n)).toEqual(workers.map((w) => w.protocol === "cresolver"));
     expect(paid).toBeLessThanOrEqual(POOL);
     expect(POOL - paid).toBeLessThan(BigInt(workers.length));
 

@@ -10,11 +10,13 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { createReferenceAgent, type ReferenceAgent } from "../../../agents/reference/server.js";
 import { createCresolverAdapter } from "../../../protocols/cresolver/adapter.js";
+import { answerVerifierAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { registerAgent, setAgentWallet } from "../../../workflow/chain/actions.js";
 import { connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
 import {
+  answerDigest,
   answerFieldsOf,
   replyHash,
   signAnswer,
@@ -176,6 +178,62 @@ describe("answer signatures", () => {
       status: "attested",
       reason: "signature could not be checked: rpc down",
     });
+  });
+
+  it("a signature made here verifies on-chain (same EIP-712 digest); a tampered field or another signer does not", async () => {
+    const key = hardhatKey(9);
+    const agentId = (await registerAgent(withKey(ctx, key), identity, "data:application/json,{}")).agentId;
+    const verifierAddress = await ctx.publicClient.readContract({
+      address: market,
+      abi: resolutionMarketAbi,
+      functionName: "answerVerifier",
+    });
+    const fields: AnswerFields = {
+      chainId: ctx.chainId,
+      market,
+      marketId: 3n,
+      agentId,
+      answer: "no",
+      confidenceBps: 7250,
+      replyHash: replyHash({ determination: false, confidence: 0.725, evidence: "e" }),
+    };
+    const onChain = (f: AnswerFields, signature: `0x${string}`) =>
+      ctx.publicClient.readContract({
+        address: verifierAddress,
+        abi: answerVerifierAbi,
+        functionName: "isValid",
+        args: [
+          fields.marketId,
+          fields.agentId,
+          {
+            answer: f.answer === "yes" ? 3 : 2,
+            confidenceBps: f.confidenceBps,
+            resQuality: 0,
+            srcQuality: 0,
+            analysisDepth: 0,
+            replyHash: f.replyHash,
+            signature,
+          },
+        ],
+      });
+    expect(
+      await ctx.publicClient.readContract({
+        address: verifierAddress,
+        abi: answerVerifierAbi,
+        functionName: "answerDigest",
+        args: [fields.marketId, fields.agentId, 2, fields.confidenceBps, fields.replyHash],
+      }),
+    ).toBe(answerDigest(fields));
+    const signature = await signAnswer(privateKeyToAccount(key), fields);
+    expect(await onChain(fields, signature)).toBe(true);
+    // The contract checks what the report says against the signed fields: any change breaks it.
+    for (const changed of [{ answer: "yes" as const }, { confidenceBps: 7251 }, { replyHash: replyHash({}) }])
+      expect(await onChain({ ...fields, ...changed }, signature)).toBe(false);
+    // Signed for another market id or chain: the report's market/chain differ from the signed ones.
+    for (const other of [{ marketId: 4n }, { chainId: ctx.chainId + 1 }])
+      expect(await onChain(fields, await signAnswer(privateKeyToAccount(key), { ...fields, ...other }))).toBe(false);
+    expect(await onChain(fields, await signAnswer(privateKeyToAccount(hardhatKey(7)), fields))).toBe(false);
+    expect(await onChain(fields, "0x")).toBe(false);
   });
 
   it("a reply altered after signing no longer verifies (the hash is the resolver's, from what it received)", async () => {
