@@ -305,19 +305,21 @@ contract ResolutionMarketTest is MarketFixture {
     }
 
     function testTrackRecordAdmission() public {
-        // Agent a settles two markets answering right with 90 % confidence (correctness 99 each).
+        // Agent a settles two markets answering right with 90 % confidence (correctness 99 each), next to an agent
+        // of another owner (a market counts for admission only with an independent seat, RECORDS §5).
         address w = _worker(1);
         vm.deal(w, 10 ether);
+        vm.deal(_worker(2), 10 ether);
         uint256 a = _registerAgent(w);
-        address[] memory ws = new address[](1);
-        uint256[] memory ids = new uint256[](1);
-        ws[0] = w;
-        ids[0] = a;
+        address[] memory ws = new address[](2);
+        uint256[] memory ids = new uint256[](2);
+        (ws[0], ws[1]) = (w, _worker(2));
+        (ids[0], ids[1]) = (a, _registerAgent(_worker(2)));
         for (uint256 k; k < 2; ++k) {
             uint256 m = _createMarket();
             _joinAgents(m, ws, ids);
             _request(market, m);
-            _settle(market, m, IResolutionMarket.Verdict.Yes, _uniform(1, IResolutionMarket.Answer.Yes));
+            _settle(market, m, IResolutionMarket.Verdict.Yes, _uniform(2, IResolutionMarket.Answer.Yes));
         }
         IResolutionMarket.Reputation memory r = market.getReputation(a);
         assertEq(uint256(r.settled), 2, "settled");

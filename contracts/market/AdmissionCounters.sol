@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+
+import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
+import {IAdmissionCounters} from "./interfaces/IAdmissionCounters.sol";
+import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
+import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
+import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
+
+/// @title Per-agent admission counters by value bucket (docs/RECORDS.md §5), base of MarketReputation
+/// @notice Counted at a Resolved finalization from the market's own views (creator, value, workers, dispute,
+///         arbiter) and the identity registry (owners, operators, wallets); read at `joinMarket` through `admits`.
+///         The rule is stated in IAdmissionCounters. A registry call that fails makes the seat not count.
+/// @dev Gas: at settlement ≤ 4 registry views and one or two counter writes per scored seat; `admits` reads one
+///      word per non-empty bucket at or above the floor's.
+abstract contract AdmissionCounters is IAdmissionCounters {
+    /// @inheritdoc IAdmissionCounters
+    IIdentityRegistry public immutable identityRegistry;
+    /// @dev The market that deployed this contract (the same account as MarketReputation.market).
+    IResolutionMarket private immutable _host;
+
+    /// @dev Bucket b of an agent: the counted markets whose value per seat lies in [2^b, 2^(b+1)) wei, as
+    ///      `count | correctnessSum << 128`.
+    mapping(uint256 agentId => mapping(uint256 bucket => uint256)) private _counters;
+    /// @dev Bit b set when the agent's bucket b is non-zero.
+    mapping(uint256 agentId => uint256) private _buckets;
+
+    /// @param identityRegistry_ the market's ERC-8004 identity registry
+    constructor(IIdentityRegistry identityRegistry_) {
+        identityRegistry = identityRegistry_;
+        _host = IResolutionMarket(msg.sender);
+    }
+
+    /// @inheritdoc IAdmissionCounters
+    function admits(uint256 marketId, uint256 agentId) external view returns (bool) {
+        IResolutionMarket.MarketConfig memory c = _host.getMarketConfig(marketId);
+        (uint256 settled, uint256 correctness) = admissionRecord(agentId, _floor(marketId, c));
+        return settled >= c.minSettled && correctness >= c.minCorrectness;
+    }
+
+    /// @inheritdoc IAdmissionCounters
+    function admissionFloor(uint256 marketId) external view returns (uint256) {
+        return _floor(marketId, _host.getMarketConfig(marketId));
+    }
+
+    /// @inheritdoc IAdmissionCounters
+    function admissionRecord(uint256 agentId, uint256 floor)
+        public
+        view
+        returns (uint256 settled, uint256 correctness)
+    {
+        uint256 from = floor <= 1 ? 0 : Math.log2(floor, Math.Rounding.Ceil);
+        if (from > 255) return (0, 0);
+        uint256 mask = _buckets[agentId] >> from;
+        uint256 sum;
+        for (uint256 b = from; mask != 0; ++b) {
+            if (mask & 1 != 0) {
+                uint256 word = _counters[agentId][b];
+                settled += uint128(word);
+                sum += word >> 128;
+            }
+            mask >>= 1;
+        }
+        if (settled != 0) correctness = sum / settled;
+    }
+
+    /// @dev Counts a Resolved market for every scored seat it counts for (`words`: FeedbackCodec words, seat order).
+    function _countAdmission(uint256 marketId, uint256[] memory words) internal {
+        uint256 n = words.length;
+        if (n == 0) return;
+        IResolutionMarket.MarketInfo memory info = _host.getMarket(marketId);
+        uint256 perSeat = (info.rewardPool + info.totalStake) / n;
+        if (perSeat == 0) return;
+        uint256 bucket = Math.log2(perSeat);
+        bool ruled = _trustedRuling(marketId);
+        (address[] memory workers,,) = _host.getWorkers(marketId);
+        // Owners of the scored seats; `first` the owner of the first Yes/No seat, `many` another owner answered too.
+        address[] memory owners = new address[](n);
+        address first;
+        bool many;
+        for (uint256 i; i < n; ++i) {
+            IMarketReputation.SeatFeedback memory s = FeedbackCodec.decode(words[i]);
+            if (!s.scored) continue;
+            address owner = _ownerOf(s.agentId);
+            owners[i] = owner;
+            if (!s.answered || owner == address(0)) continue;
+            if (first == address(0)) first = owner;
+            else if (owner != first) many = true;
+        }
+        for (uint256 i; i < n; ++i) {
+            address owner = owners[i];
+            if (owner == address(0)) continue; // not scored, or no owner: does not count
+            // independent: another Yes/No seat has a different owner (or an allowed arbiter ruled)
+            if (!ruled && !many && (first == address(0) || owner == first)) continue;
+            IMarketReputation.SeatFeedback memory s = FeedbackCodec.decode(words[i]);
+            if (_controls(info.creator, workers[i], owner, s.agentId)) continue;
+            uint256 agentId = s.agentId;
+            _counters[agentId][bucket] += 1 | (uint256(s.correctness) << 128);
+            _buckets[agentId] |= 1 << bucket;
+            emit AdmissionCounted(marketId, agentId, bucket, s.correctness);
+        }
+    }
+
+    /// @dev Disputed (a dispute was filed and the market Resolved: its arbiter ruled) by an allowed arbiter.
+    function _trustedRuling(uint256 marketId) private view returns (bool) {
+        if (_host.getProposal(marketId).disputer == address(0)) return false;
+        return _host.governance().isArbiterAllowed(address(_host.getMarketConfig(marketId).arbiter));
+    }
+
+    /// @dev Whether `account` is one of the seat's controllers (true when the registry cannot say).
+    function _controls(address account, address worker, address owner, uint256 agentId) private view returns (bool) {
+        if (account == worker || account == owner) return true;
+        try identityRegistry.getAgentWallet(agentId) returns (address wallet) {
+            if (wallet == account) return true;
+        } catch {
+            return true;
+        }
+        try identityRegistry.isAuthorizedOrOwner(account, agentId) returns (bool yes) {
+            return yes;
+        } catch {
+            return true;
+        }
+    }
+
+    /// @dev The agent's owner, or address(0) when the registry reverts.
+    function _ownerOf(uint256 agentId) private view returns (address) {
+        try identityRegistry.ownerOf(agentId) returns (address owner) {
+            return owner;
+        } catch {
+            return address(0);
+        }
+    }
+
+    /// @dev Reward pool / seat cap + minimum stake.
+    function _floor(uint256 marketId, IResolutionMarket.MarketConfig memory c) private view returns (uint256) {
+        uint256 seats = c.maxWorkers == 0 ? 1 : c.maxWorkers;
+        return _host.getMarket(marketId).rewardPool / seats + c.minStake;
+    }
+}
