@@ -13,19 +13,22 @@ import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
 /// @notice Counted at a Resolved finalization from the market's own views (creator, value, workers, dispute,
 ///         arbiter) and the identity registry (owners, operators, wallets); read at `joinMarket` through `admits`.
 ///         The rule is stated in IAdmissionCounters. A registry call that fails makes the seat not count.
-/// @dev Gas: at settlement ≤ 4 registry views and one or two counter writes per scored seat; `admits` reads one
-///      word per non-empty bucket at or above the floor's.
+/// @dev Gas: at settlement ≤ 4 registry views and one counter write per counted seat (two when the agent's market
+///      is outside its first bucket); `admits` reads one word, plus one per other non-empty bucket at or above
+///      the floor's.
 abstract contract AdmissionCounters is IAdmissionCounters {
     /// @inheritdoc IAdmissionCounters
     IIdentityRegistry public immutable identityRegistry;
     /// @dev The market that deployed this contract (the same account as MarketReputation.market).
     IResolutionMarket private immutable _host;
 
-    /// @dev Bucket b of an agent: the counted markets whose value per seat lies in [2^b, 2^(b+1)) wei, as
+    /// @dev Mask of non-empty buckets (bits 0-127: bit b set when bucket b counts a market) | primary bucket + 1
+    ///      (bits 128-135: the agent's first bucket, 0 = none yet) | its count (bits 136-175) | its correctness sum
+    ///      (bits 176-223). An agent that stays in one bucket costs one slot.
+    mapping(uint256 agentId => uint256) private _heads;
+    /// @dev The agent's other buckets: counted markets whose value per seat lies in [2^b, 2^(b+1)) wei, as
     ///      `count | correctnessSum << 128`.
     mapping(uint256 agentId => mapping(uint256 bucket => uint256)) private _counters;
-    /// @dev Bit b set when the agent's bucket b is non-zero.
-    mapping(uint256 agentId => uint256) private _buckets;
 
     /// @param identityRegistry_ the market's ERC-8004 identity registry
     constructor(IIdentityRegistry identityRegistry_) {
@@ -52,14 +55,21 @@ abstract contract AdmissionCounters is IAdmissionCounters {
         returns (uint256 settled, uint256 correctness)
     {
         uint256 from = floor <= 1 ? 0 : Math.log2(floor, Math.Rounding.Ceil);
-        if (from > 255) return (0, 0);
-        uint256 mask = _buckets[agentId] >> from;
+        if (from > 127) return (0, 0);
+        uint256 head = _heads[agentId];
+        uint256 primary = uint8(head >> 128);
+        uint256 mask = uint128(head) >> from;
         uint256 sum;
         for (uint256 b = from; mask != 0; ++b) {
             if (mask & 1 != 0) {
-                uint256 word = _counters[agentId][b];
-                settled += uint128(word);
-                sum += word >> 128;
+                if (b + 1 == primary) {
+                    settled += uint40(head >> 136);
+                    sum += uint48(head >> 176);
+                } else {
+                    uint256 word = _counters[agentId][b];
+                    settled += uint128(word);
+                    sum += word >> 128;
+                }
             }
             mask >>= 1;
         }
@@ -96,11 +106,22 @@ abstract contract AdmissionCounters is IAdmissionCounters {
             if (!ruled && !many && (first == address(0) || owner == first)) continue;
             IMarketReputation.SeatFeedback memory s = FeedbackCodec.decode(words[i]);
             if (_controls(info.creator, workers[i], owner, s.agentId)) continue;
-            uint256 agentId = s.agentId;
-            _counters[agentId][bucket] += 1 | (uint256(s.correctness) << 128);
-            _buckets[agentId] |= 1 << bucket;
-            emit AdmissionCounted(marketId, agentId, bucket, s.correctness);
+            _count(s.agentId, bucket, s.correctness);
+            emit AdmissionCounted(marketId, s.agentId, bucket, s.correctness);
         }
+    }
+
+    /// @dev Adds one market of `correctness` to the agent's `bucket` (< 128: values per seat are < 2^97 wei).
+    function _count(uint256 agentId, uint256 bucket, uint256 correctness) private {
+        uint256 head = _heads[agentId] | (1 << bucket);
+        uint256 primary = uint8(head >> 128);
+        if (primary == 0) {
+            primary = bucket + 1;
+            head |= primary << 128;
+        }
+        if (primary == bucket + 1) head += (1 << 136) | (correctness << 176);
+        else _counters[agentId][bucket] += 1 | (correctness << 128);
+        _heads[agentId] = head;
     }
 
     /// @dev Disputed (a dispute was filed and the market Resolved: its arbiter ruled) by an allowed arbiter.
