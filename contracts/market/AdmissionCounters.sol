@@ -112,7 +112,7 @@ abstract contract AdmissionCounters is IAdmissionCounters {
     }
 
     /// @dev Adds one market of `correctness` to the agent's `bucket` (< 128: values per seat are < 2^97 wei).
-    function _count(uint256 agentId, uint256 bucket, uint256 correctness) private {
+    function _count(uint256 agentId, uint256 bucket, uint256 correctness) internal {
         uint256 head = _heads[agentId] | (1 << bucket);
         uint256 primary = uint8(head >> 128);
         if (primary == 0) {
