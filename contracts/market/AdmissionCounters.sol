@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {BitMaps} from "@openzeppelin/contracts/utils/structs/BitMaps.sol";
 
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IAdmissionCounters} from "./interfaces/IAdmissionCounters.sol";
@@ -10,13 +11,17 @@ import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
 
 /// @title Per-agent admission counters by value bucket (docs/RECORDS.md §5), base of MarketReputation
-/// @notice Counted at a Resolved finalization from the market's own views (creator, value, workers, dispute,
-///         arbiter) and the identity registry (owners, operators, wallets); read at `joinMarket` through `admits`.
-///         The rule is stated in IAdmissionCounters. A registry call that fails makes the seat not count.
-/// @dev Gas: at settlement ≤ 4 registry views and one counter write per counted seat (two when the agent's market
-///      is outside its first bucket); `admits` reads one word, plus one per other non-empty bucket at or above
-///      the floor's.
+/// @notice A Resolved market is counted once, by anyone's `countAdmission` after finalization (settlement pays
+///         nothing for admission), from the market's own views (seats, creator, value, workers, dispute, arbiter)
+///         and the identity registry (owners, operators, wallets) as they are at the count; read at `joinMarket`
+///         through `admits`. The rule is stated in IAdmissionCounters. A registry call that fails makes the seat
+///         not count.
+/// @dev Gas: `countAdmission` pays one flag write, ≤ 4 registry views and one counter write per counted seat (two
+///      when the agent's market is outside its first bucket); `admits` reads one word, plus one per other non-empty
+///      bucket at or above the floor's.
 abstract contract AdmissionCounters is IAdmissionCounters {
+    using BitMaps for BitMaps.BitMap;
+
     /// @inheritdoc IAdmissionCounters
     IIdentityRegistry public immutable identityRegistry;
     /// @dev The market that deployed this contract (the same account as MarketReputation.market).
@@ -29,6 +34,8 @@ abstract contract AdmissionCounters is IAdmissionCounters {
     /// @dev The agent's other buckets: counted markets whose value per seat lies in [2^b, 2^(b+1)) wei, as
     ///      `count | correctnessSum << 128`.
     mapping(uint256 agentId => mapping(uint256 bucket => uint256)) private _counters;
+    /// @dev Markets already counted by `countAdmission` (256 a slot: a later count in the same word is cheaper).
+    BitMaps.BitMap private _counted;
 
     /// @param identityRegistry_ the market's ERC-8004 identity registry
     constructor(IIdentityRegistry identityRegistry_) {
@@ -76,22 +83,45 @@ abstract contract AdmissionCounters is IAdmissionCounters {
         if (settled != 0) correctness = sum / settled;
     }
 
-    /// @dev Counts a Resolved market for every scored seat it counts for (`words`: FeedbackCodec words, seat order).
-    function _countAdmission(uint256 marketId, uint256[] memory words) internal {
+    /// @inheritdoc IAdmissionCounters
+    function countAdmission(uint256 marketId) external {
+        if (_counted.get(marketId)) revert AdmissionAlreadyCounted(marketId);
+        _counted.set(marketId);
+        // Reverts `WrongStatus` unless Resolved (`MarketNotFound` for an unknown id).
+        (uint256[] memory words, bool outcome,,) = _host.seatWords(marketId, 0, type(uint256).max);
         uint256 n = words.length;
         if (n == 0) return;
-        IResolutionMarket.MarketInfo memory info = _host.getMarket(marketId);
-        uint256 perSeat = (info.rewardPool + info.totalStake) / n;
-        if (perSeat == 0) return;
-        uint256 bucket = Math.log2(perSeat);
-        bool ruled = _trustedRuling(marketId);
+        (address creator, uint256 value) = _creatorAndValue(marketId);
+        if (value < n) return; // under 1 wei per seat: no bucket
+        uint256 bucket = Math.log2(value / n);
+        address[] memory owners = _independentOwners(marketId, words, outcome);
         (address[] memory workers,,) = _host.getWorkers(marketId);
-        // Owners of the scored seats; `first` the owner of the first Yes/No seat, `many` another owner answered too.
-        address[] memory owners = new address[](n);
-        address first;
-        bool many;
         for (uint256 i; i < n; ++i) {
-            IMarketReputation.SeatFeedback memory s = FeedbackCodec.decode(words[i]);
+            address owner = owners[i];
+            if (owner == address(0)) continue;
+            uint256 agentId = uint192(words[i]);
+            if (_controls(creator, workers[i], owner, agentId)) continue;
+            uint8 correctness = uint8(words[i] >> 192);
+            _count(agentId, bucket, correctness);
+            emit AdmissionCounted(marketId, agentId, bucket, correctness);
+        }
+    }
+
+    /// @dev The owner of each seat that counts by independence (address(0) for the others): a scored seat with an
+    ///      owner, when another Yes/No seat has a different owner or an allowed arbiter ruled. Rewrites `words`
+    ///      (the market's seat words) to `agentId | correctness << 192`.
+    function _independentOwners(uint256 marketId, uint256[] memory words, bool outcome)
+        private
+        view
+        returns (address[] memory owners)
+    {
+        uint256 n = words.length;
+        owners = new address[](n);
+        address first; // the owner of the first Yes/No seat
+        bool many; // another owner answered too
+        for (uint256 i; i < n; ++i) {
+            IMarketReputation.SeatFeedback memory s = FeedbackCodec.fromSeatWord(words[i], outcome);
+            words[i] = (uint256(s.correctness) << 192) | s.agentId;
             if (!s.scored) continue;
             address owner = _ownerOf(s.agentId);
             owners[i] = owner;
@@ -99,16 +129,17 @@ abstract contract AdmissionCounters is IAdmissionCounters {
             if (first == address(0)) first = owner;
             else if (owner != first) many = true;
         }
+        if (many || _trustedRuling(marketId)) return owners;
+        // Only one owner answered (or none): the seats it owns are not independent; others (failed seats of
+        // other owners) are, of that one answer.
         for (uint256 i; i < n; ++i) {
-            address owner = owners[i];
-            if (owner == address(0)) continue; // not scored, or no owner: does not count
-            // independent: another Yes/No seat has a different owner (or an allowed arbiter ruled)
-            if (!ruled && !many && (first == address(0) || owner == first)) continue;
-            IMarketReputation.SeatFeedback memory s = FeedbackCodec.decode(words[i]);
-            if (_controls(info.creator, workers[i], owner, s.agentId)) continue;
-            _count(s.agentId, bucket, s.correctness);
-            emit AdmissionCounted(marketId, s.agentId, bucket, s.correctness);
+            if (first == address(0) || owners[i] == first) owners[i] = address(0);
         }
+    }
+
+    /// @inheritdoc IAdmissionCounters
+    function admissionCounted(uint256 marketId) external view returns (bool) {
+        return _counted.get(marketId);
     }
 
     /// @dev Adds one market of `correctness` to the agent's `bucket` (< 128: values per seat are < 2^97 wei).
@@ -152,6 +183,12 @@ abstract contract AdmissionCounters is IAdmissionCounters {
         } catch {
             return address(0);
         }
+    }
+
+    /// @dev The market's creator and its value (reward pool + every seat's stake) in wei.
+    function _creatorAndValue(uint256 marketId) private view returns (address, uint256) {
+        IResolutionMarket.MarketInfo memory info = _host.getMarket(marketId);
+        return (info.creator, info.rewardPool + info.totalStake);
     }
 
     /// @dev Reward pool / seat cap + minimum stake.

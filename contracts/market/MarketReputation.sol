@@ -66,7 +66,6 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
                 s.answered, s.correctness, s.resQuality, s.srcQuality, s.analysisDepth
             );
         }
-        _countAdmission(marketId, words);
         (uint256 reached, uint256 failed) =
             _write(marketId, bundleURI, bundleHash, words, inlineSeats < n ? inlineSeats : n, false);
         if (failed != 0) _pending[marketId] = failed;

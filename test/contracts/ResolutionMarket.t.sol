@@ -320,6 +320,7 @@ contract ResolutionMarketTest is MarketFixture {
             _joinAgents(m, ws, ids);
             _request(market, m);
             _settle(market, m, IResolutionMarket.Verdict.Yes, _uniform(2, IResolutionMarket.Answer.Yes));
+            market.reputation().countAdmission(m); // admission counts a market once someone counts it
         }
         IResolutionMarket.Reputation memory r = market.getReputation(a);
         assertEq(uint256(r.settled), 2, "settled");

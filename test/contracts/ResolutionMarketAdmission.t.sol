@@ -45,10 +45,13 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         _request(market, id);
     }
 
-    /// @dev One farmed round: every agent answers YES at 0.9 (correctness 99), undisputed.
+    /// @dev One farmed round: every agent answers YES at 0.9 (correctness 99), undisputed, then counted for
+    ///      admission (the farmer pays for the count).
     function _farm(address by, uint256 pool, address[] memory ws, uint256[] memory ids) internal returns (uint256 id) {
         id = _open(by, pool, ws, ids);
         _settle(market, id, V_YES, _uniform(ws.length, YES));
+        vm.prank(by);
+        writer.countAdmission(id);
     }
 
     /// @dev The 100 ETH market of the issue, gated at minSettled 5 / minCorrectness 95, 10 seats.
@@ -158,8 +161,10 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         IdentityRegistry(address(identity)).approve(address(0), ids[1]);
         _propose(market, id, V_YES, _uniform(3, YES));
         _warpPastWindow(market, id);
-        vmx.recordLogs();
         market.finalize(id);
+        assertEq(_counted(ids[0], 1), 1, "finalization counts nothing");
+        vmx.recordLogs();
+        writer.countAdmission(id);
         VmExtra.Log[] memory logs = vmx.getRecordedLogs();
         uint256 events;
         for (uint256 i; i < logs.length; ++i) {
@@ -200,6 +205,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         _propose(market, id, V_NO, _uniform(3, YES));
         _dispute(id, V_YES);
         arbiter.rule(market, id, V_YES);
+        writer.countAdmission(id);
         for (uint256 i; i < 3; ++i) {
             assertEq(_counted(ids[i], 1), 1, "an allowed arbiter's ruling counts");
         }
@@ -210,6 +216,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         vm.prank(owner);
         gov.removeArbiter(address(arbiter));
         arbiter.rule(market, id, V_YES);
+        writer.countAdmission(id);
         assertEq(_counted(ids[0], 1), 1, "a ruling by an arbiter no longer allowed does not count");
     }
 
@@ -236,5 +243,79 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         assertEq(settled, 1, "floor 0 reads every bucket");
         assertEq(correctness, 99, "correctness 99");
         assertEq(_counted(ids[0], type(uint256).max), 0, "no bucket above 2^255");
+    }
+
+    /// @notice A Resolved market nobody counted admits nobody; anyone (here a stranger) may count it, once.
+    function testUncountedMarketDoesNotAdmitAndCountingIsPermissionless() public {
+        (address[] memory ws, uint256[] memory ids) = _agents(2, 10_000);
+        uint256 id = _open(farmer, 1 ether, ws, ids);
+        _settle(market, id, V_YES, _uniform(2, YES));
+        assertTrue(!writer.admissionCounted(id), "not counted at finalization");
+        assertEq(_counted(ids[0], 1), 0, "finalization counts nothing");
+
+        IResolutionMarket.MarketParams memory p;
+        p.admission = IResolutionMarket.Admission.TrackRecord;
+        p.minSettled = 1;
+        vm.prank(creator);
+        uint256 gated = market.createMarketWith{value: 0.01 ether}(QUESTION, uint64(block.timestamp + 1 days), p);
+        vm.prank(ws[0]);
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.AgentNotAdmitted.selector, gated, ids[0]));
+        market.joinMarket{value: STAKE}(gated, ids[0]);
+
+        vm.prank(address(0x5742));
+        writer.countAdmission(id);
+        assertTrue(writer.admissionCounted(id), "counted");
+        assertEq(_counted(ids[0], 1), 1, "counted for seat 0");
+        assertEq(_counted(ids[1], 1), 1, "counted for seat 1");
+        vm.prank(ws[0]);
+        market.joinMarket{value: STAKE}(gated, ids[0]);
+        assertEq(market.getMarket(gated).workerCount, 1, "admitted once counted");
+    }
+
+    /// @notice A second count of the same market reverts and changes nothing (no double counting).
+    function testSecondCountReverts() public {
+        (address[] memory ws, uint256[] memory ids) = _agents(2, 11_000);
+        uint256 id = _farm(farmer, 1 ether, ws, ids);
+        vm.expectRevert(abi.encodeWithSelector(IAdmissionCounters.AdmissionAlreadyCounted.selector, id));
+        writer.countAdmission(id);
+        vm.prank(ws[0]);
+        vm.expectRevert(abi.encodeWithSelector(IAdmissionCounters.AdmissionAlreadyCounted.selector, id));
+        writer.countAdmission(id);
+        assertEq(_counted(ids[0], 1), 1, "counted once");
+    }
+
+    /// @notice Only a Resolved market can be counted: an unknown, an unfinalized (requested, proposed) and an
+    ///         Invalid market revert with the market's error and leave the market uncounted.
+    function testCountOfUnresolvedMarketReverts() public {
+        vm.expectRevert(abi.encodeWithSelector(IResolutionMarket.MarketNotFound.selector, 999));
+        writer.countAdmission(999);
+
+        (address[] memory ws, uint256[] memory ids) = _agents(2, 12_000);
+        uint256 id = _open(farmer, 1 ether, ws, ids);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.ResolutionRequested
+            )
+        );
+        writer.countAdmission(id);
+        _propose(market, id, V_YES, _uniform(2, YES));
+        vm.expectRevert(
+            abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Proposed)
+        );
+        writer.countAdmission(id);
+        assertTrue(!writer.admissionCounted(id), "a reverted count leaves no flag");
+        _warpPastWindow(market, id);
+        market.finalize(id);
+        writer.countAdmission(id);
+        assertEq(_counted(ids[0], 1), 1, "counted once Resolved");
+
+        uint256 invalid = _open(farmer, 1 ether, ws, ids);
+        _settle(market, invalid, IResolutionMarket.Verdict.Invalid, _uniform(2, YES));
+        vm.expectRevert(
+            abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, invalid, IResolutionMarket.Status.Invalid)
+        );
+        writer.countAdmission(invalid);
+        assertTrue(!writer.admissionCounted(invalid), "Invalid: never counted");
+        assertEq(_counted(ids[0], 1), 1, "an Invalid market counts for nobody");
     }
 }

@@ -12,12 +12,26 @@ import {IIdentityRegistry} from "../../erc8004/interfaces/IIdentityRegistry.sol"
 ///         TrackRecord-gated market admits an agent when its counted markets in the buckets ≥ ceil(log2(floor)),
 ///         floor = the gated market's reward pool / its seat cap + its minimum stake, number at least `minSettled`
 ///         with a floor-average correctness of at least `minCorrectness`: every counted market had at least the
-///         floor per seat at stake.
+///         floor per seat at stake. A market counts only once someone calls `countAdmission` on it (after its
+///         Resolved finalization; the agent's owner, usually): the rule is applied to the market's seats and the
+///         registry as they are at that call.
 interface IAdmissionCounters {
     /// @notice A Resolved market was counted for an agent's admission.
     /// @param bucket floor(log2(value per seat in wei))
     /// @param correctness the seat's correctness in that market (100·(1 − Brier), 0 for a failed seat)
     event AdmissionCounted(uint256 indexed marketId, uint256 indexed agentId, uint256 bucket, uint8 correctness);
+
+    /// @notice `countAdmission` was already called on this market.
+    error AdmissionAlreadyCounted(uint256 marketId);
+
+    /// @notice Permissionless, once per market: counts a Resolved market for every seat it counts for (the rule
+    ///         above, read now), emitting `AdmissionCounted` per counted seat. The caller pays for the count.
+    ///         Reverts `AdmissionAlreadyCounted` on a second call and the market's `WrongStatus` (or
+    ///         `MarketNotFound`) unless the market is Resolved.
+    function countAdmission(uint256 marketId) external;
+
+    /// @notice Whether `countAdmission` has been called on `marketId`.
+    function admissionCounted(uint256 marketId) external view returns (bool);
 
     /// @notice The ERC-8004 identity registry whose owners, operators and wallets define a seat's controllers.
     function identityRegistry() external view returns (IIdentityRegistry);

@@ -13,7 +13,7 @@ import { committeeArbiterAbi, identityRegistryAbi } from "../../../workflow/chai
 import { createMarket, joinMarket, registerAgent, requestResolution } from "../../../workflow/chain/actions.js";
 import { type ChainContext, connectProvider, withKey } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
-import { dispute, finalize } from "../../../workflow/chain/lifecycle.js";
+import { countAdmission, dispute, finalize } from "../../../workflow/chain/lifecycle.js";
 import { isAdmitted, readWriter } from "../../../workflow/chain/market-reads.js";
 import { entryOfLog, scanRecordLogs } from "../../../workflow/chain/record.js";
 import { sendContractTx } from "../../../workflow/chain/writer.js";
@@ -105,6 +105,7 @@ async function settled(...args: Parameters<typeof proposed>): Promise<bigint> {
   const id = await proposed(...args);
   await increaseTime(WINDOW + 1);
   await finalize(owner, market, id);
+  await countAdmission(withKey(owner, hardhatKey(8)), market, id); // anyone counts it (finalization does not)
   return id;
 }
 
@@ -151,6 +152,9 @@ beforeAll(async () => {
     args: [market, ruled, 1],
     label: "CommitteeArbiter.vote",
   });
+  const counted = await countAdmission(owner, market, ruled);
+  expect(counted.counted.map((c) => c.agentId)).toEqual([agent("b1").id, agent("b2").id]);
+  await expect(countAdmission(owner, market, ruled)).rejects.toThrow(/already counted for admission/);
   await settled(2, ETH, ["a2", "a4", "b1"], "no", [no(), no(6000), yes()]); // created by a2's owner
 
   gated = (
