@@ -1,7 +1,8 @@
 /**
  * Admission that costs what it protects (docs/RECORDS.md §5): the REAL MarketReputation's counters by value bucket
  * and `workflow/core/admission.ts` agree, Hardhat in-process. Markets created by an agent's owner, worth little
- * per seat, seated by one owner's agents (undisputed, and ruled by the allowed committee) are finalized; for every
+ * per seat, seated by one owner's agents (undisputed, and ruled by the allowed committee) are finalized and then
+ * counted by anyone's `countAdmission` (once: a second count is refused); for every
  * agent and floor the contract's `admissionRecord` equals the TypeScript mirror over the `MarketRecorded` entries,
  * a TrackRecord-gated market's `admits` equals the mirror and `isAdmitted`, and the vote's "proven" history
  * (`decideVerdict` with the same admission) counts exactly the markets the contract counts. Needs `npx hardhat build`.
