@@ -318,4 +318,23 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         assertTrue(!writer.admissionCounted(invalid), "Invalid: never counted");
         assertEq(_counted(ids[0], 1), 1, "an Invalid market counts for nobody");
     }
+
+    /// @notice Fuzz: whoever counts, and however often anyone retries, a market adds exactly one to each seat.
+    function testFuzzCountsOnceWhoeverCalls(address caller, uint8 retries, uint96 pool) public {
+        vm.assume(caller != address(0));
+        pool = uint96(0.001 ether + uint256(pool) % 1_000 ether);
+        (address[] memory ws, uint256[] memory ids) = _agents(3, 13_000);
+        uint256 id = _open(farmer, pool, ws, ids);
+        _settle(market, id, V_YES, _uniform(3, YES));
+        vm.prank(caller);
+        writer.countAdmission(id);
+        for (uint256 k; k < retries % 4; ++k) {
+            vm.prank(caller);
+            vm.expectRevert(abi.encodeWithSelector(IAdmissionCounters.AdmissionAlreadyCounted.selector, id));
+            writer.countAdmission(id);
+        }
+        for (uint256 i; i < 3; ++i) {
+            assertEq(_counted(ids[i], 1), 1, "exactly once");
+        }
+    }
 }
