@@ -31,7 +31,7 @@ import {
   type Provenance,
 } from "./gas-canonical.js";
 
-const SIZES = [1, 3, 10, 32, 100] as const;
+const SIZES = [1, 3, 7, 10, 32, 100] as const;
 /**
  * Issue 10: v1 cost per worker on the canonical registries (resolveMarket + 3 records per worker), ~396k first /
  * ~280k repeat (v1 contracts on this bench, 10 seats: 396,263 / 280,224; marginal 10 -> 100: 404,623 / 287,880).
@@ -67,6 +67,8 @@ type MarketRun = {
   perWorker: bigint;
   largestTx: bigint;
   feedbackFailed: number;
+  /** The permissionless admission count after finalization (RECORDS §5): not part of resolutionTotal. */
+  countAdmission: bigint;
 };
 
 type Section = Awaited<ReturnType<typeof benchmark>>;
@@ -245,6 +247,8 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       publish.push(receipt.gasUsed);
       failed += countFailures(receipt.logs);
     }
+    // Admission is counted by whoever wants it (the agents' owners), once per market, after finalization.
+    const countAdmissionGas = await gasOf(`countAdmission ${tag}`, writer.write.countAdmission([marketId]));
     const total = proposeReceipt.gasUsed + settleReceipt.gasUsed + publish.reduce((a, b) => a + b, 0n);
     const largest = [proposeReceipt.gasUsed, settleReceipt.gasUsed, ...publish].reduce((a, b) => (a > b ? a : b));
     return {
@@ -259,6 +263,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
       perWorker: total / BigInt(n),
       largestTx: largest,
       feedbackFailed: failed,
+      countAdmission: countAdmissionGas,
     };
   }
 
@@ -341,7 +346,7 @@ async function benchmark(canonical?: CanonicalArtifacts) {
     generatedAt: new Date().toISOString(),
     note:
       `Gas units on Hardhat/EDR (cancun), ${canonical ? "the canonical ERC-8004 registries (ERC1967 proxies)" : "our IdentityRegistry/ReputationRegistry"}. ` +
-      "resolutionTotal = proposeResolution + finalize + all publishFeedback txs (no dispute). " +
+      "resolutionTotal = proposeResolution + finalize + all publishFeedback txs (no dispute); countAdmission (anyone's, after finalization) is not in it. " +
       "firstMarket = first settlement of fresh agents; repeat = same agents again after withdrawing.",
     config: {
       stakeWei: STAKE.toString(),
@@ -490,6 +495,7 @@ function printable(r: MarketRun) {
     perWorkerIncludingRequest: Number((r.resolutionTotal + r.requestResolution) / BigInt(r.workers)),
     largestTx: Number(r.largestTx),
     feedbackFailed: r.feedbackFailed,
+    countAdmission: Number(r.countAdmission),
   };
 }
 

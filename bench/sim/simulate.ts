@@ -163,9 +163,9 @@ export async function simulate(
       });
     }
     admission = {
-      minValue: ETH,
+      minValue: ETH / 100n, // per seat (docs/RECORDS.md §5): the simulated markets hold ETH / panel size a seat
       controllers: new Map(
-        scenario.agents.map((a) => [a.id, a.farmed === true ? [FARMER] : [addressOf(a.id)]] as const),
+        scenario.agents.map((a) => [a.id, { owner: a.farmed === true ? FARMER : addressOf(a.id) }] as const),
       ),
     };
   }

@@ -14,11 +14,11 @@ import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 ///      original chain's signatures (and vice versa). Identity-registry reads are try/catch: a reverting registry
 ///      or an unknown agent makes the signature invalid rather than reverting the verifier.
 contract AnswerVerifier is IAnswerVerifier {
-    /// @notice `keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")`.
-    bytes32 public constant DOMAIN_TYPEHASH =
+    // Private constants and an internal domain separator: the verifier's creation code is embedded in the market's,
+    // which must stay under EIP-3860's 49,152-byte initcode limit.
+    bytes32 private constant DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
-    /// @notice `keccak256("Answer(uint256 marketId,uint256 agentId,uint8 answer,uint16 confidenceBps,bytes32 replyHash)")`.
-    bytes32 public constant ANSWER_TYPEHASH =
+    bytes32 private constant ANSWER_TYPEHASH =
         keccak256("Answer(uint256 marketId,uint256 agentId,uint8 answer,uint16 confidenceBps,bytes32 replyHash)");
     bytes32 private constant NAME_HASH = keccak256("cresolver");
     bytes32 private constant VERSION_HASH = keccak256("1");
@@ -34,8 +34,8 @@ contract AnswerVerifier is IAnswerVerifier {
         identityRegistry = identityRegistry_;
     }
 
-    /// @inheritdoc IAnswerVerifier
-    function domainSeparator() public view returns (bytes32) {
+    /// @dev The EIP-712 domain separator on the current chain.
+    function _domainSeparator() private view returns (bytes32) {
         return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, market));
     }
 
@@ -49,7 +49,7 @@ contract AnswerVerifier is IAnswerVerifier {
     ) public view returns (bytes32 digest) {
         bytes32 structHash =
             keccak256(abi.encode(ANSWER_TYPEHASH, marketId, agentId, uint8(answer), confidenceBps, replyHash));
-        bytes32 domain = domainSeparator();
+        bytes32 domain = _domainSeparator();
         // keccak256("\x19\x01" ‖ domainSeparator ‖ structHash), as OpenZeppelin's MessageHashUtils.toTypedDataHash
         assembly ("memory-safe") {
             let ptr := mload(0x40)

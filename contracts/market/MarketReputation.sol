@@ -3,11 +3,13 @@ pragma solidity ^0.8.24;
 
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
+import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
 import {IReputationRegistry} from "../erc8004/interfaces/IReputationRegistry.sol";
 import {IMarketReputation} from "./interfaces/IMarketReputation.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 import {FeedbackCodec} from "./libraries/FeedbackCodec.sol";
 import {SettlementMath} from "./libraries/SettlementMath.sol";
+import {AdmissionCounters} from "./AdmissionCounters.sol";
 import {ReputationFeedback} from "./ReputationFeedback.sol";
 
 /// @title ERC-8004 feedback writer and per-agent reputation book of one resolution market
@@ -15,9 +17,10 @@ import {ReputationFeedback} from "./ReputationFeedback.sol";
 ///         It is the ERC-8004 client of the market's records. It decides nothing: the market computes every value
 ///         (at `settle`; later from the seats as stored, `IResolutionMarket.seatWords`); this contract makes the capped
 ///         calls, keeps which records are pending and how far the records of each market got, runs the
-///         permissionless `publishFeedback` / `retryFeedback`, and keeps the per-agent averages that TrackRecord
-///         admission and `getReputation` read. Holds no ETH.
-contract MarketReputation is IMarketReputation, ReputationFeedback, ReentrancyGuardTransient {
+///         permissionless `publishFeedback` / `retryFeedback`, keeps the per-agent averages `getReputation` reads
+///         and the admission counters by value bucket that TrackRecord admission reads (`admits`, RECORDS §5).
+///         Holds no ETH.
+contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCounters, ReentrancyGuardTransient {
     using SettlementMath for uint256;
 
     /// @dev `publishFeedback` batch cap: at most the market's seat cap (2 pending bits per seat fit one word).
@@ -34,8 +37,12 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, ReentrancyGu
     /// @dev Pending records, bit 2i: seat i's correctness record, bit 2i+1: its quality record.
     mapping(uint256 marketId => uint256) internal _pending;
 
+    /// @param identityRegistry_ ERC-8004 identity registry of the market (owners, operators, wallets of agents)
     /// @param reputationRegistry_ ERC-8004 reputation registry (must be a contract)
-    constructor(IReputationRegistry reputationRegistry_) ReputationFeedback(reputationRegistry_) {
+    constructor(IIdentityRegistry identityRegistry_, IReputationRegistry reputationRegistry_)
+        ReputationFeedback(reputationRegistry_)
+        AdmissionCounters(identityRegistry_)
+    {
         market = msg.sender;
     }
 

@@ -120,7 +120,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         identityRegistry = identityRegistry_;
         reputationRegistry = reputationRegistry_;
         governance = new MarketGovernance(initialOwner);
-        reputation = new MarketReputation(reputationRegistry_);
+        reputation = new MarketReputation(identityRegistry_, reputationRegistry_);
         answerVerifier = new AnswerVerifier(identityRegistry_);
     }
 
@@ -290,10 +290,7 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
     function _admitted(uint256 marketId, Config storage c, uint256 agentId) internal view returns (bool) {
         Admission admission = c.admission;
         if (admission == Admission.AllowList) return _allowed[marketId][agentId];
-        if (admission == Admission.TrackRecord) {
-            (uint256 settled, uint256 avg) = reputation.settledAndCorrectness(agentId);
-            return settled >= c.minSettled && avg >= c.minCorrectness;
-        }
+        if (admission == Admission.TrackRecord) return reputation.admits(marketId, agentId);
         return true;
     }
 

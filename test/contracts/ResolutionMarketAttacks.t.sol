@@ -24,11 +24,13 @@ contract ResolutionMarketAttacksTest is MarketFixture {
         (address[] memory honest, uint256[] memory honestIds) = _joinFresh(_createMarket(), 5, 0);
         _request(market, 1);
         _settle(market, 1, V_YES, _uniform(5, YES));
+        writer.countAdmission(1); // admission counts a market once someone counts it (RECORDS §5)
         for (uint256 k; k < 2; ++k) {
             uint256 m = _createMarket();
             _joinAgents(m, honest, honestIds);
             _request(market, m);
             _settle(market, m, V_NO, _uniform(5, NO));
+            writer.countAdmission(m);
         }
 
         params.admission = IResolutionMarket.Admission.TrackRecord;

@@ -338,6 +338,6 @@ export async function requireResolverKey(ctx: ChainContext, market: Address): Pr
 /** "open", "track record: ≥ 3 settled, correctness ≥ 70", "allow-list". */
 export function admissionRule(c: Pick<MarketConfigView, "admission" | "minSettled" | "minCorrectness">): string {
   if (c.admission === "track-record")
-    return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}`;
+    return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}, counting only markets worth this market's floor per seat, not created by the agent's controller, settled with a seat of another owner or by an allowed arbiter`;
   return c.admission;
 }

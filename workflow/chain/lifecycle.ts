@@ -1,7 +1,7 @@
 /**
  * The proposal lifecycle of IResolutionMarket v2 after `proposeResolution` (workflow/settle/): the permissionless
- * writes `finalize`, `dispute`, `requestCancel`/`cancelStale`, `publishFeedback`, `retryFeedback` (the reads live in
- * market-reads.ts and are re-exported here for existing importers). Each write checks the status first (a wrong
+ * writes `finalize`, `dispute`, `requestCancel`/`cancelStale`, `publishFeedback`, `retryFeedback`, `countAdmission`
+ * (the reads live in market-reads.ts and are re-exported here for existing importers). Each write checks the status first (a wrong
  * status is a precondition error naming it), lets the simulation decide time windows (their reverts explained with
  * ISO times through the one send path, send.ts), caps gas at min(2^24, block gas limit) and returns what the
  * receipt's events say.
@@ -284,5 +284,43 @@ export async function retryFeedback(
     blockNumber: receipt.blockNumber,
     written: ev?.args.written ?? 0n,
     stillPending: ev?.args.stillPending ?? 0n,
+  };
+}
+
+/** One seat a `countAdmission` counted (the `AdmissionCounted` event). */
+export interface AdmissionCount {
+  agentId: bigint;
+  /** floor(log2(value per seat in wei)). */
+  bucket: bigint;
+  correctness: number;
+}
+
+/**
+ * Anyone, once per Resolved market: counts it for TrackRecord admission (RECORDS §5) through the market's
+ * MarketReputation; the caller pays. Finalization counts nothing: an agent's owner counts the markets it wants
+ * admitted. Returns the seats counted (none when no seat met the rule).
+ */
+export async function countAdmission(
+  ctx: ChainContext,
+  market: Address,
+  marketId: bigint,
+): Promise<{ txHash: Hex; blockNumber: bigint; gasUsed: bigint; counted: AdmissionCount[] }> {
+  requireWallet(ctx);
+  await requireStatus(ctx, market, marketId, ["Resolved"], "only a Resolved market counts for admission");
+  if (await readWriter(ctx, market, "admissionCounted", [marketId]))
+    throw new ChainError("precondition", `market ${marketId} is already counted for admission`);
+  const { hash, receipt } = await sendContractTx(ctx, {
+    address: await feedbackClientOf(ctx, market),
+    abi: marketReputationAbi,
+    functionName: "countAdmission",
+    args: [marketId],
+    label: "MarketReputation.countAdmission",
+  });
+  const events = parseEventLogs({ abi: marketReputationAbi, eventName: "AdmissionCounted", logs: receipt.logs });
+  return {
+    txHash: hash,
+    blockNumber: receipt.blockNumber,
+    gasUsed: receipt.gasUsed,
+    counted: events.map((e) => ({ agentId: e.args.agentId, bucket: e.args.bucket, correctness: e.args.correctness })),
   };
 }

@@ -195,10 +195,8 @@ export async function isAdmitted(
 ): Promise<boolean> {
   const c = config ?? (await getMarketConfig(ctx, market, marketId));
   if (c.admission === "allow-list") return (await getAllowedAgents(ctx, market, marketId, fromBlock)).includes(agentId);
-  if (c.admission === "track-record") {
-    const r = await getReputation(ctx, market, agentId);
-    return r.settled >= BigInt(c.minSettled) && r.correctness >= c.minCorrectness;
-  }
+  // The counters by value bucket (docs/RECORDS.md §5): the contract's own check, one view.
+  if (c.admission === "track-record") return readWriter(ctx, market, "admits", [marketId, agentId]);
   return true;
 }
 

@@ -13,9 +13,6 @@ interface IAnswerVerifier {
     /// @notice The market whose address is the domain's `verifyingContract`.
     function market() external view returns (address);
 
-    /// @notice The EIP-712 domain separator on the current chain.
-    function domainSeparator() external view returns (bytes32);
-
     /// @notice The EIP-712 digest an agent signs for one answer.
     function answerDigest(
         uint256 marketId,

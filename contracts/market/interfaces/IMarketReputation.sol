@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IAdmissionCounters} from "./IAdmissionCounters.sol";
 import {IResolutionMarket} from "./IResolutionMarket.sol";
 
 /// @title The ERC-8004 feedback writer and per-agent reputation book of one resolution market
@@ -9,7 +10,7 @@ import {IResolutionMarket} from "./IResolutionMarket.sol";
 ///         capped and failure-tolerant: a refused record stays pending here for the permissionless
 ///         `retryFeedback`; the records of seats past the market's inline ones are written by the permissionless
 ///         `publishFeedback`, which reads each seat's values from the market (`IResolutionMarket.seatWords`).
-interface IMarketReputation {
+interface IMarketReputation is IAdmissionCounters {
     /// @notice One seat's records and reputation observation (sent as FeedbackCodec words).
     struct SeatFeedback {
         uint256 agentId;
@@ -82,7 +83,8 @@ interface IMarketReputation {
 
     /// @notice Per-agent record in the market (only Resolved markets count).
     function getReputation(uint256 agentId) external view returns (IResolutionMarket.Reputation memory);
-    /// @notice Settled seats and floor average correctness of `agentId` (TrackRecord admission).
+    /// @notice Settled seats and floor average correctness of `agentId` over every Resolved market (TrackRecord
+    ///         admission counts only some of them: `admits`, `admissionRecord`).
     function settledAndCorrectness(uint256 agentId) external view returns (uint256 settled, uint256 correctness);
     /// @notice 100·(1 − Brier) of a Yes/No answer with `confidenceBps` against `outcome`, rounded half up.
     function correctnessOf(IResolutionMarket.Answer answer, uint16 confidenceBps, bool outcome)

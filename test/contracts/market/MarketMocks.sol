@@ -253,7 +253,7 @@ contract SettlementMathHarness {
 
 /// @notice Exposes the single feedback call so the defensive EIP-150 guard can be exercised directly.
 contract MarketReputationHarness is MarketReputation {
-    constructor(address reputation_) MarketReputation(IReputationRegistry(reputation_)) {}
+    constructor(address reputation_) MarketReputation(IIdentityRegistry(address(0)), IReputationRegistry(reputation_)) {}
 
     function exposedGiveFeedback(uint256 agentId) external {
         _giveFeedback(0, _feedbackTemplate("", bytes32(0)), agentId, 1, false);

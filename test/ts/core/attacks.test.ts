@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { decideVerdict as decideVerdictOld } from "../../../bench/sim/frozen-v2/vote.js";
+import type { AgentControllers } from "../../../workflow/core/admission.js";
 import type { Address, AnswerKind, HistoryMarket, VerdictKind, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { WATCHER_VOTE, watchProposal } from "../../../workflow/core/watch.js";
@@ -117,12 +118,12 @@ describe("attacks on the vote (issue 20)", () => {
     };
     expect(decideVerdictOld(input).verdict).toBe("no"); // 15142af: 5 "proven" Sybils outvote the honest agents
     const admission = {
-      minValue: ETH,
-      controllers: new Map<bigint, string[]>([
-        [1n, ["0x0000000000000000000000000000000000000001"]],
-        [2n, ["0x0000000000000000000000000000000000000002"]],
-        [3n, ["0x0000000000000000000000000000000000000003"]],
-        ...sybils.map((id): [bigint, string[]] => [id, [FARMER]]),
+      minValue: ETH / 100n, // per seat: the honest markets hold ETH / 3 a seat, the farmed ones ETH / 5000
+      controllers: new Map<bigint, AgentControllers>([
+        [1n, { owner: "0x0000000000000000000000000000000000000001" }],
+        [2n, { owner: "0x0000000000000000000000000000000000000002" }],
+        [3n, { owner: "0x0000000000000000000000000000000000000003" }],
+        ...sybils.map((id): [bigint, AgentControllers] => [id, { owner: FARMER }]),
       ]),
     };
     const now = decideVerdict({ ...input, admission });

@@ -38,6 +38,7 @@ describe("figures quoted in the docs", () => {
   it("contracts/market/README.md gives each market contract's deployed size as built", () => {
     const quoted = quotedSizes(read("contracts/market/README.md"));
     expect([...quoted.keys()].sort()).toEqual([
+      "AnswerVerifier",
       "BettingMarket",
       "MarketGovernance",
       "MarketReputation",
