@@ -10,11 +10,13 @@ import * as OxAddress from "ox/Address";
 import { formatEther } from "ox/Value";
 import type { Address } from "viem";
 import { resolutionMarketAbi } from "../../workflow/chain/abis.js";
-import { STATUS_NAMES, type StatusName } from "../../workflow/core/codes.js";
+import { STATUS_NAMES } from "../../workflow/core/codes.js";
 import { visibleText } from "../../workflow/core/text.js";
 import { parseIntIn } from "../shared/inputs.js";
 import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-format.js";
+// Type-only (erased at run time): the light path still loads no viem.
+import type { MarketSummary } from "../../workflow/chain/listings.js";
 
 const STATUS_CHOICES = STATUS_NAMES.filter((s) => s !== "None").map((s) => s.toLowerCase());
 const marketCountFn = AbiFunction.fromAbi(resolutionMarketAbi, "marketCount");
@@ -23,18 +25,6 @@ const getMarketFn = AbiFunction.fromAbi(resolutionMarketAbi, "getMarket");
 /** Markets read by default: the newest ones (a contract may hold any number). */
 export const DEFAULT_LIST_LIMIT = 1_000;
 const MAX_LIST_LIMIT = 100_000;
-
-export interface MarketSummary {
-  marketId: bigint;
-  status: StatusName;
-  question: string;
-  creator: Address;
-  deadline: bigint;
-  rewardPool: bigint;
-  totalStake: bigint;
-  workerCount: number;
-  outcome: "YES" | "NO" | null;
-}
 
 /** The markets `first`..`last` of `market` at `block`, in id order. */
 export async function readMarketSummaries(

@@ -16,6 +16,12 @@ const address = z
   .transform((s) => getAddress(s));
 
 const positiveInt = z.number().int().positive();
+/** A served document's URL template (track record, answer relay): http(s) only, bounded. */
+const httpUrl = z
+  .string()
+  .min(1)
+  .max(512)
+  .refine((u) => /^https?:\/\//i.test(u), { message: "http(s) URL expected" });
 
 export const configSchema = z
   .object({
@@ -48,11 +54,7 @@ export const configSchema = z
     trackRecord: z
       .object({
         /** The document's URL; `{chainId}`, `{market}`, `{marketId}` and `{count}` (the cut-off) are filled in. */
-        url: z
-          .string()
-          .min(1)
-          .max(512)
-          .refine((u) => /^https?:\/\//i.test(u), { message: "http(s) URL expected" }),
+        url: httpUrl,
         /** Arbiters whose rulings are known truth (the deployment's allow-list, as the daemon uses it). */
         trustedArbiters: z.array(address).max(64).default([]),
       })
@@ -66,11 +68,7 @@ export const configSchema = z
     answerRelay: z
       .object({
         /** The document's URL; `{chainId}`, `{market}` and `{marketId}` are filled in. */
-        url: z
-          .string()
-          .min(1)
-          .max(512)
-          .refine((u) => /^https?:\/\//i.test(u), { message: "http(s) URL expected" }),
+        url: httpUrl,
       })
       .strict()
       .optional(),
