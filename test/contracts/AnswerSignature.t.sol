@@ -272,7 +272,7 @@ contract AnswerSignatureTest is MarketFixture {
             assertEq(uint256(market.getReputation(ids[i]).settled), 0, "not in the reputation averages");
         }
         // The proposer won the dispute, but only the bonds: no slashed stake reaches it.
-        assertEq(market.pendingWithdrawal(resolver), 2 * BOND, "proposer: both bonds, no stakes");
+        assertEq(market.pendingWithdrawal(resolver), BOND + gov.disputeBond(id), "proposer: both bonds, no stakes");
         assertEq(
             address(market).balance,
             _credits(),
@@ -309,7 +309,9 @@ contract AnswerSignatureTest is MarketFixture {
         arbiter.rule(market, id, V_YES);
         assertEq(market.pendingWithdrawal(ws[1]), 0, "signed wrong seat: slashed, no reward");
         assertTrue(market.pendingWithdrawal(ws[2]) >= STAKE, "attested wrong seat: stake back");
-        assertEq(market.pendingWithdrawal(resolver), 2 * BOND + STAKE, "winner: bonds + the one signed stake");
+        assertEq(
+            market.pendingWithdrawal(resolver), BOND + gov.disputeBond(id) + STAKE, "winner: bonds + the one signed stake"
+        );
         (uint64 count, int128 value) = _records(ids[1], "correctness");
         assertEq(uint256(count), 1, "signed seat recorded");
         assertEq(int256(value), 19, "wrong at 0.9");

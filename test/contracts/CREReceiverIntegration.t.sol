@@ -143,8 +143,10 @@ contract CREReceiverIntegrationTest is RealStackFixture {
         assertEq(uint256(info.status), uint256(IResolutionMarket.Status.Resolved), "resolved");
         assertTrue(info.outcome, "overturned to YES");
         assertEq(market.pendingWithdrawal(address(receiver)), 0, "the float's bond is lost");
-        assertEq(market.pendingWithdrawal(disputer), bond + disputeBond + 3 * STAKE, "both bonds + the slashed stakes");
-        assertEq(market.pendingWithdrawal(creator), REWARD, "no right seat: the pool goes back to the creator");
+        // The receiver's reports carry no agent signatures: attested seats are never slashed (docs/RECORDS.md §2).
+        assertEq(market.pendingWithdrawal(disputer), bond + disputeBond, "both bonds, no slashed stakes");
+        // Not slashed, the attested seats share the pool by their (low) correctness, as undisputed wrong seats do.
+        assertEq(market.pendingWithdrawal(creator), 0, "the pool goes to the attested seats, not back to the creator");
         assertEq(address(market).balance, _owed(workers), "market owes exactly its balance");
         vm.prank(yesBettor);
         assertEq(betting.claim(id), 4 ether, "betting pays the true side");

@@ -168,7 +168,10 @@ contract MarketGovernanceTest is MarketFixture {
         assertEq(market.getProposal(id).proposer, stranger, "anyone proposed");
         _dispute(id, IResolutionMarket.Verdict.Yes);
         arbiter.rule(market, id, IResolutionMarket.Verdict.Yes);
-        assertEq(market.pendingWithdrawal(disputer), BOND + gov.disputeBond(id) + STAKE, "both bonds and the wrong stake to the disputer");
+        // The stranger's report carries no agent signature: the seat is attested, so it keeps its stake.
+        assertEq(market.pendingWithdrawal(disputer), BOND + gov.disputeBond(id), "both bonds to the disputer");
+        (address[] memory seated,,) = market.getWorkers(id);
+        assertTrue(market.pendingWithdrawal(seated[0]) >= STAKE, "the attested seat is not slashed");
         assertEq(market.pendingWithdrawal(stranger), 0, "false proposer loses its bond");
     }
 

@@ -203,6 +203,7 @@ contract ResolutionMarketFuzzTest is MarketFixture {
             } else {
                 // No owner stall: after the grace period anyone proposes with the bond.
                 vm.warp(block.timestamp + 3 days);
+                _signReports(cheap, run.id, reports); // the agents' signatures travel with any proposer's report
                 vm.prank(stranger);
                 cheap.proposeResolution{value: BOND}(run.id, verdict, reports, HASH, URI);
             }
