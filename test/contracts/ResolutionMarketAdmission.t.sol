@@ -15,10 +15,45 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
     IResolutionMarket.Verdict internal constant V_NO = IResolutionMarket.Verdict.No;
     uint96 internal constant FARM_STAKE = 0.0001 ether;
     address internal farmer = address(0xFA12);
+    /// @dev Private keys of the agent owners this test registered (they sign their seats' answers).
+    mapping(address => uint256) internal ownerKey;
 
     function setUp() public override {
         super.setUp();
         vm.deal(farmer, 1_000_000 ether);
+    }
+
+    /// @dev `_worker(i)`, its key remembered so the agents it owns sign their answers.
+    function _keyed(uint256 i) internal returns (address w) {
+        w = _worker(i);
+        ownerKey[w] = _workerKey(i);
+    }
+
+    /// @dev `n` reports answering `answer` at 0.9, each signed (EIP-712) by its seat's agent owner: every seat is
+    ///      stored as signed, so it is settled, recorded and can count for admission. Seats whose bit is set in
+    ///      `attested` carry no signature (attested). Reverts when an owner's key is unknown (no silent attestation).
+    function _signed(uint256 id, uint256 n, IResolutionMarket.Answer answer, uint256 attested)
+        internal
+        view
+        returns (IResolutionMarket.WorkerReport[] memory r)
+    {
+        r = _uniform(n, answer);
+        (, uint256[] memory agentIds,) = market.getWorkers(id);
+        assertEq(agentIds.length, n, "one report per seat");
+        for (uint256 i; i < n; ++i) {
+            if ((attested >> i) & 1 == 1) continue;
+            uint256 key = ownerKey[identity.ownerOf(agentIds[i])];
+            assertTrue(key != 0, "the seat's owner key is known");
+            r[i].signature = _signAnswer(market, key, id, agentIds[i], r[i]);
+        }
+    }
+
+    function _signed(uint256 id, uint256 n, IResolutionMarket.Answer answer)
+        internal
+        view
+        returns (IResolutionMarket.WorkerReport[] memory)
+    {
+        return _signed(id, n, answer, 0);
     }
 
     /// @dev `n` agents, each registered by its own account (Sybils look like independent owners).
@@ -26,7 +61,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         ws = new address[](n);
         ids = new uint256[](n);
         for (uint256 i; i < n; ++i) {
-            ws[i] = _worker(offset + i);
+            ws[i] = _keyed(offset + i);
             vm.deal(ws[i], 1_000 ether);
             ids[i] = _registerAgent(ws[i]);
         }
@@ -49,7 +84,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
     ///      admission (the farmer pays for the count).
     function _farm(address by, uint256 pool, address[] memory ws, uint256[] memory ids) internal returns (uint256 id) {
         id = _open(by, pool, ws, ids);
-        _settle(market, id, V_YES, _uniform(ws.length, YES));
+        _settle(market, id, V_YES, _signed(id, ws.length, YES));
         vm.prank(by);
         writer.countAdmission(id);
     }
@@ -159,7 +194,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         uint256 id = _open(joiner, 1 ether, via, ids);
         vm.prank(ws[1]);
         IdentityRegistry(address(identity)).approve(address(0), ids[1]);
-        _propose(market, id, V_YES, _uniform(3, YES));
+        _propose(market, id, V_YES, _signed(id, 3, YES));
         _warpPastWindow(market, id);
         market.finalize(id);
         assertEq(_counted(ids[0], 1), 1, "finalization counts nothing");
@@ -185,7 +220,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
     /// @notice Seats of one owner are not independent: their undisputed market does not count; ruled by an
     ///         allowed arbiter it does; ruled by an arbiter removed from the allow-list it does not.
     function testOneOwnerPanelCountsOnlyWithAnAllowedRuling() public {
-        address owner_ = address(0x0A7E);
+        address owner_ = _keyed(8_000);
         vm.deal(owner_, 100 ether);
         address[] memory ws = new address[](3);
         uint256[] memory ids = new uint256[](3);
@@ -202,7 +237,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         assertEq(_counted(ids[0], 1) + _counted(ids[1], 1) + _counted(ids[2], 1), 0, "no independent seat");
 
         uint256 id = _open(creator, 1 ether, ws, ids);
-        _propose(market, id, V_NO, _uniform(3, YES));
+        _propose(market, id, V_NO, _signed(id, 3, YES));
         _dispute(id, V_YES);
         arbiter.rule(market, id, V_YES);
         writer.countAdmission(id);
@@ -211,7 +246,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         }
 
         id = _open(creator, 1 ether, ws, ids);
-        _propose(market, id, V_NO, _uniform(3, YES));
+        _propose(market, id, V_NO, _signed(id, 3, YES));
         _dispute(id, V_YES);
         vm.prank(owner);
         gov.removeArbiter(address(arbiter));
@@ -222,7 +257,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
 
     /// @notice A mixed panel: one honest seat of another owner makes the market count for every seat.
     function testOneIndependentSeatSuffices() public {
-        address owner_ = address(0x0A7F);
+        address owner_ = _keyed(9_100);
         (address[] memory others, uint256[] memory otherIds) = _agents(1, 9_000);
         address[] memory ws = new address[](3);
         uint256[] memory ids = new uint256[](3);
@@ -249,7 +284,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
     function testUncountedMarketDoesNotAdmitAndCountingIsPermissionless() public {
         (address[] memory ws, uint256[] memory ids) = _agents(2, 10_000);
         uint256 id = _open(farmer, 1 ether, ws, ids);
-        _settle(market, id, V_YES, _uniform(2, YES));
+        _settle(market, id, V_YES, _signed(id, 2, YES));
         assertTrue(!writer.admissionCounted(id), "not counted at finalization");
         assertEq(_counted(ids[0], 1), 0, "finalization counts nothing");
 
@@ -298,7 +333,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
             )
         );
         writer.countAdmission(id);
-        _propose(market, id, V_YES, _uniform(2, YES));
+        _propose(market, id, V_YES, _signed(id, 2, YES));
         vm.expectRevert(
             abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, id, IResolutionMarket.Status.Proposed)
         );
@@ -310,7 +345,7 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         assertEq(_counted(ids[0], 1), 1, "counted once Resolved");
 
         uint256 invalid = _open(farmer, 1 ether, ws, ids);
-        _settle(market, invalid, IResolutionMarket.Verdict.Invalid, _uniform(2, YES));
+        _settle(market, invalid, IResolutionMarket.Verdict.Invalid, _signed(invalid, 2, YES));
         vm.expectRevert(
             abi.encodeWithSelector(IResolutionMarket.WrongStatus.selector, invalid, IResolutionMarket.Status.Invalid)
         );
@@ -319,13 +354,71 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         assertEq(_counted(ids[0], 1), 1, "an Invalid market counts for nobody");
     }
 
+    /// @notice An attested seat (its report carries no agent signature: the proposer's word only) is not counted
+    ///         for admission, as it gets no record and no book entry (docs/RECORDS.md §2); the signed seats of the
+    ///         same market are. Nor does an attested seat of another owner make a one-owner panel independent: the
+    ///         proposer cannot vouch an answer into independence.
+    function testAttestedSeatIsNotCounted() public {
+        (address[] memory ws, uint256[] memory ids) = _agents(3, 14_000);
+        uint256 id = _open(farmer, 1 ether, ws, ids);
+        _attestMask = 1 << 2; // the fixture must not sign seat 2 either
+        _settle(market, id, V_YES, _signed(id, 3, YES, 1 << 2));
+        _attestMask = 0;
+        (uint256 settled,) = writer.settledAndCorrectness(ids[2]);
+        assertEq(settled, 0, "attested: no book entry");
+        (settled,) = writer.settledAndCorrectness(ids[0]);
+        assertEq(settled, 1, "signed: a book entry");
+        vmx.recordLogs();
+        writer.countAdmission(id);
+        VmExtra.Log[] memory logs = vmx.getRecordedLogs();
+        uint256 events;
+        for (uint256 i; i < logs.length; ++i) {
+            if (logs[i].topics[0] != IAdmissionCounters.AdmissionCounted.selector) continue;
+            assertTrue(uint256(logs[i].topics[2]) != ids[2], "no AdmissionCounted for the attested seat");
+            ++events;
+        }
+        assertEq(events, 2, "one AdmissionCounted per signed seat");
+        assertEq(_counted(ids[0], 1), 1, "signed seat 0 counted");
+        assertEq(_counted(ids[1], 1), 1, "signed seat 1 counted");
+        assertEq(_counted(ids[2], 1), 0, "attested seat not counted");
+
+        // One owner's two signed seats beside an attested seat of another owner: not independent, nothing counts.
+        address owner_ = _keyed(14_100);
+        address op = address(0x0A81);
+        vm.deal(owner_, 10 ether);
+        vm.deal(op, 10 ether);
+        address[] memory panel = new address[](3);
+        uint256[] memory panelIds = new uint256[](3);
+        panelIds[0] = _registerAgent(owner_);
+        panelIds[1] = _registerAgent(owner_);
+        vm.prank(owner_);
+        IdentityRegistry(address(identity)).approve(op, panelIds[1]);
+        (panel[0], panel[1], panel[2]) = (owner_, op, ws[2]);
+        panelIds[2] = ids[2];
+        id = _open(farmer, 1 ether, panel, panelIds);
+        _attestMask = 1 << 2;
+        _settle(market, id, V_YES, _signed(id, 3, YES, 1 << 2));
+        _attestMask = 0;
+        writer.countAdmission(id);
+        assertEq(_counted(panelIds[0], 1) + _counted(panelIds[1], 1), 0, "an attested seat is not independent");
+        assertEq(_counted(panelIds[2], 1), 0, "and is still not counted");
+
+        // The same panel with seat 2 signed: independent, every seat counts.
+        id = _open(farmer, 1 ether, panel, panelIds);
+        _settle(market, id, V_YES, _signed(id, 3, YES));
+        writer.countAdmission(id);
+        for (uint256 i; i < 3; ++i) {
+            assertEq(_counted(panelIds[i], 1), 1, "signed and independent: counted");
+        }
+    }
+
     /// @notice Fuzz: whoever counts, and however often anyone retries, a market adds exactly one to each seat.
     function testFuzzCountsOnceWhoeverCalls(address caller, uint8 retries, uint96 pool) public {
         vm.assume(caller != address(0));
         pool = uint96(0.001 ether + uint256(pool) % 1_000 ether);
         (address[] memory ws, uint256[] memory ids) = _agents(3, 13_000);
         uint256 id = _open(farmer, pool, ws, ids);
-        _settle(market, id, V_YES, _uniform(3, YES));
+        _settle(market, id, V_YES, _signed(id, 3, YES));
         vm.prank(caller);
         writer.countAdmission(id);
         for (uint256 k; k < retries % 4; ++k) {
