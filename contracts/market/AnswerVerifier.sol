@@ -25,8 +25,9 @@ contract AnswerVerifier is IAnswerVerifier {
 
     /// @inheritdoc IAnswerVerifier
     address public immutable market;
-    /// @notice The ERC-8004 identity registry holding each agent's wallet and owner.
-    IIdentityRegistry public immutable identityRegistry;
+    /// @dev The ERC-8004 identity registry holding each agent's wallet and owner (the market's; no getter, to keep
+    ///      the market's creation code under EIP-3860).
+    IIdentityRegistry private immutable identityRegistry;
 
     /// @param identityRegistry_ the market's ERC-8004 identity registry; the deployer is the market
     constructor(IIdentityRegistry identityRegistry_) {

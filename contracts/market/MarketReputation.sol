@@ -142,11 +142,6 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
     }
 
     /// @inheritdoc IMarketReputation
-    function settledAndCorrectness(uint256 agentId) external view returns (uint256 settled, uint256 correctness) {
-        return SettlementMath.settledAndCorrectness(_book[agentId]);
-    }
-
-    /// @inheritdoc IMarketReputation
     function correctnessOf(IResolutionMarket.Answer answer, uint16 confidenceBps, bool outcome)
         external
         pure

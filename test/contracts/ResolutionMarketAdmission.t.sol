@@ -122,7 +122,8 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         }
         uint256 gated = _gated();
         for (uint256 i; i < 10; ++i) {
-            (uint256 settled, uint256 correctness) = writer.settledAndCorrectness(ids[i]);
+            IResolutionMarket.Reputation memory book = writer.getReputation(ids[i]);
+            (uint256 settled, uint256 correctness) = (book.settled, book.correctness);
             assertEq(settled, 5, "the old rule's record: 5 settled");
             assertEq(correctness, 99, "the old rule's record: correctness 99 >= 95");
             assertEq(_counted(ids[i], writer.admissionFloor(gated)), 0, "nothing counts at the floor");
@@ -364,9 +365,9 @@ contract ResolutionMarketAdmissionTest is MarketFixture {
         _attestMask = 1 << 2; // the fixture must not sign seat 2 either
         _settle(market, id, V_YES, _signed(id, 3, YES, 1 << 2));
         _attestMask = 0;
-        (uint256 settled,) = writer.settledAndCorrectness(ids[2]);
+        uint256 settled = writer.getReputation(ids[2]).settled;
         assertEq(settled, 0, "attested: no book entry");
-        (settled,) = writer.settledAndCorrectness(ids[0]);
+        settled = writer.getReputation(ids[0]).settled;
         assertEq(settled, 1, "signed: a book entry");
         vmx.recordLogs();
         writer.countAdmission(id);

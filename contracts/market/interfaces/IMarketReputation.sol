@@ -83,9 +83,6 @@ interface IMarketReputation is IAdmissionCounters {
 
     /// @notice Per-agent record in the market (only Resolved markets count).
     function getReputation(uint256 agentId) external view returns (IResolutionMarket.Reputation memory);
-    /// @notice Settled seats and floor average correctness of `agentId` over every Resolved market (TrackRecord
-    ///         admission counts only some of them: `admits`, `admissionRecord`).
-    function settledAndCorrectness(uint256 agentId) external view returns (uint256 settled, uint256 correctness);
     /// @notice 100·(1 − Brier) of a Yes/No answer with `confidenceBps` against `outcome`, rounded half up.
     function correctnessOf(IResolutionMarket.Answer answer, uint16 confidenceBps, bool outcome)
         external

@@ -302,6 +302,7 @@ interface IResolutionMarket is IMarketBoundErrors {
     /// @notice `expireDispute` must leave the fallback arbiter `required` gas for `onDispute`, so a caller cannot
     ///         starve the hand-off into a refusal.
     error EscalationNeedsGas(uint256 required);
+    /// @notice A cancellation may be requested only after the grace period, at `endsAt`.
     error GracePeriodNotOver(uint256 marketId, uint256 endsAt);
     /// @notice A cancellation is already requested.
     error CancelAlreadyRequested(uint256 marketId);
