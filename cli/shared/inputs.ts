@@ -8,6 +8,7 @@ import * as OxAddress from "ox/Address";
 import type { Address, Hex } from "viem";
 import { DEFAULT_RPC_URL } from "./env.js";
 import { CliError } from "./errors.js";
+import { CresolverError } from "../../workflow/util/errors.js";
 
 /** secp256k1's group order: a private key is a scalar below it. */
 const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -85,7 +86,7 @@ export interface DeploymentFile {
 }
 
 /** A shape error: the path of the field and what is wrong with it. */
-class ShapeError extends Error {
+class ShapeError extends CresolverError {
   constructor(
     readonly path: string,
     readonly problem: string,

@@ -120,3 +120,15 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     errorInEstimate: bool(c.errorInEstimate, "errorInEstimate"),
   };
 }
+
+/** One yes/no answer as the estimator weighs it (shared by the EM and its covariance). */
+export interface AccuracyVote {
+  agent: number;
+  /** +1 yes, −1 no. */
+  sign: number;
+  bps: number;
+  /** 1 signed, attestedWeight attested. */
+  att: number;
+  /** Observation weight in the M-step: recency × att. */
+  o: number;
+}

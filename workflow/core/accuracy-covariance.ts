@@ -2,7 +2,7 @@
  * How sure the accuracy estimate is (accuracy.ts): the observed information of the log-odds accuracies at the EM
  * estimate (Louis' formula) and its inverse. Pure, deterministic; the vote's shrinkage reads the result.
  */
-import type { AccuracyVote } from "./accuracy.js";
+import type { AccuracyVote } from "./accuracy-config.js";
 
 const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const at = (xs: readonly number[], i: number): number => xs[i] ?? 0;

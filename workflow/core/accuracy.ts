@@ -31,7 +31,7 @@
  * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
 import type { HistoryMarket } from "./types.js";
-import { resolveAccuracyConfig, type AccuracyConfig } from "./accuracy-config.js";
+import { resolveAccuracyConfig, type AccuracyConfig, type AccuracyVote } from "./accuracy-config.js";
 import { logOddsCovariance } from "./accuracy-covariance.js";
 import { mustGet } from "../util/must.js";
 import {
@@ -114,16 +114,6 @@ const sigmoid = (x: number): number => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.e
 export const logit = (p: number): number => Math.log(p / (1 - p));
 
 /** One yes/no answer as the estimate reads it. */
-export interface AccuracyVote {
-  agent: number;
-  /** +1 yes, −1 no. */
-  sign: number;
-  bps: number;
-  /** 1 signed, attestedWeight attested. */
-  att: number;
-  /** Observation weight in the M-step: recency × att. */
-  o: number;
-}
 
 /** Shared and agreeing yes/no answers of every pair of agents that met, in ascending (a, b) order. */
 function pairStats(markets: readonly AccuracyVote[][], agentCount: number): PairStats[] {
@@ -169,7 +159,12 @@ function cloneGroups(pairs: readonly PairStats[], agentCount: number, cfg: Accur
 }
 
 export { SPECTRAL_ITERATIONS } from "./dependence.js";
-export { DEFAULT_ACCURACY_CONFIG, resolveAccuracyConfig, type AccuracyConfig } from "./accuracy-config.js";
+export {
+  DEFAULT_ACCURACY_CONFIG,
+  resolveAccuracyConfig,
+  type AccuracyConfig,
+  type AccuracyVote,
+} from "./accuracy-config.js";
 export { invertInformation } from "./accuracy-covariance.js";
 
 /**

@@ -7,7 +7,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pad } from "viem";
+import { keccak256, pad, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { answerTypedData } from "../../../workflow/core/answer-signature.js";
 import { registerAgent } from "../../../workflow/chain/actions.js";
 import { withKey } from "../../../workflow/chain/clients.js";
 import { buildRegistrationFile, encodeRegistrationDataUri } from "../../../workflow/registration/index.js";
@@ -72,9 +74,32 @@ describe("market list, agent list|show, owed", () => {
     await ok(["bet", "place", resolvedId, "--side", "yes", "--amount", "0.2"], hardhatKey(2));
     await h.increaseTime(601);
     await ok(["market", "request-resolution", resolvedId], OWNER);
+    // The agent's own signature over its answer (its owner, key 1): a signed seat is recorded (docs/RECORDS.md §2).
+    const replyHashOf = keccak256(toHex("the agent's reply"));
+    const signature = await privateKeyToAccount(hardhatKey(1)).signTypedData(
+      answerTypedData({
+        chainId: h.owner.chain.id,
+        market: h.market,
+        marketId: BigInt(resolvedId),
+        agentId: BigInt(agentId),
+        answer: "yes",
+        confidenceBps: 8000,
+        replyHash: replyHashOf,
+      }),
+    );
     const plan = {
       verdict: "yes",
-      reports: [{ answer: "yes", confidenceBps: 8000, resQuality: 70, srcQuality: 60, analysisDepth: 50 }],
+      reports: [
+        {
+          answer: "yes",
+          confidenceBps: 8000,
+          resQuality: 70,
+          srcQuality: 60,
+          analysisDepth: 50,
+          replyHash: replyHashOf,
+          signature,
+        },
+      ],
       bundleHash: `0x${"5a".repeat(32)}`,
       bundleURI: "",
     };

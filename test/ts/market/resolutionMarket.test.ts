@@ -5,10 +5,10 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { network } from "hardhat";
-import { getAddress, keccak256, parseEther, toHex, zeroAddress, zeroHash, type Address } from "viem";
+import { getAddress, keccak256, parseEther, toHex, zeroAddress, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { answerTypedData } from "../../../workflow/core/answer-signature.js";
 
-/** An unsigned report: zero replyHash, empty signature (docs/RECORDS.md §2). */
-const ATTESTED = { replyHash: zeroHash, signature: "0x" as const };
 const STAKE = parseEther("0.01");
 const POOL = parseEther("1");
 const URI = "ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/bundle.json";
@@ -55,18 +55,46 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   });
 
   async function freshWorkers(n: number) {
-    const out: { address: Address; agentId: bigint }[] = [];
+    const out: { address: Address; agentId: bigint; key: Hex }[] = [];
     for (let i = 0; i < n; i++) {
-      const address = getAddress(toHex(0xd0000 + nextWorker++, { size: 20 }));
+      const key = toHex(0xd0000 + nextWorker++, { size: 32 });
+      const address = getAddress(privateKeyToAccount(key).address);
       await testClient.setBalance({ address, value: parseEther("10") });
       await testClient.impersonateAccount({ address });
       const receipt = await publicClient.waitForTransactionReceipt({
         hash: await identity.write.register(["ipfs://agent"], { account: address }),
       });
       const transfer = receipt.logs.find((l) => l.topics.length === 4);
-      out.push({ address, agentId: BigInt(transfer!.topics[3]!) });
+      out.push({ address, agentId: BigInt(transfer!.topics[3]!), key });
     }
     return out;
+  }
+
+  /** Each worker signs its own answer (its key owns the agent): signed seats are the ones recorded on ERC-8004. */
+  async function signed(
+    marketId: bigint,
+    workers: { agentId: bigint; key: Hex }[],
+    reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[],
+  ) {
+    const chainId = await publicClient.getChainId();
+    return Promise.all(
+      reports.map(async (r, i) => {
+        const w = workers[i]!;
+        const replyHash = keccak256(toHex(`reply ${i}`));
+        const signature = await privateKeyToAccount(w.key).signTypedData(
+          answerTypedData({
+            chainId,
+            market: market.address,
+            marketId,
+            agentId: w.agentId,
+            answer: r.answer === YES ? "yes" : "no",
+            confidenceBps: r.confidenceBps,
+            replyHash,
+          }),
+        );
+        return { ...r, replyHash, signature };
+      }),
+    );
   }
 
   async function openAndRequest(workers: { address: Address; agentId: bigint }[]) {
@@ -116,14 +144,17 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     const [frozen] = (await market.read.getWorkers([marketId])) as readonly [Address[], bigint[], bigint[]];
     expect(frozen).toEqual(workers.map((w) => w.address));
 
-    const reports = workers.map((_, i) => ({
-      answer: i % 4 === 0 ? NO : YES,
-      confidenceBps: 5_000 + ((i * 97) % 5_001),
-      resQuality: i % 101,
-      srcQuality: (i * 3) % 101,
-      analysisDepth: (i * 7) % 101,
-      ...ATTESTED,
-    }));
+    const reports = await signed(
+      marketId,
+      workers,
+      workers.map((_, i) => ({
+        answer: i % 4 === 0 ? NO : YES,
+        confidenceBps: 5_000 + ((i * 97) % 5_001),
+        resQuality: i % 101,
+        srcQuality: (i * 3) % 101,
+        analysisDepth: (i * 7) % 101,
+      })),
+    );
     const propose = await publicClient.waitForTransactionReceipt({
       hash: await market.write.proposeResolution([marketId, 1, reports, keccak256(toHex("bundle")), URI], {
         account: resolver,
@@ -171,11 +202,11 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
   it("finalizes with an estimated gas limit: whatever feedback is deferred is published afterwards", async () => {
     const workers = await freshWorkers(3);
     const marketId = await openAndRequest(workers);
-    const reports = [
-      { answer: NO, confidenceBps: 9_000, resQuality: 90, srcQuality: 80, analysisDepth: 70, ...ATTESTED },
-      { answer: NO, confidenceBps: 6_000, resQuality: 60, srcQuality: 50, analysisDepth: 40, ...ATTESTED },
-      { answer: YES, confidenceBps: 8_000, resQuality: 30, srcQuality: 20, analysisDepth: 10, ...ATTESTED },
-    ];
+    const reports = await signed(marketId, workers, [
+      { answer: NO, confidenceBps: 9_000, resQuality: 90, srcQuality: 80, analysisDepth: 70 },
+      { answer: NO, confidenceBps: 6_000, resQuality: 60, srcQuality: 50, analysisDepth: 40 },
+      { answer: YES, confidenceBps: 8_000, resQuality: 30, srcQuality: 20, analysisDepth: 10 },
+    ]);
     await market.write.proposeResolution([marketId, 0, reports, keccak256("0x01"), URI], {
       account: resolver,
       value: bond,

@@ -7,7 +7,9 @@
  */
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEther, type Address, type Hex } from "viem";
+import { keccak256, parseEther, stringToBytes, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { answerTypedData } from "../../../workflow/core/answer-signature.js";
 import {
   createMarket,
   joinMarket,
@@ -17,6 +19,7 @@ import {
 } from "../../../workflow/chain/actions.js";
 import { connect, connectProvider, withKey, type ChainContext } from "../../../workflow/chain/clients.js";
 import { deployAll } from "../../../workflow/chain/deploy.js";
+import { marketDisputeBond } from "../../../workflow/chain/dispute-bond.js";
 import { PROTOCOL_TX_GAS_CAP } from "../../../workflow/chain/gas.js";
 import { createChainPorts } from "../../../workflow/chain/ports.js";
 import {
@@ -243,15 +246,17 @@ describe("the proposal lifecycle", () => {
     await expect(finalize(owner, market, marketId)).rejects.toThrow(/is Resolved, not Proposed/);
   });
 
-  it("a dispute during the window escalates to the arbiter with the same bond; the disputed market cannot be finalized", async () => {
+  it("a dispute during the window escalates to the arbiter with the dispute bond (bond + 10 % of pool and stakes); the disputed market cannot be finalized", async () => {
     const marketId = await frozenMarket([1, 2]);
     await createSettler(owner, market).propose({ marketId, verdict: "yes", reports: [yes(), no()], bundleHash: HASH });
     const disputer = withKey(owner, hardhatKey(9));
     await expect(dispute(disputer, market, marketId, "yes")).rejects.toThrow(/already says yes/);
     const config = await getMarketConfig(owner, market, marketId);
     if (/^0x0{40}$/i.test(config.arbiter)) return; // no default arbiter in this deployment: disputes revert in the arbiter call
+    const disputeBond = await marketDisputeBond(owner, market, marketId);
+    expect(disputeBond).toBeGreaterThan(config.bond); // the market's bond plus 10 % of what the dispute moves
     const r = await dispute(disputer, market, marketId, "no");
-    expect(r).toMatchObject({ bond: config.bond, proposed: "yes" });
+    expect(r).toMatchObject({ bond: disputeBond, proposed: "yes" });
     expect((await getProposal(owner, market, marketId))?.dispute).toMatchObject({
       disputer: disputer.account!.address,
       claimed: "no",
@@ -352,6 +357,7 @@ async function hundredSeats(
     disputeWindow: WINDOW,
     maxWorkers: 100,
   });
+  const seats: { key: Hex; agentId: bigint }[] = [];
   for (let i = 0; i < 100; i++) {
     const key = `0x${(0x1000 + i).toString(16).padStart(64, "0")}` as Hex;
     const w = withKey(ctx, key);
@@ -363,11 +369,30 @@ async function hundredSeats(
     });
     const { agentId } = await registerAgent(w, ident, `data:,w${i}`);
     await joinMarket(w, m, marketId, agentId, parseEther("0.01"));
+    seats.push({ key, agentId });
   }
   await p.request({ method: "evm_increaseTime", params: [3_601] });
   await p.request({ method: "evm_mine", params: [] });
   await requestResolution(ctx, m, marketId);
-  const reports = Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? no(6000) : yes(5000 + i * 50)));
+  // Every seat signed by its agent's owner, as the reference agent signs: only signed seats are recorded and slashed.
+  const reports = await Promise.all(
+    Array.from({ length: 100 }, async (_, i) => {
+      const report = i % 3 === 0 ? no(6000) : yes(5000 + i * 50);
+      const seat = seats[i]!;
+      const replyHash = keccak256(stringToBytes(`reply ${i}`));
+      const fields = {
+        chainId: ctx.chain.id,
+        market: m,
+        marketId,
+        agentId: seat.agentId,
+        answer: report.answer === "yes" ? ("yes" as const) : ("no" as const),
+        confidenceBps: report.confidenceBps,
+        replyHash,
+      };
+      const signature = await privateKeyToAccount(seat.key).signTypedData(answerTypedData(fields));
+      return { ...report, replyHash, signature };
+    }),
+  );
   const proposed = await createSettler(ctx, m).propose({
     marketId,
     verdict: "yes",
