@@ -32,6 +32,9 @@ import type { HistoryMarket, WorkerReport } from "../../../workflow/core/types.j
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import { hardhatKey } from "../cli/helpers/keys.js";
+import { keccak256, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { answerTypedData } from "../../../workflow/core/answer-signature.js";
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
@@ -53,7 +56,7 @@ let market: Address;
 let committee: Address;
 const history: HistoryMarket[] = [];
 /** Agents by name, their joining key, and their controllers as the mirror sees them. */
-const agents = new Map<string, { id: bigint; key: number }>();
+const agents = new Map<string, { id: bigint; key: number; ownerKey: number }>();
 const controllers = new Map<bigint, AgentControllers>();
 const addressOf = (key: number): Address => {
   const a = withKey(owner, hardhatKey(key)).account?.address;
@@ -97,7 +100,28 @@ async function proposed(
   }
   await increaseTime(601);
   await requestResolution(owner, market, marketId);
-  const r = await createSettler(owner, market).propose({ marketId, verdict, reports, bundleHash: HASH });
+  // Each seat signed by its agent's owner: only signed seats are counted (docs/RECORDS.md §2, §5).
+  const chainId = await owner.publicClient.getChainId();
+  const signed = await Promise.all(
+    reports.map(async (report, i) => {
+      const a = agent(names[i] ?? "");
+      if (report.answer !== "yes" && report.answer !== "no") return report;
+      const replyHash = keccak256(toHex(`reply ${i}`));
+      const signature = await privateKeyToAccount(hardhatKey(a.ownerKey)).signTypedData(
+        answerTypedData({
+          chainId,
+          market,
+          marketId,
+          agentId: a.id,
+          answer: report.answer,
+          confidenceBps: report.confidenceBps,
+          replyHash,
+        }),
+      );
+      return { ...report, replyHash, signature };
+    }),
+  );
+  const r = await createSettler(owner, market).propose({ marketId, verdict, reports: signed, bundleHash: HASH });
   expect(r.status).toBe("proposed");
   return marketId;
 }
@@ -121,7 +145,7 @@ beforeAll(async () => {
   committee = arbiter;
   const register = async (name: string, ownerKey: number, joinKey = ownerKey) => {
     const { agentId } = await registerAgent(withKey(owner, hardhatKey(ownerKey)), identity, `data:,${name}`);
-    agents.set(name, { id: agentId, key: joinKey });
+    agents.set(name, { id: agentId, key: joinKey, ownerKey });
     controllers.set(agentId, {
       owner: addressOf(ownerKey),
       ...(joinKey !== ownerKey ? { others: [addressOf(joinKey)] } : {}),

@@ -13,7 +13,14 @@ import type { AnswerEngine, Finding } from "../../../agents/kit/answer-engine.js
 import type { ResolverDaemonHandle } from "../../../daemon/host.js";
 import { startAgent, stopAll } from "../../helpers/agents.js";
 import { getJson, waitFor } from "../../helpers/daemon/chain.js";
-import { POOL, STAKE, startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
+import {
+  hardhatKey,
+  POOL,
+  STAKE,
+  startPanelChain,
+  type PanelChain,
+  type PanelWorker,
+} from "../../helpers/daemon/panel.js";
 import { committeeArbiterAbi, marketGovernanceAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { loadArtifact } from "../../../workflow/chain/artifacts.js";
 import { startProductionDaemon } from "../daemon/helpers/resolver-daemon.js";
@@ -51,7 +58,8 @@ const ids = { bloc: 0n, below: 0n, overturned: 0n, bidi: 0n };
 let disputer: Address;
 
 async function agent(owner: number, yesOn: string[]): Promise<PanelWorker> {
-  const server = await startAgent({ protocol: "cresolver", engine: scripted(yesOn) });
+  // Signed by the agent's owner (accounts[owner]): signed seats are the ones a ruling slashes (docs/RECORDS.md §2).
+  const server = await startAgent({ protocol: "cresolver", engine: scripted(yesOn), signingKey: hardhatKey(owner) });
   const w = await chain.registerAgent(owner);
   await w.setEndpoint(server.url, "cresolver");
   return w;
@@ -161,10 +169,10 @@ beforeAll(async () => {
   for (const id of [ids.bloc, history, ids.overturned])
     await until(id, (j) => j.state === "proposed", `market ${id} proposed`);
 
-  const { bond } = await chain.publicClient.readContract({
-    address: chain.market,
-    abi: resolutionMarketAbi,
-    functionName: "getMarketConfig",
+  const bond = await chain.publicClient.readContract({
+    address: governance,
+    abi: marketGovernanceAbi,
+    functionName: "disputeBond",
     args: [ids.overturned],
   });
   await write(disputer, {
