@@ -39,6 +39,15 @@ const SIZES = [1, 3, 7, 10, 32, 100] as const;
 const V1_CANONICAL_FIRST_MARGINAL = 396_000n;
 const V1_CANONICAL_REPEAT_MARGINAL = 280_000n;
 /**
+ * Issue 21's acceptance: on the canonical registries, the marginal cost per worker (10 -> 100 seats, every Yes/No
+ * seat signed) is at most 0.75x the CREsolver anchor's like-for-like marginal cost, 455,873 first / 305,623 repeat.
+ */
+const ANCHOR_FIRST_MARGINAL = 455_873n;
+const ANCHOR_REPEAT_MARGINAL = 305_623n;
+/** 0.75x the anchor, rounded down (341,904 / 229,217). */
+const ANCHOR_FIRST_TARGET = (ANCHOR_FIRST_MARGINAL * 3n) / 4n;
+const ANCHOR_REPEAT_TARGET = (ANCHOR_REPEAT_MARGINAL * 3n) / 4n;
+/**
  * Marginal cost of one more worker (10 -> 100 seats) must not grow over v1 (resolveMarket + 3 records per
  * worker, bench of 2026-11-22: 183,444 first / 109,065 repeat). Fixed per-market costs (the proposal, its
  * bundle URI in storage) are reported but not targeted.
@@ -375,10 +384,21 @@ async function benchmark(canonical?: CanonicalArtifacts) {
           v1FirstMarginal: Number(V1_CANONICAL_FIRST_MARGINAL),
           v1RepeatMarginal: Number(V1_CANONICAL_REPEAT_MARGINAL),
           v1Source: "issue 10 (v1: resolveMarket + 3 records per worker on the canonical registries)",
+          anchorFirstMarginal: Number(ANCHOR_FIRST_MARGINAL),
+          anchorRepeatMarginal: Number(ANCHOR_REPEAT_MARGINAL),
+          anchorFirstTarget: Number(ANCHOR_FIRST_TARGET),
+          anchorRepeatTarget: Number(ANCHOR_REPEAT_TARGET),
+          anchorRatio: {
+            first: Number((firstMarginal * 1000n) / ANCHOR_FIRST_MARGINAL) / 1000,
+            repeat: Number((repeatMarginal * 1000n) / ANCHOR_REPEAT_MARGINAL) / 1000,
+          },
+          anchorSource: "issue 21 (<= 0.75x the CREsolver anchor's like-for-like marginal cost)",
           maxTx: Number(TARGET_MAX_TX),
           allMet:
             firstMarginal <= V1_CANONICAL_FIRST_MARGINAL &&
             repeatMarginal <= V1_CANONICAL_REPEAT_MARGINAL &&
+            firstMarginal <= ANCHOR_FIRST_TARGET &&
+            repeatMarginal <= ANCHOR_REPEAT_TARGET &&
             largestTx.gas <= TARGET_MAX_TX,
           maxTxOk: largestTx.gas <= TARGET_MAX_TX,
         }
@@ -548,5 +568,8 @@ function printSection(title: string, s: Section) {
   console.log("attested (unsigned) marginal:", s.attested.marginalPerWorker, "per signed seat:", s.attested.signedSeat);
   console.log("giveFeedback per record:", s.feedbackPerRecord);
   console.log("EIP-7825:", s.eip7825);
+  if ("anchorRatio" in s.targets) {
+    console.log("marginal vs the CREsolver anchor (first / repeat; target <= 0.75):", s.targets.anchorRatio);
+  }
   console.log("largest tx:", s.largestSingleTx, "all targets met:", s.targets.allMet);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 
 import {IIdentityRegistry} from "../erc8004/interfaces/IIdentityRegistry.sol";
@@ -8,11 +9,13 @@ import {IAnswerVerifier} from "./interfaces/IAnswerVerifier.sol";
 import {IResolutionMarket} from "./interfaces/IResolutionMarket.sol";
 
 /// @title Agent-signed answers of one resolution market (docs/RECORDS.md §2)
-/// @notice Deployed by the market's constructor so the market's bytecode stays small; the market calls {isValid}
-///         only for reports that carry a signature (unsigned reports cost nothing here).
-/// @dev The domain separator is built per call from `block.chainid`, so a fork's chain id is never accepted for the
-///      original chain's signatures (and vice versa). Identity-registry reads are try/catch: a reverting registry
-///      or an unknown agent makes the signature invalid rather than reverting the verifier.
+/// @notice Deployed by the market's constructor so the market's bytecode stays small; the market calls
+///         {isValid} only for reports that carry a signature (unsigned reports cost nothing here).
+/// @dev The domain separator is built from `block.chainid` on every call, so a fork's chain id is never accepted for
+///      the original chain's signatures (and vice versa). Identity-registry reads are try/catch: a reverting registry
+///      or an unknown agent makes the signature invalid rather than reverting the verifier. A signer is checked with
+///      ECDSA first (an EOA, or an account with code that also has a key, e.g. EIP-7702), then, if it has code, with
+///      ERC-1271: one `ecrecover` serves both the wallet and the owner, and an EOA wallet's code is never read.
 contract AnswerVerifier is IAnswerVerifier {
     // Private constants and an internal domain separator: the verifier's creation code is embedded in the market's,
     // which must stay under EIP-3860's 49,152-byte initcode limit.
@@ -35,11 +38,6 @@ contract AnswerVerifier is IAnswerVerifier {
         identityRegistry = identityRegistry_;
     }
 
-    /// @dev The EIP-712 domain separator on the current chain.
-    function _domainSeparator() private view returns (bytes32) {
-        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, market));
-    }
-
     /// @inheritdoc IAnswerVerifier
     function answerDigest(
         uint256 marketId,
@@ -47,18 +45,8 @@ contract AnswerVerifier is IAnswerVerifier {
         IResolutionMarket.Answer answer,
         uint16 confidenceBps,
         bytes32 replyHash
-    ) public view returns (bytes32 digest) {
-        bytes32 structHash =
-            keccak256(abi.encode(ANSWER_TYPEHASH, marketId, agentId, uint8(answer), confidenceBps, replyHash));
-        bytes32 domain = _domainSeparator();
-        // keccak256("\x19\x01" ‖ domainSeparator ‖ structHash), as OpenZeppelin's MessageHashUtils.toTypedDataHash
-        assembly ("memory-safe") {
-            let ptr := mload(0x40)
-            mstore(ptr, hex"1901")
-            mstore(add(ptr, 0x02), domain)
-            mstore(add(ptr, 0x22), structHash)
-            digest := keccak256(ptr, 0x42)
-        }
+    ) external view returns (bytes32 digest) {
+        return _digest(_domainSeparator(), marketId, agentId, uint8(answer), confidenceBps, replyHash);
     }
 
     /// @inheritdoc IAnswerVerifier
@@ -69,19 +57,64 @@ contract AnswerVerifier is IAnswerVerifier {
     {
         bytes calldata signature = report.signature;
         if (signature.length == 0) return false;
-        bytes32 digest = answerDigest(marketId, agentId, report.answer, report.confidenceBps, report.replyHash);
+        bytes32 digest = _digest(
+            _domainSeparator(), marketId, agentId, uint8(report.answer), report.confidenceBps, report.replyHash
+        );
+        // One ecrecover for both candidate signers; an EOA wallet's code is never read.
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        if (err != ECDSA.RecoverError.NoError) recovered = address(0);
         address wallet;
         try identityRegistry.getAgentWallet(agentId) returns (address w) {
             wallet = w;
         } catch {}
-        if (wallet != address(0) && SignatureChecker.isValidSignatureNowCalldata(wallet, digest, signature)) {
-            return true;
-        }
+        if (_signedBy(wallet, recovered, digest, signature)) return true;
         address owner;
         try identityRegistry.ownerOf(agentId) returns (address o) {
             owner = o;
         } catch {}
-        return owner != address(0) && owner != wallet
-            && SignatureChecker.isValidSignatureNowCalldata(owner, digest, signature);
+        return owner != wallet && _signedBy(owner, recovered, digest, signature);
+    }
+
+    /// @dev The EIP-712 domain separator on the current chain.
+    function _domainSeparator() private view returns (bytes32) {
+        return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, VERSION_HASH, block.chainid, market));
+    }
+
+    /// @dev keccak256("\x19\x01" ‖ domain ‖ hashStruct(Answer)), as OpenZeppelin's MessageHashUtils.toTypedDataHash,
+    ///      built in scratch memory past the free pointer (nothing is allocated).
+    function _digest(
+        bytes32 domain,
+        uint256 marketId,
+        uint256 agentId,
+        uint8 answer,
+        uint16 confidenceBps,
+        bytes32 replyHash
+    ) private pure returns (bytes32 digest) {
+        bytes32 typeHash = ANSWER_TYPEHASH;
+        assembly ("memory-safe") {
+            let ptr := mload(0x40)
+            mstore(ptr, typeHash)
+            mstore(add(ptr, 0x20), marketId)
+            mstore(add(ptr, 0x40), agentId)
+            mstore(add(ptr, 0x60), answer)
+            mstore(add(ptr, 0x80), confidenceBps)
+            mstore(add(ptr, 0xa0), replyHash)
+            let structHash := keccak256(ptr, 0xc0)
+            mstore(ptr, hex"1901")
+            mstore(add(ptr, 0x02), domain)
+            mstore(add(ptr, 0x22), structHash)
+            digest := keccak256(ptr, 0x42)
+        }
+    }
+
+    /// @dev `signer` (non-zero) is the ECDSA `recovered` address, or has code and approves `digest` (ERC-1271).
+    function _signedBy(address signer, address recovered, bytes32 digest, bytes calldata signature)
+        private
+        view
+        returns (bool)
+    {
+        if (signer == address(0)) return false;
+        if (recovered == signer) return true;
+        return signer.code.length != 0 && SignatureChecker.isValidERC1271SignatureNowCalldata(signer, digest, signature);
     }
 }

@@ -57,17 +57,17 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
     ) external nonReentrant {
         if (msg.sender != market) revert NotMarket(msg.sender);
         uint256 n = seatWords.length;
-        uint256[] memory words = new uint256[](n);
         for (uint256 i; i < n; ++i) {
-            SeatFeedback memory s = FeedbackCodec.fromSeatWord(seatWords[i], outcome);
-            words[i] = FeedbackCodec.encode(s);
-            if (!s.scored) continue;
+            uint256 word = seatWords[i];
+            // Only a signed seat that did not abstain enters the book: skip the rest without decoding.
+            if (!FeedbackCodec.isScored(word)) continue;
+            SeatFeedback memory s = FeedbackCodec.fromSeatWord(word, outcome);
             _book[s.agentId] = _book[s.agentId].addObservation(
                 s.answered, s.correctness, s.resQuality, s.srcQuality, s.analysisDepth
             );
         }
         (uint256 reached, uint256 failed) =
-            _write(marketId, bundleURI, bundleHash, words, inlineSeats < n ? inlineSeats : n, false);
+            _write(marketId, bundleURI, bundleHash, seatWords, outcome, inlineSeats < n ? inlineSeats : n);
         if (failed != 0) _pending[marketId] = failed;
         if (reached < n) {
             _progress[marketId] = reached | (n << 8);
@@ -85,11 +85,8 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
         uint256 count = n - cursor > maxWorkers ? maxWorkers : n - cursor;
         (uint256[] memory words, bool outcome, string memory uri, bytes32 hash) =
             IResolutionMarket(market).seatWords(marketId, cursor, count);
-        for (uint256 i; i < count; ++i) {
-            words[i] = FeedbackCodec.encode(FeedbackCodec.fromSeatWord(words[i], outcome));
-        }
         uint256 failed;
-        (published, failed) = _write(marketId, uri, hash, words, count, false);
+        (published, failed) = _write(marketId, uri, hash, words, outcome, count);
         if (failed != 0) _pending[marketId] |= failed << (2 * cursor);
         if (published != 0) {
             uint256 reached = cursor + published;
@@ -109,8 +106,8 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
         f.writeCorrectness = bits & 1 != 0;
         f.writeQuality = bits & 2 != 0;
         f.refused = false; // the registry itself refuses while the agent still has this contract as operator
-        words[0] = FeedbackCodec.encode(f);
-        (, uint256 still) = _write(marketId, uri, hash, words, 1, true);
+        if (gasleft() < FEEDBACK_WORKER_MIN_GAS) revert FeedbackGasTooLow();
+        uint256 still = _seatRecords(marketId, _feedbackTemplate(uri, hash), f);
         _pending[marketId] = (pending & ~(3 << (2 * seat))) | (still << (2 * seat));
         written = _count(bits) - _count(still);
         emit FeedbackRetried(marketId, seat, written, _count(still));
@@ -150,22 +147,23 @@ contract MarketReputation is IMarketReputation, ReputationFeedback, AdmissionCou
         return SettlementMath.correctness(answer, confidenceBps, outcome);
     }
 
-    /// @dev Records of `seats[0..to)` while a seat's worth of gas is left (or revert, when `strict`).
+    /// @dev Records of the seats `seatWords[0..to)` (`IResolutionMarket.seatWords` layout) against `outcome`, while a
+    ///      seat's worth of gas is left. A seat that wants no record (an abstention, an attested report) is skipped
+    ///      without decoding.
     function _write(
         uint256 marketId,
         string memory bundleURI,
         bytes32 bundleHash,
-        uint256[] memory seats,
-        uint256 to,
-        bool strict
+        uint256[] memory seatWords,
+        bool outcome,
+        uint256 to
     ) private returns (uint256 i, uint256 failed) {
         bytes memory data = _feedbackTemplate(bundleURI, bundleHash);
         for (; i < to; ++i) {
-            if (gasleft() < FEEDBACK_WORKER_MIN_GAS) {
-                if (strict) revert FeedbackGasTooLow();
-                break;
-            }
-            failed |= _seatRecords(marketId, data, FeedbackCodec.decode(seats[i])) << (2 * i);
+            if (gasleft() < FEEDBACK_WORKER_MIN_GAS) break;
+            uint256 word = seatWords[i];
+            if (!FeedbackCodec.isScored(word)) continue;
+            failed |= _seatRecords(marketId, data, FeedbackCodec.fromSeatWord(word, outcome)) << (2 * i);
         }
     }
 

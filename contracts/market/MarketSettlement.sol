@@ -176,11 +176,11 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         bytes memory packed = new bytes(36 * n + 28);
         for (uint256 i; i < n; ++i) {
             Seat storage seat = seats[i];
-            ReportCodec.Report memory r = ReportCodec.decode(seat.report);
+            (Answer answer, uint16 confidenceBps, bool signed) = ReportCodec.recordFields(seat.report);
             uint256 agentId = seat.agentId;
-            e.seats[i] = SeatRecord(agentId, r.answer, r.confidenceBps, r.signed);
+            e.seats[i] = SeatRecord(agentId, answer, confidenceBps, signed);
             // abi.encodePacked(uint256 agentId, uint8 answer, uint16 confidenceBps, bool signed), 36 bytes a seat
-            uint256 tail = (uint256(r.answer) << 248) | (uint256(r.confidenceBps) << 232) | (r.signed ? 1 << 224 : 0);
+            uint256 tail = (uint256(answer) << 248) | (uint256(confidenceBps) << 232) | (signed ? 1 << 224 : 0);
             assembly ("memory-safe") {
                 let at := add(add(packed, 0x20), mul(i, 36))
                 mstore(at, agentId)
@@ -263,7 +263,8 @@ abstract contract MarketSettlement is IResolutionMarket, ReentrancyGuardTransien
         if (slashed) r.stakeSlashed = stake;
         else r.stakeReturned = stake;
         // A seat whose agent made the feedback writer its operator: no reward, records pending (reported failed).
-        if (_isWriterOperator(agentId)) {
+        // An attested failure has neither a reward nor records to lose: no registry read for it.
+        if ((yesNo || report.signed) && _isWriterOperator(agentId)) {
             report.refused = true;
             seat.report = ReportCodec.encode(report);
         } else if (yesNo && !slashed) {

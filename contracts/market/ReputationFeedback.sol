@@ -61,8 +61,8 @@ abstract contract ReputationFeedback {
         internal
         returns (bool ok)
     {
-        (uint256 tagLength, bytes32 tagWord) =
-            quality ? (bytes(TAG_QUALITY).length, TAG_QUALITY_WORD) : (bytes(TAG_CORRECTNESS).length, TAG_CORRECTNESS_WORD);
+        // Lengths of TAG_QUALITY ("quality") and TAG_CORRECTNESS ("correctness") as constants: no string in memory.
+        (uint256 tagLength, bytes32 tagWord) = quality ? (7, TAG_QUALITY_WORD) : (11, TAG_CORRECTNESS_WORD);
         address registry = address(reputationRegistry);
         uint256 size;
         if (gasleft() < FEEDBACK_CALL_MIN_GAS) revert IMarketReputation.FeedbackGasTooLow();

@@ -8,7 +8,8 @@ import {IResolutionMarket} from "./IResolutionMarket.sol";
 ///         `Answer(uint256 marketId,uint256 agentId,uint8 answer,uint16 confidenceBps,bytes32 replyHash)` under the
 ///         domain `{name: "cresolver", version: "1", chainId, verifyingContract: market}`. A signature is valid if
 ///         it is the agent's ERC-8004 `agentWallet`'s or its owner's (`ownerOf`), an EOA signature or an ERC-1271
-///         contract's approval (OpenZeppelin `SignatureChecker`). Stateless apart from its two fixed addresses.
+///         contract's approval (OpenZeppelin `ECDSA`, then `SignatureChecker`'s ERC-1271 check for a signer with
+///         code). Stateless apart from its two fixed addresses.
 interface IAnswerVerifier {
     /// @notice The market whose address is the domain's `verifyingContract`.
     function market() external view returns (address);

@@ -42,33 +42,36 @@ library FeedbackCodec {
         f.refused = word & REFUSED != 0;
     }
 
-    /// @notice The records a seat wants against `outcome` (none for an abstention or an attested report,
+    /// @notice Whether a seat word (`IResolutionMarket.seatWords` layout) is {fromSeatWord}'s `scored`: signed and not
+    ///         an abstention, i.e. it enters the reputation book and wants at least one record (read without decoding).
+    function isScored(uint256 seatWord) internal pure returns (bool) {
+        return ReportCodec.isScored(seatWord >> 192);
+    }
+
+    /// @notice A seat word as `IResolutionMarket.seatWords` returns it (agent id in bits 0-191, the ReportCodec word in
+    ///         bits 192-255) as the records it wants against `outcome` (none for an abstention or an attested report,
     ///         correctness 0 only for a signed failure, both for a signed Yes/No answer) and whether it enters the
     ///         reputation book (`scored`: signed and not an abstention). The quality record's resQuality is the
-    ///         seat's correctness.
-    function fromReport(uint256 agentId, ReportCodec.Report memory report, bool outcome)
+    ///         seat's correctness. Read field by field (no Report in memory: this runs for every seat's records).
+    function fromSeatWord(uint256 seatWord, bool outcome)
         internal
         pure
         returns (IMarketReputation.SeatFeedback memory f)
     {
-        bool yesNo = ReportCodec.isYesNo(report.answer);
-        f.agentId = agentId;
-        f.correctness = SettlementMath.correctness(report.answer, report.confidenceBps, outcome);
+        (IResolutionMarket.Answer answer, uint16 confidenceBps, uint8 srcQuality, uint8 analysisDepth, bool signed, bool refused) =
+            ReportCodec.feedbackFields(seatWord >> 192);
+        bool yesNo = ReportCodec.isYesNo(answer);
+        f.agentId = uint192(seatWord);
+        f.correctness = SettlementMath.correctness(answer, confidenceBps, outcome);
         // Resolution Quality = correctness against the final outcome (the proposer's resQuality is not used).
         f.resQuality = f.correctness;
-        f.srcQuality = report.srcQuality;
-        f.analysisDepth = report.analysisDepth;
+        f.srcQuality = srcQuality;
+        f.analysisDepth = analysisDepth;
         f.answered = yesNo;
         // An attested report (not signed by its agent) is the proposer's word: no record, no book entry.
-        f.scored = report.signed && report.answer != IResolutionMarket.Answer.Abstained;
+        f.scored = signed && answer != IResolutionMarket.Answer.Abstained;
         f.writeCorrectness = f.scored;
         f.writeQuality = f.scored && yesNo;
-        f.refused = report.refused;
-    }
-
-    /// @notice {fromReport} of a seat word as `IResolutionMarket.seatWords` returns it (agent id in bits 0-191,
-    ///         the ReportCodec word in bits 192-255).
-    function fromSeatWord(uint256 seatWord, bool outcome) internal pure returns (IMarketReputation.SeatFeedback memory) {
-        return fromReport(uint192(seatWord), ReportCodec.decode(seatWord >> 192), outcome);
+        f.refused = refused;
     }
 }

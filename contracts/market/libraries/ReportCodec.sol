@@ -38,24 +38,23 @@ library ReportCodec {
         pure
         returns (uint64)
     {
-        Report memory rep = Report({
-            answer: r.answer,
-            confidenceBps: r.confidenceBps,
-            resQuality: r.resQuality,
-            srcQuality: r.srcQuality,
-            analysisDepth: r.analysisDepth,
-            refused: false,
-            signed: signed
-        });
-        if (isYesNo(rep.answer)) {
-            if (
-                rep.confidenceBps < 5_000 || rep.confidenceBps > 10_000 || rep.resQuality > MAX_SCORE
-                    || rep.srcQuality > MAX_SCORE || rep.analysisDepth > MAX_SCORE
-            ) revert IResolutionMarket.InvalidReport(index);
-        } else if (uint256(rep.confidenceBps) | rep.resQuality | rep.srcQuality | rep.analysisDepth != 0) {
+        // Packed straight from calldata (no Report in memory): this runs once per seat in every proposal.
+        IResolutionMarket.Answer answer = r.answer;
+        uint256 confidence = r.confidenceBps;
+        uint256 res = r.resQuality;
+        uint256 src = r.srcQuality;
+        uint256 depth = r.analysisDepth;
+        if (isYesNo(answer)) {
+            if (confidence < 5_000 || confidence > 10_000 || res > MAX_SCORE || src > MAX_SCORE || depth > MAX_SCORE) {
+                revert IResolutionMarket.InvalidReport(index);
+            }
+        } else if (confidence | res | src | depth != 0) {
             revert IResolutionMarket.InvalidReport(index);
         }
-        return encode(rep);
+        uint256 word = uint256(answer) | (confidence << CONFIDENCE_SHIFT) | (res << RES_SHIFT) | (src << SRC_SHIFT)
+            | (depth << DEPTH_SHIFT);
+        if (signed) word |= SIGNED;
+        return uint64(word);
     }
 
     /// @notice Packs a report into its stored word.
@@ -79,6 +78,36 @@ library ReportCodec {
         r.signed = word & SIGNED != 0;
     }
 
+    /// @notice The fields of a stored word that the track record keeps (docs/RECORDS.md §3), without decoding the rest.
+    function recordFields(uint256 word)
+        internal
+        pure
+        returns (IResolutionMarket.Answer answer, uint16 confidenceBps, bool signed)
+    {
+        answer = IResolutionMarket.Answer(word & 0xff);
+        confidenceBps = uint16(word >> CONFIDENCE_SHIFT);
+        signed = word & SIGNED != 0;
+    }
+
+    /// @notice The fields of a stored word that its ERC-8004 records need, without decoding into memory.
+    function feedbackFields(uint256 word)
+        internal
+        pure
+        returns (
+            IResolutionMarket.Answer answer,
+            uint16 confidenceBps,
+            uint8 srcQuality,
+            uint8 analysisDepth,
+            bool signed,
+            bool refused
+        )
+    {
+        (answer, confidenceBps, signed) = recordFields(word);
+        srcQuality = uint8(word >> SRC_SHIFT);
+        analysisDepth = uint8(word >> DEPTH_SHIFT);
+        refused = word & REFUSED != 0;
+    }
+
     /// @notice The proposal-facing view of a report (its reply hash and signature are not stored).
     function toWorkerReport(Report memory r) internal pure returns (IResolutionMarket.WorkerReport memory w) {
         w.answer = r.answer;
@@ -91,6 +120,12 @@ library ReportCodec {
     /// @notice Floor mean of the three scores: the value of the `quality` record.
     function quality(Report memory r) internal pure returns (uint8) {
         return uint8((uint256(r.resQuality) + r.srcQuality + r.analysisDepth) / 3);
+    }
+
+    /// @notice Whether a stored word is a signed report other than an abstention: the seats that enter the reputation
+    ///         book and get ERC-8004 records (read without decoding; FeedbackCodec's `scored`).
+    function isScored(uint256 word) internal pure returns (bool) {
+        return word & SIGNED != 0 && uint8(word) != uint8(IResolutionMarket.Answer.Abstained);
     }
 
     /// @notice Whether `answer` is Yes or No.
