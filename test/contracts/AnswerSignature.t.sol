@@ -180,6 +180,87 @@ contract AnswerSignatureTest is MarketFixture {
         assertTrue(_storedSigned(m, 0), "ERC-1271 approval counts");
     }
 
+    /// @dev Binds `walletKey`'s address as seat `seat`'s agent wallet (the registry's EIP-712 AgentWalletSet, signed by
+    ///      the new wallet; the seat's worker owns the agent).
+    function _setWallet(uint256 seat, uint256 walletKey) internal returns (address wallet) {
+        wallet = vm.addr(walletKey);
+        uint256 deadline = block.timestamp + 60;
+        bytes32 structHash = keccak256(
+            abi.encode(
+                keccak256("AgentWalletSet(uint256 agentId,address newWallet,address owner,uint256 deadline)"),
+                ids[seat],
+                wallet,
+                ws[seat],
+                deadline
+            )
+        );
+        bytes32 digest = keccak256(abi.encodePacked(hex"1901", _registryDomain(), structHash));
+        (uint8 v, bytes32 r, bytes32 sig) = vm.sign(walletKey, digest);
+        vm.prank(ws[seat]);
+        IdentityRegistry(address(identity)).setAgentWallet(ids[seat], wallet, deadline, abi.encodePacked(r, sig, v));
+    }
+
+    /// @dev The identity registry's EIP-712 domain separator, from its own `eip712Domain`.
+    function _registryDomain() internal view returns (bytes32) {
+        (, string memory name, string memory version, uint256 chainId, address verifyingContract,,) =
+            IdentityRegistry(address(identity)).eip712Domain();
+        return keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256(bytes(name)),
+                keccak256(bytes(version)),
+                chainId,
+                verifyingContract
+            )
+        );
+    }
+
+    /// @notice One ecrecover serves both candidates: with a wallet bound that is not the owner, the wallet's signature
+    ///         and the owner's both verify, a stranger's does not, and the owner's is stored signed.
+    function testOwnerSignsWhileAnotherWalletIsBound() public {
+        uint256 walletKey = 0x3A11E7;
+        address wallet = _setWallet(0, walletKey);
+        assertEq(identity.getAgentWallet(ids[0]), wallet, "a wallet other than the owner");
+        IResolutionMarket.WorkerReport memory r = _yes(9_000);
+        bytes32 digest = verifier.answerDigest(id, ids[0], YES, 9_000, REPLY);
+        r.signature = _sig(walletKey, digest);
+        assertTrue(verifier.isValid(id, ids[0], r), "the wallet's signature");
+        r.signature = _sig(STRANGER_KEY, digest);
+        assertTrue(!verifier.isValid(id, ids[0], r), "a stranger's signature");
+        r.signature = _sig(_workerKey(0), digest);
+        assertTrue(verifier.isValid(id, ids[0], r), "the owner's signature");
+        _proposeRaw(id, V_YES, _withSeat0(r.signature));
+        _warpPastWindow(market, id);
+        market.finalize(id);
+        assertTrue(_storedSigned(id, 0), "the owner's signature counts while a wallet is bound");
+    }
+
+    /// @notice An attested failed seat has neither a reward nor a record to lose, so finalization does not ask the
+    ///         registry whether its agent made the feedback writer an operator: it is not marked refused, nothing is
+    ///         pending, its stake comes back. A signed failed seat in the same position is refused (records pending).
+    function testAttestedFailureIsNotCheckedForTheWriterOperator() public {
+        for (uint256 i; i < 2; ++i) {
+            vm.prank(ws[i]);
+            IdentityRegistry(address(identity)).setApprovalForAll(address(writer), true);
+        }
+        IResolutionMarket.WorkerReport[] memory r = _withSeat0("");
+        r[0] = IResolutionMarket.WorkerReport(IResolutionMarket.Answer.None, 0, 0, 0, 0, REPLY, ""); // attested
+        r[1] = IResolutionMarket.WorkerReport(IResolutionMarket.Answer.None, 0, 0, 0, 0, REPLY, "");
+        r[1].signature = _sig(_workerKey(1), verifier.answerDigest(id, ids[1], IResolutionMarket.Answer.None, 0, REPLY));
+        _proposeRaw(id, V_YES, r);
+        _warpPastWindow(market, id);
+        uint256 before = market.pendingWithdrawal(ws[0]);
+        market.finalize(id);
+        (uint256[] memory words,,,) = market.seatWords(id, 0, 2);
+        assertEq((words[0] >> (192 + 50)) & 1, 0, "attested failure: not refused");
+        assertEq((words[1] >> (192 + 50)) & 1, 1, "signed failure: refused");
+        (bool c0, bool q0) = writer.pendingFeedback(id, 0);
+        assertTrue(!c0 && !q0, "attested failure: nothing pending");
+        (bool c1,) = writer.pendingFeedback(id, 1);
+        assertTrue(c1, "signed failure: its correctness record is pending");
+        assertEq(market.pendingWithdrawal(ws[0]) - before, STAKE, "attested failure: stake back, no reward");
+    }
+
     // ------------------------------------------------------------------ what reverts
 
     function testStrangerSignatureReverts() public {
