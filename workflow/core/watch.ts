@@ -4,10 +4,14 @@
  *
  * Dispute when
  *   - "fragile": the recomputed vote, under the watcher's own (stricter) coalition rule, finds that a minority
- *     coalition alone decided it (coalition.ts);
+ *     coalition alone decides it (coalition.ts) — whatever was proposed: a yes/no proposal that rests on the
+ *     coalition, and an Invalid proposal left invalid because of it (the proposer's "propose Invalid and flag it
+ *     for dispute": the arbiter's ruling settles the market and enters the record as known truth, which is what
+ *     repairs the estimates after a farm-then-strike);
  *   - "differs": the recomputed verdict is not the proposed one (a resolver that lied, or used another record);
  *   - "against-seats": a yes/no proposal goes against at least `againstShare` of the seats that answered yes/no.
- * An Invalid proposal is disputed only when the recomputed verdict is yes/no ("differs").
+ * Any other Invalid proposal (no quorum, tie, below the threshold) is disputed only when the recomputed verdict
+ * is yes/no ("differs").
  */
 import type { VerdictConfigInput, VerdictDecision } from "./vote.js";
 import type { VerdictKind, WorkerReport } from "./types.js";
@@ -48,7 +52,7 @@ export function watchProposal(
   const against =
     proposed === "invalid" ? 0 : reports.filter((r) => r.answer === (proposed === "yes" ? "no" : "yes")).length;
   const reasons: WatchReason[] = [];
-  if (proposed !== "invalid" && recomputed.reason === "fragile") reasons.push("fragile");
+  if (recomputed.reason === "fragile") reasons.push("fragile");
   if (recomputed.verdict !== proposed && !(recomputed.verdict === "invalid" && recomputed.reason === "fragile"))
     reasons.push("differs");
   if (proposed !== "invalid" && answered > 0 && against >= againstShare * answered) reasons.push("against-seats");
