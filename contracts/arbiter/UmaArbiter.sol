@@ -313,33 +313,48 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
             while (n > 0 && uint8(text[n]) & 0xC0 == 0x80) --n;
         }
         bytes memory out = new bytes(2 + n * 6 + (cut ? 3 : 0));
-        uint256 j;
-        out[j++] = '"';
-        bytes16 digits = "0123456789abcdef";
-        for (uint256 i = 0; i < n; ++i) {
-            bytes1 c = text[i];
-            if (c == '"' || c == "\\") {
-                out[j++] = "\\";
-                out[j++] = c;
-            } else if (uint8(c) < 0x20 || uint8(c) == 0x7f) {
-                out[j++] = "\\";
-                out[j++] = "u";
-                out[j++] = "0";
-                out[j++] = "0";
-                out[j++] = digits[uint8(c) >> 4];
-                out[j++] = digits[uint8(c) & 0x0f];
-            } else {
-                out[j++] = c;
-            }
-        }
-        if (cut) {
-            out[j++] = ".";
-            out[j++] = ".";
-            out[j++] = ".";
-        }
-        out[j++] = '"';
+        // One pass of single-byte stores: a 1,024-byte question of control bytes must quote well inside the 2M gas
+        // an escalation hands over (checked indexing cost ~1.4M gas there).
         assembly ("memory-safe") {
-            mstore(out, j)
+            let src := add(text, 32)
+            let dst := add(out, 32)
+            mstore8(dst, 0x22)
+            dst := add(dst, 1)
+            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
+                let c := byte(0, mload(add(src, i)))
+                switch or(eq(c, 0x22), eq(c, 0x5c))
+                case 1 {
+                    mstore8(dst, 0x5c)
+                    mstore8(add(dst, 1), c)
+                    dst := add(dst, 2)
+                }
+                default {
+                    switch or(lt(c, 0x20), eq(c, 0x7f))
+                    case 1 {
+                        // \u00XX
+                        mstore8(dst, 0x5c)
+                        mstore8(add(dst, 1), 0x75)
+                        mstore8(add(dst, 2), 0x30)
+                        mstore8(add(dst, 3), 0x30)
+                        mstore8(add(dst, 4), byte(shr(4, c), "0123456789abcdef"))
+                        mstore8(add(dst, 5), byte(and(c, 15), "0123456789abcdef"))
+                        dst := add(dst, 6)
+                    }
+                    default {
+                        mstore8(dst, c)
+                        dst := add(dst, 1)
+                    }
+                }
+            }
+            if cut {
+                mstore8(dst, 0x2e)
+                mstore8(add(dst, 1), 0x2e)
+                mstore8(add(dst, 2), 0x2e)
+                dst := add(dst, 3)
+            }
+            mstore8(dst, 0x22)
+            dst := add(dst, 1)
+            mstore(out, sub(dst, add(out, 32)))
         }
         return string(out);
     }

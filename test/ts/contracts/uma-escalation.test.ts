@@ -33,7 +33,7 @@ const AWAITING_BOND = 4; // UmaArbiter.CaseStatus.AwaitingBond
 const RULED = 3;
 
 /** A silent committee judges the market, an UmaArbiter is the fallback; a wrong NO is proposed and disputed (YES). */
-async function escalationSetup(approveDisputer: boolean) {
+async function escalationSetup(approveDisputer: boolean, question?: string) {
   const s = await startStack();
   const deployer = await s.ctx("deployer");
   const uma = await deployUmaStack(deployer, { finalFee: FINAL_FEE });
@@ -43,7 +43,7 @@ async function escalationSetup(approveDisputer: boolean) {
   await s.wait(await s.governance.write.queueFallbackArbiter([fallback.address]));
   for (const who of ["disputer", "resolver", "yesBettor"] as const)
     await mintCurrency(deployer, uma, s.addr(who), 1_000n * E18);
-  const { marketId } = await s.openMarket(committee.address);
+  const { marketId } = await s.openMarket(committee.address, question);
   expect(await s.market.read.fallbackArbiterOf([marketId])).toBe(fallback.address);
   await s.proposeWrong(marketId);
   const disputerCtx = await s.ctx("disputer");
@@ -125,5 +125,13 @@ describe("an UmaArbiter fallback on UMA's OOv3 (real contracts)", () => {
     await settleAssertion(deployer, uma, await fallback.read.assertionIdOf([s.market.address, marketId]));
     expect((await s.market.read.getMarket([marketId])).outcome).toBe(true);
     expect(await currencyBalance(deployer, uma, s.addr("disputer"))).toBe(1_000n * E18);
+  });
+
+  it("the longest claim (a 1,024-byte question of control bytes, each quoted as \\u00XX) still asserts within the hand-off's gas", async () => {
+    const { s, fallback, marketId, handOff } = await escalationSetup(true, "\u0001".repeat(1024));
+    const [asserted] = parseEventLogs({ abi: fallback.abi, logs: handOff.logs, eventName: "ClaimAsserted" });
+    expect(asserted?.args.claim.length).toBeGreaterThan(2 * 6 * 1024);
+    expect((await fallback.read.getCase([s.market.address, marketId])).status).toBe(1); // Asserted
+    if (process.env.GAS_REPORT) console.log(`expireDispute hand-off, longest claim: ${handOff.gasUsed} gas`);
   });
 });
