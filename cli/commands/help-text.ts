@@ -20,7 +20,9 @@ export const HELP_TEXT = {
   "inspect owed":
     "What an address can collect now: the market's pending withdrawal (`market withdraw`) and claimable bets (`bet claim <id>`).",
   "market-lifecycle dispute":
-    "Dispute a proposal during its window: posts the market's bond and escalates to its arbiter with your claimed verdict. An arbiter with its own ERC-20 bond (an UmaArbiter) is approved for exactly that bond first.",
+    "Dispute a proposal during its window: posts the market's bond and escalates to its arbiter with your claimed verdict. An arbiter with its own ERC-20 bond (an UmaArbiter) is approved for exactly that bond first; so is an UmaArbiter fallback, which pulls it if the arbiter stays silent 30 days.",
+  "market-lifecycle expire":
+    "After the arbiter's 30 days of silence (anyone): hand a disputed market to its fallback arbiter, or end it Invalid with each bond back when there is none, it refuses or it was silent too. On a claim an UmaArbiter fallback holds awaiting its UMA bond: --fund posts that bond from your key (approved first; you become the asserter); after the funding window this rules the claim abandoned (the proposal stands). With --fund before the hand-off, UMA's bond is approved first.",
   "market-lifecycle vote":
     "As a member of the market's CommitteeArbiter: vote the verdict of a disputed market. At the committee's threshold the market is finalized with it.",
   "market-lifecycle finalize":

@@ -8,6 +8,8 @@ import { formatEther, getAddress, type Address } from "viem";
 import { marketGovernanceAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { committeeVote } from "../../workflow/chain/committee.js";
+import type { BondApproval } from "../../workflow/chain/dispute-bond.js";
+import { settleSilentDispute, type UmaCaseView } from "../../workflow/chain/escalation.js";
 import { ChainError } from "../../workflow/chain/errors.js";
 import { CliError } from "../shared/errors.js";
 import { readContractLogs } from "../../workflow/chain/logs.js";
@@ -68,8 +70,72 @@ function disputeCmd(runtime: () => Runtime): Command {
                 },
               }
             : {}),
+          ...(r.fallbackBond !== undefined
+            ? {
+                fallbackBond: {
+                  arbiter: r.fallbackBond.arbiter,
+                  currency: r.fallbackBond.bond.currency,
+                  amount: r.fallbackBond.bond.amount,
+                  balance: r.fallbackBond.balance,
+                  approveTxHash: r.fallbackBond.txHash ?? null,
+                },
+              }
+            : {}),
         },
-        `disputed market ${marketId}: proposal ${VERDICT_TEXT[r.proposed]}, your claim ${VERDICT_TEXT[opts.claim]}, bond ${formatEther(r.bond)} ETH${r.arbiterBond !== undefined ? ` + the arbiter's ${r.arbiterBond.bond.amount} of token ${r.arbiterBond.bond.currency}${r.arbiterBond.txHash !== undefined ? " (approved)" : ""}` : ""}; the arbiter ${r.arbiter} decides\n  tx ${r.txHash}`,
+        `disputed market ${marketId}: proposal ${VERDICT_TEXT[r.proposed]}, your claim ${VERDICT_TEXT[opts.claim]}, bond ${formatEther(r.bond)} ETH${r.arbiterBond !== undefined ? ` + the arbiter's ${r.arbiterBond.bond.amount} of token ${r.arbiterBond.bond.currency}${r.arbiterBond.txHash !== undefined ? " (approved)" : ""}` : ""}; the arbiter ${r.arbiter} decides${fallbackLine(marketId, r.fallbackBond)}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
+/** What the dispute means for an UmaArbiter fallback's bond: approved, and whether the key holds it. */
+function fallbackLine(marketId: bigint, a: BondApproval | undefined): string {
+  if (a === undefined) return "";
+  const what = `${a.bond.amount} of token ${a.bond.currency}`;
+  const head = `\n  if it stays silent 30 days, the fallback UmaArbiter ${a.arbiter} pulls ${what} from you (${a.txHash !== undefined ? "approved" : "already approved"})`;
+  return a.balance >= a.bond.amount
+    ? head
+    : `${head}; you hold ${a.balance}: top up before then, or anyone (you included) funds it with \`cresolver market expire ${marketId} --fund\` within the fallback's funding window, else the proposal stands`;
+}
+
+function expireCmd(runtime: () => Runtime): Command {
+  return new Command("expire")
+    .description(HELP_TEXT["market-lifecycle expire"])
+    .argument("<marketId>", "the market")
+    .option("--fund", "post an UmaArbiter fallback's UMA bond from this key (approved first)")
+    .action(async (marketIdArg: string, opts: { fund?: boolean }) => {
+      const rt = runtime();
+      const marketId = parseUint(marketIdArg, "marketId");
+      const { market, ctx } = await rt.marketSigner();
+      const r = await settleSilentDispute(ctx, market, marketId, { fund: opts.fund === true });
+      const s = r.step;
+      const claimLine = (c: UmaCaseView | undefined) =>
+        c === undefined
+          ? ""
+          : c.status === "awaiting-bond"
+            ? `; its UMA claim awaits its bond (${c.umaBond} of the arbiter's currency) until ${iso(c.fundingEndsAt)}: fund it with \`cresolver market expire ${marketId} --fund\`, else the proposal stands`
+            : `; UMA claim asserted by ${c.asserter} (assertion ${c.assertionId})`;
+      const text =
+        s.kind === "escalated"
+          ? `market ${marketId}: the silent arbiter's case went to the fallback arbiter ${s.fallback}${claimLine(s.claim)}`
+          : s.kind === "expired"
+            ? `market ${marketId}: dispute expired, market ${r.status}: each bond back (withdraw to collect)`
+            : s.kind === "funded"
+              ? `market ${marketId}: funded the escalated UMA claim (assertion ${s.assertionId}); you are its asserter`
+              : `market ${marketId}: nobody funded the escalated UMA claim: the proposal stands, market ${r.status}`;
+      rt.emit(
+        {
+          marketId,
+          step: s.kind,
+          status: r.status,
+          txHash: r.txHash,
+          ...(s.kind === "escalated" ? { fallback: s.fallback, claim: s.claim ?? null, funded: s.funded ?? null } : {}),
+          ...(s.kind === "funded" ? { arbiter: s.arbiter, assertionId: s.assertionId } : {}),
+          ...(s.kind === "abandoned" ? { arbiter: s.arbiter } : {}),
+          ...(r.approval !== undefined
+            ? { umaBond: { amount: r.approval.bond.amount, approveTxHash: r.approval.txHash ?? null } }
+            : {}),
+        },
+        `${text}\n  tx ${r.txHash}`,
       );
     });
 }
@@ -269,6 +335,7 @@ export function lifecycleCommands(runtime: () => Runtime): Command[] {
   return [
     showCmd(runtime),
     disputeCmd(runtime),
+    expireCmd(runtime),
     voteCmd(runtime),
     finalizeCmd(runtime),
     cancelCmd(runtime),

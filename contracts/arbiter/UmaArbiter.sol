@@ -26,6 +26,9 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
     /// @notice Longest liveness: liveness plus a DVM vote (a few days) must end well before the market's
     ///         30-day arbitration timeout.
     uint64 public constant MAX_LIVENESS = 7 days;
+    /// @notice How long an escalated claim whose bond the disputer did not post can be funded by anyone. Funding,
+    ///         liveness (at most 7 days) and a DVM vote (a few days) fit in the fallback's 30-day timeout.
+    uint64 public constant FUNDING_WINDOW = 7 days;
     /// @notice Longest quoted field (question or bundle URI) in a claim, in bytes before escaping.
     uint256 public constant MAX_QUOTED_BYTES = 1024;
 
@@ -74,7 +77,11 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
     // ------------------------------------------------------------------------------------------------
 
     /// @inheritdoc IArbiter
-    /// @dev The disputer must have approved `disputeBond()` of `currency` to this contract.
+    /// @dev The disputer must have approved `disputeBond()` of `currency` to this contract. As the market's own
+    ///      arbiter a bond that cannot be pulled refuses the case (the dispute reverts: nothing is at stake yet). As
+    ///      its fallback (an escalation: the market's arbiter is still the silent one while it hands over) the case
+    ///      is accepted and awaits its bond, so a disputer cannot turn the escalation into an Invalid ending with
+    ///      both bonds back by revoking its approval.
     function onDispute(
         uint256 marketId,
         IResolutionMarket.Verdict proposed,
@@ -89,21 +96,49 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
         Case storage c = _cases[market][marketId];
         if (c.status != CaseStatus.None) revert CaseAlreadyOpened(market, marketId);
         uint256 amount = disputeBond();
-        c.status = CaseStatus.Asserted;
         c.proposed = proposed;
         c.claimed = claimed;
         c.disputer = disputer;
-        c.umaBond = amount;
+        if (_isHandOff(market, marketId)) {
+            if (!currency.trySafeTransferFrom(disputer, address(this), amount)) {
+                uint64 endsAt = uint64(block.timestamp) + FUNDING_WINDOW;
+                c.status = CaseStatus.AwaitingBond;
+                c.fundingEndsAt = endsAt;
+                c.umaBond = amount;
+                emit ClaimAwaitingBond(market, marketId, disputer, amount, endsAt);
+                return;
+            }
+        } else {
+            currency.safeTransferFrom(disputer, address(this), amount);
+        }
+        _assert(market, marketId, c, disputer, amount, bundleHash, bundleURI);
+    }
 
-        bytes memory claim = claimText(market, marketId, proposed, claimed, bundleHash, bundleURI);
-        currency.safeTransferFrom(disputer, address(this), amount);
-        currency.forceApprove(address(oracle), amount);
-        bytes32 assertionId = oracle.assertTruth(
-            claim, disputer, address(this), address(0), liveness, currency, amount, identifier, bytes32(0)
-        );
-        c.assertionId = assertionId;
-        _byAssertion[assertionId] = CaseKey(market, marketId);
-        emit ClaimAsserted(market, marketId, assertionId, disputer, amount, uint64(block.timestamp) + liveness, claim);
+    /// @inheritdoc IUmaArbiter
+    /// @dev The claim is the one the disputer made (verdicts stored at the hand-off, bundle read from the market):
+    ///      a funder can only back it, never change it.
+    function fundAssertion(address market, uint256 marketId) external {
+        Case storage c = _cases[market][marketId];
+        if (c.status != CaseStatus.AwaitingBond) revert WrongCaseStatus(market, marketId, c.status);
+        if (block.timestamp >= c.fundingEndsAt) revert FundingWindowOver(market, marketId, c.fundingEndsAt);
+        c.status = CaseStatus.Asserted; // before the pull: funded once
+        uint256 amount = disputeBond();
+        IResolutionMarket.Proposal memory p = IResolutionMarket(market).getProposal(marketId);
+        currency.safeTransferFrom(msg.sender, address(this), amount);
+        _assert(market, marketId, c, msg.sender, amount, p.bundleHash, p.bundleURI);
+    }
+
+    /// @inheritdoc IUmaArbiter
+    function ruleAbandoned(address market, uint256 marketId) external {
+        Case storage c = _cases[market][marketId];
+        if (c.status != CaseStatus.AwaitingBond) revert WrongCaseStatus(market, marketId, c.status);
+        if (block.timestamp < c.fundingEndsAt) revert FundingWindowOpen(market, marketId, c.fundingEndsAt);
+        IResolutionMarket.Verdict ruling = c.proposed;
+        c.status = CaseStatus.Ruled;
+        c.ruling = ruling;
+        emit ClaimAbandoned(market, marketId, ruling);
+        emit RulingDelivered(market, marketId, ruling);
+        IResolutionMarket(market).resolveDispute(marketId, ruling);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -186,7 +221,7 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
         IResolutionMarket.Verdict proposed,
         IResolutionMarket.Verdict claimed,
         bytes32 bundleHash,
-        string calldata bundleURI
+        string memory bundleURI
     ) public view returns (bytes memory) {
         string memory question;
         try IResolutionMarket(market).getMarket(marketId) returns (IResolutionMarket.MarketInfo memory info) {
@@ -228,6 +263,37 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
     // Internal
     // ------------------------------------------------------------------------------------------------
 
+    /// @dev Asserts the case's claim on OOv3 with `asserter` as asserter; `amount` of `currency` is already here.
+    function _assert(
+        address market,
+        uint256 marketId,
+        Case storage c,
+        address asserter,
+        uint256 amount,
+        bytes32 bundleHash,
+        string memory bundleURI
+    ) private {
+        c.status = CaseStatus.Asserted;
+        c.asserter = asserter;
+        c.umaBond = amount;
+        bytes memory claim = claimText(market, marketId, c.proposed, c.claimed, bundleHash, bundleURI);
+        currency.forceApprove(address(oracle), amount);
+        bytes32 assertionId = oracle.assertTruth(
+            claim, asserter, address(this), address(0), liveness, currency, amount, identifier, bytes32(0)
+        );
+        c.assertionId = assertionId;
+        _byAssertion[assertionId] = CaseKey(market, marketId);
+        emit ClaimAsserted(market, marketId, assertionId, asserter, amount, uint64(block.timestamp) + liveness, claim);
+    }
+
+    /// @dev True when `market` is handing a dispute over to this arbiter as its fallback: during the hand-off the
+    ///      market's config still names the silent first arbiter, and this one is the market's fallback.
+    function _isHandOff(address market, uint256 marketId) private view returns (bool) {
+        IResolutionMarket m = IResolutionMarket(market);
+        return address(m.getMarketConfig(marketId).arbiter) != address(this)
+            && address(m.fallbackArbiterOf(marketId)) == address(this);
+    }
+
     function _caseFromOracle(bytes32 assertionId) private view returns (address market, uint256 marketId, Case storage c) {
         if (msg.sender != address(oracle)) revert NotOracle(msg.sender);
         CaseKey storage k = _byAssertion[assertionId];
@@ -247,33 +313,48 @@ contract UmaArbiter is IUmaArbiter, ArbiterMarkets {
             while (n > 0 && uint8(text[n]) & 0xC0 == 0x80) --n;
         }
         bytes memory out = new bytes(2 + n * 6 + (cut ? 3 : 0));
-        uint256 j;
-        out[j++] = '"';
-        bytes16 digits = "0123456789abcdef";
-        for (uint256 i = 0; i < n; ++i) {
-            bytes1 c = text[i];
-            if (c == '"' || c == "\\") {
-                out[j++] = "\\";
-                out[j++] = c;
-            } else if (uint8(c) < 0x20 || uint8(c) == 0x7f) {
-                out[j++] = "\\";
-                out[j++] = "u";
-                out[j++] = "0";
-                out[j++] = "0";
-                out[j++] = digits[uint8(c) >> 4];
-                out[j++] = digits[uint8(c) & 0x0f];
-            } else {
-                out[j++] = c;
-            }
-        }
-        if (cut) {
-            out[j++] = ".";
-            out[j++] = ".";
-            out[j++] = ".";
-        }
-        out[j++] = '"';
+        // One pass of single-byte stores: a 1,024-byte question of control bytes must quote well inside the 2M gas
+        // an escalation hands over (checked indexing cost ~1.4M gas there).
         assembly ("memory-safe") {
-            mstore(out, j)
+            let src := add(text, 32)
+            let dst := add(out, 32)
+            mstore8(dst, 0x22)
+            dst := add(dst, 1)
+            for { let i := 0 } lt(i, n) { i := add(i, 1) } {
+                let c := byte(0, mload(add(src, i)))
+                switch or(eq(c, 0x22), eq(c, 0x5c))
+                case 1 {
+                    mstore8(dst, 0x5c)
+                    mstore8(add(dst, 1), c)
+                    dst := add(dst, 2)
+                }
+                default {
+                    switch or(lt(c, 0x20), eq(c, 0x7f))
+                    case 1 {
+                        // \u00XX
+                        mstore8(dst, 0x5c)
+                        mstore8(add(dst, 1), 0x75)
+                        mstore8(add(dst, 2), 0x30)
+                        mstore8(add(dst, 3), 0x30)
+                        mstore8(add(dst, 4), byte(shr(4, c), "0123456789abcdef"))
+                        mstore8(add(dst, 5), byte(and(c, 15), "0123456789abcdef"))
+                        dst := add(dst, 6)
+                    }
+                    default {
+                        mstore8(dst, c)
+                        dst := add(dst, 1)
+                    }
+                }
+            }
+            if cut {
+                mstore8(dst, 0x2e)
+                mstore8(add(dst, 1), 0x2e)
+                mstore8(add(dst, 2), 0x2e)
+                dst := add(dst, 3)
+            }
+            mstore8(dst, 0x22)
+            dst := add(dst, 1)
+            mstore(out, sub(dst, add(out, 32)))
         }
         return string(out);
     }

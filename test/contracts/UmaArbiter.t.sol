@@ -225,6 +225,46 @@ contract UmaArbiterTest is TestBase {
         assertTrue(_contains(string(capped), 'xxx..."'), "cut marked");
     }
 
+    /// @dev The one-pass (assembly) quoting matches the plain reference below on any bytes, cut included.
+    function testFuzzQuotedQuestionMatchesTheReference(bytes memory q, uint8 pad) public {
+        if (pad > 200) {
+            // Reach the cut: repeat the input past MAX_QUOTED_BYTES (cut at a UTF-8 boundary).
+            bytes memory longer = new bytes(1024 + pad);
+            for (uint256 i = 0; i < longer.length; ++i) longer[i] = q.length == 0 ? bytes1(0xC3) : q[i % q.length];
+            q = longer;
+        }
+        market.setQuestion(9, string(q));
+        bytes memory claim =
+            arbiter.claimText(address(market), 9, IResolutionMarket.Verdict.No, IResolutionMarket.Verdict.Yes, HASH, "");
+        bytes memory tail = bytes(string.concat("quoted): ", _refQuoted(q), "."));
+        assertTrue(claim.length >= tail.length, "long enough");
+        for (uint256 i = 0; i < tail.length; ++i) {
+            assertTrue(claim[claim.length - tail.length + i] == tail[i], "quoted as the reference does");
+        }
+    }
+
+    /// @dev The reference: the plain Solidity quoting the arbiter used before its one-pass version.
+    function _refQuoted(bytes memory text) private pure returns (string memory) {
+        uint256 n = text.length;
+        bool cut = n > 1024;
+        if (cut) {
+            n = 1024;
+            while (n > 0 && uint8(text[n]) & 0xC0 == 0x80) --n;
+        }
+        bytes memory out;
+        bytes16 digits = "0123456789abcdef";
+        for (uint256 i = 0; i < n; ++i) {
+            bytes1 c = text[i];
+            if (c == '"' || c == "\\") out = bytes.concat(out, "\\", c);
+            else if (uint8(c) < 0x20 || uint8(c) == 0x7f) {
+                out = bytes.concat(out, "\\u00", digits[uint8(c) >> 4], digits[uint8(c) & 0x0f]);
+            } else {
+                out = bytes.concat(out, c);
+            }
+        }
+        return string(bytes.concat('"', out, cut ? bytes("...") : bytes(""), '"'));
+    }
+
     function _startsWith(string memory s, string memory prefix) private pure returns (bool) {
         bytes memory a = bytes(s);
         bytes memory b = bytes(prefix);

@@ -50,16 +50,25 @@ export async function arbiterBondOf(ctx: ChainContext, arbiter: Address): Promis
 }
 
 export interface BondApproval {
+  /** The arbiter allowed to pull the bond. */
+  arbiter: Address;
   bond: ArbiterBond;
   /** The approval transaction, absent when the allowance already covered the bond. */
   txHash?: Hex;
+  /** The wallet's balance of `bond.currency` when approved. */
+  balance: bigint;
 }
 
 /**
- * Makes sure `arbiter` may pull its dispute bond from the wallet: checks the balance (precondition error when short)
- * and approves exactly the bond when the allowance is lower. Returns undefined for an arbiter that takes no bond.
+ * Makes sure `arbiter` may pull its dispute bond from the wallet: checks the balance (precondition error when short,
+ * unless `allowShortBalance`: a fallback arbiter pulls only if the first one stays silent, and anyone may fund it
+ * then) and approves exactly the bond when the allowance is lower. Returns undefined for an arbiter that takes no bond.
  */
-export async function approveArbiterBond(ctx: ChainContext, arbiter: Address): Promise<BondApproval | undefined> {
+export async function approveArbiterBond(
+  ctx: ChainContext,
+  arbiter: Address,
+  options: { allowShortBalance?: boolean } = {},
+): Promise<BondApproval | undefined> {
   const { account } = requireWallet(ctx);
   const bond = await arbiterBondOf(ctx, arbiter);
   if (bond === undefined || bond.amount === 0n) return undefined;
@@ -75,7 +84,7 @@ export async function approveArbiterBond(ctx: ChainContext, arbiter: Address): P
     () => ctx.publicClient.readContract({ ...token, functionName: "balanceOf", args: [account.address] }),
     "ERC20.balanceOf",
   );
-  if (balance < bond.amount)
+  if (balance < bond.amount && options.allowShortBalance !== true)
     throw new ChainError(
       "precondition",
       `the arbiter ${getAddress(arbiter)} pulls a dispute bond of ${bond.amount} of token ${bond.currency}; ${account.address} holds ${balance}`,
@@ -89,7 +98,7 @@ export async function approveArbiterBond(ctx: ChainContext, arbiter: Address): P
       }),
     "ERC20.allowance",
   );
-  if (allowance >= bond.amount) return { bond };
+  if (allowance >= bond.amount) return { arbiter: getAddress(arbiter), bond, balance };
   const sent = await sendContractTx(ctx, {
     address: bond.currency,
     abi: erc20Abi,
@@ -97,5 +106,5 @@ export async function approveArbiterBond(ctx: ChainContext, arbiter: Address): P
     args: [getAddress(arbiter), bond.amount],
     label: "ERC20.approve (arbiter's dispute bond)",
   });
-  return { bond, txHash: sent.hash };
+  return { arbiter: getAddress(arbiter), bond, txHash: sent.hash, balance };
 }

@@ -6,7 +6,7 @@
  * ISO times through the one send path, send.ts), caps gas at min(2^24, block gas limit) and returns what the
  * receipt's events say.
  */
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { getAddress, parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
 import { marketReputationAbi, resolutionMarketAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { approveArbiterBond, marketDisputeBond, type BondApproval } from "./dispute-bond.js";
@@ -68,7 +68,7 @@ const iso = (seconds: unknown) =>
   typeof seconds === "bigint" || typeof seconds === "number" ? new Date(Number(seconds) * 1000).toISOString() : "?";
 
 /** The market's time-window reverts in words ("the dispute window is open until 2026-…"), for every write here. */
-const WINDOW_REVERTS: RevertExplanations = {
+export const WINDOW_REVERTS: RevertExplanations = {
   DisputeWindowOpen: (a) => `the dispute window is open until ${iso(a.endsAt)}: finalize after it`,
   DisputeWindowOver: (a) => `the dispute window ended at ${iso(a.endedAt)}: the proposal can no longer be disputed`,
   GracePeriodNotOver: (a) => `the grace period runs until ${iso(a.endsAt)}: cancellation can be requested after it`,
@@ -155,6 +155,7 @@ export async function dispute(
   arbiter: Address;
   proposed: VerdictKind;
   arbiterBond?: BondApproval;
+  fallbackBond?: BondApproval;
 }> {
   requireWallet(ctx);
   await requireStatus(ctx, market, marketId, ["Proposed"], "only a proposal in its dispute window can be disputed");
@@ -168,6 +169,13 @@ export async function dispute(
   const config = await getMarketConfig(ctx, market, marketId);
   // An UmaArbiter pulls UMA's ERC-20 bond inside `dispute`: approve it first (dispute-bond.ts).
   const arbiterBond = await approveArbiterBond(ctx, config.arbiter);
+  // An UmaArbiter fallback pulls its bond from the disputer when the arbiter stays silent 30 days: approve it now
+  // (a short balance is reported, not refused: anyone may fund the escalated claim then).
+  const fallback = await readMarket(ctx, market, "fallbackArbiterOf", [marketId]);
+  const fallbackBond =
+    fallback !== zeroAddress && getAddress(fallback) !== getAddress(config.arbiter)
+      ? await approveArbiterBond(ctx, fallback, { allowShortBalance: true })
+      : undefined;
   // The disputer's bond covers 10 % of the pool and stakes on top of the market's bond (the proposer's).
   const bond = await marketDisputeBond(ctx, market, marketId);
   const sent = await sendMarketTx(ctx, market, {
@@ -182,6 +190,7 @@ export async function dispute(
     arbiter: config.arbiter,
     proposed: proposal.verdict,
     ...(arbiterBond !== undefined ? { arbiterBond } : {}),
+    ...(fallbackBond !== undefined ? { fallbackBond } : {}),
   };
 }
 

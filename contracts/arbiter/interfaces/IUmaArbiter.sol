@@ -12,6 +12,9 @@ import {IArbiterMarkets} from "./IArbiterMarkets.sol";
 ///         disputer as asserter and UMA's bond pulled from the disputer. If nobody counters it within the
 ///         liveness the claim stands; if someone (the proposer's side) disputes it on OOv3, UMA's DVM votes.
 ///         OOv3's settlement callback rules: claim true -> the disputer's verdict, false -> the proposal's.
+///         As a market's fallback arbiter (an escalation), a bond that cannot be pulled does not refuse the case:
+///         the claim awaits its bond for `FUNDING_WINDOW`; anyone may fund it (`fundAssertion`, becoming the
+///         asserter), and if nobody does, anyone delivers "the proposal stands" (`ruleAbandoned`).
 interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackRecipient {
     enum CaseStatus {
         None,
@@ -20,7 +23,10 @@ interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackR
         /// OOv3 settled but the market refused the ruling (e.g. OOG or a market-side revert); `retryRuling` sends it.
         RulingPending,
         /// The market accepted the ruling.
-        Ruled
+        Ruled,
+        /// An escalated case whose UMA bond the disputer did not post: anyone may fund the claim until
+        /// `fundingEndsAt` (`fundAssertion`); after it, `ruleAbandoned` rules for the proposal.
+        AwaitingBond
     }
 
     struct Case {
@@ -34,20 +40,32 @@ interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackR
         /// OOv3's answer once settled.
         bool assertedTruthfully;
         address disputer;
+        /// Who posted UMA's bond and gets it back if the claim stands: the disputer, or whoever funded the claim.
+        address asserter;
+        /// End of the funding window of an `AwaitingBond` case (0 when the bond was pulled at once).
+        uint64 fundingEndsAt;
         uint256 umaBond;
         bytes32 assertionId;
     }
 
-    /// @notice The disputer's claim is on OOv3; `claim` is the exact text UMA's voters read.
+    /// @notice The disputer's claim is on OOv3; `claim` is the exact text UMA's voters read; `asserter` posted UMA's
+    ///         bond (the disputer, or whoever funded an escalated claim).
     event ClaimAsserted(
         address indexed market,
         uint256 indexed marketId,
         bytes32 indexed assertionId,
-        address disputer,
+        address asserter,
         uint256 umaBond,
         uint64 expiresAt,
         bytes claim
     );
+    /// @notice An escalated case whose UMA bond could not be pulled from `disputer`: the claim waits for anyone to
+    ///         fund `umaBond` of `currency` until `fundingEndsAt`.
+    event ClaimAwaitingBond(
+        address indexed market, uint256 indexed marketId, address disputer, uint256 umaBond, uint64 fundingEndsAt
+    );
+    /// @notice Nobody funded an escalated claim in its window: the disputer abandoned it, the proposal stands.
+    event ClaimAbandoned(address indexed market, uint256 indexed marketId, IResolutionMarket.Verdict ruling);
     /// @notice The assertion was countered on OOv3: UMA's DVM decides.
     event AssertionEscalated(address indexed market, uint256 indexed marketId, bytes32 indexed assertionId);
     /// @notice OOv3 settled the assertion; `ruling` is what the market is told.
@@ -73,9 +91,23 @@ interface IUmaArbiter is IArbiter, IArbiterMarkets, IOptimisticOracleV3CallbackR
     error WrongCaseStatus(address market, uint256 marketId, CaseStatus status);
     /// @notice The settlement gave the market call too little gas; settle again with more.
     error RulingOutOfGas(address market, uint256 marketId);
+    /// @notice The escalated claim's funding window ended at `endedAt`: it can no longer be funded (`ruleAbandoned`).
+    error FundingWindowOver(address market, uint256 marketId, uint64 endedAt);
+    /// @notice The escalated claim can still be funded until `endsAt`: it is not abandoned yet.
+    error FundingWindowOpen(address market, uint256 marketId, uint64 endsAt);
 
     /// @notice Sends a ruling the market refused at settlement time again (anyone; reverts with the market's error).
     function retryRuling(address market, uint256 marketId) external;
+
+    /// @notice Funds an escalated claim awaiting its bond (anyone, within its funding window): pulls `disputeBond()`
+    ///         of `currency` from the caller, who becomes the asserter (UMA returns the bond to it if the claim
+    ///         stands), and asserts the disputer's claim on OOv3.
+    function fundAssertion(address market, uint256 marketId) external;
+
+    /// @notice After an escalated claim's funding window, nobody having funded it (anyone): rules the proposal's
+    ///         verdict (the disputer abandoned its claim and loses its dispute bond). Reverts with the market's error
+    ///         if the market refuses.
+    function ruleAbandoned(address market, uint256 marketId) external;
 
     /// @notice The UMA bond a disputer must approve to this contract before `dispute`: max(configured, OOv3 minimum).
     function disputeBond() external view returns (uint256);
