@@ -15,13 +15,14 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect } from "vitest";
-import { keccak256, toHex, type Address, type Hex } from "viem";
+import { getAddress, keccak256, toHex, type Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { AnswerEngine, Finding } from "../../../agents/kit/answer-engine.js";
 import { colludedHistory } from "../../../cre/test/history.js";
 import { run as runCli } from "../../../cli/program.js";
-import { resolutionMarketAbi } from "../../../workflow/chain/abis.js";
+import { identityRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect, type ChainContext } from "../../../workflow/chain/clients.js";
 import { finalize } from "../../../workflow/chain/lifecycle.js";
 import { answerTypedData } from "../../../workflow/core/answer-signature.js";
@@ -34,6 +35,7 @@ import { getJson, waitFor } from "../../helpers/daemon/chain.js";
 import { hardhatKey, startPanelChain, type PanelChain, type PanelWorker } from "../../helpers/daemon/panel.js";
 
 const CRE = "../../../cre/test/";
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 type SdkTest = (title: string, fn: () => Promise<void>) => void;
 const { test: sdkTest } = (await import(/* @vite-ignore */ "@chainlink/cre-sdk/test")) as unknown as { test: SdkTest };
 type Lookup = (target: Hex, data: Hex) => { success: boolean; returnData: Hex };
@@ -58,6 +60,7 @@ interface Run {
 interface BundleDecision {
   decision: { verdict: string; posterior: number };
   estimates: { history: { markets: number }; agents: unknown[] };
+  workers: { signature?: { status: string; signer?: string } }[];
 }
 
 const HISTORY = 30;
@@ -84,6 +87,20 @@ function fixed(determination: boolean, confidence: number, tag: string): AnswerE
       return challenges.map(() => `I keep ${f.determination ? "YES" : "NO"}: the release table supports it.`);
     },
   };
+}
+
+/** Deploys a compiled contract from `artifacts/` (a test fixture: not in the generated ABIs). */
+async function deployArtifact(ctx: ChainContext, path: string, args: readonly unknown[]): Promise<Address> {
+  const { abi, bytecode } = JSON.parse(readFileSync(join(REPO, "artifacts", path), "utf8")) as {
+    abi: Abi;
+    bytecode: Hex;
+  };
+  const { walletClient, account } = ctx;
+  if (walletClient === undefined || account === undefined) throw new Error("deploying needs a key");
+  const hash = await walletClient.deployContract({ abi, bytecode, args, account, chain: walletClient.chain });
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash });
+  if (receipt.contractAddress == null) throw new Error(`${path} was not deployed`);
+  return receipt.contractAddress;
 }
 
 let chain: PanelChain;
@@ -173,7 +190,30 @@ afterAll(async () => {
 sdkTest(
   "a market with 30 finalized markets behind it: `cresolver resolve`, `cresolver daemon --don-mode` and the CRE handler give the same verdict and posterior; the daemon's proposal and the DON's report carry the same bundle hash",
   async () => {
-    const marketId = await chain.openMarket(QUESTION, workers);
+    // An 8th seat whose agent is owned by a real ERC-1271 wallet contract (SignerWallet1271, approving its signer
+    // key's ECDSA signatures): its relayed answer recovers to neither wallet nor owner, so the DON asks the contract.
+    const ownerKey = hardhatKey(8);
+    const signerKey = privateKeyToAccount(ownerKey).address;
+    const contractAgent = await startAgent({
+      protocol: "cresolver",
+      engine: fixed(true, 0.7, "h7"),
+      signingKey: ownerKey,
+    });
+    const w8 = await chain.registerAgent(8);
+    await w8.setEndpoint(contractAgent.url, "cresolver");
+    const marketId = await chain.openMarket(QUESTION, [...workers, w8]);
+    const holder = await connect({ rpcUrl: chain.rpcUrl, privateKey: ownerKey });
+    const wallet1271 = await deployArtifact(
+      holder,
+      "test/contracts/identity/IdentityFixtures.sol/SignerWallet1271.json",
+      [signerKey],
+    );
+    await sendContractTx(holder, {
+      address: chain.identity,
+      abi: identityRegistryAbi,
+      functionName: "transferFrom",
+      args: [signerKey, wallet1271, w8.agentId],
+    });
     const requestBlock = await chain.requestResolution(marketId);
     const env = { RPC_URL: chain.rpcUrl, PRIVATE_KEY: chain.resolverKey };
     const cli = (args: string[], signal?: AbortSignal) => {
@@ -310,7 +350,16 @@ sdkTest(
       expect(side.decision.posterior).toBe(viaResolve.decision.posterior);
       expect(side.estimates).toEqual(viaResolve.estimates);
     }
-    expect(don).toMatchObject({ status: "proposed", verdict: viaResolve.decision.verdict, httpCalls: 2 });
+    // Two reads, plus the one ERC-1271 read; the contract-owned seat is signed on every side, by the wallet contract.
+    expect(don).toMatchObject({
+      status: "proposed",
+      verdict: viaResolve.decision.verdict,
+      httpCalls: 2,
+      chainReads: 3,
+    });
+    expect((JSON.parse(answersText) as { answers: unknown[] }).answers).toHaveLength(8);
+    for (const side of [viaResolve, viaDaemon, viaDon])
+      expect(side.workers[7]?.signature).toMatchObject({ status: "signed", signer: getAddress(wallet1271) });
     expect(don.bundleHash).toBe(proposed);
   },
 );
