@@ -17,10 +17,12 @@ export interface AnswerRelayOptions {
   /** Watched market contracts (lower-case). */
   markets: readonly string[];
   /** Gathers one market's document (the daemon: the market's seams). Rejects when the market cannot be resolved. */
-  gather(market: `0x${string}`, marketId: bigint): Promise<GatheredAnswers>;
+  gather?(market: `0x${string}`, marketId: bigint): Promise<GatheredAnswers>;
+  /** A cache shared with others who read the same documents (the daemon's own DON-mode runs); else one over `gather`. */
+  cache?: AnswerRelayCache;
   /** How long a request waits for a gathering in progress, ms (a DON's HTTP call gives up after 10 s). Default 8,000. */
   waitMs?: number;
-  /** Documents kept (oldest dropped first). Default 256. */
+  /** Documents kept (oldest dropped first) by the cache built over `gather`. Default 256. */
   maxDocuments?: number;
 }
 
@@ -30,7 +32,7 @@ const UINT256_MAX = 2n ** 256n - 1n;
 export class AnswerRelayCache {
   readonly #documents = new Map<string, Promise<GatheredAnswers>>();
   constructor(
-    private readonly gather: AnswerRelayOptions["gather"],
+    private readonly gather: NonNullable<AnswerRelayOptions["gather"]>,
     private readonly max: number,
   ) {}
 
@@ -56,7 +58,12 @@ export class AnswerRelayCache {
 const TIMED_OUT = Symbol("timed out");
 
 export function mountAnswerRelay(app: FastifyInstance, options: AnswerRelayOptions): AnswerRelayCache {
-  const cache = new AnswerRelayCache(options.gather, options.maxDocuments ?? 256);
+  let cache = options.cache;
+  if (cache === undefined) {
+    if (options.gather === undefined) throw new Error("mountAnswerRelay needs gather or cache");
+    cache = new AnswerRelayCache(options.gather, options.maxDocuments ?? 256);
+  }
+  const documents = cache;
   const waitMs = options.waitMs ?? 8_000;
   app.get("/answers/:marketId", async (req, reply) => {
     const raw = (req.params as { marketId?: unknown }).marketId;
@@ -74,7 +81,7 @@ export function mountAnswerRelay(app: FastifyInstance, options: AnswerRelayOptio
       timer = setTimeout(() => resolve(TIMED_OUT), waitMs);
     });
     try {
-      const out = await Promise.race([cache.get(market as `0x${string}`, id), timeout]);
+      const out = await Promise.race([documents.get(market as `0x${string}`, id), timeout]);
       if (out === TIMED_OUT)
         return reply.code(503).header("retry-after", "5").send({ error: "still gathering the panel's answers" });
       return reply.code(200).header("content-type", "application/json; charset=utf-8").send(out.text);
@@ -86,5 +93,5 @@ export function mountAnswerRelay(app: FastifyInstance, options: AnswerRelayOptio
       clearTimeout(timer);
     }
   });
-  return cache;
+  return documents;
 }

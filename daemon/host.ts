@@ -40,7 +40,8 @@ import { createLogger, type DaemonHandle, sanitizeError, startDaemon } from "./i
 import type { SigningKey } from "./keys.js";
 import { createMetrics } from "./metrics.js";
 import { mountTrackRecord } from "./record-api.js";
-import { mountAnswerRelay } from "./answer-relay.js";
+import { AnswerRelayCache, mountAnswerRelay } from "./answer-relay.js";
+import { donCompatibleHttp, type DonLimits } from "../workflow/don-limits.js";
 import { RecordIndex } from "./record-index.js";
 import { createPipelineSeams, type PipelineSeams } from "./seams.js";
 import { ChainError } from "../workflow/chain/errors.js";
@@ -111,6 +112,12 @@ export interface ResolverDaemonOptions {
   resolveTimeoutMs?: number;
   challengeTimeoutMs?: number;
   resolution?: ResolutionConfig;
+  /**
+   * DON-compatible relay mode (`--don-mode`, docs/CRE.md): resolve every market as a DON with these limits, this
+   * daemon's `/answers` as its `answerRelay` and its `/track-record` as its `trackRecord` does — from the same relay
+   * document, with the DON's reply cap and deadlines, `cresolver` seats and the rubric only — so both give one bundle.
+   */
+  donMode?: { limits: DonLimits };
   /** Agora adapter tuning (the signer and event store are the daemon's). */
   agora?: Omit<AgoraAdapterConfig, "http" | "signer" | "eventSink"> & {
     /** Lifetime of a match token. Default 300 s. */
@@ -164,6 +171,11 @@ function defined<T extends Record<string, unknown>>(o: T): Defined<T> {
 
 export async function startResolverDaemon(options: ResolverDaemonOptions): Promise<ResolverDaemonHandle> {
   const credentials = credentialStore(options.credentials);
+  const don = options.donMode;
+  if (don !== undefined && options.evaluator !== undefined && options.evaluator.kind !== "rubric")
+    throw new Error("invalid daemon config: DON mode scores with the rubric (a DON cannot run the LLM evaluator)");
+  // The DON's reply cap and deadlines (workflow/don-limits.ts), or replies a DON refuses would be accepted here.
+  const donHttp = don !== undefined ? donCompatibleHttp(don.limits) : undefined;
   const startBlockOf = (market: string): bigint | undefined => {
     const m = options.markets.find(
       (x) => (typeof x === "string" ? x : x.address).toLowerCase() === market.toLowerCase(),
@@ -240,6 +252,8 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
   let signingKey: SigningKey | undefined;
   let closed = false;
   const seams = new Map<string, PipelineSeams>();
+  // One relay document per market, served by GET /answers and (DON mode) read by the daemon's own run.
+  const relayDocuments = new AnswerRelayCache((market, marketId) => seamsFor(market).gatherAnswers(marketId), 256);
   // The track-record index per market contract, built (synced from the deployment block) before any job runs.
   const indexes = new Map<string, RecordIndex>();
   const seamsFor = (market: `0x${string}`): PipelineSeams => {
@@ -256,11 +270,18 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
         agora: { ...agoraTuning, signer: agoraHostSigner(signingKey, tokenTtlSeconds, issuer), eventSink: agoraEvents },
         ...defined({
           identityRegistry: options.identityRegistry,
-          http: options.http,
+          http: donHttp !== undefined ? { ...options.http, maxResponseBytes: donHttp.maxResponseBytes } : options.http,
           credentials,
           evaluator: options.evaluator,
-          resolveTimeoutMs: options.resolveTimeoutMs,
-          challengeTimeoutMs: options.challengeTimeoutMs,
+          resolveTimeoutMs: donHttp?.resolveTimeoutMs ?? options.resolveTimeoutMs,
+          challengeTimeoutMs: donHttp?.challengeTimeoutMs ?? options.challengeTimeoutMs,
+          donMode:
+            don === undefined
+              ? undefined
+              : {
+                  limits: don.limits,
+                  relayDocument: (marketId: bigint) => relayDocuments.get(key as Address, marketId).then((g) => g.text),
+                },
           resolution: options.resolution,
           settlerGuard: options.settlerGuard,
           escalate: escalate === undefined ? undefined : (id: bigint) => escalate(market as Address, id),
@@ -313,7 +334,7 @@ export async function startResolverDaemon(options: ResolverDaemonOptions): Promi
       mountTrackRecord(app, chainId, indexes);
       mountAnswerRelay(app, {
         markets: markets.map((m) => (typeof m === "string" ? m : m.address).toLowerCase()),
-        gather: (market, marketId) => seamsFor(market).gatherAnswers(marketId),
+        cache: relayDocuments,
       });
       await mountAgoraEventStream(app, key, agoraEvents, issuer);
     },

@@ -4,7 +4,7 @@
  * calls, `read` is a fresh chain read (daemon/chain.ts). Every write re-reads the market first, so a market
  * moved on by another daemon (or before a restart) is never written twice.
  */
-import { TransactionNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
+import { getAddress, TransactionNotFoundError, zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { AgoraRegistryConfig } from "../protocols/agora/adapter.js";
 import type { CredentialStore } from "../workflow/adapters/credentials.js";
 import type { ChainContext } from "../workflow/chain/clients.js";
@@ -28,8 +28,14 @@ import { readMarketOnChain } from "./chain.js";
 import { payloadReports } from "./proposals.js";
 import { indexTrackRecord, type RecordIndex } from "./record-index.js";
 import type { MarketSeams, RunOutcome } from "./config.js";
-import { DEFAULT_DON_LIMITS } from "../workflow/don-limits.js";
+import { DEFAULT_DON_LIMITS, type DonLimits } from "../workflow/don-limits.js";
 import { gatherSignedAnswers, type GatheredAnswers } from "../workflow/relay/gather.js";
+import { CRESOLVER_PROTOCOL } from "../protocols/cresolver/adapter.js";
+import { createAdapterRegistry } from "../protocols/adapter-registry.js";
+import { createRubricEvaluator } from "../workflow/evaluate/rubric.js";
+import { parseRelayDocument } from "../workflow/relay/answer-document.js";
+import { createRelayAdapter } from "../workflow/relay/relay-adapter.js";
+import type { PipelinePorts } from "../workflow/ports.js";
 
 /** Seats published per publishFeedback transaction (the contract writes the first 10 inline at finalize). */
 export const FEEDBACK_BATCH = 10;
@@ -56,6 +62,13 @@ export interface PipelineSeamsConfig {
   recordFromBlock?: bigint;
   /** What escalating a dispute of our proposal takes. Default `escalateDispute` (UMA: counter the assertion; else nothing). */
   escalate?: (marketId: bigint) => Promise<{ action: string; txHash?: Hex }>;
+  /**
+   * DON-compatible relay mode (`cresolver daemon --don-mode`, docs/CRE.md): each run reads the panel's answers from
+   * the daemon's own relay document (`relayDocument`, the bytes `GET /answers` serves) through the relay adapter,
+   * `cresolver` protocol and rubric only, in the pipeline's DON mode with these limits and one record call — what a
+   * DON configured with this daemon's `/answers` and `/track-record` does, so both produce one bundle.
+   */
+  donMode?: { limits: DonLimits; relayDocument(marketId: bigint): Promise<string> };
 }
 
 export interface PipelineSeams extends MarketSeams {
@@ -151,10 +164,33 @@ async function awaitSent(
   return receipt.status;
 }
 
+/**
+ * The ports of one DON-compatible run: the relay adapter over the daemon's own document (the direct `cresolver`
+ * adapter still takes the challenges), no other protocol, the rubric — as on a DON. The signatures are checked by
+ * the chain verifier (wallet, then owner; EOA or ERC-1271), as the DON checks them.
+ */
+async function donModePorts(
+  ports: PipelinePorts,
+  at: { chainId: number; market: Address; marketId: bigint },
+  don: NonNullable<PipelineSeamsConfig["donMode"]>,
+): Promise<PipelinePorts> {
+  const direct = ports.adapters.get(CRESOLVER_PROTOCOL);
+  if (direct === undefined) throw new Error("DON mode needs the cresolver adapter");
+  const document = parseRelayDocument(await don.relayDocument(at.marketId), at);
+  const { fallbackEvaluator: _unused, ...rest } = ports;
+  return {
+    ...rest,
+    adapters: createAdapterRegistry([createRelayAdapter({ direct, document, market: at, verifier: ports.signatures })]),
+    evaluator: createRubricEvaluator(),
+  };
+}
+
 export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams {
+  // Checksummed: the address goes into the bundle, which must be byte-identical to other resolvers' (the CRE workflow's).
+  const market = getAddress(config.market);
   const { ports, close } = createPipelinePorts({
     ctx: config.ctx,
-    marketAddress: config.market,
+    marketAddress: market,
     identityRegistry: config.identityRegistry,
     http: config.http,
     credentials: config.credentials,
@@ -163,7 +199,7 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
     resolveTimeoutMs: config.resolveTimeoutMs,
     challengeTimeoutMs: config.challengeTimeoutMs,
   });
-  const { ctx, market } = config;
+  const { ctx } = config;
   // The index instead of re-reading every log from block 0 on each resolution.
   if (config.recordIndex !== undefined)
     ports.trackRecord = indexTrackRecord(config.recordIndex, ctx, market, {
@@ -181,14 +217,21 @@ export function createPipelineSeams(config: PipelineSeamsConfig): PipelineSeams 
 
     gatherAnswers: (marketId) =>
       gatherSignedAnswers(marketId, ports, {
-        maxBytes: DEFAULT_DON_LIMITS.maxResponseBytes,
+        maxBytes: (config.donMode?.limits ?? DEFAULT_DON_LIMITS).maxResponseBytes,
         ...(config.resolution !== undefined ? { config: config.resolution } : {}),
       }),
 
     async run(marketId, _attempt, signal, onProgress): Promise<RunOutcome> {
+      const don = config.donMode;
+      const runPorts =
+        don === undefined ? ports : await donModePorts(ports, { chainId: ctx.chainId, market, marketId }, don);
+      const resolution =
+        don === undefined
+          ? (config.resolution ?? {})
+          : { ...config.resolution, don: { limits: don.limits, recordCalls: 1, relayed: true } };
       // The signal aborts the pipeline's in-flight agent calls (shutdown, job timeout); the daemon stops waiting at once.
       const run = await abortable(
-        runResolution(marketId, ports, config.resolution ?? {}, {
+        runResolution(marketId, runPorts, resolution, {
           signal,
           ...(onProgress !== undefined ? { onProgress } : {}),
         }),

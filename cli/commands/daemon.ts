@@ -20,6 +20,8 @@ import { CliError } from "../shared/errors.js";
 import { llmEvaluatorFromEnv } from "../shared/resolve-pipeline.js";
 import type { Runtime } from "../shared/runtime.js";
 import { HELP_TEXT } from "./help-text.js";
+import type { DonLimits } from "../../workflow/don-limits.js";
+import { donLimitsInputSchema, donLimitsOf } from "../../workflow/don-limits-input.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -49,6 +51,28 @@ interface DaemonOpts {
   watch?: boolean;
   watchDispute?: boolean;
   watchIntervalMs?: string;
+  donMode?: boolean;
+  donLimits?: string;
+}
+
+/** `--don-limits`: the CRE workflow config's `limits` object, as JSON (workflow/don-limits-input.ts). */
+function donLimitsFlag(value: string | undefined): DonLimits {
+  let json: unknown = {};
+  if (value !== undefined) {
+    try {
+      json = JSON.parse(value);
+    } catch {
+      throw new CliError(`--don-limits must be a JSON object like '{"httpCalls":15}', got "${value.slice(0, 40)}"`);
+    }
+  }
+  const parsed = donLimitsInputSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(
+      `--don-limits: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"} (keys as in the CRE workflow config's "limits")`,
+    );
+  }
+  return donLimitsOf(parsed.data);
 }
 
 function intFlag(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -135,6 +159,14 @@ export function daemonCommand(runtime: () => Runtime): Command {
       "with --watch: send those disputes with this key's bond (within --max-bond, only to allowed or --trusted-arbiter arbiters)",
     )
     .option("--watch-interval-ms <ms>", "with --watch: pause between two watcher passes (default 60000)")
+    .option(
+      "--don-mode",
+      "resolve as a CRE DON configured with this daemon's /answers (answerRelay) and /track-record (trackRecord) does: from its own relayed signed answers, cresolver seats and the rubric only, the DON's reply cap, deadlines and challenge budget — one bundle for both (docs/CRE.md)",
+    )
+    .option(
+      "--don-limits <json>",
+      "with --don-mode: the DON's quotas as the CRE workflow config's \"limits\" (e.g. '{\"httpCalls\":15}'; default the published ones)",
+    )
     .action(async (opts: DaemonOpts) => {
       const rt = runtime();
       const env = rt.io.env;
@@ -149,6 +181,10 @@ export function daemonCommand(runtime: () => Runtime): Command {
       const watchIntervalMs = intFlag(opts.watchIntervalMs, "--watch-interval-ms", 1_000, 86_400_000) ?? 60_000;
       if ((opts.watchDispute === true || opts.watchIntervalMs !== undefined) && opts.watch !== true)
         throw new CliError("--watch-dispute / --watch-interval-ms need --watch");
+      if (opts.donLimits !== undefined && opts.donMode !== true) throw new CliError("--don-limits needs --don-mode");
+      const donLimits = opts.donMode === true ? donLimitsFlag(opts.donLimits) : undefined;
+      if (donLimits !== undefined && opts.evaluator !== "rubric")
+        throw new CliError("--don-mode scores with the rubric, as a DON does: drop --evaluator llm");
       const settlerGuard = parseSettlerGuard(opts);
       if (opts.apiHost.trim() === "") throw new CliError("--api-host must not be empty");
       const credentials =
@@ -221,6 +257,7 @@ export function daemonCommand(runtime: () => Runtime): Command {
           onDispute: opts.onDispute,
           resetStore: opts.resetDb === true,
           settlerGuard,
+          ...(donLimits !== undefined ? { donMode: { limits: donLimits } } : {}),
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -250,10 +287,23 @@ export function daemonCommand(runtime: () => Runtime): Command {
             })
           : undefined;
 
-      // Until SIGINT/SIGTERM; a second signal while stopping leaves at once.
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once("SIGINT", () => resolve("SIGINT"));
-        process.once("SIGTERM", () => resolve("SIGTERM"));
+      // Until SIGINT/SIGTERM (or the caller's abort: main.ts aborts on SIGINT, an in-process caller when it is done);
+      // a second signal while stopping leaves at once.
+      const signal = await new Promise<NodeJS.Signals | "abort">((resolve) => {
+        const stopped = rt.io.signal;
+        const onInt = () => done("SIGINT");
+        const onTerm = () => done("SIGTERM");
+        const onAbort = () => done("abort");
+        const done = (why: NodeJS.Signals | "abort") => {
+          process.off("SIGINT", onInt);
+          process.off("SIGTERM", onTerm);
+          stopped?.removeEventListener("abort", onAbort);
+          resolve(why);
+        };
+        process.once("SIGINT", onInt);
+        process.once("SIGTERM", onTerm);
+        if (stopped?.aborted === true) done("abort");
+        else stopped?.addEventListener("abort", onAbort, { once: true });
       });
       const again = () => process.exit(1);
       process.once("SIGINT", again);

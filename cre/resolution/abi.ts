@@ -22,6 +22,11 @@ export const identityReadAbi = parseAbi([
   "function ownerOf(uint256 tokenId) view returns (address)",
 ]);
 
+/** ERC-1271: a contract wallet's approval of a signature over a digest (agent wallets and owners, docs/CRE.md). */
+export const erc1271Abi = parseAbi([
+  "function isValidSignature(bytes32 hash, bytes signature) view returns (bytes4 magicValue)",
+]);
+
 export const multicall3Abi = parseAbi([
   "struct Call3 { address target; bool allowFailure; bytes callData; }",
   "struct Result { bool success; bytes returnData; }",

@@ -3,7 +3,8 @@
  * (a DON execution allows few reads): (1) the market, its frozen seats, the identity registry and (with a track
  * record) the governance; (2) every seat's `tokenURI` (and, with an answer relay, its `getAgentWallet` and
  * `ownerOf`); a third only when the panel's record holds a ruling, for the governance's allow-list
- * (`donAllowList`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
+ * (`donAllowList`), and one more only when a relayed answer needs a contract wallet's ERC-1271 approval
+ * (`readContractSignatures`). The result feeds the pipeline's MarketReader and AgentDirectory ports, so the pipeline reads nothing
  * itself. A reverted tokenURI is the agent's problem (no registration); anything else stops the execution.
  */
 import {
@@ -16,9 +17,14 @@ import {
 import { bytesToHex, decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from "viem";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
 import type { MarketSnapshot } from "../../workflow/core/types.js";
-import type { AgentSigners } from "../../workflow/relay/known-signers.js";
+import {
+  type AgentSigners,
+  type ContractSignatureCheck,
+  ERC1271_MAGIC_VALUE,
+} from "../../workflow/relay/known-signers.js";
 import type { ArbiterAllowList } from "../../workflow/allowed-rulings.js";
 import {
+  erc1271Abi,
   governanceReadAbi,
   identityReadAbi,
   marketReadAbi,
@@ -240,4 +246,48 @@ export function donAllowList(
       return allowed;
     },
   };
+}
+
+/** Contract-wallet checks one read may carry (two per seat of the largest relayed panel). */
+const MAX_SIGNATURE_CHECKS = 200;
+
+/**
+ * ERC-1271 on a DON: one Multicall3 read of `isValidSignature(digest, signature)` for every check a relayed document
+ * needs (workflow/relay/known-signers.ts `contractSignatureChecks`), made only when there is one. Returns the checks
+ * the contract approved: success and a 32-byte word starting with the magic value, as OpenZeppelin's SignatureChecker
+ * reads it on-chain; a revert, an EOA (empty reply) or any other value approves nothing.
+ */
+export function readContractSignatures(
+  runtime: Runtime<unknown>,
+  evm: EVMClient,
+  config: WorkflowConfig,
+  reads: Budget,
+  checks: readonly ContractSignatureCheck[],
+): ContractSignatureCheck[] {
+  if (checks.length === 0) return [];
+  if (checks.length > MAX_SIGNATURE_CHECKS)
+    throw new Error(`${checks.length} contract-wallet signature checks; one read carries ${MAX_SIGNATURE_CHECKS}`);
+  const results = aggregate(
+    runtime,
+    evm,
+    config,
+    reads,
+    checks.map((c) => ({
+      target: c.signer,
+      callData: encodeFunctionData({
+        abi: erc1271Abi,
+        functionName: "isValidSignature",
+        args: [c.digest, c.signature],
+      }),
+    })),
+  );
+  return checks.filter((_, i) => {
+    const r = results[i];
+    return (
+      r?.success === true &&
+      r.returnData.length >= 66 &&
+      r.returnData.slice(0, 10).toLowerCase() === ERC1271_MAGIC_VALUE &&
+      /^0{56}$/.test(r.returnData.slice(10, 66))
+    );
+  });
 }

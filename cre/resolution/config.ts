@@ -5,7 +5,8 @@
  */
 import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod";
-import { DEFAULT_DON_LIMITS, maxDonPanel, type DonLimits } from "../../workflow/don-limits.js";
+import { maxDonPanel } from "../../workflow/don-limits.js";
+import { donLimitsInputSchema, donLimitsOf } from "../../workflow/don-limits-input.js";
 
 /** The canonical Multicall3 deployment (same address on nearly every EVM chain). */
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
@@ -72,20 +73,7 @@ export const configSchema = z
       })
       .strict()
       .optional(),
-    limits: z
-      .object({
-        httpCalls: positiveInt.optional(),
-        consensusCalls: positiveInt.min(2).optional(),
-        chainReads: positiveInt.optional(),
-        callTimeoutMs: positiveInt.max(60_000).optional(),
-        maxReplyBytes: positiveInt.optional(),
-        maxResponseBytes: positiveInt.optional(),
-        maxRequestBytes: positiveInt.optional(),
-        maxObservationBytes: positiveInt.optional(),
-        maxReportBytes: positiveInt.optional(),
-        gasLimit: positiveInt.optional(),
-      })
-      .default({}),
+    limits: donLimitsInputSchema.default({}),
   })
   .strict()
   // Reading at the finalized block after a trigger on a not-yet-final log would find the market still Open.
@@ -94,10 +82,7 @@ export const configSchema = z
     path: ["readAt"],
   })
   .transform((c) => {
-    const limits: DonLimits = {
-      ...DEFAULT_DON_LIMITS,
-      ...Object.fromEntries(Object.entries(c.limits).filter(([, v]) => v !== undefined)),
-    };
+    const limits = donLimitsOf(c.limits);
     const recordCalls = c.trackRecord !== undefined ? 1 : 0;
     const relayed = c.answerRelay !== undefined;
     return { ...c, limits, recordCalls, relayed, maxPanel: maxDonPanel(limits, { recordCalls, relayed }) };

@@ -43,11 +43,16 @@ import { VERDICT_CODE } from "../../workflow/core/codes.js";
 import { encodeReport, reportProblem } from "../../workflow/settle/reports.js";
 import { RESOLUTION_REQUESTED_TOPIC } from "./abi.js";
 import { createBudget, type Budget } from "./budget.js";
-import { donAllowList, readMarket } from "./chain.js";
+import { donAllowList, readContractSignatures, readMarket } from "./chain.js";
 import type { WorkflowConfig } from "./config.js";
 import { createCreHttpClient } from "./http.js";
 import { createDonTrackRecord } from "./record.js";
-import { createKnownSignerVerifier, type AgentSigners } from "../../workflow/relay/known-signers.js";
+import {
+  contractSignatureChecks,
+  createKnownSignerVerifier,
+  type AgentSigners,
+  type ContractSignatureCheck,
+} from "../../workflow/relay/known-signers.js";
 import type { ParsedRelayDocument } from "../../workflow/relay/answer-document.js";
 import { createRelayAdapter, fetchRelayDocument, relayUrl } from "../../workflow/relay/relay-adapter.js";
 import type { RecordCutoff } from "../../workflow/core/record-document.js";
@@ -89,6 +94,7 @@ export function crePorts(
   allowList?: ArbiterAllowList,
   signers?: readonly AgentSigners[],
   relayed?: ParsedRelayDocument,
+  approved?: readonly ContractSignatureCheck[],
 ): PipelinePorts {
   const client = (maxReplyBytes: number) =>
     createCreHttpClient({
@@ -110,7 +116,7 @@ export function crePorts(
     resolveTimeoutMs: config.limits.callTimeoutMs,
     challengeTimeoutMs: config.limits.callTimeoutMs,
   });
-  const signatures = signers !== undefined ? createKnownSignerVerifier(signers) : undefined;
+  const signatures = signers !== undefined ? createKnownSignerVerifier(signers, approved) : undefined;
   const adapter =
     relayed !== undefined
       ? createRelayAdapter({
@@ -221,6 +227,21 @@ export async function onResolutionRequested(
       throw new Error(`answer relay: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // Contract (ERC-1271) wallets and owners: one more read, only for answers their recovered signer does not settle.
+  const approved =
+    document !== undefined && read.signers !== undefined
+      ? readContractSignatures(
+          runtime,
+          evm,
+          config,
+          reads,
+          await contractSignatureChecks(
+            document,
+            { chainId: config.chainId, market: config.marketAddress, marketId },
+            read.signers,
+          ),
+        )
+      : [];
 
   const run = await runResolution(
     marketId,
@@ -235,6 +256,7 @@ export async function onResolutionRequested(
       donAllowList(runtime, evm, config, reads, read.governance),
       read.signers,
       document,
+      approved,
     ),
     {
       don: { limits: config.limits, recordCalls, relayed },

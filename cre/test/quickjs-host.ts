@@ -77,6 +77,8 @@ export interface GuestRun {
   logs: string[];
   /** Globals the guest saw before the bundle ran (to prove what was missing). */
   missingBeforeBundle: string[];
+  /** Freeing the QuickJS runtime after the run failed (engine teardown only; see below). */
+  teardownError?: string;
 }
 
 let modulePromise: ReturnType<typeof newQuickJSWASMModuleFromVariant> | undefined;
@@ -222,9 +224,23 @@ export async function runInQuickJS(
     }
     if (jobs.value === 0) break;
   }
+  // A run that never answered still holds live objects (its pending promises): freeing the runtime then aborts the
+  // whole WASM module, hiding the cause. Report it instead (the leaked runtime goes with the failed test).
+  if (response === undefined)
+    throw new Error(
+      `the workflow sent no response (it awaits something the host never answers); logs: ${logs.join(" | ")}`,
+    );
   vm.dispose();
-  runtime.dispose();
-  if (response === undefined) throw new Error(`the workflow sent no response; logs: ${logs.join(" | ")}`);
+  // Javy never frees the runtime (each execution is a fresh WASM instance); here freeing it runs QuickJS-ng's leak
+  // assertion, which a run through the relay path trips after answering (cause not found yet): the module instance is
+  // then dead, so the next run gets a new one. The result above is already complete; the failure is reported.
+  let teardownError: string | undefined;
+  try {
+    runtime.dispose();
+  } catch (e) {
+    teardownError = String(e).split("\n")[0]?.slice(0, 200);
+    modulePromise = undefined;
+  }
 
   const result = fromBinary(SDK_PB.ExecutionResultSchema, response);
   const subscriptions: GuestRun["subscriptions"] = [];
@@ -244,5 +260,11 @@ export async function runInQuickJS(
     }
     out = { ok: true, value: "" };
   }
-  return { result: out, subscriptions, logs, missingBeforeBundle };
+  return {
+    result: out,
+    subscriptions,
+    logs,
+    missingBeforeBundle,
+    ...(teardownError !== undefined ? { teardownError } : {}),
+  };
 }

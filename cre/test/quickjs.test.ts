@@ -11,6 +11,8 @@ import { describe, expect } from "vitest";
 import { RESOLUTION_REQUESTED_TOPIC } from "../resolution/abi.js";
 import type { ExecutionSummary } from "../resolution/workflow.js";
 import { brokenAgent, honestAgent, testMarket, type Agent } from "./agents.js";
+import { colludedHistory, cutoffOf, RECORD_HOST, RECORD_URL, recordServer } from "./history.js";
+import { agentKey, RELAY_HOST, RELAY_URL, relayDocument, relayServer, signedReply, withWallets } from "./relay.js";
 import { installMocks } from "./mocks.js";
 import { runInQuickJS } from "./quickjs-host.js";
 import { requestLog, runHandler, testConfig } from "./run.js";
@@ -69,6 +71,47 @@ describe("CRE workflow bundle in QuickJS", () => {
       nodeLog.http.map((h) => [h.method, h.url, h.body]),
     );
     expect(guestLog.http).toHaveLength(4 + 3); // 4 asks, 3 challenges (the failed seat is not challenged)
+    expect(run.teardownError).toBeUndefined();
+  });
+
+  test("relay path: QuickJS reads the relayed document, verifies every signature (a forged one refused) and proposes what the in-process run proposes", async () => {
+    const history = colludedHistory(40, [4, 5], 2, 5);
+    const market = withWallets(testMarket(hosts(5), { cutoff: cutoffOf(history) }));
+    const answers = [true, true, true, false, false];
+    const doc = await relayDocument(
+      market,
+      answers.map((yes, i) => ({ yes, confidence: i >= 3 ? 0.95 : 0.7 })),
+    );
+    // Seat 3's answer flipped and signed by seat 1's key: not its agent's signature.
+    const forged = doc.answers[2];
+    if (forged === undefined) throw new Error("no seat 3");
+    forged.reply = await signedReply(market, 2, false, 0.99, agentKey(0));
+    const agents = agentsFor(answers.map((yes, i) => honestAgent(yes, 0.8, `r${i}`)));
+    agents.set(RELAY_HOST, relayServer(doc));
+    agents.set(RECORD_HOST, recordServer(history, market.chainId, market.market));
+    const config = testConfig(market, {
+      limits: { httpCalls: 5 },
+      trackRecord: { url: RECORD_URL },
+      answerRelay: { url: RELAY_URL },
+    });
+
+    const guestLog = installMocks(market, agents);
+    const run = await runInQuickJS(bundle, config, { log: requestLog(market) });
+    if (!run.result.ok) throw new Error(`${run.result.error}\n${run.logs.join("\n")}`);
+    const guest = JSON.parse(run.result.value) as ExecutionSummary;
+    // 3 reads: the forged signature recovers to neither of seat 3's signers, so its wallet is asked (ERC-1271).
+    expect(guest).toMatchObject({ status: "proposed", verdict: "yes", httpCalls: 2, chainReads: 3 });
+    expect(guestLog.http.map((h) => new URL(h.url).host)).toEqual([RELAY_HOST, RECORD_HOST]);
+    const seats = (JSON.parse(guest.bundle ?? "{}") as { workers: { signature?: { status: string } }[] }).workers;
+    expect(seats.map((w) => w.signature?.status)).toEqual(["signed", "signed", undefined, "signed", "signed"]);
+    expect(guest.bundle).toContain("is not signed by its agentWallet or owner (forged or altered)");
+
+    const nodeLog = installMocks(market, agents);
+    const { summary: local } = await runHandler(config, requestLog(market));
+    expect(guest.verdict).toBe(local.verdict);
+    expect(guest.bundleHash).toBe(local.bundleHash);
+    expect(guest.bundle).toBe(local.bundle);
+    expect(guestLog.reports[0]?.raw).toBe(nodeLog.reports[0]?.raw);
   });
 
   test("a hostile reply (malformed, oversized) never crashes the execution", async () => {
