@@ -175,8 +175,15 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
   return secrets;
 }
 
-/** Commands that stop gracefully on SIGINT/SIGTERM themselves (and exit 0); the others are interrupted (130). */
-const SELF_STOPPING = new Set(["daemon", "explorer", "agent serve"]);
+/**
+ * Commands that stop gracefully on SIGINT/SIGTERM themselves, with their exit code after Ctrl-C (0 after SIGTERM);
+ * the others are interrupted (130). The daemon says 130: it stopped with work left (it prints what).
+ */
+const SELF_STOPPING = new Map([
+  ["daemon", 130],
+  ["explorer", 0],
+  ["agent serve", 0],
+]);
 
 /** Whether `signal` aborted before `work` settled (work's failure is rethrown when it came first). */
 function untilAborted(signal: AbortSignal, work: Promise<unknown>): Promise<boolean> {
@@ -210,10 +217,10 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     const program = await buildProgram(safeIo, { ...options, txJournal: journal }, argv);
     const parsed = program.parseAsync(argv, { from: "user" });
     const target = commandWord(argv, program);
-    const stopsItself = target !== undefined && SELF_STOPPING.has(`${target.name} ${target.sub ?? ""}`.trim());
-    if (io.signal === undefined || stopsItself) {
+    const stopCode = target === undefined ? undefined : SELF_STOPPING.get(`${target.name} ${target.sub ?? ""}`.trim());
+    if (io.signal === undefined || stopCode !== undefined) {
       await parsed;
-      return 0;
+      return io.signal?.aborted === true ? (stopCode ?? 0) : 0;
     }
     // Ctrl-C (main.ts aborts the signal): say what was and was not sent, and leave with 130 at once.
     const interrupted = await untilAborted(io.signal, parsed);
