@@ -133,18 +133,19 @@ export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: 
         ? readCommandTree(BUILT_TREE)
         : (options.commandTree ?? undefined);
   const target = argv !== undefined && tree !== undefined ? commandWord(argv, program) : undefined;
+  // A known command that runs needs no stand-ins beside it (they serve help and unknown-command suggestions only).
+  const runsKnown = target !== undefined && !target.helpOnly && COMMANDS.some(([name]) => name === target.name);
   for (const [name, load] of COMMANDS) {
     const shape = tree?.commands.find((c) => c.name === name);
     const runs = target?.name === name && !target.helpOnly;
     if (shape !== undefined && !runs) {
-      program.addCommand(refuseToRun(commandFromShape(shape)));
+      if (!runsKnown) program.addCommand(refuseToRun(commandFromShape(shape)));
       continue;
     }
     RuntimeClass ??= (await import("./shared/runtime.js")).Runtime;
     const light = LIGHT_SUBCOMMANDS.find(([parent, sub]) => parent === name && sub === target?.sub);
     if (shape !== undefined && light !== undefined) {
-      const others = { ...shape, commands: (shape.commands ?? []).filter((c) => c.name !== light[1]) };
-      program.addCommand(refuseToRun(commandFromShape(others)).addCommand(await light[2](context)));
+      program.addCommand(refuseToRun(commandFromShape({ ...shape, commands: [] })).addCommand(await light[2](context)));
       continue;
     }
     program.addCommand(await load(context));
