@@ -64,8 +64,8 @@ export function marketListCommand(runtime: () => Runtime): Command {
     .action(async (opts: { status?: string; limit: string }) => {
       const rt = runtime();
       const limit = BigInt(parseIntIn(opts.limit, "--limit", 1, MAX_LIST_LIMIT));
-      const market = await rt.marketAddress();
-      const block = await rt.rpc().blockNumber();
+      // The block is read while the address is resolved (the deployment file waits on eth_chainId): one round trip less.
+      const [market, block] = await Promise.all([rt.marketAddress(), rt.rpc().blockNumber()]);
       const [countData] = await rt.rpc().calls(market, [MARKET_COUNT_SELECTOR], block);
       const total = countData === undefined ? 0n : decodeMarketCount(countData);
       const first = total > limit ? total - limit + 1n : 1n;
