@@ -178,7 +178,8 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
 
 /**
  * Commands that stop gracefully on SIGINT/SIGTERM themselves, with their exit code after Ctrl-C (0 after SIGTERM);
- * the others are interrupted (130). The daemon says 130: it stopped with work left (it prints what).
+ * the others are interrupted (130). The daemon exits 130 after Ctrl-C like an interrupted command, once it has
+ * stopped and said what it sent and what is left.
  */
 const SELF_STOPPING = new Map([
   ["daemon", 130],
