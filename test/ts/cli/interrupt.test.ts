@@ -40,15 +40,23 @@ describe("Ctrl-C says what was and was not sent", { timeout: 120_000 }, () => {
     try {
       const interrupt = new AbortController();
       const sentBefore = h.bridge.methods.filter((m) => m === "eth_sendRawTransaction").length;
+      const start = h.bridge.methods.length;
       const r = await interruptible(
         ["market", "create", "--question", "Interrupted?", "--deadline", "+1h", "--reward", "0.01"],
         interrupt,
       );
-      // The stop hook is pulled once the node has the transaction (it stays pending: nothing mines).
+      // The stop hook is pulled once the node has the transaction (it stays pending: nothing mines) and the command
+      // has its hash: it asks the node something else (its receipt wait) only after journaling the hash. Pulled on
+      // the node's copy alone, the command could still be waiting for the broadcast's answer (a race under load).
       await vi.waitFor(
-        () => expect(h.bridge.methods.filter((m) => m === "eth_sendRawTransaction").length).toBe(sentBefore + 1),
+        () => {
+          const after = h.bridge.methods.slice(start);
+          const sent = after.indexOf("eth_sendRawTransaction");
+          expect(sent !== -1 && after.length > sent + 1).toBe(true);
+        },
         { timeout: 60_000, interval: 50 },
       );
+      expect(h.bridge.methods.filter((m) => m === "eth_sendRawTransaction").length).toBe(sentBefore + 1);
       interrupt.abort();
       expect(await r.code).toBe(130);
       const { stdout, stderr } = r.out();
