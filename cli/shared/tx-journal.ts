@@ -22,6 +22,8 @@ export function txLine(e: TxEntry): string {
   switch (e.stage) {
     case "sending":
       return `  not sent   ${e.label}`;
+    case "broadcasting":
+      return `  unknown    ${e.label} (stopped while it was signed and broadcast: the node may have it; check the account's transactions before sending again)`;
     case "sent":
       return `  sent       ${e.label}: ${e.hash} (not confirmed yet: it may still be mined; check it before sending again)`;
     case "confirmed":
@@ -48,7 +50,9 @@ export class TxJournal {
       event.stage === "sending"
         ? undefined
         : event.stage === "sent" || hash === undefined
-          ? this.entries.findLast((e) => e.label === event.label && e.stage === "sending")
+          ? this.entries.findLast(
+              (e) => e.label === event.label && (e.stage === "sending" || e.stage === "broadcasting"),
+            )
           : this.entries.findLast((e) => e.hash === hash && !finished(e));
     const entry: TxEntry = {
       label: event.label,

@@ -99,6 +99,7 @@ describe("TxJournal lines", () => {
     const hash = `0x${"ab".repeat(32)}` as const;
     const other = `0x${"cd".repeat(32)}` as const;
     journal.record({ label: "A.first", stage: "sending" });
+    journal.record({ label: "A.first", stage: "broadcasting" });
     journal.record({ label: "A.first", stage: "sent", hash });
     journal.record({ label: "A.first", stage: "confirmed", hash, block: 7n });
     journal.record({ label: "A.second", stage: "sending" });
@@ -106,13 +107,16 @@ describe("TxJournal lines", () => {
     journal.record({ label: "A.third", stage: "sending" });
     journal.record({ label: "A.third", stage: "failed" });
     journal.record({ label: "A.fourth", stage: "sending" });
+    journal.record({ label: "A.fifth", stage: "sending" });
+    journal.record({ label: "A.fifth", stage: "broadcasting" });
     expect(journal.lines()).toEqual([
       `  confirmed  A.first: ${hash} in block 7`,
       `  sent       A.second: ${other} (not confirmed yet: it may still be mined; check it before sending again)`,
       "  not sent   A.third (refused)",
       "  not sent   A.fourth",
+      "  unknown    A.fifth (stopped while it was signed and broadcast: the node may have it; check the account's transactions before sending again)",
     ]);
-    expect(journal.interruptReport()).toMatch(/^interrupted: 4 transaction\(s\) started\n/);
+    expect(journal.interruptReport()).toMatch(/^interrupted: 5 transaction\(s\) started\n/);
     expect(new TxJournal().interruptReport()).toBe("interrupted: no transaction was sent\n");
   });
 
