@@ -133,18 +133,19 @@ export async function buildProgram(io: Io, options: ProgramOptions = {}, argv?: 
         ? readCommandTree(BUILT_TREE)
         : (options.commandTree ?? undefined);
   const target = argv !== undefined && tree !== undefined ? commandWord(argv, program) : undefined;
+  // A known command that runs needs no stand-ins beside it (they serve help and unknown-command suggestions only).
+  const runsKnown = target !== undefined && !target.helpOnly && COMMANDS.some(([name]) => name === target.name);
   for (const [name, load] of COMMANDS) {
     const shape = tree?.commands.find((c) => c.name === name);
     const runs = target?.name === name && !target.helpOnly;
     if (shape !== undefined && !runs) {
-      program.addCommand(refuseToRun(commandFromShape(shape)));
+      if (!runsKnown) program.addCommand(refuseToRun(commandFromShape(shape)));
       continue;
     }
     RuntimeClass ??= (await import("./shared/runtime.js")).Runtime;
     const light = LIGHT_SUBCOMMANDS.find(([parent, sub]) => parent === name && sub === target?.sub);
     if (shape !== undefined && light !== undefined) {
-      const others = { ...shape, commands: (shape.commands ?? []).filter((c) => c.name !== light[1]) };
-      program.addCommand(refuseToRun(commandFromShape(others)).addCommand(await light[2](context)));
+      program.addCommand(refuseToRun(commandFromShape({ ...shape, commands: [] })).addCommand(await light[2](context)));
       continue;
     }
     program.addCommand(await load(context));
@@ -175,8 +176,16 @@ function secretsIn(argv: string[], env: Io["env"]): string[] {
   return secrets;
 }
 
-/** Commands that stop gracefully on SIGINT/SIGTERM themselves (and exit 0); the others are interrupted (130). */
-const SELF_STOPPING = new Set(["daemon", "explorer", "agent serve"]);
+/**
+ * Commands that stop gracefully on SIGINT/SIGTERM themselves, with their exit code after Ctrl-C (0 after SIGTERM);
+ * the others are interrupted (130). The daemon exits 130 after Ctrl-C like an interrupted command, once it has
+ * stopped and said what it sent and what is left.
+ */
+const SELF_STOPPING = new Map([
+  ["daemon", 130],
+  ["explorer", 0],
+  ["agent serve", 0],
+]);
 
 /** Whether `signal` aborted before `work` settled (work's failure is rethrown when it came first). */
 function untilAborted(signal: AbortSignal, work: Promise<unknown>): Promise<boolean> {
@@ -210,10 +219,10 @@ export async function run(argv: string[], io: Io, options: ProgramOptions = {}):
     const program = await buildProgram(safeIo, { ...options, txJournal: journal }, argv);
     const parsed = program.parseAsync(argv, { from: "user" });
     const target = commandWord(argv, program);
-    const stopsItself = target !== undefined && SELF_STOPPING.has(`${target.name} ${target.sub ?? ""}`.trim());
-    if (io.signal === undefined || stopsItself) {
+    const stopCode = target === undefined ? undefined : SELF_STOPPING.get(`${target.name} ${target.sub ?? ""}`.trim());
+    if (io.signal === undefined || stopCode !== undefined) {
       await parsed;
-      return 0;
+      return io.signal?.aborted === true ? (stopCode ?? 0) : 0;
     }
     // Ctrl-C (main.ts aborts the signal): say what was and was not sent, and leave with 130 at once.
     const interrupted = await untilAborted(io.signal, parsed);

@@ -12,7 +12,7 @@ import { loadOrCreateSigningKey, type SigningKey } from "./keys.js";
 import { createLogger, sanitizeError } from "./log.js";
 import { createMetrics, type DaemonMetrics } from "./metrics.js";
 import { Runner } from "./runner.js";
-import { Store, StoreMismatch } from "./store.js";
+import { type JobRow, Store, StoreMismatch } from "./store.js";
 import { Trigger } from "./trigger.js";
 import { retry } from "../workflow/util/retry.js";
 
@@ -60,6 +60,8 @@ export interface DaemonHandle {
   address: { host: string; port: number };
   chainId: number;
   store: Store;
+  /** Jobs with work left (Store.unfinishedJobs): read live while running, as they were at close after stop(). */
+  unfinished(): JobRow[];
   metrics: DaemonMetrics;
   recordAgentCall: DaemonMetrics["recordAgentCall"];
   signingKey: SigningKey;
@@ -230,6 +232,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
     );
 
     let stopping: Promise<void> | undefined;
+    let leftAtStop: JobRow[] | undefined;
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, "daemon: signal received, stopping");
       // A second signal while stopping: leave at once (jobs left running are redone on restart).
@@ -244,6 +247,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
         await Promise.race([trigger.stop(), new Promise((r) => setTimeout(r, 1_000).unref())]);
         await runner.stop(config.shutdownGraceMs);
         await api?.close();
+        leftAtStop = store.unfinishedJobs();
         store.close();
         logger.info("daemon stopped");
       })();
@@ -266,6 +270,7 @@ export async function startDaemon(configInput: unknown, deps: DaemonDeps = {}): 
       address: { host: addr.address, port: addr.port },
       chainId,
       store,
+      unfinished: () => leftAtStop ?? (store.isClosed ? [] : store.unfinishedJobs()),
       metrics,
       recordAgentCall: metrics.recordAgentCall,
       signingKey,

@@ -183,6 +183,16 @@ export class JobTable {
     return selectAll(this.db, jobRowSchema, "SELECT * FROM jobs ORDER BY id");
   }
 
+  /** Jobs with work left: not terminal, or finalized with feedback still to publish. */
+  unfinishedJobs(): JobRow[] {
+    return selectAll(
+      this.db,
+      jobRowSchema,
+      `SELECT * FROM jobs WHERE state NOT IN (${[...TERMINAL_STATES].map(() => "?").join(",")}) OR (state = 'finalized' AND feedback = 'pending') ORDER BY id`,
+      ...TERMINAL_STATES,
+    );
+  }
+
   countByState(): Record<JobState, number> {
     const counts = new Map(
       selectAll(this.db, stateCountSchema, "SELECT state, COUNT(*) AS n FROM jobs GROUP BY state").map(

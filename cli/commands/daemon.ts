@@ -1,7 +1,8 @@
 /**
  * `cresolver daemon`: the production resolver daemon (daemon/host.ts `startResolverDaemon`) — watches
  * ResolutionRequested on the market contract, resolves each requested market exactly once through the
- * workflow, and serves the HTTP API, until SIGINT/SIGTERM (graceful stop, exit 0).
+ * workflow, and serves the HTTP API, until SIGTERM (graceful stop, exit 0) or Ctrl-C (graceful stop, exit 130). After
+ * the stop it says what this run sent and what is left (cli/commands/daemon-stop.ts).
  *
  * Logs are pino JSON lines on stderr (pretty when stderr is a terminal); stdout only gets the final result
  * (one JSON object with --json). Secrets (the key, the API token, per-agent credentials, the RPC URL's path)
@@ -19,6 +20,7 @@ import { requireResolverKey } from "../../workflow/chain/actions.js";
 import { CliError } from "../shared/errors.js";
 import { llmEvaluatorFromEnv } from "../shared/resolve-pipeline.js";
 import type { Runtime } from "../shared/runtime.js";
+import { stopReport, untilStopSignal } from "./daemon-stop.js";
 import { HELP_TEXT } from "./help-text.js";
 import type { DonLimits } from "../../workflow/don-limits.js";
 import { donLimitsInputSchema, donLimitsOf } from "../../workflow/don-limits-input.js";
@@ -287,24 +289,8 @@ export function daemonCommand(runtime: () => Runtime): Command {
             })
           : undefined;
 
-      // Until SIGINT/SIGTERM (or the caller's abort: main.ts aborts on SIGINT, an in-process caller when it is done);
-      // a second signal while stopping leaves at once.
-      const signal = await new Promise<NodeJS.Signals | "abort">((resolve) => {
-        const stopped = rt.io.signal;
-        const onInt = () => done("SIGINT");
-        const onTerm = () => done("SIGTERM");
-        const onAbort = () => done("abort");
-        const done = (why: NodeJS.Signals | "abort") => {
-          process.off("SIGINT", onInt);
-          process.off("SIGTERM", onTerm);
-          stopped?.removeEventListener("abort", onAbort);
-          resolve(why);
-        };
-        process.once("SIGINT", onInt);
-        process.once("SIGTERM", onTerm);
-        if (stopped?.aborted === true) done("abort");
-        else stopped?.addEventListener("abort", onAbort, { once: true });
-      });
+      // Until SIGTERM or Ctrl-C; a second signal while stopping leaves at once.
+      const signal = await untilStopSignal(rt.io.signal);
       const again = () => process.exit(1);
       process.once("SIGINT", again);
       process.once("SIGTERM", again);
@@ -312,8 +298,18 @@ export function daemonCommand(runtime: () => Runtime): Command {
       await watcher?.stop();
       await handle.close();
       logger.flush();
+      // What this run sent and what the store still holds, as the Ctrl-C report of the other commands says it.
+      const report = stopReport(rt.journal, signal, handle.unfinished());
+      rt.io.stderr(report.text);
       rt.emit(
-        { status: "stopped", signal, api: handle.url, market, resolver: handle.resolver },
+        {
+          status: "stopped",
+          signal,
+          api: handle.url,
+          market,
+          resolver: handle.resolver,
+          transactions: report.transactions,
+        },
         `daemon stopped (${signal})`,
       );
       process.off("SIGINT", again);

@@ -1,26 +1,23 @@
 /**
  * `cresolver market list`: every market of the contract, read as raw `eth_call`s of `marketCount` and `getMarket`
- * at one block (cli/shared/json-rpc.ts, ABI coding by ox). It loads neither viem nor the chain layer, so it starts
- * within a small multiple of `--version` (bench/cli-startup.ts); cli/registry.ts routes `market list` here without
- * loading the rest of `market`.
+ * at one block (cli/shared/json-rpc.ts; the two calls coded by cli/shared/market-abi.ts). It loads neither viem, an
+ * ABI coder nor the chain layer, so it starts within a small multiple of `--version` (bench/cli-startup.ts);
+ * cli/registry.ts routes `market list` here without loading the rest of `market`.
  */
 import { Command, Option } from "commander";
-import * as AbiFunction from "ox/AbiFunction";
 import * as OxAddress from "ox/Address";
 import { formatEther } from "ox/Value";
 import type { Address } from "viem";
-import { resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import { STATUS_NAMES } from "../../workflow/core/codes.js";
 import { visibleText } from "../../workflow/core/text.js";
 import { parseIntIn } from "../shared/inputs.js";
+import { decodeMarketCount, decodeMarketInfo, encodeGetMarket, MARKET_COUNT_SELECTOR } from "../shared/market-abi.js";
 import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-format.js";
 // Type-only (erased at run time): the light path still loads no viem.
 import type { MarketSummary } from "../../workflow/chain/listings.js";
 
 const STATUS_CHOICES = STATUS_NAMES.filter((s) => s !== "None").map((s) => s.toLowerCase());
-const marketCountFn = AbiFunction.fromAbi(resolutionMarketAbi, "marketCount");
-const getMarketFn = AbiFunction.fromAbi(resolutionMarketAbi, "getMarket");
 
 /** Markets read by default: the newest ones (a contract may hold any number). */
 export const DEFAULT_LIST_LIMIT = 1_000;
@@ -37,11 +34,11 @@ export async function readMarketSummaries(
   for (let id = ids.first; id <= ids.last; id++) wanted.push(id);
   const data = await rt.rpc().calls(
     market,
-    wanted.map((id) => AbiFunction.encodeData(getMarketFn, [id])),
+    wanted.map((id) => encodeGetMarket(id)),
     block,
   );
   return data.map((returned, i) => {
-    const m = AbiFunction.decodeResult(getMarketFn, returned);
+    const m = decodeMarketInfo(returned);
     const status = STATUS_NAMES[m.status] ?? "None";
     return {
       marketId: wanted[i] ?? 0n,
@@ -67,10 +64,10 @@ export function marketListCommand(runtime: () => Runtime): Command {
     .action(async (opts: { status?: string; limit: string }) => {
       const rt = runtime();
       const limit = BigInt(parseIntIn(opts.limit, "--limit", 1, MAX_LIST_LIMIT));
-      const market = await rt.marketAddress();
-      const block = await rt.rpc().blockNumber();
-      const [countData] = await rt.rpc().calls(market, [AbiFunction.encodeData(marketCountFn)], block);
-      const total = countData === undefined ? 0n : AbiFunction.decodeResult(marketCountFn, countData);
+      // The block is read while the address is resolved (the deployment file waits on eth_chainId): one round trip less.
+      const [market, block] = await Promise.all([rt.marketAddress(), rt.rpc().blockNumber()]);
+      const [countData] = await rt.rpc().calls(market, [MARKET_COUNT_SELECTOR], block);
+      const total = countData === undefined ? 0n : decodeMarketCount(countData);
       const first = total > limit ? total - limit + 1n : 1n;
       const all = total === 0n ? [] : await readMarketSummaries(rt, market, { first, last: total }, block);
       const markets = opts.status === undefined ? all : all.filter((m) => m.status.toLowerCase() === opts.status);

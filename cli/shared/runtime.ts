@@ -5,7 +5,6 @@
  */
 import { resolve } from "node:path";
 import type { Address, Hex } from "viem";
-import { resolutionMarketAbi } from "../../workflow/chain/abis.js";
 import type { ChainContext } from "../../workflow/chain/clients.js";
 import { ENV } from "./env.js";
 import { CliError } from "./errors.js";
@@ -179,6 +178,8 @@ export class Runtime {
     if (this.globals.market !== undefined) {
       const ctx = await this.chain();
       const market = parseAddress(this.globals.market, "--market");
+      // The generated ABIs (~120 KB) load with the chain layer, not with every command.
+      const { resolutionMarketAbi } = await import("../../workflow/chain/abis.js");
       return ctx.publicClient
         .readContract({ address: market, abi: resolutionMarketAbi, functionName: "identityRegistry" })
         .catch(async (e: unknown) => {

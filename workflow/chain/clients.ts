@@ -56,6 +56,8 @@ export interface ChainContext {
 /** One step of one transaction on the send path (workflow/chain/send.ts). */
 export type TxEvent =
   | { label: string; stage: "sending" }
+  /** Handed to the wallet client to sign and broadcast: without an answer the node may still have it. */
+  | { label: string; stage: "broadcasting" }
   | { label: string; stage: "sent"; hash: Hex }
   | { label: string; stage: "confirmed"; hash: Hex; block: bigint }
   | { label: string; stage: "failed"; hash?: Hex };

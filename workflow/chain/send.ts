@@ -68,8 +68,9 @@ export async function sendTx(ctx: ChainContext, send: RawSend): Promise<SentTx> 
     hash = await ctx.nonces.run(
       account.address,
       (address) => ctx.publicClient.getTransactionCount({ address, blockTag: "pending" }),
-      (nonce) =>
-        walletClient.sendTransaction({
+      (nonce) => {
+        ctx.onTx?.({ label, stage: "broadcasting" });
+        return walletClient.sendTransaction({
           account,
           chain: ctx.chain,
           data: send.data,
@@ -77,7 +78,8 @@ export async function sendTx(ctx: ChainContext, send: RawSend): Promise<SentTx> 
           nonce,
           ...(send.to !== undefined ? { to: send.to } : {}),
           ...(send.value !== undefined ? { value: send.value } : {}),
-        }),
+        });
+      },
     );
   } catch (error) {
     ctx.onTx?.({ label, stage: "failed" });

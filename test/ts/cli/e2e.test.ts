@@ -21,6 +21,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createReferenceAgent } from "../../../agents/reference/server.js";
+import { referenceTime } from "../../../cli/shared/config.js";
 import { identityRegistryAbi, reputationRegistryAbi, resolutionMarketAbi } from "../../../workflow/chain/abis.js";
 import { connect } from "../../../workflow/chain/clients.js";
 import { CANONICAL_REGISTRIES, deployContract } from "../../../workflow/chain/deploy.js";
@@ -47,8 +48,10 @@ const addr = (k: Hex) => privateKeyToAccount(k).address;
 
 const env = (key: Hex, extra: Record<string, string> = {}) => ({ RPC_URL: node.url, PRIVATE_KEY: key, ...extra });
 
+/** Mines one block `seconds` after the CLI's "now" (see createCliHarness's increaseTime: the chain's clock lags). */
 async function advance(seconds: number): Promise<void> {
-  await rpc(node.url, "evm_increaseTime", [seconds]);
+  const latest = (await client.getBlock({ blockTag: "latest" })).timestamp;
+  await rpc(node.url, "evm_setNextBlockTimestamp", [`0x${(referenceTime(latest) + BigInt(seconds)).toString(16)}`]);
   await rpc(node.url, "evm_mine");
 }
 

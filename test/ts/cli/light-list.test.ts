@@ -2,7 +2,7 @@
  * The light read path (cli/shared/json-rpc.ts, cli/commands/market-list.ts) against loopback JSON-RPC servers:
  * batches answered in any order, endpoints that do not batch, transient failures retried, errors in one line, a
  * hung endpoint named with its method within the deadline; and the built bin's `market list` loading neither viem,
- * zod nor fetch's undici (what keeps it near `--version`, bench/cli-startup.ts).
+ * zod, an ABI coder nor fetch's undici (what keeps it near `--version`, bench/cli-startup.ts).
  */
 import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -168,7 +168,9 @@ describe("market list on the built bin", () => {
     expect({ code, stdout }).toEqual({ code: 0, stdout: `no markets at ${market}\n` });
     const loaded = stderr.split("\n").filter((l) => l.startsWith("LOADED "));
     expect(loaded.some((l) => l.includes("/dist/cli/commands/market-list.js"))).toBe(true);
-    expect(loaded.filter((l) => /\/node_modules\/(viem|zod)\//.test(l))).toEqual([]);
+    expect(loaded.filter((l) => /\/node_modules\/(viem|zod|abitype)\//.test(l))).toEqual([]);
+    // No ABI coder (cli/shared/market-abi.ts codes the two calls) and not the generated ABIs.
+    expect(loaded.filter((l) => /\/ox\/.*\/Abi[A-Za-z]*\.js|\/workflow\/chain\/abis\.js/.test(l))).toEqual([]);
     expect(loaded.filter((l) => /\/dist\/cli\/commands\/market\.js/.test(l))).toEqual([]);
     const builtins = stderr.split("\n").find((l) => l.startsWith("BUILTINS ")) ?? "";
     expect(builtins).toMatch(/internal\/modules/);

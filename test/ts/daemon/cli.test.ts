@@ -167,6 +167,16 @@ describe("cresolver daemon", () => {
     expect(result.market.toLowerCase()).toBe(chain.market.toLowerCase());
     const all = run.out.stdout + run.out.stderr;
     expect(run.out.stderr).toContain('"daemon stopped"');
+    // After the stop, what this run sent (its proposal, mined) and what is left (the finalization after the window).
+    expect(run.out.stderr).toMatch(
+      /^daemon stopped \(SIGTERM\): 1 transaction\(s\) sent by this run, 1 pending or not sent$/m,
+    );
+    expect(run.out.stderr).toMatch(
+      /^ {2}confirmed {2}ResolutionMarket\.proposeResolution: 0x[0-9a-f]{64} in block \d+$/m,
+    );
+    expect(run.out.stderr).toMatch(
+      /^ {2}not sent {3}ResolutionMarket\.finalize \(market \d+, after the dispute window\)$/m,
+    );
     for (const secret of [chain.resolverKey.slice(2), API_TOKEN, BEARER]) expect(all).not.toContain(secret);
   }, 120_000);
 });

@@ -10,6 +10,7 @@ import { network } from "hardhat";
 import { expect } from "vitest";
 import type { Address, Hex } from "viem";
 import { run } from "../../../../cli/program.js";
+import { referenceTime } from "../../../../cli/shared/config.js";
 import type { ResolvePipeline } from "../../../../cli/shared/resolve-pipeline.js";
 import { connectProvider, type ChainContext } from "../../../../workflow/chain/clients.js";
 import { hardhatKey } from "./keys.js";
@@ -43,6 +44,7 @@ export interface CliHarness {
   cresolver(args: string[], options?: CliOptions): Promise<Out>;
   refuses(args: string[], pattern: RegExp, options?: CliOptions & { code?: number }): Promise<void>;
   now(): Promise<bigint>;
+  /** Mines one block `seconds` after the CLI's "now" (max(wall clock, latest block time)): deadlines it counts pass. */
   increaseTime(seconds: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -105,7 +107,13 @@ export async function createCliHarness(deployArgs: string[] = []): Promise<CliHa
     refuses,
     now: async () => (await owner.publicClient.getBlock({ blockTag: "latest" })).timestamp,
     increaseTime: async (seconds) => {
-      await provider.request({ method: "evm_increaseTime", params: [seconds] });
+      // `seconds` after the CLI's "now" (referenceTime: max(wall clock, latest block)), not after the chain's own
+      // clock: an in-process chain's clock runs behind the wall clock by the time it took to start (its genesis time
+      // is taken first; many seconds on a loaded machine), and the CLI counts relative deadlines from the wall clock,
+      // so evm_increaseTime could land before a deadline it should pass ("deadline … has not been reached").
+      const latest = (await owner.publicClient.getBlock({ blockTag: "latest" })).timestamp;
+      const at = referenceTime(latest) + BigInt(seconds);
+      await provider.request({ method: "evm_setNextBlockTimestamp", params: [`0x${at.toString(16)}`] });
       await provider.request({ method: "evm_mine", params: [] });
     },
     close: async () => {
