@@ -1,33 +1,16 @@
 /**
  * The two ResolutionMarket reads of `market list` (the light path), ABI-coded here: `marketCount()` and
  * `getMarket(id)`. A general coder (ox's, viem's) loads abitype and some 40 modules, which cost `market list` more
- * CPU than the rest of its start-up together (bench/cli-startup.ts); these two fixed layouts need a few lines. They
- * are checked against the generated ABI and viem's coder in test/ts/cli/market-abi.test.ts (selectors, the tuple's
+ * CPU than the rest of its start-up together (bench/cli-startup.ts); these two fixed layouts need a few lines. The
+ * selectors and the tuple's layout are generated from the artifact (workflow/chain/abis-light.ts, `npm run abis`);
+ * the decoding is checked against the generated ABI and viem's coder in test/ts/cli/market-abi.test.ts (selectors, the tuple's
  * layout, random values decoded both ways, malformed answers refused), so an ABI change fails a test, not a read.
  */
 import type { Hex } from "viem";
+import { GET_MARKET_SELECTOR, MARKET_COUNT_SELECTOR, MARKET_INFO_LAYOUT } from "../../workflow/chain/abis-light.js";
 import { ChainError } from "../../workflow/chain/chain-error.js";
 
-/** `marketCount()`: its calldata is the selector alone. */
-export const MARKET_COUNT_SELECTOR = "0xec979082";
-/** `getMarket(uint256)`. */
-export const GET_MARKET_SELECTOR = "0xeb44fdd3";
-
-/** getMarket's `MarketInfo` tuple in ABI order: the words the decoder reads, one per field (the string's offset too). */
-export const MARKET_INFO_LAYOUT = [
-  ["creator", "address"],
-  ["deadline", "uint64"],
-  ["requestedAt", "uint64"],
-  ["status", "uint8"],
-  ["outcome", "bool"],
-  ["workerCount", "uint32"],
-  ["rewardPool", "uint256"],
-  ["totalStake", "uint256"],
-  ["bundleHash", "bytes32"],
-  ["question", "string"],
-  ["recordCount", "uint256"],
-  ["recordHead", "bytes32"],
-] as const;
+export { GET_MARKET_SELECTOR, MARKET_COUNT_SELECTOR, MARKET_INFO_LAYOUT };
 
 export interface MarketInfo {
   /** Lower-case 0x address (the caller checksums it). */
@@ -109,25 +92,32 @@ export function decodeMarketCount(data: Hex): bigint {
 export function decodeMarketInfo(data: Hex): MarketInfo {
   const w = new Words(data, "getMarket");
   const at = w.offset(0, 0);
-  const field = (name: (typeof MARKET_INFO_LAYOUT)[number][0]): number =>
-    at + MARKET_INFO_LAYOUT.findIndex(([n]) => n === name);
+  type Field = (typeof MARKET_INFO_LAYOUT)[number][0];
+  const field = (name: Field): number => at + MARKET_INFO_LAYOUT.findIndex(([n]) => n === name);
+  // The width a `uintN` (or `bool`) field is checked against comes from the generated layout too.
+  const uintField = (name: Field): bigint => {
+    const type = MARKET_INFO_LAYOUT.find(([n]) => n === name)?.[1] ?? "";
+    const bits = type === "bool" ? 1 : Number(/^uint(\d+)$/.exec(type)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(bits)) throw w.malformed(`field ${name} is a ${type}, not an integer`);
+    return w.uint(field(name), bits);
+  };
   const creator = w.raw(field("creator"));
   if (!creator.startsWith("0".repeat(24))) throw w.malformed("creator is not an address");
-  const flag = w.uint(field("outcome"), 1);
+  const flag = uintField("outcome");
   const question = w.offset(field("question"), at);
   const length = w.uint(question, 32);
   return {
     creator: `0x${creator.slice(24).toLowerCase()}`,
-    deadline: w.uint(field("deadline"), 64),
-    requestedAt: w.uint(field("requestedAt"), 64),
-    status: Number(w.uint(field("status"), 8)),
+    deadline: uintField("deadline"),
+    requestedAt: uintField("requestedAt"),
+    status: Number(uintField("status")),
     outcome: flag === 1n,
-    workerCount: Number(w.uint(field("workerCount"), 32)),
-    rewardPool: w.uint(field("rewardPool"), 256),
-    totalStake: w.uint(field("totalStake"), 256),
+    workerCount: Number(uintField("workerCount")),
+    rewardPool: uintField("rewardPool"),
+    totalStake: uintField("totalStake"),
     bundleHash: `0x${w.raw(field("bundleHash")).toLowerCase()}`,
     question: w.utf8(question + 1, Number(length)),
-    recordCount: w.uint(field("recordCount"), 256),
+    recordCount: uintField("recordCount"),
     recordHead: `0x${w.raw(field("recordHead")).toLowerCase()}`,
   };
 }

@@ -395,4 +395,9 @@ describe("generated ABIs", () => {
     const { render } = await import("../../../scripts/gen-abis.js");
     expect(readFileSync("workflow/chain/abis.ts", "utf8")).toBe(render());
   });
+
+  it("workflow/chain/abis-light.ts (market list's selectors and getMarket layout) matches the artifacts", async () => {
+    const { renderLight } = await import("../../../scripts/gen-abis.js");
+    expect(readFileSync("workflow/chain/abis-light.ts", "utf8")).toBe(renderLight());
+  });
 });
