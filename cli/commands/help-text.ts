@@ -3,6 +3,7 @@
  * cli/commands/). Kept together so the help reads as one text and each command definition stays its flags.
  */
 import { Command } from "commander";
+import { marketIdArgument } from "../shared/options.js";
 
 export const HELP_TEXT = {
   "agent register":
@@ -61,4 +62,9 @@ export type HelpKey = keyof typeof HELP_TEXT;
 /** The command `key` names (its last word), described by its help text. */
 export function describedCommand(key: HelpKey): Command {
   return new Command(key.slice(key.lastIndexOf(" ") + 1)).description(HELP_TEXT[key]);
+}
+
+/** A command on one market: `describedCommand(key)` with the `<marketId>` argument (parsed to a bigint). */
+export function marketIdCommand(key: HelpKey): Command {
+  return describedCommand(key).addArgument(marketIdArgument());
 }

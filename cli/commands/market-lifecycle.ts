@@ -32,13 +32,12 @@ import type { Runtime } from "../shared/runtime.js";
 
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 import { showCmd } from "./market-show.js";
-import { describedCommand, HELP_TEXT } from "./help-text.js";
+import { HELP_TEXT, marketIdCommand } from "./help-text.js";
 
 export { formatDuration, iso } from "./market-format.js";
 
 function disputeCmd(runtime: () => Runtime): Command {
-  return describedCommand("market-lifecycle dispute")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("market-lifecycle dispute")
     .addOption(
       new Option("--claim <verdict>", "the verdict you claim is right")
         .choices(["yes", "no", "invalid"])
@@ -74,8 +73,7 @@ function disputeCmd(runtime: () => Runtime): Command {
 }
 
 function voteCmd(runtime: () => Runtime): Command {
-  return describedCommand("market-lifecycle vote")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("market-lifecycle vote")
     .addOption(new Option("--verdict <verdict>", "your ruling").choices(["yes", "no", "invalid"]).makeOptionMandatory())
     .action(async (marketId: bigint, opts: { verdict: VerdictKind }) => {
       const rt = runtime();
@@ -92,30 +90,28 @@ function voteCmd(runtime: () => Runtime): Command {
 }
 
 function finalizeCmd(runtime: () => Runtime): Command {
-  return describedCommand("market-lifecycle finalize")
-    .addArgument(marketIdArgument())
-    .action(async (marketId: bigint) => {
-      const rt = runtime();
-      const { market, ctx } = await rt.marketSigner();
-      const now = await readMarketStatus(ctx, market, marketId);
-      if (now.statusName === "Resolved" || now.statusName === "Invalid" || now.statusName === "Cancelled") {
-        // The goal is met (the daemon or someone else finalized it): nothing to send.
-        rt.emit(
-          { marketId, status: now.statusName, alreadyFinal: true },
-          `market ${marketId} is already final (${now.statusName}): nothing sent; \`market show ${marketId}\` has the results`,
-        );
-        return;
-      }
-      const r = await finalize(ctx, market, marketId);
-      const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
-      const tail =
-        r.feedbackPending > 0n
-          ? [
-              `  ERC-8004 feedback pending for ${r.feedbackPending} seats: run \`cresolver market publish-feedback ${marketId}\``,
-            ]
-          : [];
-      rt.emit({ marketId, ...r }, [head, ...r.seats.map(seatLine), ...tail, `  tx ${r.txHash}`].join("\n"));
-    });
+  return marketIdCommand("market-lifecycle finalize").action(async (marketId: bigint) => {
+    const rt = runtime();
+    const { market, ctx } = await rt.marketSigner();
+    const now = await readMarketStatus(ctx, market, marketId);
+    if (now.statusName === "Resolved" || now.statusName === "Invalid" || now.statusName === "Cancelled") {
+      // The goal is met (the daemon or someone else finalized it): nothing to send.
+      rt.emit(
+        { marketId, status: now.statusName, alreadyFinal: true },
+        `market ${marketId} is already final (${now.statusName}): nothing sent; \`market show ${marketId}\` has the results`,
+      );
+      return;
+    }
+    const r = await finalize(ctx, market, marketId);
+    const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
+    const tail =
+      r.feedbackPending > 0n
+        ? [
+            `  ERC-8004 feedback pending for ${r.feedbackPending} seats: run \`cresolver market publish-feedback ${marketId}\``,
+          ]
+        : [];
+    rt.emit({ marketId, ...r }, [head, ...r.seats.map(seatLine), ...tail, `  tx ${r.txHash}`].join("\n"));
+  });
 }
 
 function cancelCmd(runtime: () => Runtime): Command {
@@ -152,8 +148,7 @@ function cancelCmd(runtime: () => Runtime): Command {
 }
 
 function publishCmd(runtime: () => Runtime): Command {
-  return describedCommand("market-lifecycle publish-feedback")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("market-lifecycle publish-feedback")
     .option("--max <seats>", "seats per transaction (1-100)", "25")
     .action(async (marketId: bigint, opts: { max: string }) => {
       const rt = runtime();
@@ -183,8 +178,7 @@ function publishCmd(runtime: () => Runtime): Command {
 }
 
 function retryCmd(runtime: () => Runtime): Command {
-  return describedCommand("market-lifecycle retry-feedback")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("market-lifecycle retry-feedback")
     .requiredOption("--seat <n>", "the seat, 0-based in join order (see `market show`)")
     .action(async (marketId: bigint, opts: { seat: string }) => {
       const rt = runtime();

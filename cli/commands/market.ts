@@ -20,17 +20,11 @@ import {
 } from "../shared/config.js";
 import { checkQuestion } from "../../workflow/core/text.js";
 import { CliError } from "../shared/errors.js";
-import {
-  marketIdArgument,
-  marketSettingOptions,
-  parseMarketSettings,
-  withOptions,
-  type MarketSettingFlags,
-} from "../shared/options.js";
+import { marketSettingOptions, parseMarketSettings, withOptions, type MarketSettingFlags } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { marketListCommand } from "./market-list.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
-import { describedCommand } from "./help-text.js";
+import { describedCommand, marketIdCommand } from "./help-text.js";
 
 const MAX_QUESTION_BYTES = 1024;
 const MAX_ALLOW_LIST = 100;
@@ -153,8 +147,7 @@ function create(runtime: () => Runtime): Command {
 }
 
 function join(runtime: () => Runtime): Command {
-  return describedCommand("market join")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("market join")
     .requiredOption("--agent-id <id>", "the ERC-8004 agent")
     .requiredOption("--stake <eth>", "stake in ETH (at least the market's minStake)")
     .action(async (marketId: bigint, opts: { agentId: string; stake: string }) => {
@@ -171,17 +164,15 @@ function join(runtime: () => Runtime): Command {
 }
 
 function request(runtime: () => Runtime): Command {
-  return describedCommand("market request-resolution")
-    .addArgument(marketIdArgument())
-    .action(async (marketId: bigint) => {
-      const rt = runtime();
-      const { market, ctx } = await rt.marketSigner();
-      const r = await requestResolution(ctx, market, marketId);
-      rt.emit(
-        { marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber },
-        `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`,
-      );
-    });
+  return marketIdCommand("market request-resolution").action(async (marketId: bigint) => {
+    const rt = runtime();
+    const { market, ctx } = await rt.marketSigner();
+    const r = await requestResolution(ctx, market, marketId);
+    rt.emit(
+      { marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber },
+      `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`,
+    );
+  });
 }
 
 function withdrawCmd(runtime: () => Runtime): Command {

@@ -15,10 +15,10 @@ import { loadCredentialsFile } from "../shared/credentials-file.js";
 import { iso } from "./market-lifecycle.js";
 import { CliError } from "../shared/errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../shared/resolve-pipeline.js";
-import { allowLoopbackOption, allowPrivateOption, localAddressPolicy, marketIdArgument } from "../shared/options.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { openResolveRecord } from "./track-record-source.js";
-import { describedCommand } from "./help-text.js";
+import { marketIdCommand } from "./help-text.js";
 
 const report = z.strictObject({
   answer: z.enum(ANSWER_NAMES),
@@ -87,8 +87,7 @@ function workerLines(decision: ResolveDecision, agentIds: readonly string[]): st
 }
 
 export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline = defaultResolvePipeline): Command {
-  return describedCommand("resolve resolve")
-    .addArgument(marketIdArgument())
+  return marketIdCommand("resolve resolve")
     .option(
       "--plan <file>",
       'propose this precomputed decision instead of running the workflow (JSON: {verdict: "yes"|"no"|"invalid", reports: [{answer, confidenceBps, resQuality, srcQuality, analysisDepth}], bundleHash[, bundleURI, reason]})',
