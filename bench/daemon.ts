@@ -235,6 +235,19 @@ async function latency(host: DaemonHost, b: Bench, ids: bigint[], pollIntervalMs
   }
 }
 
+/** The figures every burst reports: its settings, wall time, throughput and the per-market latencies. */
+function burstFigures(ids: bigint[], concurrency: number, rows: JobTimes[], minedAt: number) {
+  const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
+  return {
+    concurrency,
+    pollIntervalMs: BURST_POLL_MS,
+    confirmations: 0,
+    totalWallMs: totalMs,
+    marketsPerSecond: Math.round((ids.length / (totalMs / 1000)) * 10) / 10,
+    ...summarize(rows, minedAt),
+  };
+}
+
 /** Request block → job start / written of every market of the measured child-process bursts, pooled. */
 const pooled = { start: [] as number[], written: [] as number[] };
 
@@ -243,7 +256,6 @@ async function burstEndToEnd(host: DaemonHost, b: Bench, ids: bigint[], concurre
   try {
     const minedAt = await b.request(ids);
     const rows = await host.wait(ids, 120_000);
-    const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
     if (note === undefined && host.where === "child-process") {
       pooled.start.push(...rows.map((r) => r.startedAt - minedAt));
       pooled.written.push(...rows.map((r) => r.finishedAt - minedAt));
@@ -254,12 +266,7 @@ async function burstEndToEnd(host: DaemonHost, b: Bench, ids: bigint[], concurre
       ...(note !== undefined ? { note } : {}),
       markets: ids.length,
       workersPerMarket: PERSONAS.length,
-      concurrency,
-      pollIntervalMs: BURST_POLL_MS,
-      confirmations: 0,
-      totalWallMs: totalMs,
-      marketsPerSecond: Math.round((ids.length / (totalMs / 1000)) * 10) / 10,
-      ...summarize(rows, minedAt),
+      ...burstFigures(ids, concurrency, rows, minedAt),
       agentCalls: await host.agentCalls(),
       ...(trace ? { rpcTrace: trace.take() } : {}),
       verify: await verifyOnChain(b, rows),
@@ -318,17 +325,11 @@ async function burstDaemonOnly(b: Bench, ids: bigint[], concurrency: number) {
         bundleHash: null,
       };
     });
-    const totalMs = Math.max(...rows.map((r) => r.finishedAt)) - minedAt;
     return {
       mode: "daemon only, NOT end-to-end: stub job (returns written at once; no agents, evaluator or chain write): event ingestion + scheduling + SQLite transitions; the markets stay ResolutionRequested on chain",
       daemon: "in-process" as const,
       markets: ids.length,
-      concurrency,
-      pollIntervalMs: BURST_POLL_MS,
-      confirmations: 0,
-      totalWallMs: totalMs,
-      marketsPerSecond: Math.round((ids.length / (totalMs / 1000)) * 10) / 10,
-      ...summarize(rows, minedAt),
+      ...burstFigures(ids, concurrency, rows, minedAt),
     };
   } finally {
     await d.stop();

@@ -320,21 +320,18 @@ function acceptance(byName: Map<string, ScenarioResult>) {
   );
   // Round 3 (issue 20), where the scenario ran.
   const has = (n: string): boolean => byName.has(n);
-  if (has("farm-then-strike")) {
-    const r = g("farm-then-strike").final;
-    add(
+  // The farm-then-strike pair: how many markets after the strike finalize wrong (correct / wrong / unresolved).
+  const strikes: [name: string, check: string, maxWrong: number][] = [
+    [
+      "farm-then-strike",
       "farm then strike, nobody disputing: ≤ 10 % of the markets after the strike finalize wrong",
-      r.wrong <= 10,
-      `${r.correct} % / ${r.wrong} % / ${r.unresolved} %`,
-    );
-  }
-  if (has("farm-then-strike-watched")) {
-    const r = g("farm-then-strike-watched").final;
-    add(
-      "farm then strike, the watcher and an honest arbiter: ≤ 5 % finalize wrong",
-      r.wrong <= 5,
-      `${r.correct} % / ${r.wrong} % / ${r.unresolved} %`,
-    );
+      10,
+    ],
+    ["farm-then-strike-watched", "farm then strike, the watcher and an honest arbiter: ≤ 5 % finalize wrong", 5],
+  ];
+  for (const [name, check, maxWrong] of strikes.filter(([n]) => has(n))) {
+    const r = g(name).final;
+    add(check, r.wrong <= maxWrong, `${r.correct} % / ${r.wrong} % / ${r.unresolved} %`);
   }
   if (has("correlated-crowd")) {
     const c = g("correlated-crowd");

@@ -10,6 +10,15 @@ import { sanitizeError } from "./log.js";
 import { adoptFromChain, finalVerdictOf, storedProposal } from "./proposals.js";
 import type { JobRow } from "./store.js";
 
+/** What a chain step works on: the job, its runner entry, its market's seams and the market as just read. */
+interface ChainStepInput {
+  ctx: StepContext;
+  job: JobRow;
+  entry: Active;
+  seams: MarketSeams;
+  chain: MarketOnChain;
+}
+
 /** publishFeedback batches per watch step (the next step continues). */
 const FEEDBACK_BATCHES_PER_STEP = 20;
 
@@ -21,8 +30,9 @@ export async function chainStep(ctx: StepContext, job: JobRow, entry: Active): P
   let chain: MarketOnChain | undefined;
   try {
     chain = await seams.read(job.marketId);
-    if (job.state === "proposing") await propose(ctx, job, entry, seams, chain);
-    else await watch(ctx, job, entry, seams, chain);
+    const step = { ctx, job, entry, seams, chain };
+    if (job.state === "proposing") await propose(step);
+    else await watch(step);
   } catch (err) {
     const message = sanitizeError(err, o.secrets);
     o.metrics.recordRun("chain-error", (performance.now() - started) / 1000);
@@ -67,13 +77,8 @@ export async function chainStep(ctx: StepContext, job: JobRow, entry: Active): P
   }
 }
 
-async function propose(
-  ctx: StepContext,
-  job: JobRow,
-  entry: Active,
-  seams: MarketSeams,
-  chain: MarketOnChain,
-): Promise<void> {
+async function propose(step: ChainStepInput): Promise<void> {
+  const { ctx, job, entry, seams, chain } = step;
   const { o } = ctx;
   const log = ctx.log(job);
   if (chain.status !== "requested") {
@@ -134,13 +139,8 @@ function nextWatch(o: RunnerOptions, disputeEndsAt: number | null, chainTime: nu
   return o.store.now() + Math.min(o.watchIntervalMs, untilEnd);
 }
 
-async function watch(
-  ctx: StepContext,
-  job: JobRow,
-  entry: Active,
-  seams: MarketSeams,
-  chain: MarketOnChain,
-): Promise<void> {
+async function watch(step: ChainStepInput): Promise<void> {
+  const { ctx, job, entry, seams, chain } = step;
   const { o } = ctx;
   const log = ctx.log(job);
   switch (chain.status) {

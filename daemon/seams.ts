@@ -24,6 +24,7 @@ import type { ResolutionConfig } from "../workflow/ports.js";
 import { createSettler, SettleError, type MarketGuardOptions } from "../workflow/settle/index.js";
 import { createPipelinePorts } from "../workflow/pipeline/setup.js";
 import { resolutionMarketAbi, umaArbiterAbi } from "../workflow/chain/abis.js";
+import { readView, viewCall } from "../workflow/chain/reads.js";
 import { readMarketOnChain } from "./chain.js";
 import { payloadReports } from "./proposals.js";
 import { indexTrackRecord, type RecordIndex } from "./record-index.js";
@@ -114,18 +115,12 @@ export async function escalateDispute(
   marketId: bigint,
 ): Promise<{ action: string }> {
   const { arbiter } = await getMarketConfig(ctx, market, marketId);
-  let assertionId: Hex;
-  try {
-    assertionId = await ctx.publicClient.readContract({
-      address: arbiter,
-      abi: umaArbiterAbi,
-      functionName: "assertionIdOf",
-      args: [market, marketId],
-    });
-  } catch {
-    return { action: "escalated" }; // not a UmaArbiter
-  }
-  if (/^0x0+$/.test(assertionId)) return { action: "escalated" };
+  const assertionId = await readView(
+    ctx,
+    viewCall(arbiter, umaArbiterAbi, "assertionIdOf", [market, marketId]),
+    "UmaArbiter.assertionIdOf",
+  ).catch(() => undefined); // undefined: not a UmaArbiter
+  if (assertionId === undefined || /^0x0+$/.test(assertionId)) return { action: "escalated" };
   const [optimisticOracle, currency] = await Promise.all([
     ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "oracle" }),
     ctx.publicClient.readContract({ address: arbiter, abi: umaArbiterAbi, functionName: "currency" }),

@@ -90,6 +90,19 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
   const later = (attempt: number) => policy.now + policy.backoffMs(Math.max(1, attempt));
   const given = (attempts: number) => Math.max(attempts - 1, 0);
   const wrong = () => new Error(`job state machine: no transition from ${job.state} on ${outcome.kind}`);
+  // A run or a send that does not count: its attempt is given back; `wait` waits out the attempt's back-off first.
+  const runAgain = (wait: boolean) =>
+    to(job, "requested", {
+      attempts: given(job.attempts),
+      uncountAttempt: true,
+      ...(wait ? { nextAttemptAt: later(job.attempts) } : {}),
+    });
+  const sendAgain = (wait: boolean) =>
+    to(job, "proposing", {
+      sendAttempts: given(job.sendAttempts),
+      uncountSend: true,
+      ...(wait ? { nextAttemptAt: later(job.sendAttempts) } : {}),
+    });
 
   if (outcome.kind === "restarted") {
     if (job.state !== "running") throw wrong();
@@ -117,11 +130,7 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
     case "running":
       switch (outcome.kind) {
         case "not-requested":
-          return to(job, "requested", {
-            attempts: given(job.attempts),
-            uncountAttempt: true,
-            nextAttemptAt: later(job.attempts),
-          });
+          return runAgain(true);
         case "adopted":
           return to(job, outcome.state, { attempts: given(job.attempts), uncountAttempt: true });
         case "verdict":
@@ -130,13 +139,9 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
           }
           return to(job, "proposing", { sendAttempts: 0, resetSends: true });
         case "aborted":
-          return to(job, "requested", { attempts: given(job.attempts), uncountAttempt: true });
+          return runAgain(false);
         case "rpc-unreachable":
-          return to(job, "requested", {
-            attempts: given(job.attempts),
-            uncountAttempt: true,
-            nextAttemptAt: later(job.attempts),
-          });
+          return runAgain(true);
         case "error":
           if (job.attempts < policy.maxAttempts) return to(job, "requested", { nextAttemptAt: later(job.attempts) });
           return to(job, "proposing", { sendAttempts: 0, resetSends: true, proposeInvalid: true });
@@ -151,13 +156,9 @@ export function nextState(job: JobView, outcome: Outcome, policy: StatePolicy): 
           return to(job, outcome.state, { sendAttempts: given(job.sendAttempts), uncountSend: true });
         case "not-requested":
           // The market moved between our read and the send: read it again at once, the send not counted.
-          return to(job, "proposing", { sendAttempts: given(job.sendAttempts), uncountSend: true });
+          return sendAgain(false);
         case "rpc-unreachable":
-          return to(job, "proposing", {
-            sendAttempts: given(job.sendAttempts),
-            uncountSend: true,
-            nextAttemptAt: later(job.sendAttempts),
-          });
+          return sendAgain(true);
         case "error":
           if (job.sendAttempts < policy.maxAttempts)
             return to(job, "proposing", { nextAttemptAt: later(job.sendAttempts) });

@@ -20,6 +20,7 @@ import {
   type SecretFlags,
 } from "../shared/agent-auth.js";
 import { CliError } from "../shared/errors.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 
 interface CheckOptions extends SecretFlags {
@@ -81,8 +82,8 @@ export function checkCommand(runtime: () => Runtime): Command {
       "--signing-key-file <file>",
       "agora: private JWK (ES256 or Ed25519) to sign with instead of an ephemeral key; created (mode 0600) if missing",
     )
-    .option("--allow-loopback", "allow an agent on a loopback address (local agents)")
-    .option("--allow-private", "allow an agent on a private-network address")
+    .addOption(allowLoopbackOption("the agent"))
+    .addOption(allowPrivateOption("the agent"))
     .option("--timeout-ms <n>", "per-request deadline (default: the protocol's own limits)")
     .action(async (urlArg: string, opts: CheckOptions) => {
       const rt = runtime();
@@ -131,8 +132,7 @@ export function checkCommand(runtime: () => Runtime): Command {
       let report: ConformanceReport;
       try {
         const http = createSafeHttpClient({
-          allowLoopback: opts.allowLoopback === true,
-          allowPrivate: opts.allowPrivate === true,
+          ...localAddressPolicy(opts),
           userAgent: "cresolver-agent-check",
         });
         const options: ConformanceRunOptions = {

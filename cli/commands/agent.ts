@@ -14,7 +14,6 @@ import {
   AGENT_ENV,
   AUTH_FLAG,
   parseAgentIdFlag,
-  parsePortFlag,
   parseUrlFlag,
   readAgentSecrets,
   readSigningKey,
@@ -24,15 +23,15 @@ import { checkCommand } from "./agent-check.js";
 import { agentInspectCommands } from "./inspect.js";
 import { ENV, parseAgentUri, parsePrivateKey, parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { hostOption, portOption } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { LOG_REDACT_PATHS } from "../../workflow/util/redact.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand, HELP_TEXT } from "./help-text.js";
 
 const PROTOCOL = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 function register(runtime: () => Runtime): Command {
-  return new Command("register")
-    .description(HELP_TEXT["agent register"])
+  return describedCommand("agent register")
     .option("--name <name>", "agent name")
     .option("--endpoint <url>", "the worker's base URL (http or https), e.g. http://127.0.0.1:8080")
     .addOption(
@@ -129,7 +128,7 @@ interface ServeOptions extends SecretFlags {
   protocol: string;
   persona: string;
   mode: "offline" | "llm";
-  port: string;
+  port: number;
   host: string;
   name?: string;
   logLevel: string;
@@ -150,8 +149,8 @@ function serve(runtime: () => Runtime): Command {
     .addOption(new Option("--protocol <name>", "wire protocol to serve").choices(protocols).default("cresolver"))
     .addOption(new Option("--persona <name>", "answer persona").choices([...PERSONAS]).default("analyst"))
     .addOption(new Option("--mode <mode>", "answer engine").choices(["offline", "llm"]).default("offline"))
-    .option("--port <n>", "port (0 = ephemeral)", "0")
-    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .addOption(portOption(0))
+    .addOption(hostOption())
     .option("--name <name>", "name reported by /health")
     .option("--log-level <level>", "pino log level (logs go to stderr)", "info")
     .option(
@@ -177,7 +176,6 @@ function serve(runtime: () => Runtime): Command {
     )
     .action(async (opts: ServeOptions) => {
       const rt = runtime();
-      const port = parsePortFlag(opts.port, "--port");
       if (!isPersonaName(opts.persona)) throw new CliError(`--persona must be one of ${PERSONAS.join(", ")}`);
       if (!LOG_LEVELS.includes(opts.logLevel))
         throw new CliError(`--log-level must be fatal, error, warn, info, debug, trace or silent`);
@@ -239,12 +237,12 @@ function serve(runtime: () => Runtime): Command {
       }
       let url: string;
       try {
-        url = await agent.start({ host: opts.host, port });
+        url = await agent.start({ host: opts.host, port: opts.port });
       } catch (error) {
         await agent.close().catch(() => undefined);
         const code = (error as NodeJS.ErrnoException).code;
         throw new CliError(
-          `cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+          `cannot listen on ${opts.host}:${opts.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
           1,
         );
       }

@@ -5,8 +5,9 @@
 import { Command, Option } from "commander";
 import { formatEther, getAddress, type Address } from "viem";
 import { betPosition, claimBet, placeBet, type BetSide } from "../../workflow/chain/betting.js";
-import { parseAddress, parseEth, parseUint, type DeploymentFile } from "../shared/config.js";
+import { parseAddress, parseEth, type DeploymentFile } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { marketIdArgument } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 
 export async function bettingAddress(rt: Runtime, flag: string | undefined): Promise<Address> {
@@ -23,13 +24,12 @@ const bettingOption = () =>
 function place(runtime: () => Runtime): Command {
   return new Command("place")
     .description("Bet on a market's outcome while it is open (before its deadline).")
-    .argument("<marketId>", "the market")
+    .addArgument(marketIdArgument())
     .addOption(new Option("--side <side>", "the outcome you bet on").choices(["yes", "no"]).makeOptionMandatory())
     .requiredOption("--amount <eth>", "stake in ETH")
     .addOption(bettingOption())
-    .action(async (marketIdArg: string, opts: { side: BetSide; amount: string; betting?: string }) => {
+    .action(async (marketId: bigint, opts: { side: BetSide; amount: string; betting?: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const amount = parseEth(opts.amount, "--amount");
       rt.requireKey();
       const betting = await bettingAddress(rt, opts.betting);
@@ -46,11 +46,10 @@ function place(runtime: () => Runtime): Command {
 function claim(runtime: () => Runtime): Command {
   return new Command("claim")
     .description("Claim your payout (the winning side) or refund (Invalid or Cancelled) once the market is final.")
-    .argument("<marketId>", "the market")
+    .addArgument(marketIdArgument())
     .addOption(bettingOption())
-    .action(async (marketIdArg: string, opts: { betting?: string }) => {
+    .action(async (marketId: bigint, opts: { betting?: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       rt.requireKey();
       const betting = await bettingAddress(rt, opts.betting);
       const ctx = await rt.chain({ needsKey: true });
@@ -65,12 +64,11 @@ function claim(runtime: () => Runtime): Command {
 function position(runtime: () => Runtime): Command {
   return new Command("position")
     .description("A bettor's stakes on each side, the pools, how the market settles now and what a claim would send.")
-    .argument("<marketId>", "the market")
+    .addArgument(marketIdArgument())
     .option("--account <address>", "whose position (default: the key's address)")
     .addOption(bettingOption())
-    .action(async (marketIdArg: string, opts: { account?: string; betting?: string }) => {
+    .action(async (marketId: bigint, opts: { account?: string; betting?: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const betting = await bettingAddress(rt, opts.betting);
       const ctx = await rt.chain();
       const account =

@@ -1,19 +1,18 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { Command } from "commander";
+import type { Command } from "commander";
 import { LOCAL_CHAIN_IDS } from "../../workflow/chain/clients.js";
 import { deployAll } from "../../workflow/chain/deploy.js";
 import { fileDeployJournal } from "../../workflow/chain/deploy-journal.js";
 import { NETWORK_NAME, networkNameFor, parseAddress, parseIntIn, parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
 import type { Runtime } from "../shared/runtime.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand } from "./help-text.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function deployCommand(runtime: () => Runtime): Command {
-  return new Command("deploy")
-    .description(HELP_TEXT["deploy deploy"])
+  return describedCommand("deploy deploy")
     .option(
       "--own-registries",
       "deploy our IdentityRegistry and ReputationRegistry even where the canonical ones exist",

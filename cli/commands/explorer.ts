@@ -2,27 +2,26 @@
  * `cresolver explorer`: the resolution explorer web app against any RPC, without a daemon. Markets from --market or
  * the deployment file (its BettingMarket too); bundles from the proposals' bundleURIs. Runs until SIGINT/SIGTERM.
  */
-import { Command } from "commander";
+import type { Command } from "commander";
 import type { Address } from "viem";
 import { startExplorerServer, type ExplorerServer } from "../../explorer/server.js";
-import { parsePortFlag } from "../shared/agent-auth.js";
 import { parseAddress } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { hostOption, portOption } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand } from "./help-text.js";
 
 interface ExplorerFlags {
-  port: string;
+  port: number;
   host: string;
   betting?: string;
   allowLocalUrls?: boolean;
 }
 
 export function explorerCommand(runtime: () => Runtime): Command {
-  return new Command("explorer")
-    .description(HELP_TEXT["explorer explorer"])
-    .option("--port <n>", "port (0 = ephemeral)", "8788")
-    .option("--host <host>", "interface to listen on", "127.0.0.1")
+  return describedCommand("explorer explorer")
+    .addOption(portOption(8788))
+    .addOption(hostOption())
     .option("--betting <address>", "BettingMarket whose pools to show (default: the deployment file's, if any)")
     .option(
       "--allow-local-urls",
@@ -30,7 +29,6 @@ export function explorerCommand(runtime: () => Runtime): Command {
     )
     .action(async (opts: ExplorerFlags) => {
       const rt = runtime();
-      const port = parsePortFlag(opts.port, "--port");
       const betting: Address | undefined =
         opts.betting !== undefined
           ? parseAddress(opts.betting, "--betting")
@@ -44,14 +42,14 @@ export function explorerCommand(runtime: () => Runtime): Command {
           markets: [market],
           fromBlock: await rt.marketFromBlock(),
           host: opts.host,
-          port,
+          port: opts.port,
           ...(betting !== undefined ? { betting } : {}),
           ...(opts.allowLocalUrls ? { destinations: { allowLoopback: true, allowPrivate: true } } : {}),
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         throw new CliError(
-          `cannot listen on ${opts.host}:${port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+          `cannot listen on ${opts.host}:${opts.port}: ${code ?? (error instanceof Error ? error.message : String(error))}`,
           1,
         );
       }

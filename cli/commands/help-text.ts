@@ -2,6 +2,9 @@
  * The descriptions of the commands whose help runs past one line, keyed "<file> <command>" (file in
  * cli/commands/). Kept together so the help reads as one text and each command definition stays its flags.
  */
+import { Command } from "commander";
+import { marketIdArgument } from "../shared/options.js";
+
 export const HELP_TEXT = {
   "agent register":
     "Register an ERC-8004 agent. Builds its registration-v1 file from the flags and stores it on-chain as a data: URI, or registers --uri instead. Prints the agentId.",
@@ -54,3 +57,16 @@ export const HELP_TEXT = {
   "watch watch":
     "Review every proposal in its dispute window (or the given markets) from public data: the per-seat reports, the track record at the market's cut-off (rulings of allowed arbiters as truth) and the bundle at the proposal's URI checked against its hash. The vote is recomputed under a stricter coalition rule; a proposal that is fragile, differs from the recomputed verdict, or goes against --against-share of the seats is reported, and disputed with the market's bond (plus an UmaArbiter's ERC-20 bond, approved first) only with --dispute.",
 } as const;
+
+/** A command's key in HELP_TEXT: "<file> <command>". */
+export type HelpKey = keyof typeof HELP_TEXT;
+
+/** The command `key` names (its last word), described by its help text. */
+export function describedCommand(key: HelpKey): Command {
+  return new Command(key.slice(key.lastIndexOf(" ") + 1)).description(HELP_TEXT[key]);
+}
+
+/** A command on one market: `describedCommand(key)` with the `<marketId>` argument (parsed to a bigint). */
+export function marketIdCommand(key: HelpKey): Command {
+  return describedCommand(key).addArgument(marketIdArgument());
+}

@@ -11,8 +11,9 @@ import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { decodeAgentUri, pickWorkerEndpoint } from "../../workflow/registration/index.js";
 import { parseAddress, parseUint, type DeploymentFile } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand, HELP_TEXT } from "./help-text.js";
 
 function agentList(runtime: () => Runtime): Command {
   return new Command("list").description(HELP_TEXT["inspect list"]).action(async () => {
@@ -61,12 +62,11 @@ async function registrationOf(
 }
 
 function agentShow(runtime: () => Runtime): Command {
-  return new Command("show")
-    .description(HELP_TEXT["inspect show"])
+  return describedCommand("inspect show")
     .argument("<agentId>", "the ERC-8004 agent id")
     .option("--no-fetch", "do not fetch an https:/ipfs: registration file (data: URIs are always decoded)")
-    .option("--allow-loopback", "let the registration URI point at 127.0.0.1/::1")
-    .option("--allow-private", "let the registration URI point at private network addresses")
+    .addOption(allowLoopbackOption("the registration URI"))
+    .addOption(allowPrivateOption("the registration URI"))
     .action(async (agentIdArg: string, opts: { fetch: boolean; allowLoopback?: boolean; allowPrivate?: boolean }) => {
       const rt = runtime();
       const agentId = parseUint(agentIdArg, "agentId");
@@ -75,8 +75,7 @@ function agentShow(runtime: () => Runtime): Command {
       const d = await agentDetails(ctx, identity, market, agentId, await rt.marketFromBlock());
       const registration = await registrationOf(d.agentURI, {
         fetch: opts.fetch,
-        allowLoopback: opts.allowLoopback === true,
-        allowPrivate: opts.allowPrivate === true,
+        ...localAddressPolicy(opts),
       });
       const decided = d.trackRecord.filter((t) => t.correct !== null);
       const accuracy = decided.length === 0 ? null : decided.filter((t) => t.correct).length / decided.length;
@@ -101,8 +100,7 @@ export function agentInspectCommands(runtime: () => Runtime): Command[] {
 }
 
 export function owedCommand(runtime: () => Runtime): Command {
-  return new Command("owed")
-    .description(HELP_TEXT["inspect owed"])
+  return describedCommand("inspect owed")
     .argument("[address]", "the account (default: the address of --private-key)")
     .option("--betting <address>", "BettingMarket address (default: from the deployment file, if it has one)")
     .action(async (addressArg: string | undefined, opts: { betting?: string }) => {

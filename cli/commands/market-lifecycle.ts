@@ -28,27 +28,25 @@ import {
 } from "../../workflow/chain/lifecycle.js";
 import { readMarketStatus } from "../../workflow/chain/snapshot.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
-import { parseIntIn, parseUint } from "../shared/config.js";
+import { parseIntIn } from "../shared/config.js";
+import { marketIdArgument } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 import { showCmd } from "./market-show.js";
-import { HELP_TEXT } from "./help-text.js";
+import { HELP_TEXT, marketIdCommand } from "./help-text.js";
 
 export { formatDuration, iso } from "./market-format.js";
 
 function disputeCmd(runtime: () => Runtime): Command {
-  return new Command("dispute")
-    .description(HELP_TEXT["market-lifecycle dispute"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market-lifecycle dispute")
     .addOption(
       new Option("--claim <verdict>", "the verdict you claim is right")
         .choices(["yes", "no", "invalid"])
         .makeOptionMandatory(),
     )
-    .action(async (marketIdArg: string, opts: { claim: VerdictKind }) => {
+    .action(async (marketId: bigint, opts: { claim: VerdictKind }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const r = await dispute(ctx, market, marketId, opts.claim);
       rt.emit(
@@ -141,13 +139,10 @@ function expireCmd(runtime: () => Runtime): Command {
 }
 
 function voteCmd(runtime: () => Runtime): Command {
-  return new Command("vote")
-    .description(HELP_TEXT["market-lifecycle vote"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market-lifecycle vote")
     .addOption(new Option("--verdict <verdict>", "your ruling").choices(["yes", "no", "invalid"]).makeOptionMandatory())
-    .action(async (marketIdArg: string, opts: { verdict: VerdictKind }) => {
+    .action(async (marketId: bigint, opts: { verdict: VerdictKind }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const r = await committeeVote(ctx, market, marketId, opts.verdict);
       const verdict = VERDICT_TEXT[opts.verdict];
@@ -161,32 +156,28 @@ function voteCmd(runtime: () => Runtime): Command {
 }
 
 function finalizeCmd(runtime: () => Runtime): Command {
-  return new Command("finalize")
-    .description(HELP_TEXT["market-lifecycle finalize"])
-    .argument("<marketId>", "the market")
-    .action(async (marketIdArg: string) => {
-      const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
-      const { market, ctx } = await rt.marketSigner();
-      const now = await readMarketStatus(ctx, market, marketId);
-      if (now.statusName === "Resolved" || now.statusName === "Invalid" || now.statusName === "Cancelled") {
-        // The goal is met (the daemon or someone else finalized it): nothing to send.
-        rt.emit(
-          { marketId, status: now.statusName, alreadyFinal: true },
-          `market ${marketId} is already final (${now.statusName}): nothing sent; \`market show ${marketId}\` has the results`,
-        );
-        return;
-      }
-      const r = await finalize(ctx, market, marketId);
-      const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
-      const tail =
-        r.feedbackPending > 0n
-          ? [
-              `  ERC-8004 feedback pending for ${r.feedbackPending} seats: run \`cresolver market publish-feedback ${marketId}\``,
-            ]
-          : [];
-      rt.emit({ marketId, ...r }, [head, ...r.seats.map(seatLine), ...tail, `  tx ${r.txHash}`].join("\n"));
-    });
+  return marketIdCommand("market-lifecycle finalize").action(async (marketId: bigint) => {
+    const rt = runtime();
+    const { market, ctx } = await rt.marketSigner();
+    const now = await readMarketStatus(ctx, market, marketId);
+    if (now.statusName === "Resolved" || now.statusName === "Invalid" || now.statusName === "Cancelled") {
+      // The goal is met (the daemon or someone else finalized it): nothing to send.
+      rt.emit(
+        { marketId, status: now.statusName, alreadyFinal: true },
+        `market ${marketId} is already final (${now.statusName}): nothing sent; \`market show ${marketId}\` has the results`,
+      );
+      return;
+    }
+    const r = await finalize(ctx, market, marketId);
+    const head = `market ${marketId} finalized: ${r.status}${r.status === "Resolved" ? ` → ${r.outcome ? "YES" : "NO"}` : ""} (gas ${r.gasUsed})`;
+    const tail =
+      r.feedbackPending > 0n
+        ? [
+            `  ERC-8004 feedback pending for ${r.feedbackPending} seats: run \`cresolver market publish-feedback ${marketId}\``,
+          ]
+        : [];
+    rt.emit({ marketId, ...r }, [head, ...r.seats.map(seatLine), ...tail, `  tx ${r.txHash}`].join("\n"));
+  });
 }
 
 function cancelCmd(runtime: () => Runtime): Command {
@@ -195,10 +186,9 @@ function cancelCmd(runtime: () => Runtime): Command {
     .description(
       "Cancel a market nobody proposed on, in two steps: after the grace period this requests cancellation; run it again once the cancel window is over to cancel (full refunds). A resolver may still propose in between.",
     )
-    .argument("<marketId>", "the market")
-    .action(async (marketIdArg: string) => {
+    .addArgument(marketIdArgument())
+    .action(async (marketId: bigint) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const requested = await cancelRequestedAt(ctx, market, marketId, await rt.marketFromBlock());
       if (requested === 0n) {
@@ -224,13 +214,10 @@ function cancelCmd(runtime: () => Runtime): Command {
 }
 
 function publishCmd(runtime: () => Runtime): Command {
-  return new Command("publish-feedback")
-    .description(HELP_TEXT["market-lifecycle publish-feedback"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market-lifecycle publish-feedback")
     .option("--max <seats>", "seats per transaction (1-100)", "25")
-    .action(async (marketIdArg: string, opts: { max: string }) => {
+    .action(async (marketId: bigint, opts: { max: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const max = parseIntIn(opts.max, "--max", 1, 100);
       const { market, ctx } = await rt.marketSigner();
       const pending = await feedbackPendingOf(ctx, market, marketId);
@@ -257,13 +244,10 @@ function publishCmd(runtime: () => Runtime): Command {
 }
 
 function retryCmd(runtime: () => Runtime): Command {
-  return new Command("retry-feedback")
-    .description(HELP_TEXT["market-lifecycle retry-feedback"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market-lifecycle retry-feedback")
     .requiredOption("--seat <n>", "the seat, 0-based in join order (see `market show`)")
-    .action(async (marketIdArg: string, opts: { seat: string }) => {
+    .action(async (marketId: bigint, opts: { seat: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const seat = parseIntIn(opts.seat, "--seat", 0, 99);
       const { market, ctx } = await rt.marketSigner();
       const r = await retryFeedback(ctx, market, marketId, seat);

@@ -17,7 +17,7 @@ import { readMany, readMarketState } from "../../workflow/chain/snapshot.js";
 import { explainMarket, explanationLines, percentOfBps } from "../../workflow/core/explain.js";
 import { visibleText } from "../../workflow/core/text.js";
 import { loadTrace, traceLines } from "../shared/bundle-trace.js";
-import { parseUint } from "../shared/config.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy, marketIdArgument } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { chainNow, formatDuration, iso, seatLine, VERDICT_TEXT } from "./market-format.js";
 
@@ -27,21 +27,20 @@ export function showCmd(runtime: () => Runtime): Command {
     .description(
       "Show a market: status, settings (admission rule), workers, the proposal (verdict, bundle, dispute window, disputer and claim) and the final per-worker results.",
     )
-    .argument("<marketId>", "the market")
+    .addArgument(marketIdArgument())
     .option(
       "--bundle <file>",
       "the resolution bundle to show the trace from (default: the proposal's bundle URI, when it is http(s))",
     )
     .option("--no-fetch-bundle", "do not fetch the bundle URI")
-    .option("--allow-loopback", "let the bundle URI point at 127.0.0.1/::1 (a local daemon)")
-    .option("--allow-private", "let the bundle URI point at private network addresses")
+    .addOption(allowLoopbackOption("the bundle URI"))
+    .addOption(allowPrivateOption("the bundle URI"))
     .action(
       async (
-        marketIdArg: string,
+        marketId: bigint,
         opts: { bundle?: string; fetchBundle: boolean; allowLoopback?: boolean; allowPrivate?: boolean },
       ) => {
         const rt = runtime();
-        const marketId = parseUint(marketIdArg, "marketId");
         const market = await rt.marketAddress();
         const ctx = await rt.chain();
         const s = await readMarketState(ctx, market, marketId);
@@ -99,8 +98,7 @@ export function showCmd(runtime: () => Runtime): Command {
                     ? { uri: bundleUri }
                     : {}),
                 expectedHash: proposal.bundleHash,
-                allowLoopback: opts.allowLoopback === true,
-                allowPrivate: opts.allowPrivate === true,
+                ...localAddressPolicy(opts),
               });
         const [facts, names] = await Promise.all([
           readSettlementFacts(ctx, market, marketId, {

@@ -13,7 +13,6 @@ import {
   parseAddress,
   parseDeadline,
   parseDeadlineSpec,
-  parseDuration,
   parseEth,
   parseIntIn,
   parseUint,
@@ -21,23 +20,21 @@ import {
 } from "../shared/config.js";
 import { checkQuestion } from "../../workflow/core/text.js";
 import { CliError } from "../shared/errors.js";
+import { marketSettingOptions, parseMarketSettings, withOptions, type MarketSettingFlags } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { marketListCommand } from "./market-list.js";
 import { formatDuration, iso, lifecycleCommands } from "./market-lifecycle.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand, marketIdCommand } from "./help-text.js";
 
 const MAX_QUESTION_BYTES = 1024;
 const MAX_ALLOW_LIST = 100;
-/** IResolutionMarket's MIN_DISPUTE_WINDOW / MAX_DISPUTE_WINDOW. */
-const MIN_DISPUTE_WINDOW = 600;
-const MAX_DISPUTE_WINDOW = 30 * 86400;
 
 const collect = (value: string, previous: string[]) => [
   ...previous,
   ...value.split(",").filter((v) => v.trim() !== ""),
 ];
 
-interface CreateOptions {
+interface CreateOptions extends MarketSettingFlags {
   question: string;
   deadline: string;
   reward: string;
@@ -45,10 +42,6 @@ interface CreateOptions {
   minCorrectness?: string;
   minSettled?: string;
   allow: string[];
-  minStake?: string;
-  maxWorkers?: string;
-  disputeWindow?: string;
-  bond?: string;
   arbiter?: string;
 }
 
@@ -76,22 +69,13 @@ function marketParams(opts: CreateOptions): MarketParamsInput {
       throw new CliError(`--allow lists ${ids.length} agents, the market accepts at most ${MAX_ALLOW_LIST}`);
     params.allowedAgents = ids;
   }
-  if (opts.minStake !== undefined) params.minStake = parseEth(opts.minStake, "--min-stake");
-  if (opts.maxWorkers !== undefined) params.maxWorkers = parseIntIn(opts.maxWorkers, "--max-workers", 1, 100);
-  if (opts.disputeWindow !== undefined) {
-    const w = parseDuration(opts.disputeWindow, "--dispute-window");
-    if (w < MIN_DISPUTE_WINDOW || w > MAX_DISPUTE_WINDOW)
-      throw new CliError(`--dispute-window must be from 10m to 30d, got ${w} s`);
-    params.disputeWindow = w;
-  }
-  if (opts.bond !== undefined) params.bond = parseEth(opts.bond, "--bond");
+  Object.assign(params, parseMarketSettings(opts));
   if (opts.arbiter !== undefined) params.arbiter = parseAddress(opts.arbiter, "--arbiter");
   return params;
 }
 
 function create(runtime: () => Runtime): Command {
-  return new Command("create")
-    .description(HELP_TEXT["market create"])
+  const command = describedCommand("market create")
     .requiredOption(
       "--question <text>",
       "the yes/no question (≤ 1024 bytes; line breaks become spaces; control and bidi characters are refused)",
@@ -104,11 +88,13 @@ function create(runtime: () => Runtime): Command {
     .addOption(new Option("--admission <rule>", "who may take a seat").choices([...ADMISSION_NAMES]).default("open"))
     .option("--min-correctness <0-100>", "track-record: minimum average correctness of the agent in this contract")
     .option("--min-settled <n>", "track-record: minimum number of settled markets of the agent in this contract")
-    .option("--allow <agentIds>", "allow-list: agent ids (comma-separated, repeatable, ≤ 100)", collect, [] as string[])
-    .option("--min-stake <eth>", "minimum stake per seat in ETH (never below the contract's floor)")
-    .option("--max-workers <n>", "seat limit (1-100)")
-    .option("--dispute-window <duration>", "how long a proposal can be disputed: 600, 10m, 2h, 1d (10m to 30d)")
-    .option("--bond <eth>", "bond of a proposal and of a dispute, in ETH")
+    .option(
+      "--allow <agentIds>",
+      "allow-list: agent ids (comma-separated, repeatable, ≤ 100)",
+      collect,
+      [] as string[],
+    );
+  return withOptions(command, marketSettingOptions())
     .option("--arbiter <address>", "arbiter of disputes (default: the contract's default arbiter at creation)")
     .action(async (opts: CreateOptions) => {
       const rt = runtime();
@@ -161,14 +147,11 @@ function create(runtime: () => Runtime): Command {
 }
 
 function join(runtime: () => Runtime): Command {
-  return new Command("join")
-    .description(HELP_TEXT["market join"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market join")
     .requiredOption("--agent-id <id>", "the ERC-8004 agent")
     .requiredOption("--stake <eth>", "stake in ETH (at least the market's minStake)")
-    .action(async (marketIdArg: string, opts: { agentId: string; stake: string }) => {
+    .action(async (marketId: bigint, opts: { agentId: string; stake: string }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const agentId = parseUint(opts.agentId, "--agent-id");
       const stake = parseEth(opts.stake, "--stake");
       const { market, ctx } = await rt.marketSigner();
@@ -181,19 +164,15 @@ function join(runtime: () => Runtime): Command {
 }
 
 function request(runtime: () => Runtime): Command {
-  return new Command("request-resolution")
-    .description(HELP_TEXT["market request-resolution"])
-    .argument("<marketId>", "the market")
-    .action(async (marketIdArg: string) => {
-      const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
-      const { market, ctx } = await rt.marketSigner();
-      const r = await requestResolution(ctx, market, marketId);
-      rt.emit(
-        { marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber },
-        `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`,
-      );
-    });
+  return marketIdCommand("market request-resolution").action(async (marketId: bigint) => {
+    const rt = runtime();
+    const { market, ctx } = await rt.marketSigner();
+    const r = await requestResolution(ctx, market, marketId);
+    rt.emit(
+      { marketId, status: r.status, txHash: r.txHash, blockNumber: r.blockNumber },
+      `market ${marketId} is now ${r.status}\n  tx ${r.txHash}`,
+    );
+  });
 }
 
 function withdrawCmd(runtime: () => Runtime): Command {
@@ -211,8 +190,7 @@ function withdrawCmd(runtime: () => Runtime): Command {
 }
 
 export function marketCommand(runtime: () => Runtime): Command {
-  const cmd = new Command("market")
-    .description(HELP_TEXT["market market"])
+  const cmd = describedCommand("market market")
     .addCommand(marketListCommand(runtime))
     .addCommand(create(runtime))
     .addCommand(join(runtime))

@@ -11,11 +11,12 @@ import type { ChainContext } from "../../workflow/chain/clients.js";
 import { getDefaults, governanceOf } from "../../workflow/chain/lifecycle.js";
 import { readView, viewCall } from "../../workflow/chain/reads.js";
 import { sendContractTx, type WriteArgs, type WriteFunctionName } from "../../workflow/chain/writer.js";
-import { parseAddress, parseDuration, parseEth, parseIntIn, type DeploymentFile } from "../shared/config.js";
+import { parseAddress, parseDuration, type DeploymentFile } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { marketSettingOptions, parseMarketSettings, withOptions, type MarketSettingFlags } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { iso } from "./market-lifecycle.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand, HELP_TEXT } from "./help-text.js";
 
 /** One owner transaction, sent to the market's MarketGovernance (the bounded owner). */
 async function marketTx<F extends WriteFunctionName<typeof marketGovernanceAbi>>(
@@ -34,70 +35,89 @@ async function marketTx<F extends WriteFunctionName<typeof marketGovernanceAbi>>
   return { market, ctx, txHash: hash, blockNumber: receipt.blockNumber, logs: receipt.logs };
 }
 
+type MarketTx = Awaited<ReturnType<typeof marketTx>>;
+
+/**
+ * `<name> <address>`: one governance transaction on a resolver's or an arbiter's address, reported as
+ * `{ market, <resolver|arbiter>: address, ...fields, txHash, blockNumber }` and the line `report` writes.
+ */
+function addressTxCmd(
+  runtime: () => Runtime,
+  name: string,
+  spec: {
+    description: string;
+    functionName: "queueResolver" | "removeResolver" | "queueDefaultArbiter" | "queueArbiter" | "removeArbiter";
+    report: (address: Address, r: MarketTx) => { fields?: Record<string, unknown>; text: string };
+  },
+): Command {
+  // The function names its role: a resolver's address, or an arbiter contract's.
+  const role = spec.functionName.endsWith("Resolver") ? "resolver" : "arbiter";
+  return new Command(name)
+    .description(spec.description)
+    .argument("<address>", role === "resolver" ? "the resolver" : "the arbiter contract")
+    .action(async (addressArg: string) => {
+      const rt = runtime();
+      const address = parseAddress(addressArg, "address");
+      const r = await marketTx(rt, spec.functionName, [address]);
+      const { fields, text } = spec.report(address, r);
+      rt.emit(
+        { market: r.market, [role]: address, ...fields, txHash: r.txHash, blockNumber: r.blockNumber },
+        `${text}\n  tx ${r.txHash}`,
+      );
+    });
+}
+
+/** When a queued resolver or arbiter becomes active (its Queued event's `activeFrom`). */
+function activeFrom(r: MarketTx, eventName: "ResolverQueued" | "ArbiterQueued"): bigint {
+  const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName, logs: r.logs });
+  return event?.args.activeFrom ?? 0n;
+}
+
 function resolverCmd(runtime: () => Runtime): Command {
-  const queue = new Command("queue")
-    .description("Queue a resolver: it may propose on markets created once the timelock is over.")
-    .argument("<address>", "the resolver")
-    .action(async (addressArg: string) => {
-      const rt = runtime();
-      const resolver = parseAddress(addressArg, "address");
-      const r = await marketTx(rt, "queueResolver", [resolver]);
-      const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "ResolverQueued", logs: r.logs });
-      const activeFrom = event?.args.activeFrom ?? 0n;
-      rt.emit(
-        { market: r.market, resolver, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber },
-        `queued resolver ${resolver}: proposes on markets created from ${iso(activeFrom)}\n  tx ${r.txHash}`,
-      );
-    });
-  const remove = new Command("remove")
-    .description("Remove a resolver (at once; also cancels a queued one).")
-    .argument("<address>", "the resolver")
-    .action(async (addressArg: string) => {
-      const rt = runtime();
-      const resolver = parseAddress(addressArg, "address");
-      const r = await marketTx(rt, "removeResolver", [resolver]);
-      rt.emit(
-        { market: r.market, resolver, txHash: r.txHash, blockNumber: r.blockNumber },
-        `removed resolver ${resolver}\n  tx ${r.txHash}`,
-      );
-    });
+  const queue = addressTxCmd(runtime, "queue", {
+    description: "Queue a resolver: it may propose on markets created once the timelock is over.",
+    functionName: "queueResolver",
+    report: (resolver, r) => {
+      const from = activeFrom(r, "ResolverQueued");
+      return {
+        fields: { activeFrom: from },
+        text: `queued resolver ${resolver}: proposes on markets created from ${iso(from)}`,
+      };
+    },
+  });
+  const remove = addressTxCmd(runtime, "remove", {
+    description: "Remove a resolver (at once; also cancels a queued one).",
+    functionName: "removeResolver",
+    report: (resolver) => ({ text: `removed resolver ${resolver}` }),
+  });
   return new Command("resolver")
     .description("Queue or remove resolvers of the market contract")
     .addCommand(queue)
     .addCommand(remove);
 }
 
-interface DefaultsOptions {
-  minStake?: string;
-  maxWorkers?: string;
+interface DefaultsOptions extends MarketSettingFlags {
   gracePeriod?: string;
-  disputeWindow?: string;
-  bond?: string;
 }
 
 function defaultsCmd(runtime: () => Runtime): Command {
-  return new Command("defaults")
-    .description(HELP_TEXT["owner defaults"])
-    .option("--min-stake <eth>", "minimum stake per seat")
-    .option("--max-workers <n>", "seats per market (1-100)")
+  return withOptions(describedCommand("owner defaults"), marketSettingOptions())
     .option("--grace-period <duration>", "time after the deadline before cancellation can be requested (1h to 30d)")
-    .option("--dispute-window <duration>", "dispute window of proposals (10m to 30d)")
-    .option("--bond <eth>", "bond of a proposal and of a dispute")
     .action(async (opts: DefaultsOptions) => {
       const rt = runtime();
       if (Object.values(opts).every((v) => v === undefined))
         throw new CliError(
           "name at least one setting: --min-stake, --max-workers, --grace-period, --dispute-window, --bond",
         );
+      const given = parseMarketSettings(opts);
       const { market, ctx } = await rt.marketSigner();
       const d = await getDefaults(ctx, market);
       const next = {
-        minStake: opts.minStake !== undefined ? parseEth(opts.minStake, "--min-stake") : d.minStake,
-        maxWorkers: opts.maxWorkers !== undefined ? parseIntIn(opts.maxWorkers, "--max-workers", 1, 100) : d.maxWorkers,
+        minStake: given.minStake ?? d.minStake,
+        maxWorkers: given.maxWorkers ?? d.maxWorkers,
         gracePeriod: opts.gracePeriod !== undefined ? parseDuration(opts.gracePeriod, "--grace-period") : d.gracePeriod,
-        disputeWindow:
-          opts.disputeWindow !== undefined ? parseDuration(opts.disputeWindow, "--dispute-window") : d.disputeWindow,
-        bond: opts.bond !== undefined ? parseEth(opts.bond, "--bond") : d.bond,
+        disputeWindow: given.disputeWindow ?? d.disputeWindow,
+        bond: given.bond ?? d.bond,
       };
       const r = await marketTx(rt, "setDefaults", [
         next.minStake,
@@ -114,20 +134,15 @@ function defaultsCmd(runtime: () => Runtime): Command {
 }
 
 function arbiterCmd(runtime: () => Runtime): Command {
-  const queue = new Command("queue")
-    .description("Queue a new default arbiter for markets created after the timelock.")
-    .argument("<address>", "the arbiter contract")
-    .action(async (addressArg: string) => {
-      const rt = runtime();
-      const arbiter = parseAddress(addressArg, "address");
-      const r = await marketTx(rt, "queueDefaultArbiter", [arbiter]);
+  const queue = addressTxCmd(runtime, "queue", {
+    description: "Queue a new default arbiter for markets created after the timelock.",
+    functionName: "queueDefaultArbiter",
+    report: (arbiter, r) => {
       const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "DefaultArbiterQueued", logs: r.logs });
       const effectiveAt = event?.args.effectiveAt ?? 0n;
-      rt.emit(
-        { market: r.market, arbiter, effectiveAt, txHash: r.txHash, blockNumber: r.blockNumber },
-        `queued default arbiter ${arbiter}, effective from ${iso(effectiveAt)}\n  tx ${r.txHash}`,
-      );
-    });
+      return { fields: { effectiveAt }, text: `queued default arbiter ${arbiter}, effective from ${iso(effectiveAt)}` };
+    },
+  });
   const apply = new Command("apply")
     .description("Apply the queued default arbiter once its timelock is over (anyone).")
     .action(async () => {
@@ -139,32 +154,19 @@ function arbiterCmd(runtime: () => Runtime): Command {
         `default arbiter is now ${arbiter}\n  tx ${r.txHash}`,
       );
     });
-  const allow = new Command("allow")
-    .description(HELP_TEXT["owner allow"])
-    .argument("<address>", "the arbiter contract")
-    .action(async (addressArg: string) => {
-      const rt = runtime();
-      const arbiter = parseAddress(addressArg, "address");
-      const r = await marketTx(rt, "queueArbiter", [arbiter]);
-      const [event] = parseEventLogs({ abi: marketGovernanceAbi, eventName: "ArbiterQueued", logs: r.logs });
-      const activeFrom = event?.args.activeFrom ?? 0n;
-      rt.emit(
-        { market: r.market, arbiter, activeFrom, txHash: r.txHash, blockNumber: r.blockNumber },
-        `allowed arbiter ${arbiter} from ${iso(activeFrom)}\n  tx ${r.txHash}`,
-      );
-    });
-  const remove = new Command("remove")
-    .description("Take an arbiter off the allow-list (markets created before keep the one they snapshotted).")
-    .argument("<address>", "the arbiter contract")
-    .action(async (addressArg: string) => {
-      const rt = runtime();
-      const arbiter = parseAddress(addressArg, "address");
-      const r = await marketTx(rt, "removeArbiter", [arbiter]);
-      rt.emit(
-        { market: r.market, arbiter, txHash: r.txHash, blockNumber: r.blockNumber },
-        `removed arbiter ${arbiter} from the allow-list\n  tx ${r.txHash}`,
-      );
-    });
+  const allow = addressTxCmd(runtime, "allow", {
+    description: HELP_TEXT["owner allow"],
+    functionName: "queueArbiter",
+    report: (arbiter, r) => {
+      const from = activeFrom(r, "ArbiterQueued");
+      return { fields: { activeFrom: from }, text: `allowed arbiter ${arbiter} from ${iso(from)}` };
+    },
+  });
+  const remove = addressTxCmd(runtime, "remove", {
+    description: "Take an arbiter off the allow-list (markets created before keep the one they snapshotted).",
+    functionName: "removeArbiter",
+    report: (arbiter) => ({ text: `removed arbiter ${arbiter} from the allow-list` }),
+  });
   return new Command("arbiter")
     .description("The default arbiter of new markets and the arbiter allow-list (timelocked)")
     .addCommand(queue)

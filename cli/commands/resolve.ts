@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { formatEther, type Hex } from "viem";
 import { z } from "zod";
 import { requireResolver } from "../../workflow/chain/actions.js";
@@ -10,14 +10,15 @@ import { ANSWER_NAMES } from "../../workflow/core/codes.js";
 import { readMarket } from "../../workflow/chain/lifecycle.js";
 import { isPastRequest, readMarketStatus } from "../../workflow/chain/snapshot.js";
 import { createSettler, MAX_BUNDLE_URI_BYTES, SettleError } from "../../workflow/settle/index.js";
-import { parseSettlerGuard, parseUint, SETTLER_GUARD_HELP } from "../shared/config.js";
+import { parseSettlerGuard, SETTLER_GUARD_HELP } from "../shared/config.js";
 import { loadCredentialsFile } from "../shared/credentials-file.js";
 import { iso } from "./market-lifecycle.js";
 import { CliError } from "../shared/errors.js";
 import { defaultResolvePipeline, type ResolveDecision, type ResolvePipeline } from "../shared/resolve-pipeline.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { openResolveRecord } from "./track-record-source.js";
-import { HELP_TEXT } from "./help-text.js";
+import { marketIdCommand } from "./help-text.js";
 
 const report = z.strictObject({
   answer: z.enum(ANSWER_NAMES),
@@ -86,9 +87,7 @@ function workerLines(decision: ResolveDecision, agentIds: readonly string[]): st
 }
 
 export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline = defaultResolvePipeline): Command {
-  return new Command("resolve")
-    .description(HELP_TEXT["resolve resolve"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("resolve resolve")
     .option(
       "--plan <file>",
       'propose this precomputed decision instead of running the workflow (JSON: {verdict: "yes"|"no"|"invalid", reports: [{answer, confidenceBps, resQuality, srcQuality, analysisDepth}], bundleHash[, bundleURI, reason]})',
@@ -101,8 +100,8 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
     .option("--bundle-uri <uri>", "where the bundle can be fetched (stored with the proposal, ≤ 512 bytes)")
     .option("--max-bond <eth>", SETTLER_GUARD_HELP.maxBond)
     .option("--trusted-arbiter <address...>", SETTLER_GUARD_HELP.trustedArbiter)
-    .option("--allow-loopback", "let the workflow reach agents on loopback addresses (local testing only)")
-    .option("--allow-private", "let the workflow reach agents on private networks")
+    .addOption(allowLoopbackOption("the agents the workflow calls"))
+    .addOption(allowPrivateOption("the agents the workflow calls"))
     .addOption(
       new Option(
         "--evaluator <kind>",
@@ -126,7 +125,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
     )
     .action(
       async (
-        marketIdArg: string,
+        marketId: bigint,
         opts: {
           plan?: string;
           dryRun?: boolean;
@@ -148,7 +147,6 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           opts.credentialsFile !== undefined
             ? loadCredentialsFile(resolvePath(rt.io.cwd, opts.credentialsFile), (m) => rt.io.stderr(`${m}\n`))
             : undefined;
-        const marketId = parseUint(marketIdArg, "marketId");
         const guard = parseSettlerGuard(opts);
         if (opts.bundleUri !== undefined && Buffer.byteLength(opts.bundleUri, "utf8") > MAX_BUNDLE_URI_BYTES)
           throw new CliError(`--bundle-uri is longer than ${MAX_BUNDLE_URI_BYTES} bytes`);
@@ -194,8 +192,7 @@ export function resolveCommand(runtime: () => Runtime, pipeline: ResolvePipeline
           note: (m) => rt.note(m),
           progress: (m) => rt.io.stderr(`${m}\n`),
           options: {
-            allowLoopback: opts.allowLoopback === true,
-            allowPrivate: opts.allowPrivate === true,
+            ...localAddressPolicy(opts),
             evaluator: opts.evaluator,
             ...(credentials !== undefined ? { credentials } : {}),
           },

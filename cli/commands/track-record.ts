@@ -25,9 +25,10 @@ import { TrackRecordError, ZERO_HEAD } from "../../workflow/core/track-record.js
 import { createSafeHttpClient } from "../../workflow/http/client.js";
 import { parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { allowLoopbackOption } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
 import { openRecordIndex, type RecordScope } from "./track-record-source.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand } from "./help-text.js";
 
 /** A document as big as the record allows (65,536 distinct addresses, ~20 bytes an entry at least). */
 const MAX_READ_CHARS = MAX_DOCUMENT_CHARS * 20;
@@ -56,8 +57,7 @@ const count = (v: string, flag: string): number => {
 };
 
 function exportCommand(runtime: () => Runtime): Command {
-  return new Command("export")
-    .description(HELP_TEXT["track-record export"])
+  return describedCommand("track-record export")
     .option("--cache <file>", "the index's SQLite cache file (created when missing; only new logs are read)")
     .option("--count <n>", "the record as of its first n entries (default: the current head)")
     .option("--market-id <id>", "the record as of this market's cut-off (its resolution request)")
@@ -160,11 +160,10 @@ async function readDocument(rt: Runtime, source: string, allowLoopback: boolean)
 }
 
 function verifyCommand(runtime: () => Runtime): Command {
-  return new Command("verify")
-    .description(HELP_TEXT["track-record verify"])
+  return describedCommand("track-record verify")
     .argument("<document>", "a file or an http(s) URL (e.g. a daemon's /track-record)")
     .option("--market-id <id>", "the document must be the record as of this market's cut-off")
-    .option("--allow-loopback", "let the URL be on a loopback address (local testing only)")
+    .addOption(allowLoopbackOption("the URL"))
     .action(async (source: string, opts: { marketId?: string; allowLoopback?: boolean }) => {
       const rt = runtime();
       const text = await readDocument(rt, source, opts.allowLoopback === true);

@@ -2,14 +2,15 @@
  * `cresolver watch`: re-runs the vote of every open proposal from public data and reports, or with `--dispute`
  * sends, the disputes it finds (workflow/watch/). docs/WATCH.md explains who runs it and how.
  */
-import { Command } from "commander";
+import type { Command } from "commander";
 import { createSafeHttpClient } from "../../workflow/http/index.js";
 import { MAX_BUNDLE_BYTES } from "../../workflow/core/bundle.js";
 import { watchPass } from "../../workflow/watch/run.js";
 import { parseAddress, parseEth, parseUint } from "../shared/config.js";
 import { CliError } from "../shared/errors.js";
+import { allowLoopbackOption, allowPrivateOption, localAddressPolicy } from "../shared/options.js";
 import type { Runtime } from "../shared/runtime.js";
-import { HELP_TEXT } from "./help-text.js";
+import { describedCommand } from "./help-text.js";
 
 interface WatchOpts {
   dispute?: boolean;
@@ -31,8 +32,7 @@ export function parseShare(value: string, flag: string): number {
 }
 
 export function watchCommand(runtime: () => Runtime): Command {
-  return new Command("watch")
-    .description(HELP_TEXT["watch watch"])
+  return describedCommand("watch watch")
     .argument("[marketIds...]", "markets to review (default: every proposal still in Proposed)")
     .option("--dispute", "send the disputes (each puts up the market's bond, lost if the arbiter upholds the proposal)")
     .option(
@@ -47,8 +47,8 @@ export function watchCommand(runtime: () => Runtime): Command {
       "an arbiter to trust besides the deployment's allow-list: its rulings are truth in the record, and proposals it judges may be disputed",
     )
     .option("--no-bundles", "do not fetch the proposals' bundles")
-    .option("--allow-loopback", "fetch bundles from loopback addresses (local testing only)")
-    .option("--allow-private", "fetch bundles from private networks")
+    .addOption(allowLoopbackOption("the proposals' bundles"))
+    .addOption(allowPrivateOption("the proposals' bundles"))
     .action(async (ids: string[], opts: WatchOpts) => {
       const rt = runtime();
       const marketIds = ids.length > 0 ? ids.map((id) => parseUint(id, "marketId")) : undefined;
@@ -63,8 +63,7 @@ export function watchCommand(runtime: () => Runtime): Command {
       const fromBlock = await rt.marketFromBlock();
       const http = opts.bundles
         ? createSafeHttpClient({
-            allowLoopback: opts.allowLoopback === true,
-            allowPrivate: opts.allowPrivate === true,
+            ...localAddressPolicy(opts),
             maxResponseBytes: MAX_BUNDLE_BYTES,
             userAgent: "cresolver-watch",
           })

@@ -15,6 +15,8 @@ import type { AgentAuth } from "../../protocols/shared/agent-types.js";
 import { AGENT_ENV } from "./env.js";
 import { CliError } from "./errors.js";
 
+export { parsePortFlag } from "./inputs.js";
+
 export { AGENT_ENV, agentSecretsInEnv } from "./env.js";
 
 /** The flag that supplies each AgentAuth part (for error messages). */
@@ -99,12 +101,6 @@ export function parseUrlFlag(value: string, flag: string, schemes: string[]): UR
     );
   if (url.username !== "" || url.password !== "") throw new CliError(`${flag} must not contain credentials`);
   return url;
-}
-
-export function parsePortFlag(value: string, flag: string): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65_535)
-    throw new CliError(`${flag} must be an integer in 0..65535, got "${value.slice(0, 20)}"`);
-  return Number(value);
 }
 
 // ---------------------------------------------------------------------------------------------------

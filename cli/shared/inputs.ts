@@ -171,3 +171,10 @@ export function networkNameFor(chainId: number): string {
   if (chainId === 1) return "mainnet";
   return `chain-${chainId}`;
 }
+
+/** A TCP port flag: an integer in 0..65535 (0: the OS picks). */
+export function parsePortFlag(value: string, flag: string): number {
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65_535)
+    throw new CliError(`${flag} must be an integer in 0..65535, got "${value.slice(0, 20)}"`);
+  return Number(value);
+}

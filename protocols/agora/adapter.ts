@@ -8,7 +8,6 @@ import type {
   ChallengeRequest,
   PeerFinding,
   WorkerAnswer,
-  WorkerEndpoint,
   WorkerFailure,
   WorkerProtocolAdapter,
   WorkerSeat,
@@ -18,7 +17,7 @@ import { HttpError, isHttpError } from "../../workflow/http/errors.js";
 import { sanitizeJson } from "../../workflow/http/json.js";
 import type { AgoraTokenSigner } from "./jwt.js";
 import type { AgoraEventStore, StoredAgoraEvent } from "./event-stream.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint, toFailure } from "../../workflow/adapters/call.js";
+import { callWithRetry, endpointUrl, InvalidReplyError, NOT_A_URL, toFailure } from "../../workflow/adapters/call.js";
 import { describeIssues } from "../shared/wire-fields.js";
 import {
   AGORA_LIMITS,
@@ -184,7 +183,7 @@ export function challengeDescription(request: ChallengeRequest): string {
 }
 
 function registrationFailure(): CallResult<never> {
-  return { ok: false, failure: { kind: "registration", message: "endpoint is not a URL" }, latencyMs: 0, attempts: 0 };
+  return { ok: false, failure: { ...NOT_A_URL }, latencyMs: 0, attempts: 0 };
 }
 
 export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAdapter {
@@ -219,13 +218,9 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
     };
   }
 
-  async function healthCheck(endpointUrl: string): Promise<WorkerFailure | undefined> {
-    let url: string;
-    try {
-      url = joinEndpoint(endpointUrl, "health");
-    } catch {
-      return { kind: "registration", message: "endpoint is not a URL" };
-    }
+  async function healthCheck(endpoint: string): Promise<WorkerFailure | undefined> {
+    const url = endpointUrl(endpoint, "health");
+    if (url === undefined) return { ...NOT_A_URL };
     try {
       const textBody = await config.http.getText(url, {
         maxBytes: AGORA_LIMITS.maxHealthBytes,
@@ -246,22 +241,18 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
     }
   }
 
-  /** One task POST with the AAP status-code discipline; 500 (and connection-level failures) retried once. */
+  /**
+   * One task POST to the endpoint URL `key` (also the key of its 429 pause) with the AAP status-code discipline;
+   * 500 (and connection-level failures) retried once.
+   */
   async function postTask(
-    endpoint: WorkerEndpoint,
     key: string,
     body: Record<string, unknown>,
     token: string,
     what: string,
   ): Promise<CallResult<AgoraReply>> {
-    let url: string;
-    try {
-      const u = new URL(endpoint.url);
-      u.hash = "";
-      url = u.toString();
-    } catch {
-      return registrationFailure();
-    }
+    const url = endpointUrl(key);
+    if (url === undefined) return registrationFailure();
     return callWithRetry(
       async (remainingMs) => {
         try {
@@ -381,7 +372,6 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
           : (config.opponentCount ?? null);
       sink?.beginRound(matchId, agentId, 1);
       const result = await postTask(
-        endpoint,
         key,
         baseBody(request, 1, opponents, askDescription(request), {}),
         jwt,
@@ -424,7 +414,7 @@ export function createAgoraAdapter(config: AgoraAdapterConfig): WorkerProtocolAd
       const body = baseBody(request.ask, 2, request.peers.length, challengeDescription(request), {
         challenges: [...challenges],
       });
-      const result = await postTask(endpoint, key, body, jwt, "challenge reply");
+      const result = await postTask(key, body, jwt, "challenge reply");
       if (!result.ok) return result;
       return {
         ok: true,

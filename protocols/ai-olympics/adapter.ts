@@ -15,7 +15,7 @@ import type {
 } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { HttpError } from "../../workflow/http/errors.js";
-import { routeEndpoint, toFailure } from "../../workflow/adapters/call.js";
+import { routeWithSecret, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../shared/wire-fields.js";
 import {
@@ -165,19 +165,10 @@ export function createAiOlympicsAdapter(config: AiOlympicsAdapterConfig): Worker
       log,
     });
 
-    const route = routeEndpoint(config.credentials, seat, endpoint.url);
+    // Never called unsigned: no HMAC secret, no call.
+    const route = routeWithSecret(config.credentials, seat, endpoint.url, (c) => c.hmacSecret, "HMAC secret");
     if ("failure" in route) return fail(route.failure, 0);
-    const { url } = route;
-    const secret = route.credentials?.hmacSecret;
-    if (secret === undefined || secret === "") {
-      return fail(
-        {
-          kind: "auth",
-          message: `no HMAC secret configured for agent ${seat.agentId.toString()}; the webhook is never called unsigned`,
-        },
-        0,
-      );
-    }
+    const { url, secret } = route;
 
     const deadline = start + sessionTimeoutMs;
     const ownActionClient = config.actionHttp === undefined;

@@ -10,7 +10,7 @@ import type {
   WorkerSeat,
 } from "../../workflow/core/types.js";
 import type { SafeHttpClient } from "../../workflow/http/types.js";
-import { callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
+import { bearerHeaders, callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
 import { replyHash } from "../../workflow/core/answer-signature.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../shared/wire-fields.js";
@@ -58,10 +58,8 @@ export function createCresolverAdapter(config: CresolverAdapterConfig): WorkerPr
   ): { url: string; headers?: Record<string, string> } | { refused: CallResult<never> } {
     const route = routeEndpoint(config.credentials, seat, endpoint.url, path);
     if ("failure" in route) return { refused: { ok: false, failure: route.failure, latencyMs: 0, attempts: 0 } };
-    const { url } = route;
-    const token = route.credentials?.bearerToken;
-    if (token === undefined) return config.headers ? { url, headers: config.headers } : { url };
-    return { url, headers: { ...config.headers, authorization: `Bearer ${token}` } };
+    const headers = bearerHeaders(route.credentials, config.headers);
+    return headers ? { url: route.url, headers } : { url: route.url };
   }
 
   return {

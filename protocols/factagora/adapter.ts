@@ -6,7 +6,6 @@
 import type {
   CallResult,
   WorkerAnswer,
-  WorkerEndpoint,
   WorkerFailure,
   WorkerProtocolAdapter,
   WorkerSeat,
@@ -14,7 +13,7 @@ import type {
 import type { SafeHttpClient } from "../../workflow/http/client.js";
 import { isHttpError } from "../../workflow/http/errors.js";
 import { retry } from "../../workflow/util/retry.js";
-import { InvalidReplyError, routeEndpoint, toFailure } from "../../workflow/adapters/call.js";
+import { InvalidReplyError, routeWithSecret, toFailure } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import {
   buildRound1Request,
@@ -106,7 +105,7 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
 
   /** POSTs one round with the spec's retry discipline; validates the reply. */
   async function round(
-    endpoint: WorkerEndpoint,
+    endpoint: string,
     seat: WorkerSeat,
     body: FactagoraRequest,
   ): Promise<{ result: Round; latencyMs: number; attempts: number }> {
@@ -116,22 +115,9 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       latencyMs: Math.round(performance.now() - start),
       attempts,
     });
-    const route = routeEndpoint(config.credentials, seat, endpoint.url);
+    const route = routeWithSecret(config.credentials, seat, endpoint, (c) => c.bearerToken, "factagora bearer token");
     if ("failure" in route) return done({ ok: false, failure: route.failure }, 0);
-    const { url } = route;
-    const token = route.credentials?.bearerToken;
-    if (token === undefined) {
-      return done(
-        {
-          ok: false,
-          failure: {
-            kind: "auth",
-            message: `no factagora bearer token configured for agent ${seat.agentId.toString()}; not called`,
-          },
-        },
-        0,
-      );
-    }
+    const { url, secret: token } = route;
     if (!TOKEN_OK.test(token)) {
       return done(
         {
@@ -183,7 +169,7 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
     async ask(endpoint, seat, request): Promise<CallResult<WorkerAnswer>> {
       const predictionId = predictionIdFor(request.marketId, namespace);
       const { result, latencyMs, attempts } = await round(
-        endpoint,
+        endpoint.url,
         seat,
         buildRound1Request(request, predictionId, category),
       );
@@ -214,7 +200,7 @@ export function createFactagoraAdapter(config: FactagoraAdapterConfig): WorkerPr
       if (request.challenges.length === 0) return { ok: true, value: [], latencyMs: 0, attempts: 0 };
       const predictionId = predictionIdFor(request.ask.marketId, namespace);
       const { result, latencyMs, attempts } = await round(
-        endpoint,
+        endpoint.url,
         seat,
         buildRound2Request(request, predictionId, category),
       );

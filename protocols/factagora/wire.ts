@@ -215,6 +215,21 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
       return void bad(rule, `reactCycle.${field} must be at most ${L.thoughtMax} characters`);
     return v;
   };
+  /** The items of reactCycle.<field> that are objects with every `required` field a string; the rest are violations. */
+  const wellFormed = (field: string, raw: unknown[] | undefined, required: readonly string[]) => {
+    const rule = `factagora.response.reactCycle.${field}.item`;
+    const items: [number, Record<string, unknown>][] = [];
+    for (const [i, item] of (raw ?? []).entries()) {
+      if (!isObject(item)) {
+        bad(rule, `reactCycle.${field}[${i}] must be an object`);
+        continue;
+      }
+      const missing = required.filter((k) => typeof item[k] !== "string");
+      if (missing.length > 0) bad(rule, `reactCycle.${field}[${i}] must have ${missing.join(", ")} (strings)`);
+      else items.push([i, item]);
+    }
+    return items;
+  };
   const sized = (field: string, v: unknown, min: number, max: number, unit: string): unknown[] | undefined => {
     const rule = `factagora.response.reactCycle.${field}`;
     if (!Array.isArray(v)) return void bad(rule, `reactCycle.${field} must be an array`);
@@ -238,17 +253,7 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
     initialThought = thought("initialThought", cycle.initialThought);
 
     const rawActions = sized("actions", cycle.actions, L.actionsMin, L.actionsMax, "action");
-    for (const [i, a] of (rawActions ?? []).entries()) {
-      const rule = "factagora.response.reactCycle.actions.item";
-      if (!isObject(a)) {
-        bad(rule, `reactCycle.actions[${i}] must be an object`);
-        continue;
-      }
-      const missing = (["type", "query", "result"] as const).filter((k) => typeof a[k] !== "string");
-      if (missing.length > 0) {
-        bad(rule, `reactCycle.actions[${i}] must have ${missing.join(", ")} (strings)`);
-        continue;
-      }
+    for (const [i, a] of wellFormed("actions", rawActions, ["type", "query", "result"])) {
       const action: FactagoraAction = { type: a.type as string, query: a.query as string, result: a.result as string };
       if (!(FACTAGORA_ACTION_TYPES as readonly string[]).includes(action.type))
         warn("factagora.optional.action-type", `reactCycle.actions[${i}].type is not one of the spec's action types`);
@@ -284,17 +289,7 @@ export function validateFactagoraResponse(body: unknown): FactagoraValidation {
     }
 
     const rawEvidence = sized("evidence", cycle.evidence, L.evidenceMin, L.evidenceMax, "evidence item");
-    for (const [i, e] of (rawEvidence ?? []).entries()) {
-      const rule = "factagora.response.reactCycle.evidence.item";
-      if (!isObject(e)) {
-        bad(rule, `reactCycle.evidence[${i}] must be an object`);
-        continue;
-      }
-      const missing = (["type", "title"] as const).filter((k) => typeof e[k] !== "string");
-      if (missing.length > 0) {
-        bad(rule, `reactCycle.evidence[${i}] must have ${missing.join(", ")} (strings)`);
-        continue;
-      }
+    for (const [i, e] of wellFormed("evidence", rawEvidence, ["type", "title"])) {
       const item: FactagoraEvidence = { type: e.type as string, title: e.title as string };
       if (!(FACTAGORA_EVIDENCE_TYPES as readonly string[]).includes(item.type))
         warn("factagora.optional.evidence-type", `reactCycle.evidence[${i}].type is not "link", "data" or "citation"`);

@@ -3,16 +3,10 @@
  * review → /vote (README.md has the full mapping and the determination rule). The protocol's parts live in
  * sibling modules, re-exported here: wire.ts, requests.ts, determination.ts, answers.ts, challenge-mapping.ts.
  */
-import type {
-  CallResult,
-  WorkerEndpoint,
-  WorkerFailure,
-  WorkerProtocolAdapter,
-  WorkerSeat,
-} from "../../workflow/core/types.js";
+import type { CallResult, WorkerEndpoint, WorkerProtocolAdapter, WorkerSeat } from "../../workflow/core/types.js";
 import { sanitizeString } from "../../workflow/core/text.js";
 import type { SafeHttpClient } from "../../workflow/http/client.js";
-import { callWithRetry, InvalidReplyError, joinEndpoint } from "../../workflow/adapters/call.js";
+import { bearerHeaders, callWithRetry, InvalidReplyError, routeEndpoint } from "../../workflow/adapters/call.js";
 import type { CredentialStore } from "../../workflow/adapters/credentials.js";
 import { describeIssues } from "../shared/wire-fields.js";
 import { AbstainedError, analysisToAnswer, voteToVerdict } from "./answers.js";
@@ -78,14 +72,6 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
   const timeoutMs = config.timeoutMs ?? ROUNDTABLE_LIMITS.timeoutMs;
   const maxBytes = config.maxResponseBytes ?? ROUNDTABLE_LIMITS.maxResponseBytes;
 
-  /** The bearer header for the seat's endpoint, none, or a failure when its token is bound to another origin. */
-  function headersFor(seat: WorkerSeat, url: string): { headers?: Record<string, string>; refused?: WorkerFailure } {
-    const found = config.credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
-    if (found.kind === "refused") return { refused: found.failure };
-    const token = found.kind === "ok" ? found.credentials.bearerToken : undefined;
-    return token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } };
-  }
-
   async function post<T>(
     endpoint: WorkerEndpoint,
     seat: WorkerSeat,
@@ -93,19 +79,10 @@ export function createRoundtableAdapter(config: RoundtableAdapterConfig): Worker
     body: unknown,
     read: (reply: unknown) => T,
   ): Promise<CallResult<T>> {
-    let url: string;
-    try {
-      url = joinEndpoint(endpoint.url, path);
-    } catch {
-      return {
-        ok: false,
-        failure: { kind: "registration", message: "endpoint is not a URL" },
-        latencyMs: 0,
-        attempts: 0,
-      };
-    }
-    const { headers, refused } = headersFor(seat, url);
-    if (refused !== undefined) return { ok: false, failure: refused, latencyMs: 0, attempts: 0 };
+    const route = routeEndpoint(config.credentials, seat, endpoint.url, path);
+    if ("failure" in route) return { ok: false, failure: route.failure, latencyMs: 0, attempts: 0 };
+    const { url } = route;
+    const headers = bearerHeaders(route.credentials);
     let abstained: string | undefined;
     const result = await callWithRetry(
       async (remainingMs) => {

@@ -44,22 +44,17 @@ export function mapChallengeReplies(
 ): string[] {
   const items: ReplyItem[] = [];
   const quote = (s: string) => clip(s.replace(/\s+/g, " ").trim(), 300);
-  for (const c of (reply.challenges ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
-    const text = `Challenge to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_challenged)}": ${c.counter_evidence}`;
-    items.push({
-      text,
-      terms: new Set(contentTerms(`${c.finding_challenged} ${c.counter_evidence}`)),
-      key: normalizeKey(c.finding_challenged),
-    });
-  }
-  for (const c of (reply.concessions ?? []).slice(0, ROUNDTABLE_LIMITS.maxItems)) {
-    const text = `Concession to ${quote(c.target_agent) || "another agent"} on "${quote(c.finding_accepted)}": ${c.reason}`;
-    items.push({
-      text,
-      terms: new Set(contentTerms(`${c.finding_accepted} ${c.reason}`)),
-      key: normalizeKey(c.finding_accepted),
-    });
-  }
+  /** One reply item: `kind` to the target agent on the finding, then the agent's argument. */
+  const item = (kind: string, target: string, finding: string, argument: string): ReplyItem => ({
+    text: `${kind} to ${quote(target) || "another agent"} on "${quote(finding)}": ${argument}`,
+    terms: new Set(contentTerms(`${finding} ${argument}`)),
+    key: normalizeKey(finding),
+  });
+  const limit = ROUNDTABLE_LIMITS.maxItems;
+  for (const c of (reply.challenges ?? []).slice(0, limit))
+    items.push(item("Challenge", c.target_agent, c.finding_challenged, c.counter_evidence));
+  for (const c of (reply.concessions ?? []).slice(0, limit))
+    items.push(item("Concession", c.target_agent, c.finding_accepted, c.reason));
   const challengeTerms = challenges.map((c) => new Set(contentTerms(c)));
   const noTerms: ReadonlySet<string> = new Set();
   const overlap = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {

@@ -133,6 +133,15 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   }
   const auth = token !== undefined ? { authorization: `Bearer ${token}` } : undefined;
 
+  /** Whether a phase's reply is a JSON object (a violation if not), after the checks every reply object gets. */
+  function checkedReply(phase: string, type: string, reply: unknown): reply is Json {
+    if (!isObject(reply)) {
+      violation(`roundtable.${phase}.json`, `the reply must be a JSON object (${type}), got ${show(reply)}`);
+      return false;
+    }
+    commonChecks(phase, reply);
+    return true;
+  }
   function commonChecks(phase: string, reply: Json): void {
     if (typeof reply.agent_name !== "string" || reply.agent_name.trim() === "") {
       violation(
@@ -162,10 +171,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   const analysis = await send("analyze", "analyze", "analyze", analyzeRequest(SAMPLE_ASK), auth);
   let own: WorkerAnswer = { determination: true, confidence: 0.5, evidence: "", sources: [] };
   if (analysis !== undefined) {
-    if (!isObject(analysis))
-      violation("roundtable.analyze.json", `the reply must be a JSON object (AgentAnalysis), got ${show(analysis)}`);
-    else {
-      commonChecks("analyze", analysis);
+    if (checkedReply("analyze", "AgentAnalysis", analysis)) {
       if (typeof analysis.domain !== "string")
         violation("roundtable.analyze.domain", `domain is required and must be a string, got ${show(analysis.domain)}`);
       if (present(analysis.confidence) && !unitOk(analysis.confidence))
@@ -273,13 +279,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
     auth,
   );
   if (challengeReply !== undefined) {
-    if (!isObject(challengeReply))
-      violation(
-        "roundtable.challenge.json",
-        `the reply must be a JSON object (AgentChallenge), got ${show(challengeReply)}`,
-      );
-    else {
-      commonChecks("challenge", challengeReply);
+    if (checkedReply("challenge", "AgentChallenge", challengeReply)) {
       const targets = new Set(["resolver", ...peers.map((_p, i) => `peer-${i + 1}`)]);
       const items = (key: "challenges" | "concessions", fields: [string, string, string]) => {
         const list = challengeReply[key];
@@ -346,10 +346,7 @@ export const checkRoundtable: ConformanceChecker = async (options) => {
   };
   const vote = await send("vote", "vote", "vote", voteRequestBody(proposal), auth);
   if (vote !== undefined) {
-    if (!isObject(vote))
-      violation("roundtable.vote.json", `the reply must be a JSON object (AgentVote), got ${show(vote)}`);
-    else {
-      commonChecks("vote", vote);
+    if (checkedReply("vote", "AgentVote", vote)) {
       if (typeof vote.approve !== "boolean")
         violation("roundtable.vote.approve", `approve is required and must be a boolean, got ${show(vote.approve)}`);
       if (

@@ -84,6 +84,21 @@ export function joinEndpoint(endpoint: string, path: string): string {
 /** Where to send one call and the secrets bound to that URL, or why the call is refused before any network I/O. */
 export type EndpointRoute = { url: string; credentials: AgentCredentials | undefined } | { failure: WorkerFailure };
 
+/** The failure of a registration whose endpoint is not a URL (no call is made). */
+export const NOT_A_URL: WorkerFailure = { kind: "registration", message: "endpoint is not a URL" };
+
+/** The endpoint URL (plus `path` when given), its fragment dropped; undefined when it is not a URL. */
+export function endpointUrl(endpoint: string, path?: string): string | undefined {
+  try {
+    if (path !== undefined) return joinEndpoint(endpoint, path);
+    const parsed = new URL(endpoint);
+    parsed.hash = "";
+    return parsed.toString();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The one route of every adapter's call: the endpoint URL (plus `path` when given; the fragment dropped) and the
  * credentials the store binds to that URL's origin. A registration whose endpoint is not a URL, or credentials
@@ -92,21 +107,42 @@ export type EndpointRoute = { url: string; credentials: AgentCredentials | undef
 export function routeEndpoint(
   credentials: CredentialStore | undefined,
   seat: WorkerSeat,
-  endpointUrl: string,
+  endpoint: string,
   path?: string,
 ): EndpointRoute {
-  let url: string;
-  try {
-    if (path !== undefined) url = joinEndpoint(endpointUrl, path);
-    else {
-      const parsed = new URL(endpointUrl);
-      parsed.hash = "";
-      url = parsed.toString();
-    }
-  } catch {
-    return { failure: { kind: "registration", message: "endpoint is not a URL" } };
-  }
+  const url = endpointUrl(endpoint, path);
+  if (url === undefined) return { failure: { ...NOT_A_URL } };
   const found = credentials?.forEndpoint(seat.agentId, url) ?? { kind: "none" };
   if (found.kind === "refused") return { failure: found.failure };
   return { url, credentials: found.kind === "ok" ? found.credentials : undefined };
+}
+
+/** A route's headers: `base` plus the bearer token its credentials carry, if any (undefined when there are none). */
+export function bearerHeaders(
+  credentials: AgentCredentials | undefined,
+  base?: Record<string, string>,
+): Record<string, string> | undefined {
+  const token = credentials?.bearerToken;
+  return token === undefined ? base : { ...base, authorization: `Bearer ${token}` };
+}
+
+/**
+ * routeEndpoint for a protocol that never calls without its secret: the URL and the secret `secretOf` picks from
+ * the bound credentials, or an `auth` failure naming `what` is missing (the agent is not called).
+ */
+export function routeWithSecret(
+  credentials: CredentialStore | undefined,
+  seat: WorkerSeat,
+  endpoint: string,
+  secretOf: (bound: AgentCredentials) => string | undefined,
+  what: string,
+): { url: string; secret: string } | { failure: WorkerFailure } {
+  const route = routeEndpoint(credentials, seat, endpoint);
+  if ("failure" in route) return route;
+  const secret = route.credentials === undefined ? undefined : secretOf(route.credentials);
+  if (secret === undefined || secret === "")
+    return {
+      failure: { kind: "auth", message: `no ${what} configured for agent ${seat.agentId.toString()}; not called` },
+    };
+  return { url: route.url, secret };
 }

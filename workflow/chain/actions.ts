@@ -15,6 +15,7 @@ import {
   type AdmissionName,
   type MarketConfigView,
 } from "./lifecycle.js";
+import { readView, viewCall } from "./reads.js";
 import { readMarketState } from "./snapshot.js";
 import { sendContractTx } from "./writer.js";
 
@@ -60,32 +61,16 @@ export async function setAgentWallet(
 ): Promise<TxInfo & { wallet: Address; deadline: bigint }> {
   const { account } = requireWallet(ctx);
   const wallet = privateKeyToAccount(walletKey);
-  let owner: Address;
-  let authorized: boolean;
-  try {
-    [owner, authorized] = await Promise.all([
-      ctx.publicClient.readContract({
-        address: identity,
-        abi: identityRegistryAbi,
-        functionName: "ownerOf",
-        args: [agentId],
-      }),
-      ctx.publicClient.readContract({
-        address: identity,
-        abi: identityRegistryAbi,
-        functionName: "isAuthorizedOrOwner",
-        args: [account.address, agentId],
-      }),
-    ]);
-  } catch (error) {
-    const e = toChainError(error, "IdentityRegistry.ownerOf");
-    if (e.errorName === "ERC721NonexistentToken")
-      throw new ChainError(
-        "precondition",
-        `unknown agent ${agentId}: no such token in the identity registry ${identity}`,
-      );
-    throw e;
-  }
+  const [owner, authorized] = await agentReads(identity, agentId, () =>
+    Promise.all([
+      readView(ctx, viewCall(identity, identityRegistryAbi, "ownerOf", [agentId]), "IdentityRegistry.ownerOf"),
+      readView(
+        ctx,
+        viewCall(identity, identityRegistryAbi, "isAuthorizedOrOwner", [account.address, agentId]),
+        "IdentityRegistry.isAuthorizedOrOwner",
+      ),
+    ]),
+  );
   if (!authorized)
     throw new ChainError("precondition", `${account.address} may not manage agent ${agentId} (owner ${owner})`);
   const block = await ctx.publicClient.getBlock({ blockTag: "latest" });
@@ -226,32 +211,20 @@ async function requireAgentControl(
     .catch((e: unknown) => {
       throw toChainError(e, "ResolutionMarket.identityRegistry");
     });
-  let authorized: boolean;
-  let wallet: Address;
-  try {
-    [authorized, wallet] = await Promise.all([
-      ctx.publicClient.readContract({
-        address: identity,
-        abi: identityRegistryAbi,
-        functionName: "isAuthorizedOrOwner",
-        args: [caller, agentId],
-      }),
-      ctx.publicClient.readContract({
-        address: identity,
-        abi: identityRegistryAbi,
-        functionName: "getAgentWallet",
-        args: [agentId],
-      }),
-    ]);
-  } catch (error) {
-    const e = toChainError(error, "IdentityRegistry.isAuthorizedOrOwner");
-    if (e.kind === "revert")
-      throw new ChainError(
-        "precondition",
-        `unknown agent ${agentId}: no such agent in the identity registry ${identity}`,
-      );
-    throw e;
-  }
+  const [authorized, wallet] = await agentReads(identity, agentId, () =>
+    Promise.all([
+      readView(
+        ctx,
+        viewCall(identity, identityRegistryAbi, "isAuthorizedOrOwner", [caller, agentId]),
+        "IdentityRegistry.isAuthorizedOrOwner",
+      ),
+      readView(
+        ctx,
+        viewCall(identity, identityRegistryAbi, "getAgentWallet", [agentId]),
+        "IdentityRegistry.getAgentWallet",
+      ),
+    ]),
+  );
   if (!authorized && getAddress(wallet) !== getAddress(caller)) {
     throw new ChainError(
       "precondition",
@@ -340,4 +313,18 @@ export function admissionRule(c: Pick<MarketConfigView, "admission" | "minSettle
   if (c.admission === "track-record")
     return `track record: at least ${c.minSettled} settled markets here with average correctness ≥ ${c.minCorrectness}, counting only markets worth this market's floor per seat, not created by the agent's controller, settled with a seat of another owner or by an allowed arbiter`;
   return c.admission;
+}
+
+/** Reads about `agentId` in the identity registry; a revert (an agent it does not know) is a precondition error. */
+async function agentReads<T>(identity: Address, agentId: bigint, reads: () => Promise<T>): Promise<T> {
+  try {
+    return await reads();
+  } catch (error) {
+    if (error instanceof ChainError && error.kind === "revert")
+      throw new ChainError(
+        "precondition",
+        `unknown agent ${agentId}: no such agent in the identity registry ${identity}`,
+      );
+    throw error;
+  }
 }

@@ -79,27 +79,28 @@ export function readLogs<E extends MarketEventName>(
 }
 
 /**
- * `readLogs` for any contract and ABI (the identity registry, the betting market). Typed by the ABI; the
- * implementation hands viem a plain `Abi` (its conditional types do not resolve for a generic one).
+ * What a log query names: the contract, its ABI (typing the event and its indexed arguments), the event, the block
+ * range and the indexed-argument filter. Untyped (`Abi`, any event name) in the implementations.
  */
-export function readContractLogs<const A extends Abi, E extends ContractEventName<A>>(
+export type LogQuery<A extends Abi = Abi, E extends ContractEventName<A> = ContractEventName<A>> = [
   ctx: ChainContext,
   address: Address,
   abi: A,
   eventName: E,
   range?: LogRange,
   args?: ContractEventArgs<A, E>,
+];
+
+/**
+ * `readLogs` for any contract and ABI (the identity registry, the betting market). Typed by the ABI; the
+ * implementation hands viem a plain `Abi` (its conditional types do not resolve for a generic one).
+ */
+export function readContractLogs<const A extends Abi, E extends ContractEventName<A>>(
+  ...query: LogQuery<A, E>
 ): Promise<DecodedLog<A, E>[]>;
-export async function readContractLogs(
-  ctx: ChainContext,
-  address: Address,
-  abi: Abi,
-  eventName: string,
-  range: LogRange = {},
-  args?: ContractEventArgs,
-): Promise<DecodedLog[]> {
+export async function readContractLogs(...query: LogQuery): Promise<DecodedLog[]> {
   const out: DecodedLog[] = [];
-  for await (const chunk of scanContractLogs(ctx, address, abi, eventName, range, args)) out.push(...chunk.logs);
+  for await (const chunk of scanContractLogs(...query)) out.push(...chunk.logs);
   return out;
 }
 
@@ -115,21 +116,10 @@ export interface LogChunk<L> {
  * caller can commit progress after each). Splits refused ranges as the module comment says.
  */
 export function scanContractLogs<const A extends Abi, E extends ContractEventName<A>>(
-  ctx: ChainContext,
-  address: Address,
-  abi: A,
-  eventName: E,
-  range?: LogRange,
-  args?: ContractEventArgs<A, E>,
+  ...query: LogQuery<A, E>
 ): AsyncGenerator<LogChunk<DecodedLog<A, E>>>;
-export async function* scanContractLogs(
-  ctx: ChainContext,
-  address: Address,
-  abi: Abi,
-  eventName: string,
-  range: LogRange = {},
-  args?: ContractEventArgs,
-): AsyncGenerator<LogChunk<DecodedLog>> {
+export async function* scanContractLogs(...query: LogQuery): AsyncGenerator<LogChunk<DecodedLog>> {
+  const [ctx, address, abi, eventName, range = {}, args] = query;
   const from = range.fromBlock ?? 0n;
   const chunk = range.chunkBlocks ?? 10_000n;
   if (chunk < 1n) throw new RangeError("chunkBlocks must be at least 1");

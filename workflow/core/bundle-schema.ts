@@ -5,6 +5,7 @@
  * the writer adds without adding it here fails the bundle tests, not a reader later.
  */
 import { z } from "zod";
+import { parseJsonWith } from "../util/parse-json.js";
 import { ANSWER_NAMES } from "./codes.js";
 import { DIMENSIONS, type FailureKind } from "./types.js";
 import { CresolverError } from "../util/errors.js";
@@ -277,20 +278,12 @@ function parseWith<T>(schema: z.ZodType<T>, text: string, maxBytes: number): T {
   // UTF-8 is at most 3 bytes per UTF-16 unit: skip the exact count when the text is clearly small.
   const bytes = text.length * 3 <= maxBytes ? text.length : utf8Length(text);
   if (bytes > maxBytes) throw new InvalidBundleError(`bundle: ${bytes} bytes, more than the ${maxBytes} allowed`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new InvalidBundleError(`bundle: not JSON (${oneLine(e instanceof Error ? e.message : String(e))})`);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? `at ${issue.path.map(String).join(".")}: ` : "";
-    const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more)` : "";
-    throw new InvalidBundleError(`bundle: ${where}${oneLine(issue?.message ?? "invalid")}${more}`);
-  }
-  return parsed.data;
+  return parseJsonWith(schema, text, (why) => {
+    if (why.kind === "not-json") return new InvalidBundleError(`bundle: not JSON (${oneLine(why.message)})`);
+    const where = why.path !== "" ? `at ${why.path}: ` : "";
+    const more = why.more > 0 ? ` (and ${why.more} more)` : "";
+    return new InvalidBundleError(`bundle: ${where}${oneLine(why.message)}${more}`);
+  });
 }
 
 /** UTF-8 byte length without Node's Buffer (the schema is also read in browsers). */

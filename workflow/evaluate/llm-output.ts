@@ -3,6 +3,7 @@
  * floor a worker gets when its own text broke its evaluation, and the rubric cap for text carrying instructions.
  */
 import { z } from "zod";
+import { parseJsonWith } from "../util/parse-json.js";
 import { toIntScore } from "../core/aggregate.js";
 import { cleanForScoring, marketPatterns, sanitizeString } from "../core/text.js";
 import { type AnsweredWorkerRecord, DIMENSIONS, type DimensionScores, type EvaluationInput } from "../core/types.js";
@@ -65,22 +66,14 @@ export const llmOutputSchema = z.object(
 
 /** Validates and normalizes one model reply (the message content). Throws with a short reason. */
 export function parseLlmOutput(content: string): DimensionScores {
-  let json: unknown;
-  try {
-    json = JSON.parse(content);
-  } catch {
-    throw new Error("malformed output: not JSON");
-  }
-  const parsed = llmOutputSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `out-of-schema output: ${issue ? `${issue.path.join(".") || "(root)"} ${issue.message}` : "invalid"}`,
-    );
-  }
+  const data = parseJsonWith(llmOutputSchema, content, (why) =>
+    why.kind === "not-json"
+      ? new Error("malformed output: not JSON")
+      : new Error(`out-of-schema output: ${why.path || "(root)"} ${why.message}`),
+  );
   const out = {} as DimensionScores;
   for (const d of DIMENSIONS) {
-    const { score, explanation } = parsed.data[d];
+    const { score, explanation } = data[d];
     const clamped = toIntScore(score);
     const note = score < 0 || score > 100 ? ` (clamped from ${score})` : "";
     out[d] = { score: clamped, explanation: sanitizeString(explanation.replace(/\s+/g, " ").trim(), 500) + note };

@@ -14,6 +14,7 @@
  */
 import { getAddress, isAddress, type Address } from "viem";
 import { z } from "zod";
+import { parseJsonWith } from "../util/parse-json.js";
 import { resolveReplySchema, type ResolveReply } from "../../protocols/cresolver/wire.js";
 import { CresolverError } from "../util/errors.js";
 
@@ -90,21 +91,13 @@ export interface ParsedRelayDocument {
  * one or is about another market; an entry whose reply does not parse only costs that seat its answer.
  */
 export function parseRelayDocument(text: string, expected: RelayMarket): ParsedRelayDocument {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new RelayDocumentError("the relay's answers document is not JSON");
-  }
-  const parsed = relayDocumentSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.join(".") ?? "";
-    throw new RelayDocumentError(
-      `the relay's answers document is malformed${where !== "" ? ` at ${where.slice(0, 60)}` : ""}: ${(issue?.message ?? "invalid").slice(0, 120)}`,
-    );
-  }
-  const doc = parsed.data;
+  const doc = parseJsonWith(relayDocumentSchema, text, (why) =>
+    why.kind === "not-json"
+      ? new RelayDocumentError("the relay's answers document is not JSON")
+      : new RelayDocumentError(
+          `the relay's answers document is malformed${why.path !== "" ? ` at ${why.path.slice(0, 60)}` : ""}: ${why.message.slice(0, 120)}`,
+        ),
+  );
   if (
     doc.chainId !== expected.chainId ||
     doc.market !== getAddress(expected.market) ||

@@ -56,20 +56,7 @@ export const PERSONA_TABLE: Record<PersonaName, Persona> = {
     llmStance:
       "You are a skeptic. Extraordinary claims need strong evidence: when the case for YES is weak or " +
       "speculative, answer NO. Keep your confidence modest unless the evidence is overwhelming.",
-    decide: (s) => {
-      if (s.yes && s.strength < WEAK_SIGNAL) {
-        return {
-          determination: false,
-          confidence: round2(0.52 + 0.2 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)),
-          departed: true,
-        };
-      }
-      return {
-        determination: s.yes,
-        confidence: round2(s.yes ? 0.5 + 0.3 * s.strength : 0.6 + 0.3 * s.strength),
-        departed: false,
-      };
-    },
+    decide: biasedToward(false, { base: 0.52, span: 0.2 }, { yes: 0.5, no: 0.6 }),
     defends: (d) => !d.determination,
   },
   contrarian: {
@@ -96,23 +83,33 @@ export const PERSONA_TABLE: Record<PersonaName, Persona> = {
     llmStance:
       "You are an optimist. Give real weight to momentum and to announced plans: when the case for NO is weak, " +
       "answer YES.",
-    decide: (s) => {
-      if (!s.yes && s.strength < WEAK_SIGNAL) {
-        return {
-          determination: true,
-          confidence: round2(0.55 + 0.15 * ((WEAK_SIGNAL - s.strength) / WEAK_SIGNAL)),
-          departed: true,
-        };
-      }
-      return {
-        determination: s.yes,
-        confidence: round2(s.yes ? 0.65 + 0.3 * s.strength : 0.5 + 0.3 * s.strength),
-        departed: false,
-      };
-    },
+    decide: biasedToward(true, { base: 0.55, span: 0.15 }, { yes: 0.65, no: 0.5 }),
     defends: () => true,
   },
 };
+
+/**
+ * The skeptic's and the optimist's rule: a weak signal (strength < WEAK_SIGNAL) against `side` is overturned, with
+ * confidence `overturn.base` plus up to `overturn.span` the weaker it is; otherwise the signal is followed with
+ * confidence `follow.yes` or `follow.no` plus 0.3 × strength.
+ */
+function biasedToward(
+  side: boolean,
+  overturn: { base: number; span: number },
+  follow: { yes: number; no: number },
+): Persona["decide"] {
+  return (s) => {
+    if (s.yes !== side && s.strength < WEAK_SIGNAL) {
+      const weakness = (WEAK_SIGNAL - s.strength) / WEAK_SIGNAL;
+      return { determination: side, confidence: round2(overturn.base + overturn.span * weakness), departed: true };
+    }
+    return {
+      determination: s.yes,
+      confidence: round2((s.yes ? follow.yes : follow.no) + 0.3 * s.strength),
+      departed: false,
+    };
+  };
+}
 
 export function isPersonaName(x: string): x is PersonaName {
   return (PERSONAS as readonly string[]).includes(x);

@@ -32,9 +32,7 @@ import type { HistoryMarket, WorkerReport } from "../../../workflow/core/types.j
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { createSettler } from "../../../workflow/settle/index.js";
 import { hardhatKey } from "../cli/helpers/keys.js";
-import { keccak256, toHex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { answerTypedData } from "../../../workflow/core/answer-signature.js";
+import { signedReports } from "../../helpers/signed-seats.js";
 
 type Provider = { request(args: { method: string; params?: unknown[] }): Promise<unknown> };
 
@@ -101,25 +99,13 @@ async function proposed(
   await increaseTime(601);
   await requestResolution(owner, market, marketId);
   // Each seat signed by its agent's owner: only signed seats are counted (docs/RECORDS.md §2, §5).
-  const chainId = await owner.publicClient.getChainId();
-  const signed = await Promise.all(
-    reports.map(async (report, i) => {
+  const signed = await signedReports(
+    { chainId: await owner.publicClient.getChainId(), market, marketId },
+    reports.map((_, i) => {
       const a = agent(names[i] ?? "");
-      if (report.answer !== "yes" && report.answer !== "no") return report;
-      const replyHash = keccak256(toHex(`reply ${i}`));
-      const signature = await privateKeyToAccount(hardhatKey(a.ownerKey)).signTypedData(
-        answerTypedData({
-          chainId,
-          market,
-          marketId,
-          agentId: a.id,
-          answer: report.answer,
-          confidenceBps: report.confidenceBps,
-          replyHash,
-        }),
-      );
-      return { ...report, replyHash, signature };
+      return { agentId: a.id, key: hardhatKey(a.ownerKey) };
     }),
+    reports,
   );
   const r = await createSettler(owner, market).propose({ marketId, verdict, reports: signed, bundleHash: HASH });
   expect(r.status).toBe("proposed");

@@ -28,8 +28,7 @@ import {
 } from "../../../workflow/chain/abis.js";
 import { connectProvider, type ChainContext } from "../../../workflow/chain/clients.js";
 import { localDevKey } from "../../../workflow/chain/dev-accounts.js";
-import { answerTypedData } from "../../../workflow/core/answer-signature.js";
-import { privateKeyToAccount } from "viem/accounts";
+import { signedReports } from "../../helpers/signed-seats.js";
 
 export const VERDICT = { no: 0, yes: 1, invalid: 2 } as const;
 export const STATUS = { resolved: 3, invalid: 4, proposed: 6, disputed: 7 } as const;
@@ -154,7 +153,7 @@ export async function startStack() {
 
   /** The captured panel's proposal: NO (the truth is YES); w1 and w3 answered NO, w2 answered YES. */
   async function proposeWrong(marketId: bigint) {
-    const reports = [
+    const unsigned = [
       {
         answer: ANSWER.no,
         confidenceBps: 9000,
@@ -185,24 +184,15 @@ export async function startStack() {
     ];
     // Each worker signs its own answer (as the reference agent does): signed seats are the ones a ruling can slash.
     const [, agentIds] = await market.read.getWorkers([marketId]);
-    const chainId = await publicClient.getChainId();
-    const roles = ["w1", "w2", "w3"] as const;
-    for (const [i, report] of reports.entries()) {
-      const agentId = agentIds[i];
-      if (agentId === undefined) throw new Error(`seat ${i} is empty`);
-      const typed = answerTypedData({
-        chainId,
-        market: market.address,
-        marketId,
-        agentId,
-        answer: report.answer === ANSWER.yes ? "yes" : "no",
-        confidenceBps: report.confidenceBps,
-        replyHash: report.replyHash,
-      });
-      (report as { signature: Hex }).signature = await privateKeyToAccount(
-        localDevKey(ROLE[roles[i] ?? "w1"]),
-      ).signTypedData(typed);
-    }
+    const reports = await signedReports(
+      { chainId: await publicClient.getChainId(), market: market.address, marketId },
+      (["w1", "w2", "w3"] as const).map((role, i) => {
+        const agentId = agentIds[i];
+        if (agentId === undefined) throw new Error(`seat ${i} is empty`);
+        return { agentId, key: localDevKey(ROLE[role]) };
+      }),
+      unsigned,
+    );
     await wait(
       await market.write.proposeResolution([marketId, VERDICT.no, reports, BUNDLE_HASH, BUNDLE_URI], {
         account: addr("resolver"),

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { network } from "hardhat";
 import { getAddress, keccak256, parseEther, toHex, zeroAddress, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { answerTypedData } from "../../../workflow/core/answer-signature.js";
+import { signedReports } from "../../helpers/signed-seats.js";
 
 const STAKE = parseEther("0.01");
 const POOL = parseEther("1");
@@ -76,24 +76,10 @@ describe("ResolutionMarket (viem, in-process chain)", () => {
     workers: { agentId: bigint; key: Hex }[],
     reports: { answer: number; confidenceBps: number; resQuality: number; srcQuality: number; analysisDepth: number }[],
   ) {
-    const chainId = await publicClient.getChainId();
-    return Promise.all(
-      reports.map(async (r, i) => {
-        const w = workers[i]!;
-        const replyHash = keccak256(toHex(`reply ${i}`));
-        const signature = await privateKeyToAccount(w.key).signTypedData(
-          answerTypedData({
-            chainId,
-            market: market.address,
-            marketId,
-            agentId: w.agentId,
-            answer: r.answer === YES ? "yes" : "no",
-            confidenceBps: r.confidenceBps,
-            replyHash,
-          }),
-        );
-        return { ...r, replyHash, signature };
-      }),
+    return signedReports(
+      { chainId: await publicClient.getChainId(), market: market.address, marketId },
+      workers,
+      reports,
     );
   }
 

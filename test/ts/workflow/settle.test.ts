@@ -7,9 +7,8 @@
  */
 import { network } from "hardhat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, parseEther, stringToBytes, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { answerTypedData } from "../../../workflow/core/answer-signature.js";
+import { parseEther, type Address, type Hex } from "viem";
+import { signedReports } from "../../helpers/signed-seats.js";
 import {
   createMarket,
   joinMarket,
@@ -375,23 +374,10 @@ async function hundredSeats(
   await p.request({ method: "evm_mine", params: [] });
   await requestResolution(ctx, m, marketId);
   // Every seat signed by its agent's owner, as the reference agent signs: only signed seats are recorded and slashed.
-  const reports = await Promise.all(
-    Array.from({ length: 100 }, async (_, i) => {
-      const report = i % 3 === 0 ? no(6000) : yes(5000 + i * 50);
-      const seat = seats[i]!;
-      const replyHash = keccak256(stringToBytes(`reply ${i}`));
-      const fields = {
-        chainId: ctx.chain.id,
-        market: m,
-        marketId,
-        agentId: seat.agentId,
-        answer: report.answer === "yes" ? ("yes" as const) : ("no" as const),
-        confidenceBps: report.confidenceBps,
-        replyHash,
-      };
-      const signature = await privateKeyToAccount(seat.key).signTypedData(answerTypedData(fields));
-      return { ...report, replyHash, signature };
-    }),
+  const reports = await signedReports(
+    { chainId: ctx.chain.id, market: m, marketId },
+    seats,
+    Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? no(6000) : yes(5000 + i * 50))),
   );
   const proposed = await createSettler(ctx, m).propose({
     marketId,
