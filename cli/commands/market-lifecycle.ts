@@ -96,13 +96,10 @@ function fallbackLine(marketId: bigint, a: BondApproval | undefined): string {
 }
 
 function expireCmd(runtime: () => Runtime): Command {
-  return new Command("expire")
-    .description(HELP_TEXT["market-lifecycle expire"])
-    .argument("<marketId>", "the market")
+  return marketIdCommand("market-lifecycle expire")
     .option("--fund", "post an UmaArbiter fallback's UMA bond from this key (approved first)")
-    .action(async (marketIdArg: string, opts: { fund?: boolean }) => {
+    .action(async (marketId: bigint, opts: { fund?: boolean }) => {
       const rt = runtime();
-      const marketId = parseUint(marketIdArg, "marketId");
       const { market, ctx } = await rt.marketSigner();
       const r = await settleSilentDispute(ctx, market, marketId, { fund: opts.fund === true });
       const s = r.step;
