@@ -164,18 +164,13 @@ export function readMarket(
   // With a relay, each seat's agentWallet and owner come in the same read (the signatures are checked against them).
   const withSigners = config.answerRelay !== undefined;
   const perSeat = withSigners ? (["tokenURI", "getAgentWallet", "ownerOf"] as const) : (["tokenURI"] as const);
-  const results2 = aggregate(
-    runtime,
-    evm,
-    config,
-    reads,
-    snapshot.workers.flatMap((w) =>
-      perSeat.map((functionName) => ({
-        target: registry,
-        callData: encodeFunctionData({ abi: identityReadAbi, functionName, args: [w.agentId] }),
-      })),
-    ),
+  const seatCalls = snapshot.workers.flatMap((w) =>
+    perSeat.map((functionName) => ({
+      target: registry,
+      callData: encodeFunctionData({ abi: identityReadAbi, functionName, args: [w.agentId] }),
+    })),
   );
+  const results2 = aggregate(runtime, evm, config, reads, seatCalls);
   const at = (seat: number, k: number) => results2[seat * perSeat.length + k];
   const tokenURIs = snapshot.workers.map((_, i) => {
     const r = at(i, 0);
@@ -226,16 +221,11 @@ export function donAllowList(
         throw new Error(
           `${arbiters.length} arbiters ruled in the track record; one read asks about ${MAX_ARBITERS_PER_READ}`,
         );
-      const results = aggregate(
-        runtime,
-        evm,
-        config,
-        reads,
-        arbiters.map((a) => ({
-          target: governance,
-          callData: encodeFunctionData({ abi: governanceReadAbi, functionName: "isArbiterAllowed", args: [a] }),
-        })),
-      );
+      const calls = arbiters.map((a) => ({
+        target: governance,
+        callData: encodeFunctionData({ abi: governanceReadAbi, functionName: "isArbiterAllowed", args: [a] }),
+      }));
+      const results = aggregate(runtime, evm, config, reads, calls);
       const allowed = new Set<string>();
       arbiters.forEach((a, i) => {
         const r = results[i];
@@ -267,20 +257,11 @@ export function readContractSignatures(
   if (checks.length === 0) return [];
   if (checks.length > MAX_SIGNATURE_CHECKS)
     throw new Error(`${checks.length} contract-wallet signature checks; one read carries ${MAX_SIGNATURE_CHECKS}`);
-  const results = aggregate(
-    runtime,
-    evm,
-    config,
-    reads,
-    checks.map((c) => ({
-      target: c.signer,
-      callData: encodeFunctionData({
-        abi: erc1271Abi,
-        functionName: "isValidSignature",
-        args: [c.digest, c.signature],
-      }),
-    })),
-  );
+  const calls = checks.map((c) => ({
+    target: c.signer,
+    callData: encodeFunctionData({ abi: erc1271Abi, functionName: "isValidSignature", args: [c.digest, c.signature] }),
+  }));
+  const results = aggregate(runtime, evm, config, reads, calls);
   return checks.filter((_, i) => {
     const r = results[i];
     return (
