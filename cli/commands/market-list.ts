@@ -64,9 +64,12 @@ export function marketListCommand(runtime: () => Runtime): Command {
     .action(async (opts: { status?: string; limit: string }) => {
       const rt = runtime();
       const limit = BigInt(parseIntIn(opts.limit, "--limit", 1, MAX_LIST_LIMIT));
+      // The RPC client first: a bad --rpc-url or --rpc-timeout throws here, before any request starts (thrown inside
+      // the Promise.all below it would leave the address lookup's rejection unhandled).
+      const rpc = rt.rpc();
       // The block is read while the address is resolved (the deployment file waits on eth_chainId): one round trip less.
-      const [market, block] = await Promise.all([rt.marketAddress(), rt.rpc().blockNumber()]);
-      const [countData] = await rt.rpc().calls(market, [MARKET_COUNT_SELECTOR], block);
+      const [market, block] = await Promise.all([rt.marketAddress(), rpc.blockNumber()]);
+      const [countData] = await rpc.calls(market, [MARKET_COUNT_SELECTOR], block);
       const total = countData === undefined ? 0n : decodeMarketCount(countData);
       const first = total > limit ? total - limit + 1n : 1n;
       const all = total === 0n ? [] : await readMarketSummaries(rt, market, { first, last: total }, block);
