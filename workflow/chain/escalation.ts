@@ -10,9 +10,10 @@ import { getAddress, parseEventLogs, zeroAddress, type Address, type Hex } from 
 import { resolutionMarketAbi, umaArbiterAbi } from "./abis.js";
 import { requireWallet, type ChainContext } from "./clients.js";
 import { approveArbiterBond, arbiterBondOf, type BondApproval } from "./dispute-bond.js";
-import { ChainError, toChainError } from "./errors.js";
+import { ChainError } from "./errors.js";
 import { WINDOW_REVERTS } from "./lifecycle.js";
 import { getMarketConfig, readMarket } from "./market-reads.js";
+import { readView } from "./reads.js";
 import { readMarketStatus } from "./snapshot.js";
 import type { RevertExplanations } from "./send.js";
 import { sendContractTx } from "./writer.js";
@@ -54,11 +55,11 @@ export async function umaCaseOf(
 ): Promise<UmaCaseView | undefined> {
   if ((await arbiterBondOf(ctx, arbiter)) === undefined) return undefined;
   const address = getAddress(arbiter);
-  const c = await ctx.publicClient
-    .readContract({ address, abi: umaArbiterAbi, functionName: "getCase", args: [market, marketId] })
-    .catch((error: unknown) => {
-      throw toChainError(error, "UmaArbiter.getCase");
-    });
+  const c = await readView(
+    ctx,
+    { address, abi: umaArbiterAbi, functionName: "getCase", args: [market, marketId] },
+    "UmaArbiter.getCase",
+  );
   return {
     arbiter: address,
     status: UMA_CASE_STATUS[c.status] ?? "none",
