@@ -52,6 +52,17 @@ export interface AccuracyConfig {
   errorMargin: number;
   /** Shared-error dependence also divides votes (E-step and vote), not only groups coalitions. Default false. */
   errorInEstimate: boolean;
+  /**
+   * Change detection (change-point.ts): nats of penalised log-likelihood an agent's recent answers must gain by
+   * counting as a new agent's before they do (0: off).
+   */
+  changePenalty: number;
+  /** Agents set apart as changed, at most. */
+  changeMaxAgents: number;
+  /** Agents tried per search round (highest current accuracy first). */
+  changeCandidates: number;
+  /** Wrong answers on trusted rulings among an agent's recent answers before it can count as changed. */
+  changeMinKnownWrong: number;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -74,6 +85,10 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   errorHalfLife: 4,
   errorMargin: 1,
   errorInEstimate: false,
+  changePenalty: 4,
+  changeMaxAgents: 3,
+  changeCandidates: 4,
+  changeMinKnownWrong: 1,
 });
 
 export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefined): AccuracyConfig {
@@ -118,6 +133,10 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     errorHalfLife: num(c.errorHalfLife, 0, 1e9, "errorHalfLife"),
     errorMargin: num(c.errorMargin, 0, 100, "errorMargin"),
     errorInEstimate: bool(c.errorInEstimate, "errorInEstimate"),
+    changePenalty: num(c.changePenalty, 0, 1e6, "changePenalty"),
+    changeMaxAgents: num(c.changeMaxAgents, 0, 100, "changeMaxAgents", true),
+    changeCandidates: num(c.changeCandidates, 0, 100, "changeCandidates", true),
+    changeMinKnownWrong: num(c.changeMinKnownWrong, 0, 1e6, "changeMinKnownWrong", true),
   };
 }
 

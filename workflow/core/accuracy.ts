@@ -34,6 +34,7 @@ import type { HistoryMarket } from "./types.js";
 import { resolveAccuracyConfig, type AccuracyConfig, type AccuracyVote } from "./accuracy-config.js";
 import { logOddsCovariance } from "./accuracy-covariance.js";
 import { mustGet } from "../util/must.js";
+import { detectChanges } from "./change-point.js";
 import {
   DependenceMatrix,
   dependenceWeights,
@@ -69,6 +70,11 @@ export interface AgentAccuracy {
   calibration: CalibrationBin[];
   /** Smallest agent id of its clone group, when it has clones. */
   cloneGroup?: bigint;
+  /**
+   * Set when the agent's behaviour changed (change-point.ts): this many of its earlier answers were set apart as a
+   * former self's, and `count`, `accuracy` and the rest describe its answers since.
+   */
+  changedAfter?: number;
 }
 
 /** Estimated dependence d ∈ (0, 1] of two agents (dependence.ts); pairs not listed have d = 0. */
@@ -177,6 +183,104 @@ export function estimateAccuracy(
   config?: Partial<AccuracyConfig>,
 ): AccuracyEstimate {
   const cfg = resolveAccuracyConfig(config);
+  const first = estimateCore(history, agents, cfg);
+  if (cfg.changePenalty <= 0) return first.estimate;
+  const { index, votes, known, soft, p, voteWeight } = first.internals;
+  const ids = [...index.keys()];
+  const requested = agents ?? ids;
+  const candidates = requested.map((id) => index.get(id)).filter((i): i is number => i !== undefined);
+  const changes = detectChanges(
+    votes.map((vs, m) =>
+      vs.map((v, i) => ({ agent: v.agent, sign: v.sign, c: (at(row(voteWeight, m), i) * v.o) / v.att })),
+    ),
+    known,
+    soft,
+    p,
+    candidates,
+    {
+      penalty: cfg.changePenalty,
+      maxChanges: cfg.changeMaxAgents,
+      candidates: cfg.changeCandidates,
+      lengths: CHANGE_LENGTHS,
+      minBefore: CHANGE_MIN_BEFORE,
+      minKnownWrong: cfg.changeMinKnownWrong,
+      iterations: cfg.maxIterations,
+      tolerance: cfg.tolerance,
+      alpha: cfg.priorAccuracy * cfg.priorStrength,
+      beta: (1 - cfg.priorAccuracy) * cfg.priorStrength,
+      lo: 1 - cfg.maxAccuracy,
+      hi: cfg.maxAccuracy,
+    },
+  );
+  if (changes.length === 0) return first.estimate;
+  // A changed agent's earlier answers become those of its former self (a fresh negative id: ERC-8004 ids are
+  // uint256, so it can never meet a real agent), and the estimate is made again on that record.
+  const recent = history.slice(Math.max(0, history.length - cfg.maxMarkets));
+  const offset = history.length - recent.length;
+  const former = new Map<bigint, { before: Set<number>; id: bigint; recent: number }>();
+  changes.forEach((c, k) => {
+    const id = ids[c.agent] ?? 0n;
+    const marketsOf: number[] = [];
+    votes.forEach((vs, m) => {
+      if (vs.some((v) => v.agent === c.agent)) marketsOf.push(m + offset);
+    });
+    former.set(id, {
+      before: new Set(marketsOf.slice(0, marketsOf.length - c.recent)),
+      id: -BigInt(k + 1),
+      recent: c.recent,
+    });
+  });
+  const renamed = history.map((m, i) => {
+    if (![...former.values()].some((f) => f.before.has(i))) return m;
+    return {
+      ...m,
+      answers: m.answers.map((a) => {
+        const f = former.get(a.agentId);
+        return f?.before.has(i) === true ? { ...a, agentId: f.id } : a;
+      }),
+    };
+  });
+  const second = estimateCore(renamed, requested, cfg).estimate;
+  // A clone group rooted at a former self (a negative id) is named by its smallest real member instead.
+  const realRoot = new Map<bigint, bigint>();
+  for (const a of second.agents) {
+    const g = a.cloneGroup;
+    if (g !== undefined && g < 0n && (realRoot.get(g) ?? a.agentId) >= a.agentId) realRoot.set(g, a.agentId);
+  }
+  return {
+    ...second,
+    agents: second.agents.map((a) => {
+      const f = former.get(a.agentId);
+      const { cloneGroup, ...rest } = a;
+      const group = cloneGroup !== undefined && cloneGroup < 0n ? realRoot.get(cloneGroup) : cloneGroup;
+      return {
+        ...rest,
+        ...(group !== undefined ? { cloneGroup: group } : {}),
+        ...(f !== undefined ? { changedAfter: f.before.size } : {}),
+      };
+    }),
+  };
+}
+
+/** Recent answers a change search moves to a new agent (accuracy.ts `changePenalty`). */
+const CHANGE_LENGTHS: readonly number[] = [2, 3, 4, 6, 8, 12, 16, 24, 32];
+/** Answers an agent keeps before a change. */
+const CHANGE_MIN_BEFORE = 8;
+
+interface CoreInternals {
+  index: Map<bigint, number>;
+  votes: AccuracyVote[][];
+  known: (number | undefined)[];
+  soft: number[];
+  p: number[];
+  voteWeight: number[][];
+}
+
+function estimateCore(
+  history: readonly HistoryMarket[],
+  agents: readonly bigint[] | undefined,
+  cfg: AccuracyConfig,
+): { estimate: AccuracyEstimate; internals: CoreInternals } {
   const recent = history.slice(Math.max(0, history.length - cfg.maxMarkets));
 
   // Agent index, by ascending id (deterministic whatever the input order).
@@ -404,7 +508,7 @@ export function estimateAccuracy(
     .filter((e) => outSet.has(e.a) && outSet.has(e.b))
     .map((e) => ({ a: idOf(e.a), b: idOf(e.b), d: e.d }));
 
-  return {
+  const estimate: AccuracyEstimate = {
     agents: out,
     dependence,
     sharedErrors,
@@ -424,6 +528,7 @@ export function estimateAccuracy(
     ),
     config: cfg,
   };
+  return { estimate, internals: { index, votes, known, soft, p, voteWeight } };
 }
 
 /** The calibrated accuracy of an answer stated with `confidenceBps` (the bin's accuracy; the overall one without bins). */

@@ -172,6 +172,7 @@ const estimates = z.strictObject({
         accuracy: z.number(),
         calibration: z.array(calibrationBin),
         cloneGroup: decimal.optional(),
+        changedAfter: count.optional(),
       }),
     )
     .max(MAX_BUNDLE_SEATS),
@@ -219,6 +220,10 @@ const voteConfig = z.strictObject({
     errorHalfLife: z.number().optional(),
     errorMargin: z.number().optional(),
     errorInEstimate: z.boolean().optional(),
+    changePenalty: z.number().optional(),
+    changeMaxAgents: count.optional(),
+    changeCandidates: count.optional(),
+    changeMinKnownWrong: count.optional(),
   }),
 });
 

@@ -208,6 +208,7 @@ export function buildBundle(input: BundleInput): Bundle {
             accuracy: a.accuracy,
             calibration: a.calibration.map((b) => ({ ...b })),
             cloneGroup: a.cloneGroup === undefined ? undefined : dec(a.cloneGroup),
+            changedAfter: a.changedAfter,
           })),
           dependence: decision.estimate.dependence.map((e) => ({ a: dec(e.a), b: dec(e.b), d: e.d })),
           sharedErrors: decision.estimate.sharedErrors.map((e) => ({ a: dec(e.a), b: dec(e.b), d: e.d })),
