@@ -209,8 +209,15 @@ export function detectChanges(
   };
   while (changes.length < s.maxChanges) {
     const now = baseFit?.p ?? p0;
+    // Candidates: agents a ruling found wrong within the longest recent stretch tried, most accurate first.
+    const longest = s.lengths[s.lengths.length - 1] ?? 0;
     const order = candidates
-      .filter((a) => !split.has(a) && (positions.get(a)?.length ?? 0) >= s.minBefore + (s.lengths[0] ?? 1))
+      .filter(
+        (a) =>
+          !split.has(a) &&
+          (positions.get(a)?.length ?? 0) >= s.minBefore + (s.lengths[0] ?? 1) &&
+          knownWrong(a, longest) >= s.minKnownWrong,
+      )
       .sort((x, y) => (now[y] ?? 0) - (now[x] ?? 0) || x - y)
       .slice(0, s.candidates);
     // Moves: one agent, or two that changed together (their recent answers agree on ≥ 3/4 of the markets they
