@@ -72,7 +72,10 @@ describe("change detection", () => {
     const d = decideVerdict({ agentIds: IDS, reports, history: record(8, "trusted") });
     expect(d.verdict).toBe("yes");
     for (const v of d.voters.slice(5)) expect(v.weight).toBe(0);
-    const off = decideVerdict({ agentIds: IDS, reports, history: record(8, "trusted") }, { accuracy: { changePenalty: 0 } });
+    const off = decideVerdict(
+      { agentIds: IDS, reports, history: record(8, "trusted") },
+      { accuracy: { changePenalty: 0 } },
+    );
     for (const v of off.voters.slice(5)) expect(v.weight).toBeGreaterThan(0.4);
   });
 
@@ -94,7 +97,7 @@ describe("change detection", () => {
         // the .95 agent misses the first ruled market; everyone else answers with their accuracy
         answers: IDS.map((agentId) => ({
           agentId,
-          answer: side(agentId === 5n ? m !== 0 === truth : r() < (ACCURACY[agentId.toString()] ?? 0) === truth),
+          answer: side(agentId === 5n ? (m !== 0) === truth : r() < (ACCURACY[agentId.toString()] ?? 0) === truth),
           confidenceBps: 9_000,
           signed: true,
         })),
@@ -153,7 +156,16 @@ describe("change detection", () => {
     expect(changes.map((c) => c.agent).sort()).toEqual([3, 4]);
     for (const c of changes) expect(c.recent).toBe(6);
     expect(detectChanges(votes, known, soft, p0, [0, 1, 2, 3, 4], { ...search, penalty: 1e6 })).toEqual([]);
-    expect(detectChanges(votes, votes.map(() => undefined), soft, p0, [0, 1, 2, 3, 4], search)).toEqual([]);
+    expect(
+      detectChanges(
+        votes,
+        votes.map(() => undefined),
+        soft,
+        p0,
+        [0, 1, 2, 3, 4],
+        search,
+      ),
+    ).toEqual([]);
   });
 
   it("rejects a bad configuration with a one-line error", () => {
