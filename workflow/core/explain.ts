@@ -276,6 +276,9 @@ function seatOf(
       why = `accuracy ${percent(v.accuracy)} over ${v.history} answers, ${percent(v.calibratedAccuracy)} at this confidence`;
       if (v.weight === 0) why += "; no weight: not better than a coin flip";
       if (v.cloneGroup !== undefined) why += "; shares its weight with agents of identical record";
+      const changed = doc?.estimates?.agents.find((a) => a.agentId === id)?.changedAfter;
+      if (changed !== undefined)
+        why += `; changed behaviour: rulings found it wrong lately, so its ${changed} earlier answers no longer count`;
     }
   } else if (w !== undefined && w.status === "no-answer") {
     const failure = w.discoveryFailure ?? w.askFailure;

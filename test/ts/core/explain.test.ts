@@ -112,6 +112,27 @@ describe("the one-line reason", () => {
     expect(e.seats[0].why).toMatch(/^accuracy \d+(\.\d)? % over 8 answers, \d+(\.\d)? % at this confidence/);
   });
 
+  it("an agent rulings found changed says so, and the bundle carries how much of its record was set apart", () => {
+    const ids = market(5).workers.map((w) => w.agentId);
+    // 40 markets where every agent errs now and then on its own; then 8 ruled markets the last two get wrong together.
+    const history: HistoryMarket[] = Array.from({ length: 48 }, (_, k) => ({
+      key: `31337:0xm:${k}`,
+      final: k % 3 === 0,
+      disputed: k >= 40,
+      ...(k >= 40 ? { trustedRuling: true } : {}),
+      answers: ids.map((agentId, i) => {
+        const right = k >= 40 ? i < 3 : (k + 3 * i) % 9 !== 0;
+        return { agentId, answer: right === (k % 3 === 0) ? "yes" : "no", confidenceBps: 9000, signed: true };
+      }),
+    }));
+    const doc = bundleOf([answer(true), answer(true), answer(true), answer(false), answer(false)], undefined, history);
+    const changed = doc.estimates?.agents.filter((a) => a.changedAfter !== undefined).map((a) => a.agentId);
+    expect(changed).toEqual([ids[3].toString(), ids[4].toString()]);
+    const e = explainMarket(inputOf(doc));
+    expect(e.seats[3].why).toMatch(/changed behaviour: rulings found it wrong lately, so its \d+ earlier answers/);
+    expect(e.seats[0].why).not.toMatch(/changed/);
+  });
+
   it("tolerates a reason it does not know and a bundle without a decision", () => {
     const doc = bundleOf([answer(true), answer(true), answer(false)], { thresholdBps: 7_500 });
     const d = doc.decision;
