@@ -5,6 +5,7 @@
  */
 import { eth, percent } from "../workflow/core/explain.js";
 import { visibleText } from "../workflow/core/text.js";
+import { isoSeconds } from "../workflow/util/time.js";
 
 export { eth };
 
@@ -23,7 +24,7 @@ export function clip(text: string, max = 160): string {
 }
 
 export const iso = (seconds: bigint | number): string =>
-  Number(seconds) > 0 ? new Date(Number(seconds) * 1000).toISOString().replace(".000Z", "Z") : "—";
+  Number(seconds) > 0 ? isoSeconds(seconds).replace(".000Z", "Z") : "—";
 
 /** Probabilities: one unit (percent) on every page. */
 export const pct = (x: number | undefined): string => percent(x);

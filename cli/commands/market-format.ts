@@ -4,8 +4,9 @@ import type { ChainContext } from "../../workflow/chain/clients.js";
 import type { SeatResult } from "../../workflow/chain/lifecycle.js";
 import { percentOfBps } from "../../workflow/core/explain.js";
 import type { VerdictKind } from "../../workflow/core/types.js";
+import { isoSeconds } from "../../workflow/util/time.js";
 
-export const iso = (seconds: bigint | number) => new Date(Number(seconds) * 1000).toISOString();
+export const iso = isoSeconds;
 
 export function formatDuration(seconds: number): string {
   if (seconds % 86400 === 0) return `${seconds / 86400}d`;

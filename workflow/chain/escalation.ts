@@ -17,6 +17,7 @@ import { readView } from "./reads.js";
 import { readMarketStatus } from "./snapshot.js";
 import type { RevertExplanations } from "./send.js";
 import { sendContractTx } from "./writer.js";
+import { isoSeconds } from "../util/time.js";
 
 /** UmaArbiter's `CaseStatus`, in its declaration order. */
 export const UMA_CASE_STATUS = ["none", "asserted", "ruling-pending", "ruled", "awaiting-bond"] as const;
@@ -34,7 +35,7 @@ export interface UmaCaseView {
   assertionId: Hex;
 }
 
-const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
+const iso = isoSeconds;
 
 /** The market's fallback arbiter (snapshotted at creation), or undefined when it has none. */
 export async function fallbackArbiterOf(

@@ -26,6 +26,7 @@ import type { RevertExplanations } from "./send.js";
 import { sendContractTx, type ContractWrite, type WriteFunctionName } from "./writer.js";
 import type { VerdictKind } from "../core/types.js";
 import { VERDICT_CODE } from "../core/codes.js";
+import { isoSeconds } from "../util/time.js";
 
 export * from "./market-reads.js";
 
@@ -65,7 +66,7 @@ export async function requireStatus(
 }
 
 const iso = (seconds: unknown) =>
-  typeof seconds === "bigint" || typeof seconds === "number" ? new Date(Number(seconds) * 1000).toISOString() : "?";
+  typeof seconds === "bigint" || typeof seconds === "number" ? isoSeconds(seconds) : "?";
 
 /** The market's time-window reverts in words ("the dispute window is open until 2026-…"), for every write here. */
 export const WINDOW_REVERTS: RevertExplanations = {

@@ -63,6 +63,12 @@ export interface AccuracyConfig {
   changeCandidates: number;
   /** Wrong answers on trusted rulings among an agent's recent answers before it can count as changed. */
   changeMinKnownWrong: number;
+  /**
+   * Breaks with the majority (majority-break.ts): nats of log-likelihood ratio an agent's drop in agreement with the
+   * other established agents' head count needs before it counts as changed (0: off). Default 9 (bench:integrity:
+   * the honest panels' largest break over 6 seeds × 60 markets was 7.5).
+   */
+  majorityPenalty: number;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -89,6 +95,7 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   changeMaxAgents: 3,
   changeCandidates: 4,
   changeMinKnownWrong: 1,
+  majorityPenalty: 9,
 });
 
 export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefined): AccuracyConfig {
@@ -137,6 +144,7 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     changeMaxAgents: num(c.changeMaxAgents, 0, 100, "changeMaxAgents", true),
     changeCandidates: num(c.changeCandidates, 0, 100, "changeCandidates", true),
     changeMinKnownWrong: num(c.changeMinKnownWrong, 0, 1e6, "changeMinKnownWrong", true),
+    majorityPenalty: num(c.majorityPenalty, 0, 1e6, "majorityPenalty"),
   };
 }
 

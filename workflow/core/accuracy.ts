@@ -35,6 +35,8 @@ import { resolveAccuracyConfig, type AccuracyConfig, type AccuracyVote } from ".
 import { logOddsCovariance } from "./accuracy-covariance.js";
 import { mustGet } from "../util/must.js";
 import { detectChanges } from "./change-point.js";
+import { majorityBreaks } from "./majority-break.js";
+import { type FormerSelf, nameChanged, setApart } from "./former-selves.js";
 import {
   DependenceMatrix,
   dependenceWeights,
@@ -184,82 +186,61 @@ export function estimateAccuracy(
 ): AccuracyEstimate {
   const cfg = resolveAccuracyConfig(config);
   const first = estimateCore(history, agents, cfg);
-  if (cfg.changePenalty <= 0) return first.estimate;
+  if (cfg.changePenalty <= 0 && cfg.majorityPenalty <= 0) return first.estimate;
   const { index, votes, known, soft, p, voteWeight } = first.internals;
   const ids = [...index.keys()];
   const requested = agents ?? ids;
   const candidates = requested.map((id) => index.get(id)).filter((i): i is number => i !== undefined);
-  const changes = detectChanges(
-    votes.map((vs, m) =>
-      vs.map((v, i) => ({ agent: v.agent, sign: v.sign, c: (at(row(voteWeight, m), i) * v.o) / v.att })),
-    ),
-    known,
-    soft,
-    p,
-    candidates,
-    {
-      penalty: cfg.changePenalty,
-      maxChanges: cfg.changeMaxAgents,
-      candidates: cfg.changeCandidates,
-      lengths: CHANGE_LENGTHS,
-      minBefore: CHANGE_MIN_BEFORE,
-      minKnownWrong: cfg.changeMinKnownWrong,
-      iterations: cfg.maxIterations,
-      tolerance: cfg.tolerance,
-      alpha: cfg.priorAccuracy * cfg.priorStrength,
-      beta: (1 - cfg.priorAccuracy) * cfg.priorStrength,
-      lo: 1 - cfg.maxAccuracy,
-      hi: cfg.maxAccuracy,
-    },
-  );
+  const changes: { agent: number; recent: number }[] =
+    cfg.changePenalty <= 0
+      ? []
+      : detectChanges(
+          votes.map((vs, m) =>
+            vs.map((v, i) => ({ agent: v.agent, sign: v.sign, c: (at(row(voteWeight, m), i) * v.o) / v.att })),
+          ),
+          known,
+          soft,
+          p,
+          candidates,
+          {
+            penalty: cfg.changePenalty,
+            maxChanges: cfg.changeMaxAgents,
+            candidates: cfg.changeCandidates,
+            lengths: CHANGE_LENGTHS,
+            minBefore: CHANGE_MIN_BEFORE,
+            minKnownWrong: cfg.changeMinKnownWrong,
+            iterations: cfg.maxIterations,
+            tolerance: cfg.tolerance,
+            alpha: cfg.priorAccuracy * cfg.priorStrength,
+            beta: (1 - cfg.priorAccuracy) * cfg.priorStrength,
+            lo: 1 - cfg.maxAccuracy,
+            hi: cfg.maxAccuracy,
+          },
+        );
+  // Breaks with the majority (majority-break.ts), clone groups counting once: the same split, without a ruling.
+  if (cfg.majorityPenalty > 0) {
+    const breaks = majorityBreaks(
+      votes,
+      first.internals.group,
+      candidates,
+      CHANGE_LENGTHS,
+      CHANGE_MIN_BEFORE,
+      cfg.majorityPenalty,
+    );
+    for (const b of breaks) if (!changes.some((c) => c.agent === b.agent)) changes.push(b);
+  }
   if (changes.length === 0) return first.estimate;
-  // A changed agent's earlier answers become those of its former self (a fresh negative id: ERC-8004 ids are
-  // uint256, so it can never meet a real agent), and the estimate is made again on that record.
-  const recent = history.slice(Math.max(0, history.length - cfg.maxMarkets));
-  const offset = history.length - recent.length;
-  const former = new Map<bigint, { before: Set<number>; id: bigint; recent: number }>();
-  changes.forEach((c, k) => {
-    const id = ids[c.agent] ?? 0n;
+  // A changed agent's earlier answers go to a former self (former-selves.ts); the estimate is made again.
+  const offset = history.length - votes.length;
+  const changed: FormerSelf[] = changes.map((c) => {
     const marketsOf: number[] = [];
     votes.forEach((vs, m) => {
       if (vs.some((v) => v.agent === c.agent)) marketsOf.push(m + offset);
     });
-    former.set(id, {
-      before: new Set(marketsOf.slice(0, marketsOf.length - c.recent)),
-      id: -BigInt(k + 1),
-      recent: c.recent,
-    });
+    return { agentId: ids[c.agent] ?? 0n, before: new Set(marketsOf.slice(0, marketsOf.length - c.recent)) };
   });
-  const renamed = history.map((m, i) => {
-    if (![...former.values()].some((f) => f.before.has(i))) return m;
-    return {
-      ...m,
-      answers: m.answers.map((a) => {
-        const f = former.get(a.agentId);
-        return f?.before.has(i) === true ? { ...a, agentId: f.id } : a;
-      }),
-    };
-  });
-  const second = estimateCore(renamed, requested, cfg).estimate;
-  // A clone group rooted at a former self (a negative id) is named by its smallest real member instead.
-  const realRoot = new Map<bigint, bigint>();
-  for (const a of second.agents) {
-    const g = a.cloneGroup;
-    if (g !== undefined && g < 0n && (realRoot.get(g) ?? a.agentId) >= a.agentId) realRoot.set(g, a.agentId);
-  }
-  return {
-    ...second,
-    agents: second.agents.map((a) => {
-      const f = former.get(a.agentId);
-      const { cloneGroup, ...rest } = a;
-      const group = cloneGroup !== undefined && cloneGroup < 0n ? realRoot.get(cloneGroup) : cloneGroup;
-      return {
-        ...rest,
-        ...(group !== undefined ? { cloneGroup: group } : {}),
-        ...(f !== undefined ? { changedAfter: f.before.size } : {}),
-      };
-    }),
-  };
+  const second = estimateCore(setApart(history, changed), requested, cfg).estimate;
+  return { ...second, agents: nameChanged(second.agents, changed) };
 }
 
 /** Recent answers a change search moves to a new agent (accuracy.ts `changePenalty`). */
@@ -269,6 +250,8 @@ const CHANGE_MIN_BEFORE = 8;
 
 interface CoreInternals {
   index: Map<bigint, number>;
+  /** Clone-group root of each agent index. */
+  group: number[];
   votes: AccuracyVote[][];
   known: (number | undefined)[];
   soft: number[];
@@ -528,7 +511,7 @@ function estimateCore(
     ),
     config: cfg,
   };
-  return { estimate, internals: { index, votes, known, soft, p, voteWeight } };
+  return { estimate, internals: { index, votes, known, soft, p, voteWeight, group } };
 }
 
 /** The calibrated accuracy of an answer stated with `confidenceBps` (the bin's accuracy; the overall one without bins). */

@@ -224,6 +224,7 @@ const voteConfig = z.strictObject({
     changeMaxAgents: count.optional(),
     changeCandidates: count.optional(),
     changeMinKnownWrong: count.optional(),
+    majorityPenalty: z.number().optional(),
   }),
 });
 

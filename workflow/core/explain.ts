@@ -278,7 +278,7 @@ function seatOf(
       if (v.cloneGroup !== undefined) why += "; shares its weight with agents of identical record";
       const changed = doc?.estimates?.agents.find((a) => a.agentId === id)?.changedAfter;
       if (changed !== undefined)
-        why += `; changed behaviour: rulings found it wrong lately, so its ${changed} earlier answers no longer count`;
+        why += `; changed behaviour (rulings or the other agents lately against it): its ${changed} earlier answers no longer count`;
     }
   } else if (w !== undefined && w.status === "no-answer") {
     const failure = w.discoveryFailure ?? w.askFailure;
