@@ -132,7 +132,7 @@ describe("attacks on the vote (issue 20)", () => {
     expect(now.bloc.voters).toBe(5); // 5 Sybils weigh like one unknown voter
   });
 
-  it("farm then strike: undisputed, 15142af follows the farmers; watched, the allowed arbiter's rulings repair the estimates", () => {
+  it("farm then strike: undisputed, 15142af follows the farmers and the break with the head count stops them; watched, the allowed arbiter's rulings repair the estimates", () => {
     const accuracy = { 1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95, 6: 0.95, 7: 0.95 };
     const farmed = honestRecord(accuracy, 40, 21);
     const ids = [1n, 2n, 3n, 4n, 5n, 6n, 7n];
@@ -183,6 +183,13 @@ describe("attacks on the vote (issue 20)", () => {
     };
     const old = run(decideVerdictOld, false);
     expect(old.wrong).toBeGreaterThanOrEqual(4); // 5 of 12 here: the error feeds itself
+    // Undisputed now: once the farmers break with the others' head count they are set apart (majority-break.ts).
+    const undisputed = run(decideVerdict, false);
+    const noBreak = run((input) => decideVerdict(input, { accuracy: { majorityPenalty: 0 } }), false);
+    expect(noBreak.wrong).toBeGreaterThanOrEqual(3); // without the break test: 3 of 12 here
+    expect(undisputed.wrong).toBeLessThanOrEqual(1);
+    for (const id of [6n, 7n])
+      for (const h of [1n, 2n, 3n, 4n, 5n]) expect(undisputed.acc.get(id)!).toBeLessThan(undisputed.acc.get(h)!);
     const watched = run(decideVerdict, true);
     // one market where the honest side's own weighted majority is wrong too: nothing to dispute
     expect(watched.wrong).toBeLessThanOrEqual(1);
