@@ -194,7 +194,8 @@ async function runScenario(s: Scenario, pool: SimPool) {
     "current",
   );
   const [results, previous, again] = await Promise.all([current, older, rerun]);
-  const counted = (r: SimResult): MarketTrace[] => r.markets.slice(s.countFrom ?? 0);
+  const counted = (r: SimResult): MarketTrace[] =>
+    r.markets.slice(s.countFrom ?? 0).filter((_, k) => k % (s.countEvery ?? 1) === 0);
   const of = (pick: (m: MarketTrace) => Call): Spread => spread(results.map((r) => rates(counted(r).map(pick))));
   const ofPrevious = (pick: (m: MarketTrace) => Call): Spread | null =>
     previous.length === 0 ? null : spread(previous.map((r) => rates(counted(r).map(pick))));
@@ -219,7 +220,7 @@ async function runScenario(s: Scenario, pool: SimPool) {
       style: a.style,
       joinAt: a.joinAt,
     })),
-    countedMarkets: MARKETS - (s.countFrom ?? 0),
+    countedMarkets: Math.ceil((MARKETS - (s.countFrom ?? 0)) / (s.countEvery ?? 1)),
     after,
     /** After disputes: a disputed wrong proposal is finalized with the truth by the arbiter. */
     final: of(finalOf),

@@ -13,6 +13,8 @@ export interface AgentSpec {
   kind: "honest" | "colluder" | "striker" | "copier";
   /** Striker: first market (0-based) of the strike. */
   strikeAt?: number;
+  /** Striker: strikes only every k-th market from `strikeAt` on (honest in between). Default 1 (every market). */
+  strikeEvery?: number;
   /** Copier: probability of flipping the shared source's answer. */
   noise?: number;
   /** Farmed Sybil: its record was bought on the farmer's own cheap markets before market 0 (see `farm`). */
@@ -28,6 +30,8 @@ export interface Scenario {
   agents: AgentSpec[];
   /** Markets counted in the headline figures (default: all). */
   countFrom?: number;
+  /** Of the markets from `countFrom` on, only every k-th is counted (default 1). */
+  countEvery?: number;
   /**
    * Share of wrong yes/no proposals that someone disputes (a bettor who knows better); the arbiter then finalizes
    * the truth, which enters the record as known truth. Default 0 (no disputes: the hardest case).
@@ -65,13 +69,14 @@ const colluder = (style: Style = "plain", joinAt = 0): AgentSpec => ({
   style,
   joinAt,
 });
-const striker = (accuracy: number, strikeAt: number): AgentSpec => ({
+const striker = (accuracy: number, strikeAt: number, strikeEvery = 1): AgentSpec => ({
   id: next++,
   accuracy,
   kind: "striker",
   style: "plain",
   joinAt: 0,
   strikeAt,
+  ...(strikeEvery > 1 ? { strikeEvery } : {}),
 });
 const copier = (noise: number): AgentSpec => ({
   id: next++,
@@ -169,6 +174,15 @@ export function attackScenarios(): Scenario[] {
       ...(watcher ? { watcher } : {}),
     });
   }
+  reset();
+  out.push({
+    name: "farm-then-strike-thin",
+    description:
+      "the farm-then-strike panel, but the 2 farmers strike only every 3rd market from market 41 on (honest in between); figures over the strike markets 41, 44, …, 59; nobody disputes",
+    agents: [0.55, 0.65, 0.75, 0.85, 0.95].map((a) => honest(a)).concat([striker(0.95, 40, 3), striker(0.95, 40, 3)]),
+    countFrom: 40,
+    countEvery: 3,
+  });
   reset();
   out.push({
     name: "farm-then-strike-3",

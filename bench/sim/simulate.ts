@@ -196,7 +196,9 @@ export async function simulate(
     const sourceRight = sourceRng.chance(sourceAccuracy);
     const records: WorkerRecord[] = panel.map((a, s) => {
       const r = agentRng.get(a.id)!;
-      const honestNow = a.kind === "honest" || (a.kind === "striker" && i < (a.strikeAt ?? 0));
+      const striking =
+        a.kind === "striker" && i >= (a.strikeAt ?? 0) && (i - (a.strikeAt ?? 0)) % (a.strikeEvery ?? 1) === 0;
+      const honestNow = a.kind === "honest" || (a.kind === "striker" && !striking);
       const right =
         a.kind === "copier" ? (r.chance(a.noise ?? 0) ? !sourceRight : sourceRight) : honestNow && r.chance(a.accuracy);
       const determination = right ? truth : !truth;
