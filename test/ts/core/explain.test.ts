@@ -129,7 +129,9 @@ describe("the one-line reason", () => {
     const changed = doc.estimates?.agents.filter((a) => a.changedAfter !== undefined).map((a) => a.agentId);
     expect(changed).toEqual([ids[3].toString(), ids[4].toString()]);
     const e = explainMarket(inputOf(doc));
-    expect(e.seats[3].why).toMatch(/changed behaviour \(rulings or the other agents lately against it\): its \d+ earlier answers no longer count/);
+    expect(e.seats[3].why).toMatch(
+      /changed behaviour \(rulings or the other agents lately against it\): its \d+ earlier answers no longer count/,
+    );
     expect(e.seats[0].why).not.toMatch(/changed/);
   });
 
