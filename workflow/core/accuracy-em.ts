@@ -31,7 +31,7 @@
  * O(Σ_m k_m²) once for the clone check and the information matrix (k_m = answers in market m, ≤ the seat cap),
  * plus O(k³) to invert it (k = requested agents, ≤ the seat cap). Memory O(A + k²).
  */
-import type { AccuracyEstimate, AgentAccuracy, CalibrationBin, PairDependence } from "./accuracy.js";
+import type { AccuracyEstimate, AgentAccuracy, CalibrationBin, PairDependence } from "./accuracy-types.js";
 import type { AccuracyConfig, AccuracyVote } from "./accuracy-config.js";
 import { logOddsCovariance } from "./accuracy-covariance.js";
 import type { HistoryMarket } from "./types.js";

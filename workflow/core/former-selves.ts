@@ -3,7 +3,7 @@
  * become those of a former self, under a fresh negative id — ERC-8004 ids are uint256, so a former self can never
  * meet a real agent — and the estimate is made again on that record. Pure.
  */
-import type { AgentAccuracy } from "./accuracy.js";
+import type { AgentAccuracy } from "./accuracy-types.js";
 import type { HistoryMarket } from "./types.js";
 
 /** A changed agent: `before` = indices (in the history) of the markets whose answers its former self takes. */
