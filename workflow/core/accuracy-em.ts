@@ -108,7 +108,8 @@ export interface CoreInternals {
   known: (number | undefined)[];
   soft: number[];
   p: number[];
-  voteWeight: number[][];
+  /** Weight of each answer in the likelihood: recency × attestation × dependence share (covariance, change search). */
+  answerWeight: number[][];
 }
 
 export function estimateCore(
@@ -343,6 +344,7 @@ export function estimateCore(
     .filter((e) => outSet.has(e.a) && outSet.has(e.b))
     .map((e) => ({ a: idOf(e.a), b: idOf(e.b), d: e.d }));
 
+  const answerWeight = votes.map((vs, m) => vs.map((v, i) => (at(row(voteWeight, m), i) * v.o) / v.att));
   const estimate: AccuracyEstimate = {
     agents: out,
     dependence,
@@ -352,16 +354,8 @@ export function estimateCore(
     knownTruths: known.filter((k) => k !== undefined).length,
     iterations,
     converged,
-    covariance: logOddsCovariance(
-      votes,
-      votes.map((vs, m) => vs.map((v, i) => (at(row(voteWeight, m), i) * v.o) / v.att)),
-      known,
-      q,
-      p,
-      outIndex,
-      alpha + beta,
-    ),
+    covariance: logOddsCovariance(votes, answerWeight, known, q, p, outIndex, alpha + beta),
     config: cfg,
   };
-  return { estimate, internals: { index, votes, known, soft, p, voteWeight, group } };
+  return { estimate, internals: { index, votes, known, soft, p, answerWeight, group } };
 }

@@ -14,8 +14,6 @@ import { type FormerSelf, nameChanged, setApart } from "./former-selves.js";
 export type { AccuracyEstimate, AgentAccuracy, CalibrationBin, PairDependence } from "./accuracy-types.js";
 import type { AccuracyEstimate, AgentAccuracy, CalibrationBin } from "./accuracy-types.js";
 
-const at = (xs: readonly number[], i: number): number => xs[i] ?? 0;
-const row = <T>(xs: readonly T[][], i: number): T[] => xs[i] ?? [];
 export { logit } from "./accuracy-em.js";
 
 export { SPECTRAL_ITERATIONS } from "./dependence.js";
@@ -39,7 +37,7 @@ export function estimateAccuracy(
   const cfg = resolveAccuracyConfig(config);
   const first = estimateCore(history, agents, cfg);
   if (cfg.changePenalty <= 0 && cfg.majorityPenalty <= 0) return first.estimate;
-  const { index, votes, known, soft, p, voteWeight } = first.internals;
+  const { index, votes, known, soft, p, answerWeight } = first.internals;
   const ids = [...index.keys()];
   const requested = agents ?? ids;
   const candidates = requested.map((id) => index.get(id)).filter((i): i is number => i !== undefined);
@@ -47,9 +45,7 @@ export function estimateAccuracy(
     cfg.changePenalty <= 0
       ? []
       : detectChanges(
-          votes.map((vs, m) =>
-            vs.map((v, i) => ({ agent: v.agent, sign: v.sign, c: (at(row(voteWeight, m), i) * v.o) / v.att })),
-          ),
+          votes.map((vs, m) => vs.map((v, i) => ({ agent: v.agent, sign: v.sign, c: answerWeight[m]?.[i] ?? 0 }))),
           known,
           soft,
           p,
