@@ -4,16 +4,20 @@
  *
  * The attack this answers: two agents answer accurately for 40 markets, then both give the same wrong answer.
  * Without ground truth a one-coin model prefers "the two with the long record are still right and the five
- * others were all wrong together" — the farmers' perfect record costs it nothing, the others' errors a little
- * each. With one more option, "this agent's last m answers come from a new agent" (a change point), the data are
- * explained by two changed agents instead of five, and the likelihood says so.
+ * others were all wrong together". With one more option, "these agents' last m answers come from new agents" (a
+ * change point), the record is explained by two changed agents — but only trusted rulings make that reading
+ * clearly the better one: on inferred labels alone the likelihood can as well split the honest agents
+ * (docs/TRUTH.md §9, tried and dropped). Hence the anchor below; majority-break.ts covers the case without rulings.
  *
- * Method: for a candidate agent and a length m, the agent's last m yes/no answers are moved to a fresh pseudo-agent
- * (prior accuracy, Beta prior like every agent), the model is refitted (MAP EM, warm-started from the current
- * estimate), and the gain in penalised log-likelihood is measured. The best (agent, m) is taken when it gains more
- * than `penalty` nats; then the search repeats with that split in place, up to `maxChanges` splits. Candidates are
- * the requested agents with the highest current accuracy (the ones whose record carries weight), lengths a fixed
- * ladder — so the cost is bounded: ≤ maxChanges × candidates × lengths refits of O(iterations × answers).
+ * Method: candidates are the agents a trusted ruling found wrong (≥ `minKnownWrong` times) within the longest
+ * length tried, the `candidates` most accurate of them. A move is one candidate, or two whose recent answers agree
+ * on ≥ 3/4 of the markets they share (a coalition's strike moves both). For a move and a length m from the ladder,
+ * each moved agent's last m yes/no answers go to a fresh pseudo-agent, the model is refitted (MAP EM,
+ * warm-started, from two starts: the pseudo-agents at the prior mean, and turned against their old selves) and
+ * the gain in log-likelihood measured. The move with the largest gain net of `penalty` per agent moved is taken
+ * when that net is positive; the search repeats with it in place, up to `maxChanges` agents. Cost: nothing without
+ * a ruling against a candidate; otherwise ≤ (candidates + pairs) × lengths × 2 refits of O(iterations × answers)
+ * per round.
  *
  * The likelihood is the one the EM maximises: each answer weighs c (recency × attestation × dependence share),
  * P(T) ∝ e^{±soft/2} for an undisputed outcome, known truths fixed, at the MAP estimates (the prior is not counted

@@ -1,7 +1,7 @@
 /**
  * Breaks with the majority (docs/TRUTH.md §9, "changed agents"): an agent that agreed with the rest of its panels
- * and lately stands against them. The reference is the head count of the other agents in each market (a clone
- * group counting once), which a farmed record cannot move: the estimator's own labels follow whoever carries the
+ * and lately stands against them. The reference is the head count of the other established agents in each market
+ * (≥ `minBefore` earlier answers; a clone group counting once), which a farmed record cannot move: the estimator's own labels follow whoever carries the
  * weight, the head count of the others does not.
  *
  * For an agent's yes/no answers in order, x = 1 when the answer agrees with the others' majority (ties skipped).
