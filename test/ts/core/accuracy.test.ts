@@ -2,15 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { calibratedAccuracy, estimateAccuracy, resolveAccuracyConfig } from "../../../workflow/core/accuracy.js";
 import type { AnswerKind, HistoryMarket } from "../../../workflow/core/types.js";
+import { bits } from "./fixtures.js";
 
 /** Deterministic pseudo-random bits for building records (LCG; the tests only need variety). */
-function bits(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
 
 function record(
   accuracies: number[],

@@ -8,6 +8,7 @@ import type { AgentControllers } from "../../../workflow/core/admission.js";
 import type { Address, AnswerKind, HistoryMarket, VerdictKind, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
 import { WATCHER_VOTE, watchProposal } from "../../../workflow/core/watch.js";
+import { bits, side } from "./fixtures.js";
 
 const rep = (answer: AnswerKind): WorkerReport => ({
   answer,
@@ -16,15 +17,6 @@ const rep = (answer: AnswerKind): WorkerReport => ({
   srcQuality: 50,
   analysisDepth: 50,
 });
-const side = (b: boolean): AnswerKind => (b ? "yes" : "no");
-
-function bits(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
 
 const ETH = 10n ** 18n;
 const CREATOR: Address = "0x00000000000000000000000000000000000c4ea7";

@@ -8,15 +8,8 @@ import { type ChangeVote, detectChanges } from "../../../workflow/core/change-po
 import { majorityBreaks } from "../../../workflow/core/majority-break.js";
 import type { HistoryMarket } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
+import { bits, side } from "./fixtures.js";
 
-function bits(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
-const side = (b: boolean): "yes" | "no" => (b ? "yes" : "no");
 const ACCURACY: Record<string, number> = { 1: 0.55, 2: 0.65, 3: 0.75, 4: 0.85, 5: 0.95, 6: 0.95, 7: 0.95 };
 const IDS = [1n, 2n, 3n, 4n, 5n, 6n, 7n];
 

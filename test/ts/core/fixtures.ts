@@ -49,3 +49,15 @@ export function records(m: MarketSnapshot, answers: Array<WorkerAnswer | undefin
       : { seat, askFailure: { kind: "timeout", message: "no answer within 30000 ms" } };
   });
 }
+
+/** A seeded uniform [0, 1) stream (32-bit LCG): the core tests' reproducible randomness. */
+export function bits(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+/** A yes/no answer from a boolean. */
+export const side = (b: boolean): "yes" | "no" => (b ? "yes" : "no");

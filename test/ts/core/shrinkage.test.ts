@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { estimateAccuracy, invertInformation } from "../../../workflow/core/accuracy.js";
 import type { AnswerKind, HistoryMarket, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
+import { bits } from "./fixtures.js";
 
 const rep = (answer: AnswerKind, confidenceBps = 8_000): WorkerReport => ({
   answer,
@@ -16,13 +17,6 @@ const rep = (answer: AnswerKind, confidenceBps = 8_000): WorkerReport => ({
 });
 
 /** Deterministic pseudo-random bits (LCG). */
-function bits(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
 
 /** `markets` undisputed markets; agent i + 1 right with probability accuracies[i]. */
 function record(accuracies: number[], markets: number, seed: number): HistoryMarket[] {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { estimateAccuracy } from "../../../workflow/core/accuracy.js";
 import type { AnswerKind, HistoryMarket, WorkerReport } from "../../../workflow/core/types.js";
 import { decideVerdict } from "../../../workflow/core/vote.js";
+import { side } from "./fixtures.js";
 
 const rep = (answer: AnswerKind, confidenceBps = answer === "yes" || answer === "no" ? 8_000 : 0): WorkerReport => ({
   answer,
@@ -32,7 +33,6 @@ function hm(
     })),
   };
 }
-const side = (b: boolean): AnswerKind => (b ? "yes" : "no");
 /** The hand-checked numbers below have no recency decay (every answer weighs 1). */
 const NO_DECAY = { halfLife: 0 };
 
