@@ -69,6 +69,17 @@ export interface AccuracyConfig {
    * the honest panels' largest break over 6 seeds × 60 markets was 7.5).
    */
   majorityPenalty: number;
+  /**
+   * Copy groups (copy-group.ts): misfit (z², per pair of agents) a reading of the record pays for each pair it
+   * declares to agree for a reason other than the truth (0: off). Default 0.5, what a pair fitted by chance costs
+   * on average (E[max(0, z)²] for z ~ N(0, 1)).
+   */
+  copyGroupPenalty: number;
+  /**
+   * Standard errors by which every pair of a copy group must agree beyond what its reading predicts for them.
+   * Default 1.5 (bench:integrity: 2 costs the correlated crowd 1 point; 1 starts moving the honest 7-agent panel).
+   */
+  copyGroupMargin: number;
 }
 
 export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
@@ -96,6 +107,8 @@ export const DEFAULT_ACCURACY_CONFIG: Readonly<AccuracyConfig> = Object.freeze({
   changeCandidates: 4,
   changeMinKnownWrong: 1,
   majorityPenalty: 9,
+  copyGroupPenalty: 0.5,
+  copyGroupMargin: 1.5,
 });
 
 export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefined): AccuracyConfig {
@@ -145,6 +158,8 @@ export function resolveAccuracyConfig(config: Partial<AccuracyConfig> | undefine
     changeCandidates: num(c.changeCandidates, 0, 100, "changeCandidates", true),
     changeMinKnownWrong: num(c.changeMinKnownWrong, 0, 1e6, "changeMinKnownWrong", true),
     majorityPenalty: num(c.majorityPenalty, 0, 1e6, "majorityPenalty"),
+    copyGroupPenalty: num(c.copyGroupPenalty, 0, 1e6, "copyGroupPenalty"),
+    copyGroupMargin: num(c.copyGroupMargin, 0, 100, "copyGroupMargin"),
   };
 }
 

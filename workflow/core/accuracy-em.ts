@@ -40,10 +40,10 @@ import {
   DependenceMatrix,
   dependenceWeights,
   pairDependence,
-  robustFactor,
   sharedErrorDependence,
   type PairStats,
 } from "./dependence.js";
+import { readAgreement } from "./copy-group.js";
 
 const q6 = (x: number): number => Math.round(x * 1e6) / 1e6;
 /** Reads and updates of arrays sized a moment before from the same counts (a miss would be a bug, not input). */
@@ -172,7 +172,13 @@ export function estimateCore(
   pairs.forEach((p, k) => {
     if (group[p.a] === group[p.b]) clonePairs.add(k);
   });
-  const factor = robustFactor(pairs, nAgents, clonePairs, cfg.dependenceOutlierZ);
+  // The factor's reading: the plain robust fit, or one with a copy group (copy-group.ts), whose pairs get d = 1.
+  const factor = readAgreement(pairs, nAgents, clonePairs, {
+    outlierZ: cfg.dependenceOutlierZ,
+    penalty: cfg.copyGroupPenalty,
+    minShared: cfg.dependenceMinShared,
+    margin: cfg.copyGroupMargin,
+  });
   const dep = new DependenceMatrix(nAgents);
   pairs.forEach((p, k) => {
     dep.set(
@@ -182,6 +188,7 @@ export function estimateCore(
     );
   });
   for (let a = 0; a < nAgents; a++) for (let b = a + 1; b < nAgents; b++) if (group[a] === group[b]) dep.set(a, b, 1);
+  for (const a of factor.group) for (const b of factor.group) if (a < b) dep.set(a, b, 1);
   const alpha = cfg.priorAccuracy * cfg.priorStrength;
   const beta = (1 - cfg.priorAccuracy) * cfg.priorStrength;
   const lo = 1 - cfg.maxAccuracy;

@@ -225,6 +225,8 @@ const voteConfig = z.strictObject({
     changeCandidates: count.optional(),
     changeMinKnownWrong: count.optional(),
     majorityPenalty: z.number().optional(),
+    copyGroupPenalty: z.number().optional(),
+    copyGroupMargin: z.number().optional(),
   }),
 });
 

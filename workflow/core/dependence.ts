@@ -66,7 +66,7 @@ const standardError = (vv: number, n: number): number => Math.sqrt(Math.max(0.05
 
 /**
  * Robust rank-one factor of the agreement matrix (unsigned: v and −v fit alike) and the pairs it left out.
- * `fixed` pairs (clones) are never fitted.
+ * `fixed` pairs (clones, or a copy group's: copy-group.ts) are never fitted and are not in `outliers`.
  */
 export function robustFactor(
   pairs: readonly PairStats[],
@@ -83,8 +83,7 @@ export function robustFactor(
     let worstZ = outlierZ;
     pairs.forEach((p, k) => {
       if (skip.has(k) || p.shared <= 0) return;
-      const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
-      const z = (netAgreement(p) - vv) / standardError(vv, p.shared);
+      const z = standardisedExcess(p, v, p.shared);
       if (z > worstZ) {
         worstZ = z;
         worst = k;
@@ -96,6 +95,12 @@ export function robustFactor(
     fitFactor(pairs, agentCount, skip, v);
   }
   return { v, outliers };
+}
+
+/** A pair's net agreement beyond v_a·v_b, in standard errors of a sample of `n` shared markets. */
+export function standardisedExcess(p: PairStats, v: readonly number[], n: number): number {
+  const vv = (v[p.a] ?? 0) * (v[p.b] ?? 0);
+  return (netAgreement(p) - vv) / standardError(vv, n);
 }
 
 /** d_ij of one pair (module doc); 1 for clones; 0 below `minShared` markets. */

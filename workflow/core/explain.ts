@@ -250,6 +250,13 @@ function derivedOf(w: BundleWorker | undefined, onChainBps: number | undefined):
   return { value: c, label: `${label}${c < 0.5 ? "; the chain takes at least 50 %" : ""}` };
 }
 
+/** Agents the estimate counts as one voter with `id` (d = 1: a copy group, or clones), from the bundle. */
+function copyPartners(doc: BundleDocument | undefined, id: string): string[] {
+  return (doc?.estimates?.dependence ?? [])
+    .filter((e) => e.d >= 1 && (e.a === id || e.b === id))
+    .map((e) => (e.a === id ? e.b : e.a));
+}
+
 function seatOf(
   i: ExplainInput,
   worker: ExplainInput["workers"][number],
@@ -276,6 +283,9 @@ function seatOf(
       why = `accuracy ${percent(v.accuracy)} over ${v.history} answers, ${percent(v.calibratedAccuracy)} at this confidence`;
       if (v.weight === 0) why += "; no weight: not better than a coin flip";
       if (v.cloneGroup !== undefined) why += "; shares its weight with agents of identical record";
+      const copies = copyPartners(doc, id);
+      if (v.cloneGroup === undefined && copies.length > 0)
+        why += `; counted as one voter with agent${copies.length > 1 ? "s" : ""} ${copies.join(", ")} (a copy group: they agree far beyond what their accuracy explains)`;
       const changed = doc?.estimates?.agents.find((a) => a.agentId === id)?.changedAfter;
       if (changed !== undefined)
         why += `; changed behaviour (rulings or the other agents lately against it): its ${changed} earlier answers no longer count`;

@@ -13,7 +13,7 @@ import { quorumStatus } from "../../../workflow/core/quorum.js";
 import type { HistoryMarket, WorkerAnswer } from "../../../workflow/core/types.js";
 import { decideVerdict, type VerdictConfigInput } from "../../../workflow/core/vote.js";
 import { buildBundle } from "../workflow/helpers/checked-bundle.js";
-import { addr, answer, market, records } from "./fixtures.js";
+import { addr, answer, crowdRecord, market, records } from "./fixtures.js";
 
 function bundleOf(
   answers: (WorkerAnswer | undefined)[],
@@ -133,6 +133,21 @@ describe("the one-line reason", () => {
       /changed behaviour \(rulings or the other agents lately against it\): its \d+ earlier answers no longer count/,
     );
     expect(e.seats[0].why).not.toMatch(/changed/);
+  });
+
+  it("a copy group's seats say they were counted as one voter", () => {
+    const ids = market(7).workers.map((w) => w.agentId);
+    const doc = bundleOf(
+      [answer(true), answer(true), answer(true), answer(false), answer(true), answer(false), answer(false)],
+      undefined,
+      crowdRecord(ids, 60, 1),
+    );
+    const e = explainMarket(inputOf(doc));
+    const [a, b, c] = ids.map(String);
+    expect(e.seats[0].why).toContain(`counted as one voter with agents ${b}, ${c} (a copy group`);
+    expect(e.seats[1].why).toContain(`counted as one voter with agents ${a}, ${c}`);
+    expect(e.seats[3].why).not.toMatch(/one voter/);
+    expect(doc.decision?.verdict).toBe("no");
   });
 
   it("tolerates a reason it does not know and a bundle without a decision", () => {

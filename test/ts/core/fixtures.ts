@@ -4,6 +4,7 @@ import type {
   WorkerAnswer,
   WorkerEndpoint,
   WorkerRecord,
+  HistoryMarket,
 } from "../../../workflow/core/types.js";
 import { protocolOf } from "../../../workflow/evaluate/view.js";
 
@@ -61,3 +62,40 @@ export function bits(seed: number): () => number {
 
 /** A yes/no answer from a boolean. */
 export const side = (b: boolean): "yes" | "no" => (b ? "yes" : "no");
+
+/**
+ * The correlated crowd of bench:integrity: `ids[0..2]` copy one .6-accurate source with 10 % noise each, `ids[3]`
+ * is a .90 expert, `ids[4..6]` honest .65/.70/.75 (fewer ids: a prefix of that panel). Undisputed, unresolved.
+ */
+export function crowdRecord(ids: readonly bigint[], markets: number, seed: number): HistoryMarket[] {
+  const kinds: (number | "copier")[] = ["copier", "copier", "copier", 0.9, 0.65, 0.7, 0.75];
+  return panelRecord(ids, kinds, markets, seed);
+}
+
+/** A record of `markets` undisputed markets where each agent is honest at its accuracy or copies a .6 source. */
+export function panelRecord(
+  ids: readonly bigint[],
+  kinds: readonly (number | "copier")[],
+  markets: number,
+  seed: number,
+): HistoryMarket[] {
+  const r = bits(seed);
+  return Array.from({ length: markets }, (_, m) => {
+    const truth = r() < 0.5;
+    const source = r() < 0.6 ? truth : !truth;
+    return {
+      key: `31337:0xabc:${m}`,
+      final: "invalid",
+      disputed: false,
+      answers: ids.map((agentId, i) => {
+        const a = kinds[i] ?? 0.5;
+        return {
+          agentId,
+          answer: side(a === "copier" ? (r() < 0.9 ? source : !source) : r() < a ? truth : !truth),
+          confidenceBps: 8_000,
+          signed: true,
+        };
+      }),
+    };
+  });
+}
