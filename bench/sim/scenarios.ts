@@ -155,6 +155,18 @@ export function scenarios(): Scenario[] {
     agents: [0.75, 0.8, 0.85, 0.9, 0.95].map((a) => honest(a)),
     countFrom: 30,
   });
+  // Honest panels of 7 and 9 without colluders: what a chance copy group (copy-group.ts) of the best agents costs.
+  for (const accuracies of [
+    [0.55, 0.65, 0.7, 0.75, 0.8, 0.85, 0.95],
+    [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95],
+  ]) {
+    reset();
+    out.push({
+      name: `${accuracies.length}-honest`,
+      description: `${accuracies.length} honest agents ${accuracies.join("/")}, no colluders`,
+      agents: accuracies.map((a) => honest(a)),
+    });
+  }
   out.push(...attackScenarios());
   return out;
 }
