@@ -39,8 +39,6 @@ export const MAX_GROUP = 8;
 export interface AgreementReading {
   /** The rank-one factor of the chosen reading. */
   v: number[];
-  /** Pairs the robust fit left out (not the group's, not the fixed ones). */
-  outliers: number[];
   /** Agent indices of the copy group, ascending; empty when the plain fit wins. */
   group: number[];
 }
@@ -53,7 +51,7 @@ export function readAgreement(
   opts: { outlierZ: number; penalty: number; minShared: number; margin: number },
 ): AgreementReading {
   const plain = robustFactor(pairs, agentCount, fixed, opts.outlierZ);
-  let best: AgreementReading = { ...plain, group: [] };
+  let best: AgreementReading = { v: plain.v, group: [] };
   if (opts.penalty <= 0) return best;
   // Misfit of a reading over the pairs outside `members` (module doc): `penalty` per pair left out, z² over the rest.
   const misfit = (fit: { v: number[]; outliers: number[] }, members: ReadonlySet<number>): number => {
@@ -85,7 +83,7 @@ export function readAgreement(
     const gain = misfit(plain, members) - misfit(fit, members) - opts.penalty * groupPairs.size;
     if (gain > bestGain + 1e-9) {
       bestGain = gain;
-      best = { ...fit, group: [...members].sort((x, y) => x - y) };
+      best = { v: fit.v, group: [...members].sort((x, y) => x - y) };
     }
   }
   return best;
